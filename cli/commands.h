@@ -1,0 +1,28 @@
+#pragma once
+// Each subcommand registers itself on the app; its callback does the work through harness/,
+// probes/ or reports/ and leaves the process exit code in the context.
+#include <CLI/CLI.hpp>
+
+#include "core/options.h"
+
+namespace gauntlet::cli {
+
+// Exit codes, the same for every subcommand (see --help and the README).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailures = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitNoDevice = 3;
+
+struct CommandContext {
+  core::Options options;
+  int exit_code = kExitOk;
+};
+
+// Adds --device and --fallback, bound to the context's options.
+void add_device_flags(CLI::App& command, CommandContext& context);
+
+void add_list_command(CLI::App& app, CommandContext& context);
+void add_probe_command(CLI::App& app, CommandContext& context);
+void add_doctor_command(CLI::App& app, CommandContext& context);
+
+}  // namespace gauntlet::cli

@@ -1,0 +1,32 @@
+#include <iostream>
+
+#include "cli/commands.h"
+#include "version.h"
+
+int main(int argc, char** argv) {
+  using namespace gauntlet;
+  CLI::App app{
+      "gauntlet: what can this GPU really do, and which LLM decode configurations are safe on it?\n"
+      "Exit codes: 0 all required checks passed, 1 failures found, 2 usage or input error,\n"
+      "3 no usable device."};
+  app.set_version_flag("--version", std::string(kVersion) + " (" + kGitRevision + ")");
+  app.require_subcommand(1);
+
+  auto options = core::Options::from_environment();
+  if (!options) {
+    std::cerr << "gauntlet: " << options.error().describe() << "\n";
+    return cli::kExitUsage;
+  }
+  cli::CommandContext context{*options};
+  // cli::add_list_command(app, context);
+  // cli::add_probe_command(app, context);
+  // cli::add_doctor_command(app, context);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? cli::kExitOk : cli::kExitUsage;
+  }
+  return context.exit_code;
+}

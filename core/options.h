@@ -1,0 +1,53 @@
+#pragma once
+// Every setting that changes behaviour, from flags and environment variables, read in one place.
+// The CLI fills `Options` from the environment first, then lets flags override it, and the report
+// records `changed_settings()`.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace gauntlet::core {
+
+enum class Fallback { none, host };
+enum class Level { quick, standard, full };
+
+const char* to_string(Fallback fallback);
+const char* to_string(Level level);
+Result<Fallback> parse_fallback(const std::string& text);
+Result<Level> parse_level(const std::string& text);
+
+struct Options {
+  // Which devices: "all", "host", "opencl:0", "vulkan:1", a PCI bus id, or a comma list of these.
+  std::string device = "all";
+  Fallback fallback = Fallback::none;
+  Level level = Level::quick;
+  // Test-only fault switches, e.g. "probe.opencl=crash,probe.vulkan=hang". Never set in production.
+  std::string test_faults;
+  // Where DRM enumeration looks (GAUNTLET_SYSFS_ROOT, GAUNTLET_DEV_ROOT); fixture trees in tests.
+  std::string sysfs_root = "/sys";
+  std::string dev_root = "/dev";
+  // Run Vulkan work under VK_LAYER_KHRONOS_validation and fail on any message
+  // (GAUNTLET_VK_VALIDATION=1).
+  bool vulkan_validation = false;
+  // Move all Vulkan data through host-visible staging buffers even where device memory is
+  // host-visible, as on discrete GPUs (GAUNTLET_VK_FORCE_STAGING=1).
+  bool vulkan_force_staging = false;
+  // Where settings came from, for the report: name -> "flag" / "environment".
+  std::map<std::string, std::string> sources;
+
+  // Reads the GAUNTLET_* variables named beside each field.
+  static Result<Options> from_environment();
+
+  // The fault named for `site` ("crash", "hang", ...), if the test switches name one.
+  std::optional<std::string> fault_for(const std::string& site) const;
+};
+
+// Environment variables of other software that change driver behaviour, as name=value lines.
+std::vector<std::pair<std::string, std::string>> driver_environment();
+
+std::optional<std::string> env(const char* name);
+
+}  // namespace gauntlet::core
