@@ -18,8 +18,8 @@ int main(int argc, char** argv) {
     return cli::kExitUsage;
   }
   cli::CommandContext context{*options};
-  // cli::add_list_command(app, context);
-  // cli::add_probe_command(app, context);
+  cli::add_list_command(app, context);
+  cli::add_probe_command(app, context);
   // cli::add_doctor_command(app, context);
 
   try {

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that gauntlet's build and tests need: compilers and build
+# tools, libraries, glslc, and the real drivers the device tests run on (PoCL for OpenCL,
+# Mesa llvmpipe for Vulkan, the Khronos validation layer). Idempotent; quiet when all is present.
+set -euo pipefail
+
+packages=(
+  # build
+  cmake ninja-build g++ pkg-config git
+  # libraries
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
+  ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers
+  libvulkan-dev glslc libdrm-dev
+  # real drivers for the device tests
+  ocl-icd-libopencl1 pocl-opencl-icd mesa-vulkan-drivers vulkan-validationlayers
+  # test tools: report schema and JUnit XML validation
+  python3-jsonschema libxml2-utils
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

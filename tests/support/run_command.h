@@ -1,0 +1,18 @@
+#pragma once
+// Runs the gauntlet binary (or any command) in a shell and captures its output and exit code.
+#include <string>
+
+namespace gauntlet::testing {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// `command` is run by /bin/sh; stderr is folded into the output.
+CommandResult run_command(const std::string& command);
+
+// The path of the gauntlet binary under test.
+std::string gauntlet_exe();
+
+}  // namespace gauntlet::testing
