@@ -1,0 +1,183 @@
+#include "reports/render.h"
+#include "reports/svg_charts.h"
+#include "reports/text_util.h"
+
+namespace gauntlet::reports {
+
+namespace {
+
+using detail::format_bytes;
+using detail::format_number;
+using detail::format_optional;
+using detail::xml_escape;
+
+constexpr const char* kStyle = R"CSS(
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1d2733;background:#fafbfc}
+h1{font-size:1.5em;margin-bottom:4px}h2{margin-top:36px;border-bottom:2px solid #d0d7de;padding-bottom:4px}
+h3{margin-top:20px;font-size:1.05em}
+.meta{color:#57606a}.incomplete{color:#b42318;font-weight:bold}
+table{border-collapse:collapse;margin:8px 0;font-size:0.9em}
+th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#eef1f4}
+.safe,.verified,.pass{color:#116329;font-weight:600}
+.unsafe,.failed,.fail,.error,.crash,.timeout{color:#b42318;font-weight:600}
+.untested,.derived,.not_tested,.skipped,.unsupported,.emulated{color:#7d4e00}
+.badge{display:inline-block;padding:1px 8px;border-radius:10px;background:#fff1cc;color:#7d4e00;font-size:0.85em}
+.cards{display:flex;gap:12px;flex-wrap:wrap}.card{background:#fff;border:1px solid #d0d7de;border-radius:6px;padding:8px 14px}
+.card b{font-size:1.4em;display:block}
+svg.chart{background:#fff;border:1px solid #d0d7de;border-radius:6px;margin:6px 0;display:block}
+svg .title{font-weight:600;font-size:13px}svg .label{font-size:11px;fill:#1d2733}
+svg .axis{stroke:#57606a;stroke-width:1}svg .grid{stroke:#eaeef2;stroke-width:1}
+svg .curve{fill:none;stroke:#0969da;stroke-width:2}
+svg .point.verified{fill:#1a7f37}svg .point.unverified{fill:#cf222e}
+svg .budget{stroke:#8250df;stroke-width:2;stroke-dasharray:6 4}
+svg .bar{fill:#0969da}svg .bar.over{fill:#cf222e}
+svg .limit{stroke:#cf222e;stroke-width:2;stroke-dasharray:5 3}svg .limit-label{fill:#cf222e}
+)CSS";
+
+std::string cell(const std::string& text, const std::string& cls = {}) {
+  return cls.empty() ? "<td>" + xml_escape(text) + "</td>"
+                     : "<td class=\"" + cls + "\">" + xml_escape(text) + "</td>";
+}
+
+std::string header_row(std::initializer_list<const char*> names) {
+  std::string out = "<tr>";
+  for (const char* n : names) out += std::string("<th>") + n + "</th>";
+  return out + "</tr>";
+}
+
+std::string device_html(const DeviceReport& d) {
+  std::string out = "<section class=\"device\"><h2>" + xml_escape(d.key + ": " + d.name) + "</h2>";
+  if (d.simulation.simulated) {
+    out += "<p><span class=\"badge\">simulated</span> " + xml_escape(d.simulation.preset) + "</p>";
+  }
+  out += "<table>" + header_row({"API", "Device", "Usable", "Local memory", "Memory", "Largest allocation"});
+  for (const auto& v : d.views) {
+    out += "<tr>" + cell(v.api) + cell(v.info.id.to_string()) +
+           cell(v.usable ? "yes" : "no: " + v.reason, v.usable ? "pass" : "fail") +
+           cell(std::to_string(v.info.local_mem_size)) + cell(format_bytes(v.info.global_mem_size)) +
+           cell(format_bytes(v.info.max_mem_alloc_size)) + "</tr>";
+  }
+  out += "</table>";
+  out += "<div class=\"cards\"><div class=\"card\">verified local memory<b>" +
+         std::to_string(d.verified.local_mem_verified_bytes) + " B</b></div>";
+  out += "<div class=\"card\">verified workgroup<b>" +
+         std::to_string(d.verified.max_workgroup_verified) + "</b></div>";
+  if (d.stress) {
+    out += "<div class=\"card\">safe budget<b>" + format_bytes(d.stress->safe_budget_bytes) +
+           "</b></div><div class=\"card\">copy / host memcpy<b>" +
+           format_number(d.stress->copy_bandwidth_gbps) + " / " +
+           format_number(d.stress->host_memcpy_gbps) + " GB/s</b></div>";
+  }
+  if (d.recommendation) {
+    out += "<div class=\"card\">recommended<b>" + xml_escape(d.recommendation->profile) +
+           "</b>" + xml_escape(d.recommendation->why) + "</div>";
+  }
+  out += "</div>";
+  if (!d.verified.features.empty()) {
+    out += "<h3>Verified capabilities</h3><table>" + header_row({"Feature", "Verdict", "Rows"});
+    for (const auto& [name, result] : d.verified.features) {
+      std::string rows;
+      for (const auto& id : result.rows) rows += (rows.empty() ? "" : ", ") + id;
+      out += "<tr>" + cell(name) + cell(to_string(result.verdict), to_string(result.verdict)) +
+             cell(rows) + "</tr>";
+    }
+    out += "</table>";
+  }
+  if (d.stress) out += "<h3>Memory stress</h3>" + detail::stress_chart_svg(*d.stress);
+
+  std::vector<detail::Bar> tok;
+  std::vector<detail::Bar> mem;
+  for (const auto& p : d.profiles) {
+    if (p.figures.tok_s) tok.push_back({p.name, *p.figures.tok_s, false});
+    const bool over = d.verified.local_mem_verified_bytes > 0 &&
+                      p.variant.local_mem_bytes > d.verified.local_mem_verified_bytes;
+    mem.push_back({p.name, static_cast<double>(p.variant.local_mem_bytes), over});
+  }
+  if (!tok.empty()) {
+    out += "<h3>Decode speed</h3>" +
+           detail::bar_chart_svg("tok/s per profile", "tok", tok, "tok/s", std::nullopt, "");
+  }
+  if (!mem.empty()) {
+    std::optional<double> limit;
+    if (d.verified.local_mem_verified_bytes > 0) {
+      limit = static_cast<double>(d.verified.local_mem_verified_bytes);
+    }
+    out += "<h3>Local memory per profile</h3>" +
+           detail::bar_chart_svg("local memory needed (bytes) against the verified limit", "mem",
+                                 mem, "B", limit,
+                                 "verified " + std::to_string(d.verified.local_mem_verified_bytes));
+  }
+  if (!d.profiles.empty()) {
+    out += "<h3>Profiles</h3><table>" +
+           header_row({"Profile", "Familiar", "Verdict", "Reason", "tok/s", "Peak", "Planned peak",
+                       "Logits NMSE", "Local memory"});
+    for (const auto& p : d.profiles) {
+      const auto& f = p.figures;
+      out += "<tr>" + cell(p.name) + cell(p.familiar_name) +
+             cell(to_string(p.verdict), to_string(p.verdict)) + cell(p.reason) +
+             cell(format_optional(f.tok_s, 1)) + cell(f.peak_bytes ? format_bytes(*f.peak_bytes) : "-") +
+             cell(f.planned_peak_bytes ? format_bytes(*f.planned_peak_bytes) : "-") +
+             cell(format_optional(f.logits_nmse, 3)) + cell(std::to_string(p.variant.local_mem_bytes)) +
+             "</tr>";
+    }
+    out += "</table>";
+  }
+  if (!d.largest_safe_context.empty()) {
+    out += "<h3>Largest safe context</h3><table>" + header_row({"Format", "Context", "Profile"});
+    for (const auto& c : d.largest_safe_context) {
+      out += "<tr>" + cell(c.weight_format) +
+             cell(c.context ? std::to_string(c.context) : "none", c.context ? "safe" : "unsafe") +
+             cell(c.profile) + "</tr>";
+    }
+    out += "</table>";
+  }
+  return out + "</section>";
+}
+
+}  // namespace
+
+std::string render_html(const Report& r) {
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<title>gauntlet report: " + xml_escape(r.host.hostname) + "</title><style>" + kStyle +
+      "</style></head><body>";
+  out += "<h1>gauntlet report: " + xml_escape(r.host.hostname) + "</h1>";
+  out += "<p class=\"meta\">" + xml_escape(r.tool.name + " " + r.tool.version + " (" +
+                                           r.tool.git_revision + "), level " + r.level + ", " +
+                                           r.started + " to " + r.finished + "; " + r.host.os +
+                                           ", " + r.host.cpu + ", " + format_bytes(r.host.memory_bytes)) +
+         "</p>";
+  if (!r.complete) out += "<p class=\"incomplete\">Incomplete: the run was interrupted.</p>";
+  const auto& s = r.summary;
+  out += "<div class=\"cards\"><div class=\"card\">devices<b>" + std::to_string(s.devices) +
+         "</b></div><div class=\"card safe\">safe<b>" + std::to_string(s.profiles_safe) +
+         "</b></div><div class=\"card unsafe\">unsafe<b>" + std::to_string(s.profiles_unsafe) +
+         "</b></div><div class=\"card\">untested / derived<b>" +
+         std::to_string(s.profiles_untested) + " / " + std::to_string(s.profiles_derived) +
+         "</b></div><div class=\"card\">exit code<b>" + std::to_string(s.exit_code) + "</b></div></div>";
+  if (r.model) {
+    out += "<p>Model: " + xml_escape(r.model->name + " (" + r.model->shape + "), " + r.model->format +
+                                     ", " + format_bytes(r.model->bytes)) + "</p>";
+  }
+  for (const auto& d : r.devices) out += device_html(d);
+
+  out += "<h2>Rows that did not pass</h2><table>" + header_row({"Row", "Device", "Status", "Reason"});
+  for (const auto* row : all_rows(r)) {
+    if (row->status == core::RowStatus::pass) continue;
+    const char* status = core::to_string(row->status);
+    out += "<tr>" + cell(row->id) + cell(row->device) + cell(status, status) + cell(row->reason) + "</tr>";
+  }
+  out += "</table>";
+  if (!r.options.empty()) {
+    out += "<h2>Settings</h2><table>" + header_row({"Setting", "Value", "Source"});
+    for (const auto& [name, value] : r.options) {
+      out += "<tr>" + cell(name) + cell(value.value) + cell(value.source) + "</tr>";
+    }
+    out += "</table>";
+  }
+  return out + "</body></html>\n";
+}
+
+}  // namespace gauntlet::reports

@@ -1,0 +1,97 @@
+#include "reports/render.h"
+#include "reports/text_util.h"
+
+namespace gauntlet::reports {
+
+namespace {
+
+using detail::format_bytes;
+using detail::format_number;
+using detail::format_optional;
+using detail::markdown_escape;
+using detail::Table;
+
+std::string device_markdown(const DeviceReport& d) {
+  std::string out = "\n## " + markdown_escape(d.key) + ": " + markdown_escape(d.name) + "\n\n";
+  if (d.simulation.simulated) {
+    out += "**Simulated** (" + markdown_escape(d.simulation.preset) + "): limits are clamped.\n\n";
+  }
+  Table views({"API", "Device", "Usable", "Local memory", "Memory", "Largest allocation"});
+  for (const auto& v : d.views) {
+    views.add({v.api, v.info.id.to_string(), v.usable ? "yes" : "no: " + v.reason,
+               std::to_string(v.info.local_mem_size), format_bytes(v.info.global_mem_size),
+               format_bytes(v.info.max_mem_alloc_size)});
+  }
+  out += views.markdown() + "\n";
+  out += "Verified local memory **" + std::to_string(d.verified.local_mem_verified_bytes) +
+         " B**, workgroup " + std::to_string(d.verified.max_workgroup_verified) + ".\n\n";
+  if (!d.verified.features.empty()) {
+    Table features({"Feature", "Verdict", "Rows"});
+    for (const auto& [name, result] : d.verified.features) {
+      std::string rows;
+      for (const auto& id : result.rows) rows += (rows.empty() ? "" : ", ") + id;
+      features.add({name, to_string(result.verdict), rows});
+    }
+    out += features.markdown() + "\n";
+  }
+  if (d.stress) {
+    const auto& s = *d.stress;
+    out += "Memory: safe budget **" + format_bytes(s.safe_budget_bytes) + "** (margin " +
+           format_bytes(s.margin_bytes) + "), largest verified allocation " +
+           format_bytes(s.max_single_alloc_verified_bytes) + ", copy " +
+           format_number(s.copy_bandwidth_gbps) + " GB/s, host memcpy " +
+           format_number(s.host_memcpy_gbps) + " GB/s.\n\n";
+    Table curve({"Step", "Bytes", "Fraction", "Verified", "GB/s", "Status"});
+    for (const auto& p : s.curve) {
+      curve.add({std::to_string(p.step), format_bytes(p.bytes), format_number(p.fraction),
+                 p.verified ? "yes" : "no", format_number(p.bandwidth_gbps),
+                 std::string(core::to_string(p.status)) + (p.reason.empty() ? "" : ": " + p.reason)});
+    }
+    out += curve.markdown() + "\n";
+  }
+  Table profiles({"Profile", "Familiar", "Verdict", "Reason", "tok/s", "Peak", "Local memory"});
+  for (const auto& p : d.profiles) {
+    profiles.add({p.name, p.familiar_name, to_string(p.verdict), p.reason,
+                  format_optional(p.figures.tok_s, 1),
+                  p.figures.peak_bytes ? format_bytes(*p.figures.peak_bytes) : "-",
+                  std::to_string(p.variant.local_mem_bytes)});
+  }
+  if (!profiles.empty()) out += profiles.markdown() + "\n";
+  if (!d.largest_safe_context.empty()) {
+    Table contexts({"Format", "Largest safe context"});
+    for (const auto& c : d.largest_safe_context) {
+      contexts.add({c.weight_format, c.context ? std::to_string(c.context) : "none"});
+    }
+    out += contexts.markdown() + "\n";
+  }
+  if (d.recommendation) {
+    out += "Recommended: `" + d.recommendation->profile + "`: " +
+           markdown_escape(d.recommendation->why) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& r) {
+  std::string out = "# gauntlet report: " + markdown_escape(r.host.hostname) + "\n\n";
+  out += markdown_escape(r.tool.name + " " + r.tool.version + " (" + r.tool.git_revision + ")") +
+         ", level " + r.level + ", " + r.started + " to " + r.finished +
+         (r.complete ? "" : ", **incomplete (interrupted)**") + ".\n\n";
+  const auto& s = r.summary;
+  out += "**" + std::to_string(s.profiles_safe) + " safe**, " + std::to_string(s.profiles_unsafe) +
+         " unsafe, " + std::to_string(s.profiles_untested) + " untested, " +
+         std::to_string(s.profiles_derived) + " derived profiles on " + std::to_string(s.devices) +
+         " device(s); exit code " + std::to_string(s.exit_code) + ".\n";
+  for (const auto& d : r.devices) out += device_markdown(d);
+  Table problems({"Row", "Device", "Status", "Reason"});
+  for (const auto* row : all_rows(r)) {
+    if (row->status != core::RowStatus::pass) {
+      problems.add({row->id, row->device, core::to_string(row->status), row->reason});
+    }
+  }
+  if (!problems.empty()) out += "\n## Rows that did not pass\n\n" + problems.markdown();
+  return out;
+}
+
+}  // namespace gauntlet::reports

@@ -1,0 +1,147 @@
+#include <map>
+
+#include "reports/render.h"
+#include "reports/text_util.h"
+
+namespace gauntlet::reports {
+
+namespace {
+
+using detail::format_bytes;
+using detail::format_number;
+using detail::format_optional;
+using detail::Table;
+
+std::string header_line(const Report& r) {
+  std::string out = r.tool.name + " " + r.tool.version;
+  if (!r.tool.git_revision.empty()) out += " (" + r.tool.git_revision + ")";
+  out += " on " + (r.host.hostname.empty() ? std::string("unknown host") : r.host.hostname);
+  out += ", level " + r.level + ", started " + r.started;
+  out += r.complete ? "" : "  ** INCOMPLETE: the run was interrupted **";
+  return out + "\n";
+}
+
+std::string peak_cell(const ProfileFigures& f) {
+  if (f.peak_bytes) return format_bytes(*f.peak_bytes);
+  if (f.planned_peak_bytes) return format_bytes(*f.planned_peak_bytes) + " (planned)";
+  return "-";
+}
+
+std::string device_text(const DeviceReport& d) {
+  std::string out = "\nDevice " + d.key + "  " + d.name + "\n";
+  if (d.simulation.simulated) {
+    out += "  SIMULATED";
+    if (!d.simulation.preset.empty()) out += " (" + d.simulation.preset + ")";
+    if (d.simulation.local_mem_bytes) out += ", local memory " + std::to_string(*d.simulation.local_mem_bytes);
+    if (d.simulation.global_mem_bytes) out += ", memory " + format_bytes(*d.simulation.global_mem_bytes);
+    if (d.simulation.max_alloc_bytes) out += ", largest allocation " + format_bytes(*d.simulation.max_alloc_bytes);
+    for (const auto& f : d.simulation.features_off) out += ", no " + f;
+    out += "\n";
+  }
+  for (const auto& v : d.views) {
+    out += "  " + v.api + " " + v.info.id.to_string() + ": " +
+           (v.usable ? "usable" : "NOT usable: " + v.reason) + "\n";
+  }
+  out += "  verified: local memory " + std::to_string(d.verified.local_mem_verified_bytes) +
+         " B, workgroup " + std::to_string(d.verified.max_workgroup_verified);
+  if (d.verified.subgroup_size_observed) {
+    out += ", subgroup " + std::to_string(d.verified.subgroup_size_observed);
+  }
+  out += "\n";
+  if (!d.verified.features.empty()) {
+    std::map<FeatureVerdict, std::string> by_verdict;
+    for (const auto& [name, result] : d.verified.features) {
+      auto& list = by_verdict[result.verdict];
+      list += (list.empty() ? "" : ", ") + name;
+    }
+    for (const auto& [verdict, names] : by_verdict) {
+      out += std::string("  ") + to_string(verdict) + ": " + names + "\n";
+    }
+  }
+  if (d.stress) {
+    const auto& s = *d.stress;
+    out += "  memory: safe budget " + format_bytes(s.safe_budget_bytes) + " (margin " +
+           format_bytes(s.margin_bytes) + "), largest allocation " +
+           format_bytes(s.max_single_alloc_verified_bytes) + ", copy " +
+           format_number(s.copy_bandwidth_gbps) + " GB/s (host memcpy " +
+           format_number(s.host_memcpy_gbps) + " GB/s)\n";
+  } else {
+    out += "  memory: not measured\n";
+  }
+
+  Table safe({"SAFE PROFILE", "FAMILIAR", "API", "CONTEXT", "TOK/S", "PEAK"});
+  Table unsafe({"UNSAFE PROFILE", "WHY"});
+  int untested = 0;
+  int derived = 0;
+  for (const auto& p : d.profiles) {
+    switch (p.verdict) {
+      case ProfileVerdict::safe:
+        safe.add({p.name, p.familiar_name, p.api, std::to_string(p.context),
+                  format_optional(p.figures.tok_s, 1), peak_cell(p.figures)});
+        break;
+      case ProfileVerdict::unsafe: unsafe.add({p.name, p.reason}); break;
+      case ProfileVerdict::untested: ++untested; break;
+      case ProfileVerdict::derived: ++derived; break;
+    }
+  }
+  out += safe.empty() ? "  no safe configuration\n" : safe.aligned("  ");
+  if (!d.largest_safe_context.empty()) {
+    out += "  largest safe context:";
+    for (size_t i = 0; i < d.largest_safe_context.size(); ++i) {
+      const auto& c = d.largest_safe_context[i];
+      out += (i ? ", " : " ") + c.weight_format + " " +
+             (c.context ? std::to_string(c.context) : std::string("none"));
+    }
+    out += "\n";
+  }
+  if (d.recommendation) {
+    out += "  recommended: " + d.recommendation->profile + " (" + d.recommendation->why + ")\n";
+  }
+  if (!unsafe.empty()) out += unsafe.aligned("  ");
+  if (untested || derived) {
+    out += "  not run: " + std::to_string(untested) + " untested, " + std::to_string(derived) +
+           " derived from the planner\n";
+  }
+  return out;
+}
+
+std::string problem_rows(const Report& r) {
+  Table table({"ROW", "DEVICE", "STATUS", "REASON"});
+  for (const auto* row : all_rows(r)) {
+    switch (row->status) {
+      case core::RowStatus::fail:
+      case core::RowStatus::error:
+      case core::RowStatus::timeout:
+      case core::RowStatus::crash:
+        table.add({row->id, row->device, core::to_string(row->status), row->reason});
+        break;
+      default:
+        break;
+    }
+  }
+  return table.empty() ? "" : "\nProblems\n" + table.aligned("  ");
+}
+
+}  // namespace
+
+std::string render_text(const Report& r) {
+  std::string out = header_line(r);
+  if (r.model) {
+    out += "model: " + r.model->name + " (" + r.model->shape + "), " + r.model->format + ", " +
+           format_bytes(r.model->bytes) + "\n";
+  }
+  for (const auto& d : r.devices) out += device_text(d);
+  out += problem_rows(r);
+  const auto& s = r.summary;
+  out += "\nSummary: " + std::to_string(s.devices) + " device(s), " +
+         std::to_string(s.profiles_safe) + " safe, " + std::to_string(s.profiles_unsafe) +
+         " unsafe, " + std::to_string(s.profiles_untested) + " untested, " +
+         std::to_string(s.profiles_derived) + " derived; rows:";
+  for (const auto& [status, count] : s.rows_by_status) {
+    if (count) out += " " + status + " " + std::to_string(count);
+  }
+  out += "; exit " + std::to_string(s.exit_code) + "\n";
+  return out;
+}
+
+}  // namespace gauntlet::reports

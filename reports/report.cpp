@@ -1,0 +1,425 @@
+#include "reports/report.h"
+
+#include <array>
+#include <ctime>
+
+namespace gauntlet::reports {
+
+namespace {
+
+constexpr std::array<std::pair<FeatureVerdict, const char*>, 5> kFeatureNames{{
+    {FeatureVerdict::verified, "verified"},
+    {FeatureVerdict::emulated, "emulated"},
+    {FeatureVerdict::unsupported, "unsupported"},
+    {FeatureVerdict::failed, "failed"},
+    {FeatureVerdict::not_tested, "not_tested"},
+}};
+constexpr std::array<std::pair<ProfileVerdict, const char*>, 4> kProfileNames{{
+    {ProfileVerdict::safe, "safe"},
+    {ProfileVerdict::unsafe, "unsafe"},
+    {ProfileVerdict::untested, "untested"},
+    {ProfileVerdict::derived, "derived"},
+}};
+
+template <typename T>
+Json optional_json(const std::optional<T>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
+
+template <typename T>
+std::optional<T> optional_from(const Json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return j.at(key).get<T>();
+}
+
+[[noreturn]] void bad_value(const Json& j, const std::string& what) {
+  throw Json::other_error::create(501, what, &j);
+}
+
+}  // namespace
+
+const char* to_string(FeatureVerdict verdict) {
+  for (const auto& [value, name] : kFeatureNames) {
+    if (value == verdict) return name;
+  }
+  return "not_tested";
+}
+
+const char* to_string(ProfileVerdict verdict) {
+  for (const auto& [value, name] : kProfileNames) {
+    if (value == verdict) return name;
+  }
+  return "untested";
+}
+
+std::optional<FeatureVerdict> feature_verdict_from_string(const std::string& text) {
+  for (const auto& [value, name] : kFeatureNames) {
+    if (text == name) return value;
+  }
+  return std::nullopt;
+}
+
+std::optional<ProfileVerdict> profile_verdict_from_string(const std::string& text) {
+  for (const auto& [value, name] : kProfileNames) {
+    if (text == name) return value;
+  }
+  return std::nullopt;
+}
+
+std::string familiar_name(const std::string& weight_format, const std::string& compute_precision) {
+  // GGUF names a quantized format "q<bits>_<variant>"; the familiar style puts the activation
+  // precision between bits and variant. Unquantized weights count as 0 bits.
+  std::string bits = "0";
+  std::string variant;
+  if (weight_format.size() > 1 && weight_format[0] == 'q') {
+    auto underscore = weight_format.find('_');
+    bits = weight_format.substr(1, underscore == std::string::npos ? std::string::npos
+                                                                    : underscore - 1);
+    if (underscore != std::string::npos) variant = weight_format.substr(underscore);
+  }
+  return "q" + bits + compute_precision + variant;
+}
+
+std::string profile_name(const Profile& p) {
+  return p.weight_format + "/" + p.compute_precision + "/kv-" + p.kv_precision + "/" +
+         p.variant.name + "/ctx" + std::to_string(p.context) + "/b" + std::to_string(p.batch);
+}
+
+std::string now_iso8601() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  std::array<char, 32> text{};
+  std::strftime(text.data(), text.size(), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text.data();
+}
+
+std::vector<const core::Row*> all_rows(const Report& report) {
+  std::vector<const core::Row*> rows;
+  for (const auto& r : report.environment) rows.push_back(&r);
+  for (const auto& r : report.rows) rows.push_back(&r);
+  for (const auto& d : report.devices) {
+    for (const auto& r : d.conformance) rows.push_back(&r);
+    if (d.stress) {
+      for (const auto& r : d.stress->rows) rows.push_back(&r);
+    }
+    for (const auto& p : d.profiles) {
+      for (const auto& r : p.rows) rows.push_back(&r);
+    }
+  }
+  return rows;
+}
+
+Summary compute_summary(const Report& report) {
+  Summary s;
+  s.devices = static_cast<int>(report.devices.size());
+  for (auto status : {core::RowStatus::pass, core::RowStatus::fail, core::RowStatus::unsupported,
+                      core::RowStatus::skipped, core::RowStatus::error, core::RowStatus::timeout,
+                      core::RowStatus::crash}) {
+    s.rows_by_status[core::to_string(status)] = 0;
+  }
+  std::vector<core::Row> copies;
+  for (const auto* row : all_rows(report)) {
+    ++s.rows_by_status[core::to_string(row->status)];
+    copies.push_back(*row);
+  }
+  bool any_usable = false;
+  for (const auto& d : report.devices) {
+    for (const auto& v : d.views) any_usable = any_usable || v.usable;
+    for (const auto& p : d.profiles) {
+      switch (p.verdict) {
+        case ProfileVerdict::safe: ++s.profiles_safe; break;
+        case ProfileVerdict::unsafe: ++s.profiles_unsafe; break;
+        case ProfileVerdict::untested: ++s.profiles_untested; break;
+        case ProfileVerdict::derived: ++s.profiles_derived; break;
+      }
+    }
+  }
+  if (!any_usable) {
+    s.exit_code = 3;
+  } else if (!core::all_passed(copies)) {
+    s.exit_code = 1;
+  }
+  return s;
+}
+
+void to_json(Json& j, const ToolInfo& v) {
+  j = Json{{"name", v.name}, {"version", v.version}, {"git_revision", v.git_revision}};
+}
+void from_json(const Json& j, ToolInfo& v) {
+  v.name = j.at("name").get<std::string>();
+  v.version = j.at("version").get<std::string>();
+  v.git_revision = j.at("git_revision").get<std::string>();
+}
+
+void to_json(Json& j, const HostInfo& v) {
+  j = Json{{"hostname", v.hostname}, {"os", v.os}, {"cpu", v.cpu}, {"memory_bytes", v.memory_bytes}};
+}
+void from_json(const Json& j, HostInfo& v) {
+  v.hostname = j.at("hostname").get<std::string>();
+  v.os = j.at("os").get<std::string>();
+  v.cpu = j.at("cpu").get<std::string>();
+  v.memory_bytes = j.at("memory_bytes").get<uint64_t>();
+}
+
+void to_json(Json& j, const OptionValue& v) { j = Json{{"value", v.value}, {"source", v.source}}; }
+void from_json(const Json& j, OptionValue& v) {
+  v.value = j.at("value").get<std::string>();
+  v.source = j.at("source").get<std::string>();
+}
+
+void to_json(Json& j, const ModelInfo& v) {
+  j = Json{{"name", v.name},     {"shape", v.shape}, {"format", v.format},
+           {"params", v.params}, {"bytes", v.bytes}};
+}
+void from_json(const Json& j, ModelInfo& v) {
+  v.name = j.at("name").get<std::string>();
+  v.shape = j.at("shape").get<std::string>();
+  v.format = j.at("format").get<std::string>();
+  v.params = j.at("params").get<uint64_t>();
+  v.bytes = j.at("bytes").get<uint64_t>();
+}
+
+void to_json(Json& j, const FeatureResult& v) {
+  j = Json{{"verdict", to_string(v.verdict)}, {"rows", v.rows}};
+}
+void from_json(const Json& j, FeatureResult& v) {
+  auto verdict = feature_verdict_from_string(j.at("verdict").get<std::string>());
+  if (!verdict) bad_value(j, "unknown feature verdict");
+  v.verdict = *verdict;
+  v.rows = j.at("rows").get<std::vector<std::string>>();
+}
+
+void to_json(Json& j, const Simulation& v) {
+  j = Json{{"simulated", v.simulated},
+           {"preset", v.preset},
+           {"local_mem_bytes", optional_json(v.local_mem_bytes)},
+           {"global_mem_bytes", optional_json(v.global_mem_bytes)},
+           {"max_alloc_bytes", optional_json(v.max_alloc_bytes)},
+           {"features_off", v.features_off}};
+}
+void from_json(const Json& j, Simulation& v) {
+  v.simulated = j.at("simulated").get<bool>();
+  v.preset = j.value("preset", "");
+  v.local_mem_bytes = optional_from<uint64_t>(j, "local_mem_bytes");
+  v.global_mem_bytes = optional_from<uint64_t>(j, "global_mem_bytes");
+  v.max_alloc_bytes = optional_from<uint64_t>(j, "max_alloc_bytes");
+  v.features_off = j.value("features_off", std::vector<std::string>{});
+}
+
+void to_json(Json& j, const DeviceView& v) {
+  j = Json{{"api", v.api}, {"usable", v.usable}, {"reason", v.reason}, {"info", v.info}};
+}
+void from_json(const Json& j, DeviceView& v) {
+  v.api = j.at("api").get<std::string>();
+  v.usable = j.at("usable").get<bool>();
+  v.reason = j.at("reason").get<std::string>();
+  v.info = j.at("info").get<core::DeviceInfo>();
+}
+
+void to_json(Json& j, const VerifiedCaps& v) {
+  j = Json{{"features", v.features},
+           {"local_mem_verified_bytes", v.local_mem_verified_bytes},
+           {"max_workgroup_verified", v.max_workgroup_verified},
+           {"subgroup_size_observed", v.subgroup_size_observed}};
+}
+void from_json(const Json& j, VerifiedCaps& v) {
+  v.features = j.at("features").get<std::map<std::string, FeatureResult>>();
+  v.local_mem_verified_bytes = j.at("local_mem_verified_bytes").get<uint64_t>();
+  v.max_workgroup_verified = j.at("max_workgroup_verified").get<uint64_t>();
+  v.subgroup_size_observed = j.at("subgroup_size_observed").get<uint32_t>();
+}
+
+void to_json(Json& j, const StressPoint& v) {
+  j = Json{{"step", v.step},         {"bytes", v.bytes},
+           {"fraction", v.fraction}, {"verified", v.verified},
+           {"bandwidth_gbps", v.bandwidth_gbps}, {"status", core::to_string(v.status)},
+           {"reason", v.reason}};
+}
+void from_json(const Json& j, StressPoint& v) {
+  v.step = j.at("step").get<int>();
+  v.bytes = j.at("bytes").get<uint64_t>();
+  v.fraction = j.at("fraction").get<double>();
+  v.verified = j.at("verified").get<bool>();
+  v.bandwidth_gbps = j.at("bandwidth_gbps").get<double>();
+  auto status = core::row_status_from_string(j.at("status").get<std::string>());
+  if (!status) bad_value(j, "unknown stress step status");
+  v.status = *status;
+  v.reason = j.at("reason").get<std::string>();
+}
+
+void to_json(Json& j, const StressResult& v) {
+  j = Json{{"safe_budget_bytes", v.safe_budget_bytes},
+           {"margin_bytes", v.margin_bytes},
+           {"max_single_alloc_verified_bytes", v.max_single_alloc_verified_bytes},
+           {"copy_bandwidth_gbps", v.copy_bandwidth_gbps},
+           {"host_memcpy_gbps", v.host_memcpy_gbps},
+           {"curve", v.curve},
+           {"rows", v.rows}};
+}
+void from_json(const Json& j, StressResult& v) {
+  v.safe_budget_bytes = j.at("safe_budget_bytes").get<uint64_t>();
+  v.margin_bytes = j.at("margin_bytes").get<uint64_t>();
+  v.max_single_alloc_verified_bytes = j.at("max_single_alloc_verified_bytes").get<uint64_t>();
+  v.copy_bandwidth_gbps = j.at("copy_bandwidth_gbps").get<double>();
+  v.host_memcpy_gbps = j.at("host_memcpy_gbps").get<double>();
+  v.curve = j.at("curve").get<std::vector<StressPoint>>();
+  v.rows = j.at("rows").get<std::vector<core::Row>>();
+}
+
+void to_json(Json& j, const KernelVariant& v) {
+  j = Json{{"name", v.name},
+           {"workgroup", v.workgroup},
+           {"tile", v.tile},
+           {"local_mem_bytes", v.local_mem_bytes}};
+}
+void from_json(const Json& j, KernelVariant& v) {
+  v.name = j.at("name").get<std::string>();
+  v.workgroup = j.at("workgroup").get<uint32_t>();
+  v.tile = j.at("tile").get<std::map<std::string, uint64_t>>();
+  v.local_mem_bytes = j.at("local_mem_bytes").get<uint64_t>();
+}
+
+void to_json(Json& j, const ProfileFigures& v) {
+  j = Json{{"tok_s", optional_json(v.tok_s)},
+           {"peak_bytes", optional_json(v.peak_bytes)},
+           {"planned_peak_bytes", optional_json(v.planned_peak_bytes)},
+           {"logits_nmse", optional_json(v.logits_nmse)},
+           {"effective_gbps", optional_json(v.effective_gbps)}};
+}
+void from_json(const Json& j, ProfileFigures& v) {
+  v.tok_s = optional_from<double>(j, "tok_s");
+  v.peak_bytes = optional_from<uint64_t>(j, "peak_bytes");
+  v.planned_peak_bytes = optional_from<uint64_t>(j, "planned_peak_bytes");
+  v.logits_nmse = optional_from<double>(j, "logits_nmse");
+  v.effective_gbps = optional_from<double>(j, "effective_gbps");
+}
+
+void to_json(Json& j, const Profile& v) {
+  j = Json{{"name", v.name},
+           {"familiar_name", v.familiar_name},
+           {"device", v.device},
+           {"api", v.api},
+           {"weight_format", v.weight_format},
+           {"compute_precision", v.compute_precision},
+           {"kv_precision", v.kv_precision},
+           {"variant", v.variant},
+           {"context", v.context},
+           {"batch", v.batch},
+           {"verdict", to_string(v.verdict)},
+           {"reason", v.reason},
+           {"figures", v.figures},
+           {"evidence", v.evidence},
+           {"rows", v.rows}};
+}
+void from_json(const Json& j, Profile& v) {
+  v.name = j.at("name").get<std::string>();
+  v.familiar_name = j.at("familiar_name").get<std::string>();
+  v.device = j.at("device").get<std::string>();
+  v.api = j.at("api").get<std::string>();
+  v.weight_format = j.at("weight_format").get<std::string>();
+  v.compute_precision = j.at("compute_precision").get<std::string>();
+  v.kv_precision = j.at("kv_precision").get<std::string>();
+  v.variant = j.at("variant").get<KernelVariant>();
+  v.context = j.at("context").get<uint32_t>();
+  v.batch = j.at("batch").get<uint32_t>();
+  auto verdict = profile_verdict_from_string(j.at("verdict").get<std::string>());
+  if (!verdict) bad_value(j, "unknown profile verdict");
+  v.verdict = *verdict;
+  v.reason = j.at("reason").get<std::string>();
+  v.figures = j.at("figures").get<ProfileFigures>();
+  v.evidence = j.at("evidence").get<std::vector<std::string>>();
+  v.rows = j.value("rows", std::vector<core::Row>{});
+}
+
+void to_json(Json& j, const LargestContext& v) {
+  j = Json{{"weight_format", v.weight_format}, {"context", v.context}, {"profile", v.profile}};
+}
+void from_json(const Json& j, LargestContext& v) {
+  v.weight_format = j.at("weight_format").get<std::string>();
+  v.context = j.at("context").get<uint32_t>();
+  v.profile = j.at("profile").get<std::string>();
+}
+
+void to_json(Json& j, const Recommendation& v) { j = Json{{"profile", v.profile}, {"why", v.why}}; }
+void from_json(const Json& j, Recommendation& v) {
+  v.profile = j.at("profile").get<std::string>();
+  v.why = j.at("why").get<std::string>();
+}
+
+void to_json(Json& j, const DeviceReport& v) {
+  j = Json{{"key", v.key},
+           {"name", v.name},
+           {"simulation", v.simulation},
+           {"views", v.views},
+           {"verified", v.verified},
+           {"conformance", v.conformance},
+           {"stress", optional_json(v.stress)},
+           {"profiles", v.profiles},
+           {"largest_safe_context", v.largest_safe_context},
+           {"recommendation", optional_json(v.recommendation)}};
+}
+void from_json(const Json& j, DeviceReport& v) {
+  v.key = j.at("key").get<std::string>();
+  v.name = j.at("name").get<std::string>();
+  v.simulation = j.at("simulation").get<Simulation>();
+  v.views = j.at("views").get<std::vector<DeviceView>>();
+  v.verified = j.at("verified").get<VerifiedCaps>();
+  v.conformance = j.at("conformance").get<std::vector<core::Row>>();
+  v.stress = optional_from<StressResult>(j, "stress");
+  v.profiles = j.at("profiles").get<std::vector<Profile>>();
+  v.largest_safe_context = j.at("largest_safe_context").get<std::vector<LargestContext>>();
+  v.recommendation = optional_from<Recommendation>(j, "recommendation");
+}
+
+void to_json(Json& j, const Summary& v) {
+  j = Json{{"devices", v.devices},
+           {"profiles_safe", v.profiles_safe},
+           {"profiles_unsafe", v.profiles_unsafe},
+           {"profiles_untested", v.profiles_untested},
+           {"profiles_derived", v.profiles_derived},
+           {"rows_by_status", v.rows_by_status},
+           {"exit_code", v.exit_code}};
+}
+void from_json(const Json& j, Summary& v) {
+  v.devices = j.at("devices").get<int>();
+  v.profiles_safe = j.at("profiles_safe").get<int>();
+  v.profiles_unsafe = j.at("profiles_unsafe").get<int>();
+  v.profiles_untested = j.at("profiles_untested").get<int>();
+  v.profiles_derived = j.at("profiles_derived").get<int>();
+  v.rows_by_status = j.at("rows_by_status").get<std::map<std::string, int>>();
+  v.exit_code = j.at("exit_code").get<int>();
+}
+
+void to_json(Json& j, const Report& v) {
+  j = Json{{"schema_version", v.schema_version},
+           {"tool", v.tool},
+           {"host", v.host},
+           {"started", v.started},
+           {"finished", v.finished},
+           {"complete", v.complete},
+           {"level", v.level},
+           {"model", optional_json(v.model)},
+           {"options", v.options},
+           {"environment", v.environment},
+           {"devices", v.devices},
+           {"rows", v.rows},
+           {"summary", v.summary}};
+}
+void from_json(const Json& j, Report& v) {
+  v.schema_version = j.at("schema_version").get<std::string>();
+  v.tool = j.at("tool").get<ToolInfo>();
+  v.host = j.at("host").get<HostInfo>();
+  v.started = j.at("started").get<std::string>();
+  v.finished = j.at("finished").get<std::string>();
+  v.complete = j.at("complete").get<bool>();
+  v.level = j.at("level").get<std::string>();
+  v.model = optional_from<ModelInfo>(j, "model");
+  v.options = j.at("options").get<std::map<std::string, OptionValue>>();
+  v.environment = j.at("environment").get<std::vector<core::Row>>();
+  v.devices = j.at("devices").get<std::vector<DeviceReport>>();
+  v.rows = j.value("rows", std::vector<core::Row>{});
+  v.summary = j.at("summary").get<Summary>();
+}
+
+}  // namespace gauntlet::reports

@@ -1,0 +1,241 @@
+#pragma once
+// The report of a run, as plain data. The harness fills it; the writer, reader, renderers, diff
+// and merge read it. Its JSON form is described by reports/schema/report.schema.json, whose
+// version is kSchemaVersion: a change that breaks readers bumps the major number.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/device_info.h"
+#include "core/json.h"
+#include "core/outcome.h"
+
+namespace gauntlet::reports {
+
+using core::Json;
+
+inline constexpr const char* kSchemaVersion = "1.0";
+
+struct ToolInfo {
+  std::string name = "gauntlet";
+  std::string version;       // the CLI fills it from version.h
+  std::string git_revision;
+};
+
+struct HostInfo {
+  std::string hostname;
+  std::string os;
+  std::string cpu;
+  uint64_t memory_bytes = 0;
+};
+
+// One setting that changed behaviour, with where it came from ("flag", "environment NAME",
+// "preset FILE", "default").
+struct OptionValue {
+  std::string value;
+  std::string source;
+};
+
+struct ModelInfo {
+  std::string name;    // a GGUF file name or a built-in shape name
+  std::string shape;   // e.g. "llama d=256 L=4 H=4 ff=688 vocab=1024"
+  std::string format;  // the file's weight format, e.g. "q4_0"
+  uint64_t params = 0;
+  uint64_t bytes = 0;
+};
+
+enum class FeatureVerdict { verified, emulated, unsupported, failed, not_tested };
+enum class ProfileVerdict { safe, unsafe, untested, derived };
+
+const char* to_string(FeatureVerdict verdict);
+const char* to_string(ProfileVerdict verdict);
+std::optional<FeatureVerdict> feature_verdict_from_string(const std::string& text);
+std::optional<ProfileVerdict> profile_verdict_from_string(const std::string& text);
+
+struct FeatureResult {
+  FeatureVerdict verdict = FeatureVerdict::not_tested;
+  std::vector<std::string> rows;  // ids of the conformance rows that decided it
+};
+
+// Limits clamped by --simulate; an absent clamp leaves the real limit.
+struct Simulation {
+  bool simulated = false;
+  std::string preset;
+  std::optional<uint64_t> local_mem_bytes;
+  std::optional<uint64_t> global_mem_bytes;
+  std::optional<uint64_t> max_alloc_bytes;
+  std::vector<std::string> features_off;
+};
+
+// One API's view of a physical device: what the driver claims, and whether the run could use it.
+struct DeviceView {
+  std::string api;  // "opencl", "vulkan", "host", "drm"
+  bool usable = true;
+  std::string reason;
+  core::DeviceInfo info;
+};
+
+struct VerifiedCaps {
+  std::map<std::string, FeatureResult> features;  // "f16.arithmetic" -> verdict
+  uint64_t local_mem_verified_bytes = 0;
+  uint64_t max_workgroup_verified = 0;
+  uint32_t subgroup_size_observed = 0;  // 0 when not observed
+};
+
+struct StressPoint {
+  int step = 0;
+  uint64_t bytes = 0;
+  double fraction = 0.0;  // of the device's memory
+  bool verified = false;
+  double bandwidth_gbps = 0.0;
+  core::RowStatus status = core::RowStatus::pass;
+  std::string reason;
+};
+
+struct StressResult {
+  uint64_t safe_budget_bytes = 0;
+  uint64_t margin_bytes = 0;
+  uint64_t max_single_alloc_verified_bytes = 0;
+  double copy_bandwidth_gbps = 0.0;
+  double host_memcpy_gbps = 0.0;
+  std::vector<StressPoint> curve;
+  std::vector<core::Row> rows;
+};
+
+struct KernelVariant {
+  std::string name;  // e.g. "wg64-tile-chunk1024"
+  uint32_t workgroup = 0;
+  std::map<std::string, uint64_t> tile;  // e.g. {"chunk": 1024, "rows": 4}
+  uint64_t local_mem_bytes = 0;          // the largest need of the variant's kernels
+};
+
+// Figures a run or the planner produced; absent ones are null in JSON.
+struct ProfileFigures {
+  std::optional<double> tok_s;
+  std::optional<uint64_t> peak_bytes;
+  std::optional<uint64_t> planned_peak_bytes;
+  std::optional<double> logits_nmse;
+  std::optional<double> effective_gbps;
+};
+
+struct Profile {
+  std::string name;           // "q4_0/f16/kv-f16/wg64-tile-chunk1024/ctx2048/b1"
+  std::string familiar_name;  // "q4f16_0"
+  std::string device;         // the physical device key
+  std::string api;            // "opencl", "vulkan", "host"
+  std::string weight_format;  // f32, f16, bf16, q8_0, q4_0
+  std::string compute_precision;
+  std::string kv_precision;
+  KernelVariant variant;
+  uint32_t context = 0;
+  uint32_t batch = 1;
+  ProfileVerdict verdict = ProfileVerdict::untested;
+  std::string reason;  // why it is not safe, e.g. "local memory 41216 > 32768"
+  ProfileFigures figures;
+  std::vector<std::string> evidence;  // ids of the rows the verdict rests on
+  std::vector<core::Row> rows;        // the profile's own runs
+};
+
+struct LargestContext {
+  std::string weight_format;
+  uint32_t context = 0;  // 0: no safe context for this format
+  std::string profile;   // the profile that showed it
+};
+
+struct Recommendation {
+  std::string profile;
+  std::string why;
+};
+
+struct DeviceReport {
+  std::string key;   // PCI bus id, UUID, or the device id when neither is known
+  std::string name;
+  Simulation simulation;
+  std::vector<DeviceView> views;
+  VerifiedCaps verified;
+  std::vector<core::Row> conformance;
+  std::optional<StressResult> stress;
+  std::vector<Profile> profiles;
+  std::vector<LargestContext> largest_safe_context;
+  std::optional<Recommendation> recommendation;
+};
+
+struct Summary {
+  int devices = 0;
+  int profiles_safe = 0;
+  int profiles_unsafe = 0;
+  int profiles_untested = 0;
+  int profiles_derived = 0;
+  std::map<std::string, int> rows_by_status;  // every status present, zeros included
+  int exit_code = 0;
+};
+
+struct Report {
+  std::string schema_version = kSchemaVersion;
+  ToolInfo tool;
+  HostInfo host;
+  std::string started;   // ISO 8601 UTC, "2024-05-01T12:00:00Z"
+  std::string finished;  // empty while a run is in progress
+  bool complete = false;
+  std::string level = "quick";
+  std::optional<ModelInfo> model;
+  std::map<std::string, OptionValue> options;
+  std::vector<core::Row> environment;  // doctor's checks
+  std::vector<DeviceReport> devices;
+  std::vector<core::Row> rows;  // rows that belong to no single device
+  Summary summary;
+};
+
+// "q4_0" + "f16" -> "q4f16_0"; "f32" + "f32" -> "q0f32"; "f16" + "f16" -> "q0f16".
+std::string familiar_name(const std::string& weight_format, const std::string& compute_precision);
+// "q4_0/f16/kv-f16/wg64-tile-chunk1024/ctx2048/b1"
+std::string profile_name(const Profile& profile);
+// The current time as ISO 8601 UTC.
+std::string now_iso8601();
+
+// Every row of the report: environment, report-wide, conformance, stress and profile rows.
+std::vector<const core::Row*> all_rows(const Report& report);
+// Counts profiles and rows; exit code 3 when no view of any device is usable, 1 when a row
+// failed, errored, crashed or timed out, 0 otherwise.
+Summary compute_summary(const Report& report);
+
+void to_json(Json& j, const ToolInfo& v);
+void from_json(const Json& j, ToolInfo& v);
+void to_json(Json& j, const HostInfo& v);
+void from_json(const Json& j, HostInfo& v);
+void to_json(Json& j, const OptionValue& v);
+void from_json(const Json& j, OptionValue& v);
+void to_json(Json& j, const ModelInfo& v);
+void from_json(const Json& j, ModelInfo& v);
+void to_json(Json& j, const FeatureResult& v);
+void from_json(const Json& j, FeatureResult& v);
+void to_json(Json& j, const Simulation& v);
+void from_json(const Json& j, Simulation& v);
+void to_json(Json& j, const DeviceView& v);
+void from_json(const Json& j, DeviceView& v);
+void to_json(Json& j, const VerifiedCaps& v);
+void from_json(const Json& j, VerifiedCaps& v);
+void to_json(Json& j, const StressPoint& v);
+void from_json(const Json& j, StressPoint& v);
+void to_json(Json& j, const StressResult& v);
+void from_json(const Json& j, StressResult& v);
+void to_json(Json& j, const KernelVariant& v);
+void from_json(const Json& j, KernelVariant& v);
+void to_json(Json& j, const ProfileFigures& v);
+void from_json(const Json& j, ProfileFigures& v);
+void to_json(Json& j, const Profile& v);
+void from_json(const Json& j, Profile& v);
+void to_json(Json& j, const LargestContext& v);
+void from_json(const Json& j, LargestContext& v);
+void to_json(Json& j, const Recommendation& v);
+void from_json(const Json& j, Recommendation& v);
+void to_json(Json& j, const DeviceReport& v);
+void from_json(const Json& j, DeviceReport& v);
+void to_json(Json& j, const Summary& v);
+void from_json(const Json& j, Summary& v);
+void to_json(Json& j, const Report& v);
+void from_json(const Json& j, Report& v);
+
+}  // namespace gauntlet::reports

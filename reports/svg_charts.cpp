@@ -1,0 +1,116 @@
+#include "reports/svg_charts.h"
+
+#include <algorithm>
+
+#include "reports/text_util.h"
+
+namespace gauntlet::reports::detail {
+
+namespace {
+
+std::string num(double v) { return format_number(v, 1); }
+
+std::string text_el(double x, double y, const std::string& text, const std::string& anchor = "start",
+                    const std::string& cls = "label") {
+  return "<text class=\"" + cls + "\" x=\"" + num(x) + "\" y=\"" + num(y) + "\" text-anchor=\"" +
+         anchor + "\">" + xml_escape(text) + "</text>";
+}
+
+std::string line_el(double x1, double y1, double x2, double y2, const std::string& cls) {
+  return "<line class=\"" + cls + "\" x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" +
+         num(x2) + "\" y2=\"" + num(y2) + "\"/>";
+}
+
+}  // namespace
+
+std::string stress_chart_svg(const StressResult& s) {
+  constexpr double kW = 560, kH = 280, kLeft = 60, kRight = 20, kTop = 30, kBottom = 50;
+  const double plot_w = kW - kLeft - kRight;
+  const double plot_h = kH - kTop - kBottom;
+  uint64_t max_bytes = std::max<uint64_t>(s.safe_budget_bytes, 1);
+  double max_bw = std::max(s.copy_bandwidth_gbps, 0.1);
+  for (const auto& p : s.curve) {
+    max_bytes = std::max(max_bytes, p.bytes);
+    max_bw = std::max(max_bw, p.bandwidth_gbps);
+  }
+  max_bw *= 1.15;
+  auto x_of = [&](double bytes) { return kLeft + plot_w * bytes / static_cast<double>(max_bytes); };
+  auto y_of = [&](double gbps) { return kTop + plot_h * (1.0 - gbps / max_bw); };
+
+  std::string out = "<svg class=\"chart stress\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                    num(kW) + "\" height=\"" + num(kH) + "\" viewBox=\"0 0 " + num(kW) + " " +
+                    num(kH) + "\" role=\"img\">";
+  out += "<title>Memory stress: bytes allocated vs bandwidth</title>";
+  out += text_el(kLeft, 18, "Memory stress: allocated vs copy bandwidth", "start", "title");
+  out += line_el(kLeft, kTop + plot_h, kLeft + plot_w, kTop + plot_h, "axis");
+  out += line_el(kLeft, kTop, kLeft, kTop + plot_h, "axis");
+  for (int i = 0; i <= 4; ++i) {
+    const double bytes = static_cast<double>(max_bytes) * i / 4.0;
+    out += text_el(x_of(bytes), kTop + plot_h + 16, format_bytes(static_cast<uint64_t>(bytes)),
+                   "middle");
+    const double gbps = max_bw * i / 4.0;
+    out += text_el(kLeft - 6, y_of(gbps) + 4, format_number(gbps, 1), "end");
+    if (i > 0) out += line_el(kLeft, y_of(gbps), kLeft + plot_w, y_of(gbps), "grid");
+  }
+  out += text_el(kLeft + plot_w / 2, kH - 8, "allocated bytes", "middle");
+  out += text_el(14, kTop + plot_h / 2, "GB/s", "middle");
+  std::string points;
+  for (const auto& p : s.curve) {
+    if (p.verified) points += num(x_of(static_cast<double>(p.bytes))) + "," + num(y_of(p.bandwidth_gbps)) + " ";
+  }
+  if (!points.empty()) out += "<polyline class=\"curve\" points=\"" + points + "\"/>";
+  if (s.safe_budget_bytes > 0) {
+    const double x = x_of(static_cast<double>(s.safe_budget_bytes));
+    out += line_el(x, kTop, x, kTop + plot_h, "budget");
+    out += text_el(x + 4, kTop + 12, "safe budget " + format_bytes(s.safe_budget_bytes), "start",
+                   "label budget-label");
+  }
+  for (const auto& p : s.curve) {
+    const double y = p.verified ? y_of(p.bandwidth_gbps) : kTop + plot_h;
+    out += "<circle class=\"point " + std::string(p.verified ? "verified" : "unverified") +
+           "\" cx=\"" + num(x_of(static_cast<double>(p.bytes))) + "\" cy=\"" + num(y) +
+           "\" r=\"5\"><title>" +
+           xml_escape("step " + std::to_string(p.step) + ": " + format_bytes(p.bytes) + ", " +
+                      (p.verified ? format_number(p.bandwidth_gbps) + " GB/s, verified"
+                                  : std::string(core::to_string(p.status)) + ": " + p.reason)) +
+           "</title></circle>";
+  }
+  return out + "</svg>";
+}
+
+std::string bar_chart_svg(const std::string& title, const std::string& kind,
+                          const std::vector<Bar>& bars, const std::string& unit,
+                          std::optional<double> limit, const std::string& limit_label) {
+  constexpr double kW = 760, kLabelW = 330, kRight = 90, kTop = 40, kBarH = 18, kGap = 6;
+  const double plot_w = kW - kLabelW - kRight;
+  const double height = kTop + static_cast<double>(bars.size()) * (kBarH + kGap) + 20;
+  double max_value = limit.value_or(0.0);
+  for (const auto& b : bars) max_value = std::max(max_value, b.value);
+  if (max_value <= 0.0) max_value = 1.0;
+  max_value *= 1.05;
+  auto x_of = [&](double v) { return kLabelW + plot_w * v / max_value; };
+
+  std::string out = "<svg class=\"chart " + kind + "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                    num(kW) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(kW) + " " +
+                    num(height) + "\" role=\"img\">";
+  out += "<title>" + xml_escape(title) + "</title>";
+  out += text_el(10, 18, title, "start", "title");
+  for (size_t i = 0; i < bars.size(); ++i) {
+    const auto& b = bars[i];
+    const double y = kTop + static_cast<double>(i) * (kBarH + kGap);
+    out += text_el(kLabelW - 8, y + kBarH - 5, b.label, "end");
+    out += "<rect class=\"bar " + kind + (b.over ? " over" : "") + "\" x=\"" + num(kLabelW) +
+           "\" y=\"" + num(y) + "\" width=\"" + num(std::max(1.0, x_of(b.value) - kLabelW)) +
+           "\" height=\"" + num(kBarH) + "\"><title>" +
+           xml_escape(b.label + ": " + format_number(b.value) + " " + unit) + "</title></rect>";
+    out += text_el(x_of(b.value) + 4, y + kBarH - 5, format_number(b.value, 1) + " " + unit);
+  }
+  if (limit) {
+    const double x = x_of(*limit);
+    out += line_el(x, kTop - 12, x, height - 14, "limit");
+    out += text_el(x, kTop - 16, limit_label, "middle", "label limit-label");
+  }
+  return out + "</svg>";
+}
+
+}  // namespace gauntlet::reports::detail

@@ -1,0 +1,161 @@
+// The report model round-trips through its JSON file, the schema accepts what the writer writes,
+// and the reader refuses broken reports naming what is wrong.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "reports/io.h"
+#include "reports/schema_check.h"
+#include "tests/reports/sample_report.h"
+
+namespace gauntlet::reports {
+namespace {
+
+using testing::sample_report;
+using testing::test_dir;
+
+void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+TEST(ReportModel, FamiliarNames) {
+  EXPECT_EQ(familiar_name("q4_0", "f16"), "q4f16_0");
+  EXPECT_EQ(familiar_name("q8_0", "f32"), "q8f32_0");
+  EXPECT_EQ(familiar_name("f32", "f32"), "q0f32");
+  EXPECT_EQ(familiar_name("f16", "f16"), "q0f16");
+  EXPECT_EQ(familiar_name("bf16", "f32"), "q0f32");
+}
+
+TEST(ReportModel, SummaryCountsVerdictsAndRows) {
+  auto r = sample_report();
+  EXPECT_EQ(r.summary.devices, 2);
+  EXPECT_EQ(r.summary.profiles_safe, 4);
+  EXPECT_EQ(r.summary.profiles_unsafe, 4);
+  EXPECT_EQ(r.summary.profiles_untested, 1);
+  EXPECT_EQ(r.summary.profiles_derived, 1);
+  EXPECT_EQ(r.summary.rows_by_status.at("crash"), 3);  // two stress steps and one profile
+  EXPECT_EQ(r.summary.rows_by_status.at("fail"), 1);
+  EXPECT_EQ(r.summary.exit_code, 1);
+  for (auto& d : r.devices) {
+    for (auto& v : d.views) v.usable = false;
+  }
+  EXPECT_EQ(compute_summary(r).exit_code, 3);
+}
+
+TEST(ReportIo, WriteReadIsEqual) {
+  auto dir = test_dir("roundtrip");
+  auto original = sample_report();
+  ASSERT_TRUE(write_report(dir / "report.json", original).is_ok());
+  auto read = read_report(dir / "report.json");
+  ASSERT_TRUE(read.is_ok()) << read.error().describe();
+  EXPECT_EQ(report_to_json(*read), report_to_json(original));
+  EXPECT_EQ(read->devices.at(0).profiles.at(2).reason, "local memory 41216 > 32768");
+  EXPECT_EQ(read->devices.at(1).simulation.local_mem_bytes, 32768u);
+  EXPECT_FALSE(read->devices.at(1).stress.has_value());
+  EXPECT_FALSE(read->devices.at(0).profiles.at(6).figures.tok_s.has_value());
+  // No temporary file is left beside the report.
+  int files = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir)) ++files;
+  EXPECT_EQ(files, 1);
+}
+
+TEST(ReportSchema, SampleIsValidForBothValidators) {
+  auto dir = test_dir("schema_ok");
+  ASSERT_TRUE(write_report(dir / "report.json", sample_report()).is_ok());
+  EXPECT_TRUE(check_report_schema(report_to_json(sample_report())).empty());
+  std::string output;
+  EXPECT_EQ(testing::validate_with_jsonschema(dir / "report.json", &output), 0) << output;
+}
+
+struct Breakage {
+  const char* name;
+  void (*edit)(core::Json&);
+  const char* path;     // where the embedded checker must point
+  const char* keyword;  // a word of the message of both validators
+};
+
+const Breakage kBreakages[] = {
+    {"missing_tool", [](core::Json& j) { j.erase("tool"); }, "/", "tool"},
+    {"bad_verdict",
+     [](core::Json& j) { j["devices"][0]["profiles"][1]["verdict"] = "probably_fine"; },
+     "/devices/0/profiles/1/verdict", "probably_fine"},
+    {"context_as_string", [](core::Json& j) { j["devices"][1]["profiles"][0]["context"] = "2048"; },
+     "/devices/1/profiles/0/context", "2048"},
+    {"unsafe_without_reason", [](core::Json& j) { j["devices"][0]["profiles"][2]["reason"] = ""; },
+     "/devices/0/profiles/2/reason", ""},
+    {"bad_row_status", [](core::Json& j) { j["devices"][0]["conformance"][0]["status"] = "ok"; },
+     "/devices/0/conformance/0/status", "ok"},
+    {"negative_budget", [](core::Json& j) { j["devices"][0]["stress"]["safe_budget_bytes"] = -1; },
+     "/devices/0/stress/safe_budget_bytes", "-1"},
+    {"missing_feature_verdict",
+     [](core::Json& j) { j["devices"][0]["verified"]["features"]["f16.arithmetic"].erase("verdict"); },
+     "/devices/0/verified/features/f16.arithmetic", "verdict"},
+};
+
+TEST(ReportSchema, BrokenReportsFailForTheRightReason) {
+  auto dir = test_dir("schema_broken");
+  for (const auto& b : kBreakages) {
+    SCOPED_TRACE(b.name);
+    auto json = report_to_json(sample_report());
+    b.edit(json);
+    auto violations = check_report_schema(json);
+    ASSERT_FALSE(violations.empty());
+    bool at_path = false;
+    for (const auto& v : violations) at_path = at_path || v.path == b.path || (v.path.empty() && std::string(b.path) == "/");
+    EXPECT_TRUE(at_path) << violations[0].describe();
+
+    auto file = dir / (std::string(b.name) + ".json");
+    write_text(file, json.dump(1));
+    auto read = read_report(file);
+    ASSERT_FALSE(read.is_ok());
+    EXPECT_NE(read.error().message.find(file.string()), std::string::npos) << read.error().message;
+    EXPECT_NE(read.error().message.find(b.keyword), std::string::npos) << read.error().message;
+
+    std::string output;
+    EXPECT_EQ(testing::validate_with_jsonschema(file, &output), 1) << output;
+    std::string py_path = b.path;
+    EXPECT_NE(output.find(": " + (py_path == "/" ? std::string("/:") : py_path + ":")),
+              std::string::npos)
+        << output;
+  }
+}
+
+TEST(ReportIo, ReaderRefusesBadJsonAndOtherVersions) {
+  auto dir = test_dir("reader_refuses");
+  write_text(dir / "truncated.json", report_to_json(sample_report()).dump().substr(0, 300));
+  auto truncated = read_report(dir / "truncated.json");
+  ASSERT_FALSE(truncated.is_ok());
+  EXPECT_NE(truncated.error().message.find("truncated.json is not valid JSON"), std::string::npos)
+      << truncated.error().message;
+
+  auto json = report_to_json(sample_report());
+  json["schema_version"] = "2.0";
+  write_text(dir / "future.json", json.dump());
+  auto future = read_report(dir / "future.json");
+  ASSERT_FALSE(future.is_ok());
+  EXPECT_NE(future.error().message.find("schema_version \"2.0\""), std::string::npos)
+      << future.error().message;
+
+  json.erase("schema_version");
+  write_text(dir / "none.json", json.dump());
+  auto none = read_report(dir / "none.json");
+  ASSERT_FALSE(none.is_ok());
+  EXPECT_NE(none.error().message.find("no \"schema_version\""), std::string::npos);
+
+  write_text(dir / "array.json", "[1, 2]");
+  EXPECT_FALSE(read_report(dir / "array.json").is_ok());
+  auto missing = read_report(dir / "does-not-exist.json");
+  ASSERT_FALSE(missing.is_ok());
+  EXPECT_EQ(missing.error().kind, core::ErrorKind::not_found);
+}
+
+TEST(ReportIo, MinorVersionIsAccepted) {
+  auto json = report_to_json(sample_report());
+  json["schema_version"] = "1.7";
+  json["a_field_from_the_future"] = true;
+  auto parsed = report_from_json(json, "minor.json");
+  ASSERT_TRUE(parsed.is_ok()) << parsed.error().describe();
+}
+
+}  // namespace
+}  // namespace gauntlet::reports
