@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/opencl/cl_common.h"
 #include "backends/opencl/opencl_device.h"
 
 namespace gauntlet {
@@ -115,6 +116,22 @@ TEST(OpenClEnumerate, OpenOutOfRangeIsNotFound) {
   EXPECT_EQ(device.error().kind, core::ErrorKind::not_found);
   EXPECT_EQ(device.error().device, "opencl:999");
   EXPECT_FALSE(backends::opencl::open(-1).is_ok());
+}
+
+TEST(OpenClErrors, CodesHaveTheirHeaderNamesAndMemoryCodesAreOutOfMemory) {
+  using backends::opencl::cl_error;
+  using backends::opencl::error_name;
+  EXPECT_STREQ(error_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
+  EXPECT_STREQ(error_name(CL_INVALID_WORK_GROUP_SIZE), "CL_INVALID_WORK_GROUP_SIZE");
+  EXPECT_STREQ(error_name(CL_BUILD_PROGRAM_FAILURE), "CL_BUILD_PROGRAM_FAILURE");
+  EXPECT_STREQ(error_name(CL_INVALID_BUFFER_SIZE), "CL_INVALID_BUFFER_SIZE");
+  EXPECT_STREQ(error_name(-12345), "CL_UNKNOWN_ERROR");
+  auto e = cl_error("clEnqueueNDRangeKernel", CL_OUT_OF_RESOURCES, "opencl:1", "kernel 'k'");
+  EXPECT_EQ(e.kind, core::ErrorKind::api_error);
+  EXPECT_EQ(e.describe(),
+            "opencl:1: clEnqueueNDRangeKernel returned -5 (CL_OUT_OF_RESOURCES): kernel 'k'");
+  EXPECT_EQ(cl_error("clEnqueueWriteBuffer", CL_MEM_OBJECT_ALLOCATION_FAILURE, "opencl:0").kind,
+            core::ErrorKind::out_of_memory);
 }
 
 }  // namespace
