@@ -27,9 +27,11 @@ struct DriverView {
 class RawInstance {
  public:
   RawInstance() {
-    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    VkApplicationInfo app{};
+    app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
     app.apiVersion = VK_API_VERSION_1_2;
-    VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    VkInstanceCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
     info.pApplicationInfo = &app;
     result = vkCreateInstance(&info, nullptr, &instance);
   }
@@ -63,7 +65,8 @@ void query(const RawInstance& raw, DriverView& view) {
   ASSERT_FALSE(compute.empty()) << "no Vulkan device with a compute queue (is llvmpipe installed?)";
   VkPhysicalDevice device = compute[0];
 
-  VkPhysicalDeviceProperties2 props2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  VkPhysicalDeviceProperties2 props2{};
+  props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
   view.maintenance3.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES;
   view.subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
   view.id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES;
@@ -157,7 +160,9 @@ TEST_F(VulkanTest, EnumerateNamesTheDeviceType) {
                                          "other"};
     EXPECT_NE(std::find(known.begin(), known.end(), info.device_type), known.end())
         << info.device_type;
-    if (info.driver_name == "llvmpipe") EXPECT_EQ(info.device_type, "cpu");
+    if (info.driver_name == "llvmpipe") {
+      EXPECT_EQ(info.device_type, "cpu");
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 #version 450
 // A shared array sized by specialization constant 3 (floats): each workgroup fills it with
-// 0, 1, 2, ... and its first invocation writes the sum.
+// i % 7 (sums stay exact in float) and its first invocation writes the sum.
 layout(local_size_x_id = 0) in;
 layout(constant_id = 3) const int SHARED_FLOATS = 256;
 shared float tile[SHARED_FLOATS];
@@ -8,7 +8,7 @@ layout(std430, binding = 0) writeonly buffer Out { float sums[]; };
 
 void main() {
   uint l = gl_LocalInvocationID.x;
-  for (uint i = l; i < uint(SHARED_FLOATS); i += gl_WorkGroupSize.x) tile[i] = float(i);
+  for (uint i = l; i < uint(SHARED_FLOATS); i += gl_WorkGroupSize.x) tile[i] = float(i % 7u);
   barrier();
   if (l == 0) {
     float s = 0.0;
