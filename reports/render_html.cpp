@@ -139,8 +139,8 @@ std::string device_html(const DeviceReport& d) {
 
 std::string render_html(const Report& r) {
   std::string out =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>"
       "<title>gauntlet report: " + xml_escape(r.host.hostname) + "</title><style>" + kStyle +
       "</style></head><body>";
   out += "<h1>gauntlet report: " + xml_escape(r.host.hostname) + "</h1>";

@@ -65,7 +65,7 @@ std::string xml_escape(const std::string& text) {
 std::string markdown_escape(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '|' || c == '*' || c == '_' || c == '`' || c == '<' || c == '>') out += '\\';
+    if (c == '|' || c == '*' || c == '`' || c == '<' || c == '>') out += '\\';
     out += c == '\n' ? ' ' : c;
   }
   return out;

@@ -1,0 +1,182 @@
+// Each renderer's output carries the report's real content.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+
+#include "reports/io.h"
+#include "reports/render.h"
+#include "tests/reports/sample_report.h"
+
+namespace gauntlet::reports {
+namespace {
+
+using testing::run_command;
+using testing::sample_report;
+using testing::test_dir;
+
+int count_of(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+std::string attribute(const std::string& xml, const std::string& element, const std::string& name) {
+  std::smatch m;
+  std::regex re("<" + element + "[^>]*\\s" + name + "=\"([^\"]*)\"");
+  return std::regex_search(xml, m, re) ? m[1].str() : "";
+}
+
+std::string xmllint(const std::filesystem::path& file, bool with_schema) {
+  std::string output;
+  std::string command = "xmllint --noout ";
+  if (with_schema) command += "--schema " + std::string(GAUNTLET_SOURCE_DIR) + "/tests/reports/junit.xsd ";
+  int rc = run_command(command + file.string(), &output);
+  return rc == 0 ? "" : "xmllint exit " + std::to_string(rc) + ": " + output;
+}
+
+TEST(RenderText, SummaryPerDeviceWithReasons) {
+  const auto text = render_text(sample_report());
+  EXPECT_NE(text.find("Device vulkan:0  llvmpipe"), std::string::npos) << text;
+  EXPECT_NE(text.find("Device opencl:0"), std::string::npos);
+  EXPECT_NE(text.find("local memory 41216 > 32768"), std::string::npos) << text;
+  EXPECT_NE(text.find("f16 unsupported"), std::string::npos);
+  EXPECT_NE(text.find("needs 2.1 GiB > budget 1.4 GiB"), std::string::npos);
+  EXPECT_NE(text.find("largest safe context: q4_0 2048, q8_0 2048, f32 2048, f16 none"),
+            std::string::npos);
+  EXPECT_NE(text.find("recommended: q4_0/f16/kv-f16/wg64-tile-chunk1024/ctx2048/b1"),
+            std::string::npos);
+  EXPECT_NE(text.find("SIMULATED (ci/presets/small-local-mem.json), local memory 32768, no bf16"),
+            std::string::npos);
+  EXPECT_NE(text.find("NOT usable: no Vulkan driver for this device"), std::string::npos);
+  EXPECT_NE(text.find("safe budget 1.4 GiB (margin 64 MiB)"), std::string::npos) << text;
+  EXPECT_NE(text.find("not run: 1 untested, 1 derived"), std::string::npos);
+  EXPECT_NE(text.find("Summary: 2 device(s), 4 safe, 4 unsafe, 1 untested, 1 derived"),
+            std::string::npos);
+  EXPECT_NE(text.find("exit 1"), std::string::npos);
+  // Unsafe profiles are not listed as safe.
+  const auto safe_table = text.substr(text.find("SAFE PROFILE"), text.find("UNSAFE PROFILE") - text.find("SAFE PROFILE"));
+  EXPECT_EQ(safe_table.find("wg256"), std::string::npos);
+
+  // Aligned columns: each row's FAMILIAR cell starts where the header's does.
+  const auto header_at = text.find("  SAFE PROFILE");
+  const auto column = text.find("FAMILIAR", header_at) - header_at;
+  const auto row_at = text.find('\n', header_at) + 1;
+  EXPECT_EQ(text.substr(row_at + column, 7), "q4f16_0");
+  const auto row2_at = text.find('\n', row_at) + 1;
+  EXPECT_EQ(text.substr(row2_at + column, 7), "q8f32_0");
+}
+
+TEST(RenderText, IncompleteRunIsFlagged) {
+  auto r = sample_report();
+  r.complete = false;
+  EXPECT_NE(render_text(r).find("INCOMPLETE"), std::string::npos);
+  EXPECT_NE(render_html(r).find("Incomplete: the run was interrupted"), std::string::npos);
+}
+
+TEST(RenderMarkdown, TablesPerDevice) {
+  const auto md = render_markdown(sample_report());
+  EXPECT_NE(md.find("## vulkan:0: llvmpipe"), std::string::npos) << md;
+  EXPECT_NE(md.find("| f32/f32/kv-f32/wg256-tile-chunk10240/ctx2048/b1 | q0f32 | unsafe | local memory 41216 \\> 32768 |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| f16.arithmetic | unsupported | conform.f16.add |"), std::string::npos);
+  EXPECT_NE(md.find("| q4_0 | 2048 |"), std::string::npos);
+  EXPECT_NE(md.find("| conform.int8.dot | vulkan:0 | fail |"), std::string::npos);
+  EXPECT_EQ(count_of(md, "| Profile | Familiar | Verdict |"), 2);
+}
+
+TEST(RenderHtml, SelfContainedWithCharts) {
+  const auto html = render_html(sample_report());
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(count_of(html, "</html>"), 1);
+  // No network: no external scripts, stylesheets or images.
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(html.find("src="), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+
+  // Charts: llvmpipe has stress, tok/s and local-memory charts; PoCL (no stress) has two.
+  EXPECT_EQ(count_of(html, "<svg"), 5);
+  EXPECT_EQ(count_of(html, "<svg class=\"chart stress\""), 1);
+  EXPECT_EQ(count_of(html, "class=\"point verified\""), 3);
+  EXPECT_EQ(count_of(html, "class=\"point unverified\""), 2);
+  EXPECT_EQ(count_of(html, "class=\"budget\""), 1);
+  EXPECT_EQ(count_of(html, "<rect class=\"bar tok\""), 4);  // profiles with a tok/s figure
+  EXPECT_EQ(count_of(html, "<rect class=\"bar mem"), 10);   // every profile
+  EXPECT_EQ(count_of(html, "<rect class=\"bar mem over\""), 1);  // 41216 > 32768
+  EXPECT_EQ(count_of(html, "<line class=\"limit\""), 2);
+  EXPECT_NE(html.find("verified 32768"), std::string::npos);
+  EXPECT_NE(html.find("41.5 tok/s"), std::string::npos);
+  // The tok/s bars are proportional: 41.5 is the longest.
+  std::regex width_re("<rect class=\"bar tok\" x=\"[0-9.]+\" y=\"[0-9.]+\" width=\"([0-9.]+)\"");
+  std::vector<double> widths;
+  for (std::sregex_iterator it(html.begin(), html.end(), width_re), end; it != end; ++it) {
+    widths.push_back(std::stod((*it)[1].str()));
+  }
+  ASSERT_EQ(widths.size(), 4u);
+  EXPECT_NEAR(widths[1] / widths[0], 28.0 / 41.5, 0.01);
+  EXPECT_NEAR(widths[2] / widths[0], 12.25 / 41.5, 0.01);
+  EXPECT_NE(html.find("local memory 41216 &gt; 32768"), std::string::npos);
+}
+
+TEST(RenderHtml, EscapesText) {
+  auto r = sample_report();
+  r.devices[0].name = "<script>alert('x')</script>";
+  const auto html = render_html(r);
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;"), std::string::npos);
+}
+
+TEST(RenderJunit, ValidatesAndCounts) {
+  auto dir = test_dir("junit");
+  ASSERT_TRUE(write_rendered(dir / "report.xml", sample_report(), Format::junit).is_ok());
+  auto xml = core::read_text_file(dir / "report.xml");
+  ASSERT_TRUE(xml.is_ok());
+  EXPECT_EQ(xmllint(dir / "report.xml", true), "");
+  // host: 3 doctor rows; llvmpipe: 5 conformance, 5 stress, 7 profiles, 2 profile runs;
+  // PoCL: 5 conformance, 3 profiles, 2 profile runs.
+  EXPECT_EQ(attribute(*xml, "testsuites", "tests"), "32");
+  EXPECT_EQ(attribute(*xml, "testsuites", "failures"), "5");
+  EXPECT_EQ(attribute(*xml, "testsuites", "errors"), "5");
+  EXPECT_EQ(attribute(*xml, "testsuites", "skipped"), "5");
+  EXPECT_EQ(count_of(*xml, "<testsuite "), 3);
+  EXPECT_EQ(count_of(*xml, "<testcase "), 32);
+  EXPECT_EQ(count_of(*xml, "<failure "), 5);
+  EXPECT_EQ(count_of(*xml, "<error "), 5);
+  EXPECT_EQ(count_of(*xml, "<skipped "), 5);
+  EXPECT_NE(xml->find("<failure message=\"local memory 41216 &gt; 32768\" type=\"unsafe\">"),
+            std::string::npos);
+  EXPECT_NE(xml->find("<error message=\"no answer within 30 s\" type=\"timeout\">"), std::string::npos);
+}
+
+TEST(RenderJunit, EscapingKeepsTheFileValid) {
+  auto r = sample_report();
+  r.devices[0].conformance[4].reason = "expected <1 & \"2\"> got 'x'\x01";
+  r.devices[0].name = "a]]>b";
+  auto dir = test_dir("junit_escape");
+  ASSERT_TRUE(write_rendered(dir / "report.xml", r, Format::junit).is_ok());
+  EXPECT_EQ(xmllint(dir / "report.xml", true), "");
+  // A broken file is refused by the same check, so the check can fail.
+  std::ofstream(dir / "broken.xml") << "<testsuites><testsuite name=\"x\"><testcase/></testsuite></testsuites>";
+  EXPECT_NE(xmllint(dir / "broken.xml", true), "");
+}
+
+TEST(RenderFormat, ParseNames) {
+  EXPECT_EQ(parse_format("md"), Format::markdown);
+  EXPECT_EQ(parse_format("junit"), Format::junit);
+  EXPECT_EQ(parse_format("html"), Format::html);
+  EXPECT_FALSE(parse_format("pdf").has_value());
+  EXPECT_EQ(render(sample_report(), Format::json), report_json_text(sample_report()));
+}
+
+TEST(RenderHtml, WritesSampleForInspection) {
+  // Leaves the page where a person (or headless Chromium) can look at it.
+  auto dir = test_dir("html");
+  ASSERT_TRUE(write_rendered(dir / "report.html", sample_report(), Format::html).is_ok());
+  // The page is also well-formed XML (every element closed, all text escaped).
+  EXPECT_EQ(xmllint(dir / "report.html", false), "");
+}
+
+}  // namespace
+}  // namespace gauntlet::reports
