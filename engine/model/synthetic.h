@@ -1,0 +1,22 @@
+#pragma once
+// Synthetic llama models: any shape, deterministic weights from a seed, in any of the five
+// formats. Matrices are uniform with variance 1/n_in (so activations keep unit scale and the
+// logits vary from step to step), norm weights are near 1, and every tensor draws from its own
+// generator, so a tensor's values do not depend on the order in which tensors are written.
+#include <cstdint>
+#include <filesystem>
+
+#include "core/status.h"
+#include "engine/model/gguf_writer.h"
+#include "engine/model/shape.h"
+
+namespace gauntlet::engine::model {
+
+// A writer holding the model's metadata and tensor generators (nothing is generated yet).
+core::Result<GgufWriter> synthetic_writer(const LlamaShape& shape, TensorType format,
+                                          uint64_t seed);
+
+core::Status write_synthetic_model(const LlamaShape& shape, TensorType format, uint64_t seed,
+                                   const std::filesystem::path& path, bool overwrite = false);
+
+}  // namespace gauntlet::engine::model

@@ -1,0 +1,36 @@
+#pragma once
+// Small models shared by the engine tests.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+
+#include "engine/model/gguf.h"
+#include "engine/model/llama.h"
+#include "engine/model/synthetic.h"
+
+namespace gauntlet::engine::test {
+
+inline std::vector<std::byte> synthetic_bytes(const model::LlamaShape& shape,
+                                              model::TensorType format, uint64_t seed = 7) {
+  auto w = model::synthetic_writer(shape, format, seed);
+  EXPECT_TRUE(w.is_ok()) << w.error().describe();
+  auto bytes = w->to_bytes();
+  EXPECT_TRUE(bytes.is_ok()) << bytes.error().describe();
+  return std::move(*bytes);
+}
+
+inline std::filesystem::path temp_path(const std::string& name) {
+  return std::filesystem::temp_directory_path() /
+         ("gauntlet-engine-test-" + std::to_string(::getpid()) + "-" + name);
+}
+
+inline model::LlamaShape micro_shape() {
+  auto s = model::parse_dims("n_embd=32,n_layer=1,n_head=2,n_head_kv=1,n_ff=64,n_vocab=48,context=16");
+  EXPECT_TRUE(s.is_ok());
+  s->name = "micro";
+  return *s;
+}
+
+}  // namespace gauntlet::engine::test
