@@ -1,0 +1,136 @@
+#include "engine/decode.h"
+
+#include <unistd.h>
+
+#include <chrono>
+
+#include "engine/host_decoder.h"
+#include "engine/loader/loader.h"
+#include "engine/model/gguf.h"
+#include "engine/model/synthetic.h"
+
+namespace gauntlet::engine {
+
+namespace {
+
+double since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// A synthetic model in a temporary file, removed once it is mapped (the map keeps it alive).
+core::Result<std::unique_ptr<model::GgufFile>> synthesize(const DecodeRequest& r) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto path = dir / ("gauntlet-synthetic-" + std::to_string(::getpid()) + "-" +
+                           r.shape->name + ".gguf");
+  GAUNTLET_TRY(model::write_synthetic_model(*r.shape, r.format, r.seed, path, true));
+  auto file = model::GgufFile::open(path);
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  return file;
+}
+
+}  // namespace
+
+core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& device) {
+  if (device.info().id.api != core::Api::host) {
+    return core::make_error(core::ErrorKind::unsupported,
+                            "decode on " + device.name() + " comes with the engine part 2",
+                            device.name());
+  }
+  if (r.prompt.empty()) {
+    return core::make_error(core::ErrorKind::invalid_argument, "the prompt needs a token");
+  }
+  DecodeReport rep;
+  rep.device = device.name();
+  rep.prompt = r.prompt;
+  rep.rss_before_bytes = loader::rss_bytes();
+  loader::reset_rss_peak();
+  device.reset_peak();
+
+  std::unique_ptr<model::GgufFile> file;
+  if (r.model_path.empty()) {
+    if (!r.shape) return core::make_error(core::ErrorKind::invalid_argument, "no model given");
+    auto f = synthesize(r);
+    if (!f) return f.error();
+    file = std::move(*f);
+  } else {
+    auto f = model::GgufFile::open(r.model_path);
+    if (!f) return f.error();
+    file = std::move(*f);
+  }
+
+  auto t0 = std::chrono::steady_clock::now();
+  auto loaded = loader::load_to_device(*file, device, {r.chunk_bytes});
+  if (!loaded) return loaded.error();
+  rep.load_seconds = since(t0);
+  rep.shape = loaded->shape;
+  rep.format = loaded->format;
+
+  const uint64_t needed = r.prompt.size() + r.n_tokens;
+  rep.context = r.context != 0 ? r.context
+                               : static_cast<uint32_t>(std::min<uint64_t>(needed, rep.shape.context));
+  if (needed > rep.context) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            std::to_string(r.prompt.size()) + " prompt tokens and " +
+                                std::to_string(r.n_tokens) + " new ones need " +
+                                std::to_string(needed) + " positions, over the context of " +
+                                std::to_string(rep.context));
+  }
+  reference::DecodeOptions options{r.threads, r.kv, rep.context};
+  auto decoder = HostDeviceDecoder::create(device, *loaded, options);
+  if (!decoder) return decoder.error();
+
+  // Time the prompt and the generated tokens apart: tok/s counts generated tokens only.
+  auto start = std::chrono::steady_clock::now();
+  auto gen_start = start;
+  const size_t prompt_steps = r.prompt.size();
+  auto on_step = [&](uint32_t step, int32_t token, std::span<const float> logits) {
+    if (step + 1 == prompt_steps) {
+      rep.prompt_seconds = since(start);
+      gen_start = std::chrono::steady_clock::now();
+    }
+    if (r.on_step) r.on_step(step, token, logits);
+  };
+  auto generated = reference::greedy_decode(
+      [&](int32_t token) { return (*decoder)->step(token); }, r.prompt, r.n_tokens, on_step);
+  if (!generated) return generated.error();
+  rep.generate_seconds = since(gen_start);
+  rep.generated = std::move(*generated);
+  // The last generated token is not fed back, so n tokens cost n - 1 steps after the prompt.
+  const double steps = r.n_tokens > 1 ? r.n_tokens - 1 : 0;
+  rep.tokens_per_second = rep.generate_seconds > 0 ? steps / rep.generate_seconds : 0;
+  rep.device_peak_bytes = device.peak_bytes();
+  rep.rss_peak_bytes = loader::rss_peak_bytes();
+  rep.plan = planner::plan_memory(rep.shape, {rep.format, rep.context, 1, r.kv, r.chunk_bytes});
+  return rep;
+}
+
+core::OrderedJson DecodeReport::to_json() const {
+  core::OrderedJson j;
+  j["model"] = {{"name", shape.name},       {"format", model::to_string(format)},
+                {"n_embd", shape.n_embd},   {"n_layer", shape.n_layer},
+                {"n_head", shape.n_head},   {"n_head_kv", shape.n_head_kv},
+                {"n_ff", shape.n_ff},       {"n_vocab", shape.n_vocab},
+                {"context", shape.context}};
+  j["device"] = device;
+  j["context"] = context;
+  j["prompt"] = prompt;
+  j["tokens"] = generated;
+  j["tokens_per_second"] = tokens_per_second;
+  j["seconds"] = {{"load", load_seconds}, {"prompt", prompt_seconds},
+                  {"generate", generate_seconds}};
+  j["memory"] = {{"device_peak_bytes", device_peak_bytes},
+                 {"process_peak_rss_bytes", rss_peak_bytes},
+                 {"process_rss_before_bytes", rss_before_bytes},
+                 {"planned",
+                  {{"weights", plan.weights},
+                   {"kv_cache", plan.kv_cache},
+                   {"activations", plan.activations},
+                   {"staging", plan.staging},
+                   {"steady_state", plan.steady_state},
+                   {"load_peak", plan.load_peak},
+                   {"peak", plan.peak}}}};
+  return j;
+}
+
+}  // namespace gauntlet::engine

@@ -1,0 +1,55 @@
+#pragma once
+// One call that the CLI and the harness share: open (or synthesize) a model, load it onto the
+// device in bounded chunks, decode greedily, and report tokens, speed and memory against the plan.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/device.h"
+#include "core/json.h"
+#include "core/status.h"
+#include "engine/model/shape.h"
+#include "engine/planner/planner.h"
+#include "engine/reference/decoder.h"
+
+namespace gauntlet::engine {
+
+struct DecodeRequest {
+  std::filesystem::path model_path;          // a GGUF file, or empty with `shape` set
+  std::optional<model::LlamaShape> shape;    // a synthetic model of this shape
+  model::TensorType format = model::TensorType::q8_0;  // for the synthetic model
+  uint64_t seed = 1;
+  std::vector<int32_t> prompt = {1};
+  uint32_t n_tokens = 32;
+  unsigned threads = 0;
+  planner::KvPrecision kv = planner::KvPrecision::f32;
+  uint32_t context = 0;  // 0: prompt + n_tokens (at most the model's context)
+  uint64_t chunk_bytes = 16ull << 20;
+  reference::StepCallback on_step;
+};
+
+struct DecodeReport {
+  model::LlamaShape shape;
+  model::TensorType format = model::TensorType::f32;
+  std::string device;
+  uint32_t context = 0;
+  std::vector<int32_t> prompt;
+  std::vector<int32_t> generated;
+  double load_seconds = 0;
+  double prompt_seconds = 0;
+  double generate_seconds = 0;
+  double tokens_per_second = 0;  // generated tokens after the prompt
+  uint64_t device_peak_bytes = 0;
+  uint64_t rss_peak_bytes = 0;   // process high-water mark, from the start of the call
+  uint64_t rss_before_bytes = 0;
+  planner::MemoryPlan plan;
+  core::OrderedJson to_json() const;
+};
+
+// `device` is where the model runs; part 1 decodes on the host backend only.
+core::Result<DecodeReport> run_decode(const DecodeRequest& request, backends::Device& device);
+
+}  // namespace gauntlet::engine

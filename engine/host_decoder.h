@@ -1,0 +1,44 @@
+#pragma once
+// Decoding on the host backend's Device: the weights are the device buffers the loader filled,
+// the KV cache and the activations are device buffers too (so the device's accounting sees the
+// whole steady state), and each step is one dispatch of a host kernel that runs the reference
+// forward pass over those buffers.
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "backends/device.h"
+#include "engine/loader/loader.h"
+#include "engine/reference/decoder.h"
+
+namespace gauntlet::engine {
+
+class HostDeviceDecoder {
+ public:
+  // `device` must be the host backend; `model` must have been loaded onto it and outlive this.
+  static core::Result<std::unique_ptr<HostDeviceDecoder>> create(
+      backends::Device& device, const loader::DeviceModel& model,
+      const reference::DecodeOptions& options);
+
+  core::Result<std::span<const float>> step(int32_t token);
+  uint32_t position() const { return pos_; }
+  uint32_t context() const { return context_; }
+
+  HostDeviceDecoder(backends::Device& device, const loader::DeviceModel& model,
+                    const reference::DecodeOptions& options, uint32_t context);
+
+ private:
+  core::Status run(const backends::HostInvocation& call);
+
+  backends::Device& device_;
+  const loader::DeviceModel& model_;
+  reference::KvPrecision kv_;
+  uint32_t context_;
+  reference::ThreadPool pool_;
+  std::unique_ptr<backends::Buffer> activations_, k_cache_, v_cache_;
+  std::unique_ptr<backends::Kernel> kernel_;
+  std::vector<float> logits_;
+  uint32_t pos_ = 0;
+};
+
+}  // namespace gauntlet::engine

@@ -1,0 +1,106 @@
+#include "engine/loader/loader.h"
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace gauntlet::engine::loader {
+
+namespace {
+
+constexpr uint64_t kMapSlice = 1ull << 20;
+
+uint64_t status_field_kib(const std::string& field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(field + ":", 0) == 0) {
+      std::istringstream fields(line.substr(field.size() + 1));
+      uint64_t kib = 0;
+      fields >> kib;
+      return kib;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+uint64_t rss_bytes() { return status_field_kib("VmRSS") * 1024; }
+uint64_t rss_peak_bytes() { return status_field_kib("VmHWM") * 1024; }
+
+bool reset_rss_peak() {
+  std::ofstream out("/proc/self/clear_refs");
+  out << "5";
+  out.flush();
+  return static_cast<bool>(out);
+}
+
+uint64_t DeviceModel::weight_bytes() const {
+  uint64_t total = 0;
+  for (const auto& t : tensors) total += t.info.bytes;
+  return total;
+}
+
+core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::Device& device,
+                                         const LoadOptions& options, LoadStats* stats) {
+  const auto start = std::chrono::steady_clock::now();
+  if (options.chunk_bytes == 0) {
+    return core::make_error(core::ErrorKind::invalid_argument, "the load chunk must be > 0 bytes");
+  }
+  // Binding checks every shape without touching the weight bytes.
+  auto checked = model::load_llama(file.info(), file.bytes());
+  if (!checked) return checked.error();
+
+  DeviceModel m;
+  m.shape = checked->shape;
+  m.format = checked->format;
+  m.layout.version = file.info().version;
+  m.layout.alignment = file.info().alignment;
+  m.layout.metadata = {};
+  std::set<std::string> wanted;
+  for (const auto& t : model::llama_tensors(m.shape, model::TensorType::f32)) wanted.insert(t.name);
+
+  uint64_t largest = 0;
+  for (const auto& t : file.info().tensors) {
+    if (wanted.count(t.name)) largest = std::max(largest, t.bytes);
+  }
+  std::vector<std::byte> staging(std::min(options.chunk_bytes, largest));
+  LoadStats local;
+  local.staging_bytes = staging.size();
+
+  for (const auto& t : file.info().tensors) {
+    if (!wanted.count(t.name)) continue;
+    auto buffer = device.allocate(t.bytes);
+    if (!buffer) {
+      core::Error e = buffer.error();
+      e.message = "loading tensor '" + t.name + "' (" + std::to_string(t.bytes) +
+                  " bytes): " + e.message;
+      return e;
+    }
+    const uint64_t base = file.info().data_offset + t.offset;
+    for (uint64_t done = 0; done < t.bytes;) {
+      const uint64_t n = std::min<uint64_t>(staging.size(), t.bytes - done);
+      // Copy and drop the mapped pages a slice at a time, so that at most one slice of the
+      // map is resident beside the staging chunk.
+      for (uint64_t s = 0; s < n; s += kMapSlice) {
+        const uint64_t len = std::min(kMapSlice, n - s);
+        std::memcpy(staging.data() + s, file.bytes().data() + base + done + s, len);
+        file.map().release(base + done + s, len);
+      }
+      GAUNTLET_TRY(device.upload(**buffer, std::span<const std::byte>(staging.data(), n), done));
+      done += n;
+      local.bytes += n;
+      ++local.chunks;
+    }
+    m.layout.tensors.push_back(t);
+    m.tensors.push_back({t, std::move(*buffer)});
+  }
+  local.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (stats != nullptr) *stats = local;
+  return m;
+}
+
+}  // namespace gauntlet::engine::loader

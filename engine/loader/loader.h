@@ -1,0 +1,54 @@
+#pragma once
+// Bounded loading: the weights go from the memory-mapped GGUF file to a backends::Device one
+// chunk at a time through one reusable staging vector, and the mapped pages are dropped from
+// the resident set as soon as they are copied, so host memory peaks at steady state plus one
+// chunk, never at two copies of the model.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/device.h"
+#include "core/status.h"
+#include "engine/model/gguf.h"
+#include "engine/model/llama.h"
+#include "engine/planner/planner.h"
+
+namespace gauntlet::engine::loader {
+
+struct LoadOptions {
+  uint64_t chunk_bytes = 16ull << 20;
+};
+
+struct DeviceTensor {
+  model::TensorInfo info;
+  std::unique_ptr<backends::Buffer> buffer;
+};
+
+// A llama model whose weights live on one device, one buffer per tensor.
+struct DeviceModel {
+  model::LlamaShape shape;
+  model::TensorType format = model::TensorType::f32;
+  model::GgufInfo layout;  // the tensors below, in the same order (offsets as in the file)
+  std::vector<DeviceTensor> tensors;
+  uint64_t weight_bytes() const;
+};
+
+struct LoadStats {
+  uint64_t bytes = 0;
+  uint64_t chunks = 0;
+  uint64_t staging_bytes = 0;  // the staging vector's size
+  double seconds = 0;
+};
+
+// Validates the model, then uploads every tensor the llama architecture uses.
+core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::Device& device,
+                                         const LoadOptions& options, LoadStats* stats = nullptr);
+
+// Process memory: resident now and its high-water mark (VmRSS / VmHWM), and a reset of the mark
+// (writes 5 to /proc/self/clear_refs; false if the kernel refuses).
+uint64_t rss_bytes();
+uint64_t rss_peak_bytes();
+bool reset_rss_peak();
+
+}  // namespace gauntlet::engine::loader

@@ -1,0 +1,134 @@
+#include "engine/planner/planner.h"
+
+#include <algorithm>
+
+namespace gauntlet::engine::planner {
+
+const char* to_string(KvPrecision precision) {
+  return precision == KvPrecision::f16 ? "f16" : "f32";
+}
+
+uint32_t kv_element_bytes(KvPrecision precision) { return precision == KvPrecision::f16 ? 2 : 4; }
+
+uint64_t weight_bytes(const LlamaShape& shape, TensorType format) {
+  uint64_t total = 0;
+  for (const auto& t : model::llama_tensors(shape, format)) total += t.bytes();
+  return total;
+}
+
+uint64_t largest_tensor_bytes(const LlamaShape& shape, TensorType format) {
+  uint64_t largest = 0;
+  for (const auto& t : model::llama_tensors(shape, format)) largest = std::max(largest, t.bytes());
+  return largest;
+}
+
+uint64_t kv_cache_bytes(const LlamaShape& shape, uint32_t context, uint32_t batch,
+                        KvPrecision precision) {
+  return 2ull * shape.n_layer * shape.n_head_kv * shape.head_dim() * context * batch *
+         kv_element_bytes(precision);
+}
+
+ActivationLayout activation_layout(const LlamaShape& shape, uint32_t context) {
+  ActivationLayout l{};
+  uint64_t at = 0;
+  auto take = [&at](uint64_t n) {
+    const uint64_t start = at;
+    at += (n + 15) / 16 * 16;  // 64-byte aligned vectors
+    return start;
+  };
+  l.x = take(shape.n_embd);
+  l.xb = take(shape.n_embd);
+  l.xb2 = take(shape.n_embd);
+  l.q = take(shape.n_embd);
+  l.k = take(shape.n_embd_kv());
+  l.v = take(shape.n_embd_kv());
+  l.att = take(static_cast<uint64_t>(shape.n_head) * context);
+  l.hb = take(shape.n_ff);
+  l.hb2 = take(shape.n_ff);
+  l.logits = take(shape.n_vocab);
+  l.total = at;
+  return l;
+}
+
+uint64_t activation_bytes(const LlamaShape& shape, uint32_t context, uint32_t batch) {
+  return activation_layout(shape, context).total * sizeof(float) * batch;
+}
+
+uint64_t staging_bytes(const LlamaShape& shape, TensorType format, uint64_t chunk_bytes) {
+  return std::min(chunk_bytes, largest_tensor_bytes(shape, format));
+}
+
+MemoryPlan plan_memory(const LlamaShape& shape, const PlanOptions& o) {
+  const uint32_t context = o.context == 0 ? shape.context : o.context;
+  MemoryPlan p;
+  p.weights = weight_bytes(shape, o.format);
+  p.kv_cache = kv_cache_bytes(shape, context, o.batch, o.kv);
+  p.activations = activation_bytes(shape, context, o.batch);
+  p.staging = staging_bytes(shape, o.format, o.chunk_bytes);
+  p.steady_state = p.weights + p.kv_cache + p.activations;
+  p.load_peak = p.weights + p.staging;
+  p.peak = std::max(p.steady_state, p.load_peak);
+  return p;
+}
+
+uint32_t activation_element_bytes(ActivationType type) {
+  return type == ActivationType::f16 ? 2 : 4;
+}
+
+std::string KernelVariant::name() const {
+  std::string n = op == KernelOp::matvec ? "matvec" : op == KernelOp::attention ? "attention"
+                                                                                : "rmsnorm";
+  n += ".wg" + std::to_string(workgroup);
+  if (op == KernelOp::attention) {
+    n += score_tile == 0 ? ".sall" : ".s" + std::to_string(score_tile);
+  } else {
+    n += activation_tile == kWholeVector ? ".whole" : ".t" + std::to_string(activation_tile);
+  }
+  n += activation_type == ActivationType::f16 ? ".f16" : ".f32";
+  return n;
+}
+
+uint64_t activation_tile_bytes(const KernelVariant& v, uint64_t n_in) {
+  const uint64_t elements =
+      v.activation_tile == kWholeVector ? n_in : std::min<uint64_t>(v.activation_tile, n_in);
+  return elements * activation_element_bytes(v.activation_type);
+}
+
+uint64_t score_tile_bytes(const KernelVariant& v, uint32_t context) {
+  const uint64_t n = v.score_tile == 0 ? context : std::min(v.score_tile, context);
+  return n * sizeof(float);
+}
+
+uint64_t reduction_scratch_bytes(const KernelVariant& v) {
+  return v.local_reduction ? static_cast<uint64_t>(v.workgroup) * sizeof(float) : 0;
+}
+
+uint64_t local_mem_bytes(const KernelVariant& v, const KernelDims& d) {
+  switch (v.op) {
+    case KernelOp::matvec:
+      return activation_tile_bytes(v, d.n_in) + reduction_scratch_bytes(v);
+    case KernelOp::attention:
+      // The query head's vector, the score tile, and the reduction scratch.
+      return activation_tile_bytes(v, d.head_dim) + score_tile_bytes(v, d.context) +
+             reduction_scratch_bytes(v);
+    case KernelOp::rmsnorm:
+      return reduction_scratch_bytes(v);
+  }
+  return 0;
+}
+
+uint64_t widest_matvec_input(const LlamaShape& shape) {
+  return std::max<uint64_t>(shape.n_embd, shape.n_ff);
+}
+
+uint64_t decode_local_mem_bytes(const KernelVariant& matvec, const KernelVariant& attention,
+                                const LlamaShape& shape, uint32_t context) {
+  KernelVariant norm = matvec;
+  norm.op = KernelOp::rmsnorm;
+  const uint64_t mv = local_mem_bytes(matvec, {widest_matvec_input(shape), 0, 0});
+  const uint64_t at = local_mem_bytes(attention, {0, shape.head_dim(), context});
+  const uint64_t rn = local_mem_bytes(norm, {shape.n_embd, 0, 0});
+  return std::max({mv, at, rn});
+}
+
+}  // namespace gauntlet::engine::planner

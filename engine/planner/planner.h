@@ -1,0 +1,104 @@
+#pragma once
+// The memory planner: one function per quantity, used by the code that allocates (the reference
+// decode, the loader, the device kernels of part 2) and by the harness that plans profiles, so
+// that a prediction and the allocation it predicts cannot drift apart.
+#include <cstdint>
+#include <string>
+
+#include "engine/model/shape.h"
+#include "engine/model/tensor_type.h"
+
+namespace gauntlet::engine::planner {
+
+using model::LlamaShape;
+using model::TensorType;
+
+enum class KvPrecision { f32, f16 };
+const char* to_string(KvPrecision precision);
+uint32_t kv_element_bytes(KvPrecision precision);
+
+// --- global memory -------------------------------------------------------------------------
+
+// Bytes of all weights when the matrices are in `format` (norms stay f32).
+uint64_t weight_bytes(const LlamaShape& shape, TensorType format);
+// The largest single tensor (bounds one allocation and the loader's staging buffer).
+uint64_t largest_tensor_bytes(const LlamaShape& shape, TensorType format);
+// 2 (K and V) * n_layer * n_head_kv * head_dim * context * batch * bytes per element.
+uint64_t kv_cache_bytes(const LlamaShape& shape, uint32_t context, uint32_t batch,
+                        KvPrecision precision);
+
+// Offsets (in floats) of the f32 activation vectors of one sequence's decode step.
+struct ActivationLayout {
+  uint64_t x, xb, xb2, q, k, v, att, hb, hb2, logits;
+  uint64_t total;  // floats
+};
+ActivationLayout activation_layout(const LlamaShape& shape, uint32_t context);
+// Activations and scratch for `batch` sequences: activation_layout(...).total * 4 * batch.
+uint64_t activation_bytes(const LlamaShape& shape, uint32_t context, uint32_t batch);
+
+// The loader stages one chunk at a time: min(chunk, largest tensor) bytes.
+uint64_t staging_bytes(const LlamaShape& shape, TensorType format, uint64_t chunk_bytes);
+
+struct PlanOptions {
+  TensorType format = TensorType::f32;
+  uint32_t context = 0;  // 0: the model's context
+  uint32_t batch = 1;
+  KvPrecision kv = KvPrecision::f32;
+  uint64_t chunk_bytes = 16ull << 20;
+};
+
+struct MemoryPlan {
+  uint64_t weights = 0;
+  uint64_t kv_cache = 0;
+  uint64_t activations = 0;
+  uint64_t staging = 0;
+  uint64_t steady_state = 0;  // weights + KV cache + activations: device memory while decoding
+  uint64_t load_peak = 0;     // weights + staging: host memory at the end of the load
+  uint64_t peak = 0;          // the larger of the two (staging is freed before decoding)
+};
+MemoryPlan plan_memory(const LlamaShape& shape, const PlanOptions& options);
+
+// --- local memory per kernel variant ---------------------------------------------------------
+
+enum class KernelOp { matvec, attention, rmsnorm };
+enum class ActivationType { f32, f16 };
+uint32_t activation_element_bytes(ActivationType type);
+
+inline constexpr uint32_t kWholeVector = 0;
+
+// What part 2's kernels take as defines / specialization constants.
+struct KernelVariant {
+  KernelOp op = KernelOp::matvec;
+  uint32_t workgroup = 64;
+  // Activation elements held in local memory: kWholeVector for all of them, else a chunk.
+  uint32_t activation_tile = kWholeVector;
+  ActivationType activation_type = ActivationType::f32;
+  // Attention: scores held in local memory per pass (0: the whole context).
+  uint32_t score_tile = 0;
+  // A workgroup-wide reduction through local memory (workgroup floats).
+  bool local_reduction = true;
+
+  std::string name() const;  // e.g. "matvec.wg64.whole.f32", "attention.wg64.s256.f32"
+};
+
+struct KernelDims {
+  uint64_t n_in = 0;      // matvec input width / rmsnorm width
+  uint32_t head_dim = 0;  // attention
+  uint32_t context = 0;   // attention: positions attended
+};
+
+// The activation tile: n_in (whole) or min(tile, n_in) elements times the element size.
+uint64_t activation_tile_bytes(const KernelVariant& variant, uint64_t n_in);
+// Attention scores: min(score_tile, context) (or context) floats.
+uint64_t score_tile_bytes(const KernelVariant& variant, uint32_t context);
+uint64_t reduction_scratch_bytes(const KernelVariant& variant);
+// All local memory one dispatch of the variant needs.
+uint64_t local_mem_bytes(const KernelVariant& variant, const KernelDims& dims);
+
+// The widest matvec input of a model (max(n_embd, n_ff)) and the most local memory the decode
+// step needs with these variants, over all its kernels.
+uint64_t widest_matvec_input(const LlamaShape& shape);
+uint64_t decode_local_mem_bytes(const KernelVariant& matvec, const KernelVariant& attention,
+                                const LlamaShape& shape, uint32_t context);
+
+}  // namespace gauntlet::engine::planner
