@@ -49,3 +49,24 @@ function(gauntlet_add_kernels target)
   target_sources(${target} PRIVATE ${headers})
   target_include_directories(${target} PUBLIC "${GAUNTLET_KERNEL_OUT}")
 endfunction()
+
+# gauntlet_embed_text(<target> <suffix> file ...): embeds text files (presets, schemas) as
+# gauntlet::kernels::<stem>_<suffix>, a string_view, from the header <stem>_<suffix>.h.
+function(gauntlet_embed_text target suffix)
+  set(headers)
+  foreach(src IN LISTS ARGN)
+    get_filename_component(abs "${src}" ABSOLUTE)
+    get_filename_component(stem "${src}" NAME_WE)
+    string(MAKE_C_IDENTIFIER "${stem}" stem)
+    set(out "${GAUNTLET_KERNEL_OUT}/kernels/${stem}_${suffix}.h")
+    add_custom_command(
+      OUTPUT "${out}"
+      COMMAND ${CMAKE_COMMAND} -DMODE=text -DINPUT=${abs} -DOUTPUT=${out} -DSYMBOL=${stem}_${suffix}
+              -P "${GAUNTLET_EMBED_SCRIPT}"
+      DEPENDS "${abs}" "${GAUNTLET_EMBED_SCRIPT}"
+      COMMENT "Embedding ${stem}")
+    list(APPEND headers "${out}")
+  endforeach()
+  target_sources(${target} PRIVATE ${headers})
+  target_include_directories(${target} PUBLIC "${GAUNTLET_KERNEL_OUT}")
+endfunction()

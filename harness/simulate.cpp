@@ -1,0 +1,127 @@
+#include "harness/simulate.h"
+
+#include <algorithm>
+
+#include "kernels/arc_16g_preset.h"
+#include "kernels/m2_32k_local_preset.h"
+#include "kernels/mali_3g_no_bf16_preset.h"
+
+namespace gauntlet::harness {
+
+namespace {
+
+struct Preset {
+  const char* name;
+  std::string_view text;
+};
+
+const Preset kPresets[] = {
+    {"m2-32k-local", kernels::m2_32k_local_preset},
+    {"mali-3g-no-bf16", kernels::mali_3g_no_bf16_preset},
+    {"arc-16g", kernels::arc_16g_preset},
+};
+
+const char* kFeatureNames[] = {"fp16_storage", "fp16_arithmetic", "bf16", "fp64",
+                               "int8_storage", "int8_arithmetic", "integer_dot_product",
+                               "atomic64", "cooperative_matrix", "subgroups"};
+
+core::Result<SimulateClamps> parse_clamps(const core::Json& j, const std::string& source) {
+  auto bad = [&](const std::string& what) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "simulate file " + source + ": " + what);
+  };
+  if (!j.is_object()) return bad("expected a JSON object");
+  SimulateClamps clamps;
+  clamps.name = j.value("name", source);
+  clamps.description = j.value("description", "");
+  for (const auto& [key, value] : j.items()) {
+    if (key == "name" || key == "description") continue;
+    if (key == "local_mem_size" || key == "global_mem_size" || key == "max_mem_alloc_size") {
+      if (!value.is_number_unsigned() || value.get<uint64_t>() == 0) {
+        return bad("'" + key + "' must be a positive integer of bytes");
+      }
+      uint64_t bytes = value.get<uint64_t>();
+      if (key == "local_mem_size") clamps.local_mem_size = bytes;
+      if (key == "global_mem_size") clamps.global_mem_size = bytes;
+      if (key == "max_mem_alloc_size") clamps.max_mem_alloc_size = bytes;
+    } else if (key == "features_off") {
+      if (!value.is_array()) return bad("'features_off' must be a list of feature names");
+      for (const auto& f : value) {
+        auto name = f.is_string() ? f.get<std::string>() : std::string();
+        if (std::find(std::begin(kFeatureNames), std::end(kFeatureNames), name) ==
+            std::end(kFeatureNames)) {
+          return bad("unknown feature '" + name + "' in 'features_off'");
+        }
+        clamps.features_off.push_back(name);
+      }
+    } else {
+      return bad("unknown key '" + key + "'");
+    }
+  }
+  return clamps;
+}
+
+}  // namespace
+
+core::Json SimulateClamps::to_json() const {
+  core::Json j{{"name", name}, {"description", description}, {"features_off", features_off}};
+  if (local_mem_size) j["local_mem_size"] = *local_mem_size;
+  if (global_mem_size) j["global_mem_size"] = *global_mem_size;
+  if (max_mem_alloc_size) j["max_mem_alloc_size"] = *max_mem_alloc_size;
+  return j;
+}
+
+std::vector<std::string> simulate_preset_names() {
+  std::vector<std::string> names;
+  for (const auto& p : kPresets) names.emplace_back(p.name);
+  return names;
+}
+
+core::Result<SimulateClamps> load_simulate(const std::string& file_or_preset) {
+  for (const auto& p : kPresets) {
+    if (file_or_preset == p.name) {
+      return parse_clamps(core::Json::parse(p.text), p.name);
+    }
+  }
+  auto json = core::read_json_file(file_or_preset);
+  if (!json) {
+    std::string presets;
+    for (const auto& n : simulate_preset_names()) presets += (presets.empty() ? "" : ", ") + n;
+    auto error = json.error();
+    error.message += " (--simulate takes a file or a preset: " + presets + ")";
+    return error;
+  }
+  return parse_clamps(*json, file_or_preset);
+}
+
+core::DeviceInfo apply_clamps(const core::DeviceInfo& info, const SimulateClamps& clamps) {
+  core::DeviceInfo out = info;
+  if (clamps.local_mem_size) out.local_mem_size = std::min(out.local_mem_size, *clamps.local_mem_size);
+  if (clamps.global_mem_size) {
+    out.global_mem_size = std::min(out.global_mem_size, *clamps.global_mem_size);
+  }
+  if (clamps.max_mem_alloc_size) {
+    out.max_mem_alloc_size = std::min(out.max_mem_alloc_size, *clamps.max_mem_alloc_size);
+  }
+  core::Json features = out.features;
+  for (const auto& f : clamps.features_off) features[f] = false;
+  out.features = features.get<core::Features>();
+  return out;
+}
+
+uint64_t clamp_local_memory(uint64_t verified, const SimulateClamps& clamps) {
+  return clamps.local_mem_size ? std::min(verified, *clamps.local_mem_size) : verified;
+}
+
+uint64_t clamp_memory_budget(uint64_t budget, const SimulateClamps& clamps) {
+  uint64_t out = budget;
+  if (clamps.global_mem_size) out = std::min(out, *clamps.global_mem_size);
+  return out;
+}
+
+bool feature_disabled(const SimulateClamps& clamps, const std::string& feature) {
+  return std::find(clamps.features_off.begin(), clamps.features_off.end(), feature) !=
+         clamps.features_off.end();
+}
+
+}  // namespace gauntlet::harness

@@ -1,0 +1,70 @@
+#include "harness/journal.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+namespace gauntlet::harness {
+namespace {
+
+class JournalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("gauntlet_journal_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+    path_ = dir_ / "report.json.journal";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_, path_;
+};
+
+TEST_F(JournalTest, EntriesSurviveAndResumeReadsThem) {
+  {
+    auto journal = Journal::open(path_, false);
+    ASSERT_TRUE(journal.is_ok());
+    ASSERT_TRUE(journal->append("conform:opencl:0", {{"rows", 3}}).is_ok());
+    ASSERT_TRUE(journal->append("stress:opencl:0", {{"budget", 1024}}).is_ok());
+  }
+  auto resumed = Journal::open(path_, true);
+  ASSERT_TRUE(resumed.is_ok());
+  EXPECT_EQ(resumed->size(), 2u);
+  ASSERT_NE(resumed->find("stress:opencl:0"), nullptr);
+  EXPECT_EQ((*resumed->find("stress:opencl:0"))["budget"], 1024);
+  EXPECT_EQ(resumed->find("profile:x"), nullptr);
+}
+
+TEST_F(JournalTest, AnExistingJournalIsNotOverwrittenWithoutResume) {
+  ASSERT_TRUE(Journal::open(path_, false)->append("a", 1).is_ok());
+  auto again = Journal::open(path_, false);
+  ASSERT_FALSE(again.is_ok());
+  EXPECT_NE(again.error().message.find("--resume"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(path_));
+}
+
+TEST_F(JournalTest, ATornLastLineIsDroppedOnResume) {
+  ASSERT_TRUE(Journal::open(path_, false)->append("a", 1).is_ok());
+  std::ofstream(path_, std::ios::app) << "{\"unit\": \"b\", \"payl";
+  auto resumed = Journal::open(path_, true);
+  ASSERT_TRUE(resumed.is_ok()) << resumed.error().describe();
+  EXPECT_EQ(resumed->size(), 1u);
+  EXPECT_NE(resumed->find("a"), nullptr);
+}
+
+TEST_F(JournalTest, DamageInTheMiddleIsAnError) {
+  std::ofstream(path_) << "garbage\n{\"unit\": \"a\", \"payload\": 1}\n";
+  auto resumed = Journal::open(path_, true);
+  ASSERT_FALSE(resumed.is_ok());
+  EXPECT_NE(resumed.error().message.find("line 1"), std::string::npos);
+}
+
+TEST_F(JournalTest, ResumeWithoutAJournalIsAnError) {
+  auto resumed = Journal::open(path_, true);
+  ASSERT_FALSE(resumed.is_ok());
+  EXPECT_EQ(resumed.error().kind, core::ErrorKind::not_found);
+}
+
+}  // namespace
+}  // namespace gauntlet::harness

@@ -1,0 +1,69 @@
+#include "harness/simulate.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+namespace gauntlet::harness {
+namespace {
+
+core::DeviceInfo big_device() {
+  core::DeviceInfo d;
+  d.id = {core::Api::vulkan, 0};
+  d.local_mem_size = 65536;
+  d.global_mem_size = 24ull << 30;
+  d.max_mem_alloc_size = 8ull << 30;
+  d.features.bf16 = true;
+  d.features.fp16_arithmetic = true;
+  return d;
+}
+
+TEST(Simulate, PresetsLoadAndClamp) {
+  auto names = simulate_preset_names();
+  ASSERT_EQ(names.size(), 3u);
+  auto m2 = load_simulate("m2-32k-local");
+  ASSERT_TRUE(m2.is_ok()) << m2.error().describe();
+  auto clamped = apply_clamps(big_device(), *m2);
+  EXPECT_EQ(clamped.local_mem_size, 32768u);
+  EXPECT_EQ(clamped.global_mem_size, 24ull << 30);
+  EXPECT_EQ(clamp_local_memory(65536, *m2), 32768u);
+  EXPECT_EQ(clamp_local_memory(16384, *m2), 16384u);
+
+  auto mali = load_simulate("mali-3g-no-bf16");
+  ASSERT_TRUE(mali.is_ok());
+  auto small = apply_clamps(big_device(), *mali);
+  EXPECT_EQ(small.global_mem_size, 3ull << 30);
+  EXPECT_FALSE(small.features.bf16);
+  EXPECT_TRUE(small.features.fp16_arithmetic);
+  EXPECT_TRUE(feature_disabled(*mali, "bf16"));
+  EXPECT_EQ(clamp_memory_budget(20ull << 30, *mali), 3ull << 30);
+
+  auto arc = load_simulate("arc-16g");
+  ASSERT_TRUE(arc.is_ok());
+  EXPECT_EQ(apply_clamps(big_device(), *arc).global_mem_size, 16ull << 30);
+}
+
+TEST(Simulate, BadFilesAreNamedErrors) {
+  auto path = std::filesystem::temp_directory_path() / ("sim_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << R"({"local_mem_size": -5})";
+  auto negative = load_simulate(path.string());
+  ASSERT_FALSE(negative.is_ok());
+  EXPECT_NE(negative.error().message.find("local_mem_size"), std::string::npos);
+
+  std::ofstream(path) << R"({"features_off": ["warp_drive"]})";
+  auto unknown = load_simulate(path.string());
+  ASSERT_FALSE(unknown.is_ok());
+  EXPECT_NE(unknown.error().message.find("warp_drive"), std::string::npos);
+
+  std::ofstream(path) << R"({"local_mem_size": 1)";
+  EXPECT_FALSE(load_simulate(path.string()).is_ok());
+  std::filesystem::remove(path);
+
+  auto missing = load_simulate("no-such-preset");
+  ASSERT_FALSE(missing.is_ok());
+  EXPECT_NE(missing.error().message.find("m2-32k-local"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gauntlet::harness
