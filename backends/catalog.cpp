@@ -14,7 +14,7 @@
 namespace gauntlet::backends {
 
 std::vector<core::Api> compiled_apis() {
-  std::vector<core::Api> apis{core::Api::host};
+  std::vector<core::Api> apis;
 #ifdef GAUNTLET_WITH_OPENCL
   apis.push_back(core::Api::opencl);
 #endif
@@ -24,6 +24,7 @@ std::vector<core::Api> compiled_apis() {
 #ifdef GAUNTLET_WITH_DRM
   apis.push_back(core::Api::drm);
 #endif
+  apis.push_back(core::Api::host);
   return apis;
 }
 
