@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/vulkan/vk_common.h"
 #include "tests/backends/vulkan_fixture.h"
 
 namespace gauntlet::testing {
@@ -164,6 +165,21 @@ TEST_F(VulkanTest, EnumerateNamesTheDeviceType) {
       EXPECT_EQ(info.device_type, "cpu");
     }
   }
+}
+
+// The messenger the fixture relies on really records: a message injected through
+// VK_EXT_debug_utils lands in validation_messages().
+TEST_F(VulkanTest, ValidationMessengerRecordsMessages) {
+  auto bundle = backends::vulkan::create_instance(true);
+  ASSERT_TRUE(bundle->validation);
+  vk::DebugUtilsMessengerCallbackDataEXT data({}, "gauntlet-self-check", 0, "injected message");
+  bundle->instance.submitDebugUtilsMessageEXT(vk::DebugUtilsMessageSeverityFlagBitsEXT::eError,
+                                              vk::DebugUtilsMessageTypeFlagBitsEXT::eValidation,
+                                              data);
+  auto messages = backends::vulkan::validation_messages();
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_EQ(messages[0], "ERROR gauntlet-self-check: injected message");
+  backends::vulkan::clear_validation_messages();
 }
 
 }  // namespace
