@@ -31,9 +31,9 @@ struct Type {
 class Module {
  public:
   std::unordered_map<uint32_t, Type> types;
-  std::unordered_map<uint32_t, uint32_t> scalars;  // constant id -> low word of its value
+  std::unordered_map<uint32_t, uint32_t> scalars;   // constant id -> low word of its value
   std::unordered_map<uint32_t, uint32_t> spec_ids;  // constant id -> SpecId
-  std::vector<uint32_t> workgroup_pointer_types;   // result types of Workgroup variables
+  std::vector<uint32_t> workgroup_pointer_types;    // result types of Workgroup variables
 
   std::optional<uint64_t> size_of(uint32_t type_id, int depth = 0) const {
     if (depth > 64) return std::nullopt;
@@ -41,7 +41,8 @@ class Module {
     if (it == types.end()) return std::nullopt;
     const Type& t = it->second;
     switch (t.op) {
-      case kOpTypeBool: return 4;
+      case kOpTypeBool:
+        return 4;
       case kOpTypeInt:
       case kOpTypeFloat:
         if (t.operands.empty()) return std::nullopt;

@@ -26,7 +26,8 @@ std::vector<std::string>& messages() {
 VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
     VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT /*types*/,
     const VkDebugUtilsMessengerCallbackDataEXT* data, void* /*user*/) {
-  std::string text = (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? "ERROR " : "WARNING ";
+  std::string text =
+      (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? "ERROR " : "WARNING ";
   if (data != nullptr) {
     if (data->pMessageIdName != nullptr) text += std::string(data->pMessageIdName) + ": ";
     if (data->pMessage != nullptr) text += data->pMessage;
@@ -77,7 +78,8 @@ void fail(core::ErrorKind kind, std::string message, std::string device) {
 core::Error result_error(const std::string& call, vk::Result result, const std::string& device) {
   core::Error e =
       core::api_error(call, static_cast<long long>(result), vk::to_string(result), device);
-  if (result == vk::Result::eErrorOutOfDeviceMemory || result == vk::Result::eErrorOutOfHostMemory) {
+  if (result == vk::Result::eErrorOutOfDeviceMemory ||
+      result == vk::Result::eErrorOutOfHostMemory) {
     e.kind = core::ErrorKind::out_of_memory;
   } else if (result == vk::Result::eErrorDeviceLost) {
     e.kind = core::ErrorKind::device_lost;
@@ -167,22 +169,38 @@ std::string device_name(int index) { return "vulkan:" + std::to_string(index); }
 
 std::string vendor_name(uint32_t vendor_id) {
   switch (vendor_id) {
-    case 0x1002: return "AMD";
-    case 0x1010: return "Imagination";
-    case 0x106B: return "Apple";
-    case 0x10DE: return "NVIDIA";
-    case 0x13B5: return "ARM";
-    case 0x14E4: return "Broadcom";
-    case 0x1AE0: return "Google";
-    case 0x5143: return "Qualcomm";
-    case 0x8086: return "Intel";
-    case VK_VENDOR_ID_MESA: return "Mesa";
-    case VK_VENDOR_ID_VIV: return "Vivante";
-    case VK_VENDOR_ID_VSI: return "VeriSilicon";
-    case VK_VENDOR_ID_KAZAN: return "Kazan";
-    case VK_VENDOR_ID_CODEPLAY: return "Codeplay";
-    case VK_VENDOR_ID_POCL: return "PoCL";
-    default: break;
+    case 0x1002:
+      return "AMD";
+    case 0x1010:
+      return "Imagination";
+    case 0x106B:
+      return "Apple";
+    case 0x10DE:
+      return "NVIDIA";
+    case 0x13B5:
+      return "ARM";
+    case 0x14E4:
+      return "Broadcom";
+    case 0x1AE0:
+      return "Google";
+    case 0x5143:
+      return "Qualcomm";
+    case 0x8086:
+      return "Intel";
+    case VK_VENDOR_ID_MESA:
+      return "Mesa";
+    case VK_VENDOR_ID_VIV:
+      return "Vivante";
+    case VK_VENDOR_ID_VSI:
+      return "VeriSilicon";
+    case VK_VENDOR_ID_KAZAN:
+      return "Kazan";
+    case VK_VENDOR_ID_CODEPLAY:
+      return "Codeplay";
+    case VK_VENDOR_ID_POCL:
+      return "PoCL";
+    default:
+      break;
   }
   char hex[16];
   std::snprintf(hex, sizeof hex, "0x%04x", vendor_id);

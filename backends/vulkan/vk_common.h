@@ -2,13 +2,12 @@
 // Internal to backends/vulkan: vulkan.hpp RAII handles, the instance, and the one place where a
 // thrown vk::SystemError becomes a core::Error. vk::raii throws; every public entry point of
 // this folder runs its body through `guarded()`, so no exception crosses the module edge.
-#include <vulkan/vulkan_raii.hpp>
-
 #include <exception>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+#include <vulkan/vulkan_raii.hpp>
 
 #include "core/device_info.h"
 #include "core/status.h"

@@ -1,5 +1,6 @@
 // Opening a device, buffers, and moving data (directly through a mapping, or through a staging
-// buffer and a copy command where the device-local memory is not host-visible or staging is forced).
+// buffer and a copy command where the device-local memory is not host-visible or staging is
+// forced).
 #include <cstring>
 
 #include "backends/vulkan/vk_device_impl.h"
@@ -16,8 +17,9 @@ std::string bytes_text(uint64_t bytes) { return std::to_string(bytes) + " bytes"
 void transfer_barrier_before(const vk::raii::CommandBuffer& cmd) {
   vk::MemoryBarrier barrier(vk::AccessFlagBits::eShaderWrite | vk::AccessFlagBits::eTransferWrite,
                             vk::AccessFlagBits::eTransferRead | vk::AccessFlagBits::eTransferWrite);
-  cmd.pipelineBarrier(vk::PipelineStageFlagBits::eComputeShader | vk::PipelineStageFlagBits::eTransfer,
-                      vk::PipelineStageFlagBits::eTransfer, {}, barrier, {}, {});
+  cmd.pipelineBarrier(
+      vk::PipelineStageFlagBits::eComputeShader | vk::PipelineStageFlagBits::eTransfer,
+      vk::PipelineStageFlagBits::eTransfer, {}, barrier, {}, {});
 }
 
 // Makes a transfer's writes visible to later shaders, transfers and the host.
@@ -83,11 +85,11 @@ VulkanDevice::VulkanDevice(core::DeviceInfo info, std::shared_ptr<VkCore> core)
   cmd_ = std::move(buffers[0]);
   fence_ = vk::raii::Fence(device, vk::FenceCreateInfo());
   vk::DescriptorPoolSize size(vk::DescriptorType::eStorageBuffer, kPoolDescriptors);
-  descriptor_pool_ = vk::raii::DescriptorPool(
-      device, vk::DescriptorPoolCreateInfo({}, kBatchDispatches, size));
+  descriptor_pool_ =
+      vk::raii::DescriptorPool(device, vk::DescriptorPoolCreateInfo({}, kBatchDispatches, size));
   if (core_->timestamp_bits > 0) {
-    timestamps_ = vk::raii::QueryPool(
-        device, vk::QueryPoolCreateInfo({}, vk::QueryType::eTimestamp, 2));
+    timestamps_ =
+        vk::raii::QueryPool(device, vk::QueryPoolCreateInfo({}, vk::QueryType::eTimestamp, 2));
   }
 }
 
@@ -114,8 +116,8 @@ Result<std::unique_ptr<Buffer>> VulkanDevice::do_allocate(size_t bytes) {
   const auto& limits = core_->limits;
   if (bytes > core_->max_allocation) {
     std::string message = "allocation of " + bytes_text(bytes) +
-                          " exceeds maxMemoryAllocationSize (" +
-                          bytes_text(core_->max_allocation) + ")";
+                          " exceeds maxMemoryAllocationSize (" + bytes_text(core_->max_allocation) +
+                          ")";
     if (bytes > limits.maxStorageBufferRange) {
       message += " and maxStorageBufferRange (" + bytes_text(limits.maxStorageBufferRange) + ")";
     }
@@ -128,9 +130,9 @@ Result<std::unique_ptr<Buffer>> VulkanDevice::do_allocate(size_t bytes) {
                      "): a storage buffer that large cannot be bound; split it");
   }
   if (core_->max_buffer != 0 && bytes > core_->max_buffer) {
-    return error(core::ErrorKind::invalid_argument,
-                 "allocation of " + bytes_text(bytes) + " exceeds maxBufferSize (" +
-                     bytes_text(core_->max_buffer) + ")");
+    return error(core::ErrorKind::invalid_argument, "allocation of " + bytes_text(bytes) +
+                                                        " exceeds maxBufferSize (" +
+                                                        bytes_text(core_->max_buffer) + ")");
   }
   return guarded(name(), [&]() -> Result<std::unique_ptr<Buffer>> {
     auto res = std::make_shared<BufferResource>();
@@ -156,7 +158,8 @@ Result<std::unique_ptr<Buffer>> VulkanDevice::do_allocate(size_t bytes) {
     }
     res->memory = vk::raii::DeviceMemory(core_->device, vk::MemoryAllocateInfo(req.size, type));
     res->buffer.bindMemory(*res->memory, 0);
-    const auto host = vk::MemoryPropertyFlagBits::eHostVisible | vk::MemoryPropertyFlagBits::eHostCoherent;
+    const auto host =
+        vk::MemoryPropertyFlagBits::eHostVisible | vk::MemoryPropertyFlagBits::eHostCoherent;
     if (!core_->force_staging && (core_->memory.memoryTypes[type].propertyFlags & host) == host) {
       res->mapped = static_cast<std::byte*>(res->memory.mapMemory(0, VK_WHOLE_SIZE));
     }
@@ -169,17 +172,17 @@ void VulkanDevice::ensure_staging() {
   if (staging_) return;
   auto res = std::make_unique<BufferResource>();
   res->core = core_;
-  vk::BufferCreateInfo info({}, kStagingBytes,
-                            vk::BufferUsageFlagBits::eTransferSrc |
-                                vk::BufferUsageFlagBits::eTransferDst,
-                            vk::SharingMode::eExclusive);
+  vk::BufferCreateInfo info(
+      {}, kStagingBytes,
+      vk::BufferUsageFlagBits::eTransferSrc | vk::BufferUsageFlagBits::eTransferDst,
+      vk::SharingMode::eExclusive);
   res->buffer = vk::raii::Buffer(core_->device, info);
   auto req = res->buffer.getMemoryRequirements();
-  uint32_t type = pick_memory_type(req.memoryTypeBits, vk::MemoryPropertyFlagBits::eHostVisible |
-                                                           vk::MemoryPropertyFlagBits::eHostCoherent);
+  uint32_t type =
+      pick_memory_type(req.memoryTypeBits, vk::MemoryPropertyFlagBits::eHostVisible |
+                                               vk::MemoryPropertyFlagBits::eHostCoherent);
   if (type == UINT32_MAX) {
-    fail(core::ErrorKind::unsupported, "no host-visible, coherent memory type for staging",
-         name());
+    fail(core::ErrorKind::unsupported, "no host-visible, coherent memory type for staging", name());
   }
   res->memory = vk::raii::DeviceMemory(core_->device, vk::MemoryAllocateInfo(req.size, type));
   res->buffer.bindMemory(*res->memory, 0);

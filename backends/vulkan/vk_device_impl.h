@@ -22,11 +22,11 @@ struct VkCore {
   uint32_t queue_family = 0;
   vk::PhysicalDeviceMemoryProperties memory;
   vk::PhysicalDeviceLimits limits;
-  uint64_t max_allocation = 0;   // maxMemoryAllocationSize
-  uint64_t max_buffer = 0;       // maxBufferSize (Maintenance4), 0 when unknown
-  uint32_t timestamp_bits = 0;   // timestampValidBits of the queue family
+  uint64_t max_allocation = 0;  // maxMemoryAllocationSize
+  uint64_t max_buffer = 0;      // maxBufferSize (Maintenance4), 0 when unknown
+  uint32_t timestamp_bits = 0;  // timestampValidBits of the queue family
   bool force_staging = false;
-  std::string name;              // "vulkan:N"
+  std::string name;  // "vulkan:N"
 };
 
 struct BufferResource {

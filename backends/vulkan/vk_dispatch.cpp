@@ -78,8 +78,7 @@ Result<std::unique_ptr<Kernel>> VulkanDevice::do_build(const KernelSource& sourc
         c.value > std::numeric_limits<int32_t>::max()) {
       return error(core::ErrorKind::invalid_argument,
                    kernel + " constant " + c.name + " = " + std::to_string(c.value) +
-                       " does not fit the 32-bit specialization constant " +
-                       std::to_string(3 + i));
+                       " does not fit the 32-bit specialization constant " + std::to_string(3 + i));
     }
     const auto word = static_cast<uint32_t>(static_cast<int32_t>(c.value));
     spec_data.push_back(word);
@@ -100,14 +99,15 @@ Result<std::unique_ptr<Kernel>> VulkanDevice::do_build(const KernelSource& sourc
     auto res = std::make_shared<PipelineResource>();
     res->core = core_;
     res->module = vk::raii::ShaderModule(
-        core_->device, vk::ShaderModuleCreateInfo({}, source.spirv.size_bytes(), source.spirv.data()));
+        core_->device,
+        vk::ShaderModuleCreateInfo({}, source.spirv.size_bytes(), source.spirv.data()));
     std::vector<vk::DescriptorSetLayoutBinding> bindings;
     for (uint32_t b = 0; b < source.buffer_count; ++b) {
       bindings.emplace_back(b, vk::DescriptorType::eStorageBuffer, 1,
                             vk::ShaderStageFlagBits::eCompute);
     }
-    res->set_layout =
-        vk::raii::DescriptorSetLayout(core_->device, vk::DescriptorSetLayoutCreateInfo({}, bindings));
+    res->set_layout = vk::raii::DescriptorSetLayout(
+        core_->device, vk::DescriptorSetLayoutCreateInfo({}, bindings));
     vk::PushConstantRange push(vk::ShaderStageFlagBits::eCompute, 0, source.params_bytes);
     vk::PipelineLayoutCreateInfo layout_info;
     vk::DescriptorSetLayout set_layout = *res->set_layout;
@@ -212,8 +212,7 @@ double VulkanDevice::timed_dispatch(const VulkanKernel& kernel, const DispatchAr
   if (result != vk::Result::eSuccess) {
     throw Failure(result_error("vkGetQueryPoolResults", result, name()));
   }
-  const uint64_t mask =
-      core_->timestamp_bits >= 64 ? ~0ull : ((1ull << core_->timestamp_bits) - 1);
+  const uint64_t mask = core_->timestamp_bits >= 64 ? ~0ull : ((1ull << core_->timestamp_bits) - 1);
   const uint64_t delta = (ticks[1] - ticks[0]) & mask;
   return static_cast<double>(delta) * core_->limits.timestampPeriod * 1e-9;
 }

@@ -11,11 +11,16 @@ namespace {
 
 std::string device_type_name(vk::PhysicalDeviceType type) {
   switch (type) {
-    case vk::PhysicalDeviceType::eDiscreteGpu: return "discrete_gpu";
-    case vk::PhysicalDeviceType::eIntegratedGpu: return "integrated_gpu";
-    case vk::PhysicalDeviceType::eVirtualGpu: return "virtual_gpu";
-    case vk::PhysicalDeviceType::eCpu: return "cpu";
-    default: return "other";
+    case vk::PhysicalDeviceType::eDiscreteGpu:
+      return "discrete_gpu";
+    case vk::PhysicalDeviceType::eIntegratedGpu:
+      return "integrated_gpu";
+    case vk::PhysicalDeviceType::eVirtualGpu:
+      return "virtual_gpu";
+    case vk::PhysicalDeviceType::eCpu:
+      return "cpu";
+    default:
+      return "other";
   }
 }
 
@@ -41,16 +46,19 @@ void fill_memory(const ComputeDevice& device, bool has_budget, core::DeviceInfo&
   for (uint32_t h = 0; h < mem.memoryHeapCount; ++h) {
     bool local = static_cast<bool>(mem.memoryHeaps[h].flags & vk::MemoryHeapFlagBits::eDeviceLocal);
     info.heaps.push_back(core::MemoryHeap{mem.memoryHeaps[h].size, local});
-    if (local && (largest == UINT32_MAX || mem.memoryHeaps[h].size > mem.memoryHeaps[largest].size)) {
+    if (local &&
+        (largest == UINT32_MAX || mem.memoryHeaps[h].size > mem.memoryHeaps[largest].size)) {
       largest = h;
     }
   }
   if (largest == UINT32_MAX && mem.memoryHeapCount > 0) largest = 0;
   if (largest != UINT32_MAX) {
     info.global_mem_size = mem.memoryHeaps[largest].size;
-    const auto both = vk::MemoryPropertyFlagBits::eDeviceLocal | vk::MemoryPropertyFlagBits::eHostVisible;
+    const auto both =
+        vk::MemoryPropertyFlagBits::eDeviceLocal | vk::MemoryPropertyFlagBits::eHostVisible;
     for (uint32_t t = 0; t < mem.memoryTypeCount; ++t) {
-      if (mem.memoryTypes[t].heapIndex == largest && (mem.memoryTypes[t].propertyFlags & both) == both) {
+      if (mem.memoryTypes[t].heapIndex == largest &&
+          (mem.memoryTypes[t].propertyFlags & both) == both) {
         info.host_unified_memory = true;
       }
     }
@@ -93,7 +101,8 @@ core::DeviceInfo describe(const ComputeDevice& device, int index, uint32_t insta
   const bool has_pci = has_extension(extensions, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME);
   const bool has_budget = has_extension(extensions, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   const bool has_size_control =
-      api >= VK_API_VERSION_1_3 || has_extension(extensions, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+      api >= VK_API_VERSION_1_3 ||
+      has_extension(extensions, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
 
   vk::PhysicalDeviceProperties2 props2;
   vk::PhysicalDeviceIDProperties id;
@@ -173,8 +182,9 @@ core::DeviceInfo describe(const ComputeDevice& device, int index, uint32_t insta
     f.atomic64 = features.v12().shaderBufferInt64Atomics;
   }
   f.integer_dot_product =
-      features.has_v13() ? static_cast<bool>(features.v13().shaderIntegerDotProduct)
-                         : has_extension(extensions, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+      features.has_v13()
+          ? static_cast<bool>(features.v13().shaderIntegerDotProduct)
+          : has_extension(extensions, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
   f.cooperative_matrix = has_extension(extensions, "VK_KHR_cooperative_matrix") ||
                          has_extension(extensions, "VK_NV_cooperative_matrix");
   f.bf16 = has_extension(extensions, "VK_KHR_shader_bfloat16");
@@ -232,7 +242,8 @@ Result<std::vector<core::DeviceInfo>> enumerate(const core::Options& options) {
       core::DeviceInfo info = std::move(described.value());
       Status usable = guarded(name, [&]() -> Status {
         const uint32_t api = device_api(devices[i].physical, bundle->api_version);
-        try_logical_device(devices[i], api, devices[i].physical.enumerateDeviceExtensionProperties());
+        try_logical_device(devices[i], api,
+                           devices[i].physical.enumerateDeviceExtensionProperties());
         return Status::ok();
       });
       if (!usable.is_ok()) {

@@ -107,7 +107,8 @@ TEST_F(VulkanTest, EnumerateMatchesTheDriver) {
   const auto& limits = view.props.limits;
   EXPECT_EQ(info.local_mem_size, limits.maxComputeSharedMemorySize);
   EXPECT_EQ(info.max_work_group_size, limits.maxComputeWorkGroupInvocations);
-  for (int d = 0; d < 3; ++d) EXPECT_EQ(info.max_work_item_sizes[d], limits.maxComputeWorkGroupSize[d]);
+  for (int d = 0; d < 3; ++d)
+    EXPECT_EQ(info.max_work_item_sizes[d], limits.maxComputeWorkGroupSize[d]);
   EXPECT_EQ(info.max_mem_alloc_size, view.maintenance3.maxMemoryAllocationSize);
   EXPECT_EQ(info.api_limits["maxStorageBufferRange"].get<uint64_t>(), limits.maxStorageBufferRange);
   EXPECT_EQ(info.api_limits["maxPushConstantsSize"].get<uint64_t>(), limits.maxPushConstantsSize);
@@ -124,7 +125,8 @@ TEST_F(VulkanTest, EnumerateMatchesTheDriver) {
     const auto& heap = view.memory.memoryHeaps[h];
     EXPECT_EQ(info.heaps[h].size, heap.size);
     EXPECT_EQ(info.heaps[h].device_local, (heap.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0);
-    if (heap.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) largest_local = std::max(largest_local, heap.size);
+    if (heap.flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+      largest_local = std::max(largest_local, heap.size);
   }
   EXPECT_EQ(info.global_mem_size, largest_local);
 
@@ -137,9 +139,9 @@ TEST_F(VulkanTest, EnumerateMatchesTheDriver) {
   EXPECT_EQ(f.atomic64, view.v12.shaderBufferInt64Atomics == VK_TRUE);
 
   ASSERT_FALSE(info.subgroup_sizes.empty());
-  EXPECT_NE(std::find(info.subgroup_sizes.begin(), info.subgroup_sizes.end(),
-                      view.subgroup.subgroupSize),
-            info.subgroup_sizes.end());
+  EXPECT_NE(
+      std::find(info.subgroup_sizes.begin(), info.subgroup_sizes.end(), view.subgroup.subgroupSize),
+      info.subgroup_sizes.end());
 
   std::string uuid;
   for (uint8_t b : view.id.deviceUUID) {
