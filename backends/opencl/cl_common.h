@@ -36,7 +36,6 @@ namespace cl::detail {
 }  // namespace cl::detail
 
 #include <CL/opencl.hpp>
-
 #include <string>
 #include <vector>
 

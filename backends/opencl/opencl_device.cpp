@@ -63,12 +63,12 @@ class ClDevice final : public Device {
     cl_int err = CL_SUCCESS;
     cl::Buffer mem(context_, CL_MEM_READ_WRITE, bytes, nullptr, &err);
     if (err != CL_SUCCESS) {
-      core::Error e = cl_error(
-          "clCreateBuffer", err, name(),
-          "allocation of " + std::to_string(bytes) + " bytes refused (max_mem_alloc_size " +
-              std::to_string(info().max_mem_alloc_size) + ", global_mem_size " +
-              std::to_string(info().global_mem_size) + ", in use " +
-              std::to_string(bytes_in_use()) + ")");
+      core::Error e = cl_error("clCreateBuffer", err, name(),
+                               "allocation of " + std::to_string(bytes) +
+                                   " bytes refused (max_mem_alloc_size " +
+                                   std::to_string(info().max_mem_alloc_size) +
+                                   ", global_mem_size " + std::to_string(info().global_mem_size) +
+                                   ", in use " + std::to_string(bytes_in_use()) + ")");
       if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
           err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE) {
         e.kind = core::ErrorKind::out_of_memory;
@@ -83,16 +83,16 @@ class ClDevice final : public Device {
     cl_int err = clEnqueueWriteBuffer(queue_(), static_cast<ClBuffer&>(dst).handle(), CL_TRUE,
                                       offset, src.size(), src.data(), 0, nullptr, nullptr);
     if (err != CL_SUCCESS) {
-      return cl_error("clEnqueueWriteBuffer", err, name(),
-                      "upload of " + std::to_string(src.size()) + " bytes at offset " +
-                          std::to_string(offset));
+      return cl_error(
+          "clEnqueueWriteBuffer", err, name(),
+          "upload of " + std::to_string(src.size()) + " bytes at offset " + std::to_string(offset));
     }
     return Status::ok();
   }
 
   Status do_download(const Buffer& src, std::span<std::byte> dst, size_t offset) override {
-    cl_int err = clEnqueueReadBuffer(queue_(), static_cast<const ClBuffer&>(src).handle(),
-                                     CL_TRUE, offset, dst.size(), dst.data(), 0, nullptr, nullptr);
+    cl_int err = clEnqueueReadBuffer(queue_(), static_cast<const ClBuffer&>(src).handle(), CL_TRUE,
+                                     offset, dst.size(), dst.data(), 0, nullptr, nullptr);
     if (err != CL_SUCCESS) {
       return cl_error("clEnqueueReadBuffer", err, name(),
                       "download of " + std::to_string(dst.size()) + " bytes at offset " +
@@ -117,9 +117,9 @@ class ClDevice final : public Device {
       std::string log;
       program.getBuildInfo(device_, CL_PROGRAM_BUILD_LOG, &log);
       while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
-      return cl_error("clBuildProgram", err, name(),
-                      "kernel '" + source.name + "' with options '" + options +
-                          "'; build log:\n" + log);
+      return cl_error(
+          "clBuildProgram", err, name(),
+          "kernel '" + source.name + "' with options '" + options + "'; build log:\n" + log);
     }
     cl::Kernel kernel(program, source.name.c_str(), &err);
     if (err != CL_SUCCESS) {
@@ -174,14 +174,12 @@ class ClDevice final : public Device {
                          : (global[1] > 1 || local[1] > 1) ? 2
                                                            : 1;
     cl_event event = nullptr;
-    cl_int err = clEnqueueNDRangeKernel(queue_(), k, dims, nullptr, global.data(), local.data(),
-                                        0, nullptr,
-                                        args.device_seconds != nullptr ? &event : nullptr);
+    cl_int err = clEnqueueNDRangeKernel(queue_(), k, dims, nullptr, global.data(), local.data(), 0,
+                                        nullptr, args.device_seconds != nullptr ? &event : nullptr);
     if (err != CL_SUCCESS) {
       return cl_error("clEnqueueNDRangeKernel", err, name(),
                       what + " global " + sizes_text(global) + " local " + sizes_text(local) +
-                          " dynamic local " + std::to_string(args.dynamic_local_bytes) +
-                          " bytes");
+                          " dynamic local " + std::to_string(args.dynamic_local_bytes) + " bytes");
     }
     if (args.device_seconds != nullptr) {
       cl::Event owned(event);  // takes over the reference the enqueue returned
@@ -263,8 +261,8 @@ Result<std::unique_ptr<Device>> open(int index) {
   // Every dispatch may be timed, so the one queue keeps profiling on; ordering stays simple.
   cl::CommandQueue queue(context, slot.device, cl::QueueProperties::Profiling, &err);
   if (err != CL_SUCCESS) return cl_error("clCreateCommandQueueWithProperties", err, id);
-  return std::unique_ptr<Device>(std::make_unique<ClDevice>(
-      std::move(info), slot.device, std::move(context), std::move(queue)));
+  return std::unique_ptr<Device>(std::make_unique<ClDevice>(std::move(info), slot.device,
+                                                            std::move(context), std::move(queue)));
 }
 
 }  // namespace gauntlet::backends::opencl

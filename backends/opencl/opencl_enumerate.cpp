@@ -58,8 +58,8 @@ std::string device_type_name(cl_device_type type) {
 
 std::string pci_address(unsigned domain, unsigned bus, unsigned dev, unsigned fn) {
   char text[32];
-  std::snprintf(text, sizeof text, "%04x:%02x:%02x.%x", domain & 0xffffu, bus & 0xffu,
-                dev & 0x1fu, fn & 0x7u);
+  std::snprintf(text, sizeof text, "%04x:%02x:%02x.%x", domain & 0xffffu, bus & 0xffu, dev & 0x1fu,
+                fn & 0x7u);
   return text;
 }
 
@@ -111,8 +111,7 @@ std::vector<uint32_t> subgroup_sizes(cl_device_id device,
   std::vector<uint32_t> out;
   if (!has(extensions, "cl_intel_required_subgroup_size")) return out;
   size_t bytes = 0;
-  if (clGetDeviceInfo(device, CL_DEVICE_SUB_GROUP_SIZES_INTEL, 0, nullptr, &bytes) !=
-          CL_SUCCESS ||
+  if (clGetDeviceInfo(device, CL_DEVICE_SUB_GROUP_SIZES_INTEL, 0, nullptr, &bytes) != CL_SUCCESS ||
       bytes == 0) {
     return out;
   }

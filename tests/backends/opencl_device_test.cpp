@@ -1,11 +1,12 @@
 // The OpenCL Device on PoCL: errors come back as values that name the call, code and device.
+#include "backends/opencl/opencl_device.h"
+
 #include <gtest/gtest.h>
 
 #include <numeric>
 #include <vector>
 
 #include "backends/host/host_device.h"
-#include "backends/opencl/opencl_device.h"
 #include "backends/saxpy.h"
 #include "kernels/params_local_cl.h"
 

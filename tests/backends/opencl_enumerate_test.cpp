@@ -68,9 +68,9 @@ TEST(OpenClEnumerate, MatchesTheDriverAskedDirectly) {
     EXPECT_EQ(info.max_work_group_size, raw<size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE));
     EXPECT_EQ(info.max_compute_units, raw<cl_uint>(d, CL_DEVICE_MAX_COMPUTE_UNITS));
     size_t item_sizes[3] = {};
-    ASSERT_EQ(clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof item_sizes, item_sizes,
-                              nullptr),
-              CL_SUCCESS);
+    ASSERT_EQ(
+        clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof item_sizes, item_sizes, nullptr),
+        CL_SUCCESS);
     EXPECT_EQ(info.max_work_item_sizes[0], item_sizes[0]);
 
     const std::string extensions = " " + raw_string(d, CL_DEVICE_EXTENSIONS) + " ";

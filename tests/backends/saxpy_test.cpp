@@ -1,4 +1,6 @@
 // saxpy on the host reference and on opencl:0 must agree.
+#include "backends/saxpy.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -6,7 +8,6 @@
 
 #include "backends/host/host_device.h"
 #include "backends/opencl/opencl_device.h"
-#include "backends/saxpy.h"
 #include "core/rng.h"
 
 namespace gauntlet {
