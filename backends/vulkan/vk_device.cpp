@@ -96,6 +96,7 @@ VulkanDevice::VulkanDevice(core::DeviceInfo info, std::shared_ptr<VkCore> core)
 VulkanDevice::~VulkanDevice() {
   // Work still recorded runs to completion before its buffers and pipelines go.
   Status flushed = guarded(name(), [&]() -> Status {
+    if (hung_) return Status::ok();  // waiting for idle would hang too
     flush();
     core_->device.waitIdle();
     return Status::ok();
@@ -191,9 +192,14 @@ void VulkanDevice::ensure_staging() {
 }
 
 void VulkanDevice::submit_and_wait() {
+  if (hung_) {
+    fail(core::ErrorKind::timeout,
+         "an earlier submission never finished; this device takes no more work", name());
+  }
   vk::SubmitInfo submit({}, {}, *cmd_);
   core_->queue.submit(submit, *fence_);
   if (core_->device.waitForFences(*fence_, VK_TRUE, kWaitNanoseconds) == vk::Result::eTimeout) {
+    hung_ = true;
     fail(core::ErrorKind::timeout,
          "vkWaitForFences: a submission did not finish within " +
              std::to_string(kWaitNanoseconds / 1000000000) + " s",

@@ -101,6 +101,7 @@ class VulkanDevice final : public Device {
   vk::raii::QueryPool timestamps_{nullptr};
   std::unique_ptr<BufferResource> staging_;
   bool recording_ = false;
+  bool hung_ = false;  // a submission never finished: no more work goes to this queue
   uint32_t batch_dispatches_ = 0;
   uint32_t batch_descriptors_ = 0;
   std::vector<std::shared_ptr<const void>> keep_alive_;
