@@ -1,0 +1,44 @@
+#pragma once
+// A device decode configuration (the profile the harness plans and checks).
+#include <cstdint>
+
+#include "engine/model/tensor_type.h"
+#include "engine/planner/planner.h"
+
+namespace gauntlet::engine::device {
+
+struct DecodeConfig {
+  model::TensorType weights = model::TensorType::f32;  // f32 f16 bf16 q8_0 q4_0
+  // Activations held in local memory (matvec tiles, the attention query) in f32, or in f16
+  // (needs claimed f16 arithmetic). The kernels' arithmetic is f32 in both cases; the variants'
+  // activation_type is taken from here.
+  planner::ActivationType compute = planner::ActivationType::f32;
+  planner::KvPrecision kv = planner::KvPrecision::f32;
+  // Workgroup and activation tile (whole or a chunk, a multiple of 32); attention: workgroup and
+  // score tile. The attention kernel always holds the whole query head.
+  planner::KernelVariant matvec{planner::KernelOp::matvec, 64, planner::kWholeVector};
+  planner::KernelVariant attention{planner::KernelOp::attention, 64, planner::kWholeVector,
+                                   planner::ActivationType::f32, 0};
+  uint32_t context = 0;  // 0: the model's context
+  uint32_t batch = 1;    // batch > 1 is planner-only: check_config refuses it
+};
+
+// The variants with activation_type taken from `compute` and op set, as the kernels build them.
+inline planner::KernelVariant effective_matvec(const DecodeConfig& c) {
+  planner::KernelVariant v = c.matvec;
+  v.op = planner::KernelOp::matvec;
+  v.activation_type = c.compute;
+  return v;
+}
+inline planner::KernelVariant effective_attention(const DecodeConfig& c) {
+  planner::KernelVariant v = c.attention;
+  v.op = planner::KernelOp::attention;
+  v.activation_type = c.compute;
+  v.activation_tile = planner::kWholeVector;
+  return v;
+}
+
+// Rows of a matrix one matvec workgroup computes (they share each loaded activation tile).
+inline constexpr uint32_t kMatvecRows = 4;
+
+}  // namespace gauntlet::engine::device

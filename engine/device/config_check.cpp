@@ -1,0 +1,155 @@
+// check_config, default_config and the figures they share (profile_check.h).
+#include <algorithm>
+#include <set>
+
+#include "engine/device/profile_check.h"
+
+namespace gauntlet::engine::device {
+
+namespace {
+
+using planner::KernelDims;
+using planner::KernelVariant;
+
+core::Status local_fits(const KernelVariant& v, const KernelDims& d, uint64_t limit,
+                        const std::string& dims_text) {
+  const uint64_t need = planner::local_mem_bytes(v, d);
+  if (need > limit) {
+    return core::make_error(core::ErrorKind::unsupported,
+                            "local memory " + std::to_string(need) + " > " + std::to_string(limit) +
+                                " (" + v.name() + ", " + dims_text + ")");
+  }
+  return core::Status::ok();
+}
+
+std::set<uint32_t> matvec_inputs(const model::LlamaShape& s) { return {s.n_embd, s.n_ff}; }
+
+core::Status check_variant_shape(const KernelVariant& v, const std::string& what) {
+  if (v.workgroup == 0 || (v.workgroup & (v.workgroup - 1)) != 0 || v.workgroup > 1024) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            what + " workgroup " + std::to_string(v.workgroup) +
+                                " is not a power of two up to 1024");
+  }
+  return core::Status::ok();
+}
+
+}  // namespace
+
+core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_limit,
+                          const model::LlamaShape& shape, const DecodeConfig& config) {
+  const std::string dev = device.id.to_string();
+  if (device.id.api != core::Api::opencl && device.id.api != core::Api::vulkan) {
+    return core::make_error(core::ErrorKind::unsupported,
+                            "the device decoder runs on OpenCL and Vulkan devices, not " + dev);
+  }
+  if (config.batch != 1) {
+    return core::make_error(core::ErrorKind::unsupported,
+                            "batch " + std::to_string(config.batch) +
+                                " is planner-only: the device decoder runs batch 1");
+  }
+  const uint32_t context = config.context == 0 ? shape.context : config.context;
+  if (context == 0 || context > shape.context) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "context " + std::to_string(context) + " is outside 1.." +
+                                std::to_string(shape.context) + " (the model's)");
+  }
+  GAUNTLET_TRY(model::validate_shape(shape, config.weights));
+  if (config.compute == planner::ActivationType::f16 && !device.features.fp16_arithmetic) {
+    return core::make_error(core::ErrorKind::unsupported,
+                            "f16 arithmetic not supported by " + dev);
+  }
+  const KernelVariant mv = effective_matvec(config), at = effective_attention(config);
+  GAUNTLET_TRY(check_variant_shape(mv, mv.name()));
+  GAUNTLET_TRY(check_variant_shape(at, at.name()));
+  for (const auto* v : {&mv, &at}) {
+    if (device.max_work_group_size != 0 && v->workgroup > device.max_work_group_size) {
+      return core::make_error(core::ErrorKind::unsupported,
+                              "workgroup " + std::to_string(v->workgroup) + " > " +
+                                  std::to_string(device.max_work_group_size) + " (" + v->name() +
+                                  ", max_work_group_size of " + dev + ")");
+    }
+  }
+  if (mv.activation_tile != planner::kWholeVector && mv.activation_tile % 32 != 0) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            mv.name() + ": an activation chunk must be a multiple of 32");
+  }
+  const uint32_t hd = shape.head_dim();
+  if (hd % 2 != 0 || shape.n_embd % 2 != 0 || shape.n_ff % 2 != 0 ||
+      (hd + at.workgroup - 1) / at.workgroup > 8) {
+    return core::make_error(core::ErrorKind::unsupported,
+                            "shape n_embd " + std::to_string(shape.n_embd) + ", n_ff " +
+                                std::to_string(shape.n_ff) + ", head_dim " + std::to_string(hd) +
+                                ": the kernels need even widths and head_dim <= 8 * the "
+                                "attention workgroup");
+  }
+  for (uint32_t n_in : matvec_inputs(shape)) {
+    GAUNTLET_TRY(local_fits(mv, {n_in, 0, 0}, local_mem_limit, "n_in " + std::to_string(n_in)));
+  }
+  KernelVariant norm = mv;
+  norm.op = planner::KernelOp::rmsnorm;
+  GAUNTLET_TRY(local_fits(norm, {shape.n_embd, 0, 0}, local_mem_limit,
+                          "n " + std::to_string(shape.n_embd)));
+  GAUNTLET_TRY(local_fits(at, {0, hd, context}, local_mem_limit,
+                          "head_dim " + std::to_string(hd) + ", context " +
+                              std::to_string(context)));
+  return core::Status::ok();
+}
+
+DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_limit,
+                            const model::LlamaShape& shape, model::TensorType weights) {
+  DecodeConfig c;
+  c.weights = weights;
+  c.context = shape.context;
+  // Fewer passes are faster: the whole vector first, then ever smaller chunks.
+  for (uint32_t tile : {planner::kWholeVector, 8192u, 4096u, 2048u, 1024u, 512u, 256u, 128u, 64u, 32u}) {
+    c.matvec.activation_tile = tile;
+    bool fits = true;
+    for (uint32_t n_in : matvec_inputs(shape)) {
+      fits = fits && planner::local_mem_bytes(effective_matvec(c), {n_in, 0, 0}) <= local_mem_limit;
+    }
+    if (fits) break;
+  }
+  for (uint32_t tile : {0u, 4096u, 2048u, 1024u, 512u, 256u, 128u, 64u, 32u}) {
+    c.attention.score_tile = tile;
+    if (planner::local_mem_bytes(effective_attention(c), {0, shape.head_dim(), c.context}) <=
+        local_mem_limit) {
+      break;
+    }
+  }
+  (void)device;
+  return c;
+}
+
+double logits_nmse_bound(const DecodeConfig& config) {
+  if (config.compute == planner::ActivationType::f16) return 1e-3;
+  if (config.kv == planner::KvPrecision::f16) return 1e-4;
+  return 1e-6;
+}
+
+double nmse(std::span<const float> a, std::span<const float> b) {
+  double num = 0, den = 0;
+  const size_t n = std::min(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(a[i]) - b[i];
+    num += d * d;
+    den += static_cast<double>(b[i]) * b[i];
+  }
+  if (a.size() != b.size()) return INFINITY;
+  if (den == 0) return num == 0 ? 0 : INFINITY;
+  return num / den;
+}
+
+uint64_t bytes_read_per_token(const model::LlamaShape& s, model::TensorType weights,
+                              planner::KvPrecision kv, uint32_t positions) {
+  uint64_t total = 0;
+  for (const auto& t : model::llama_tensors(s, weights)) {
+    if (t.name == "token_embd.weight" && !s.tied_output) {
+      total += t.bytes() / s.n_vocab;  // one row
+    } else {
+      total += t.bytes();
+    }
+  }
+  return total + planner::kv_cache_bytes(s, positions, 1, kv);
+}
+
+}  // namespace gauntlet::engine::device

@@ -1,0 +1,192 @@
+#include "engine/device/kernels.h"
+
+#include "kernels/engine_attention_cl.h"
+#include "kernels/engine_copy_cl.h"
+#include "kernels/engine_elementwise_cl.h"
+#include "kernels/engine_matvec_cl.h"
+#include "kernels/engine_rmsnorm_cl.h"
+#include "kernels/engine_rope_kv_cl.h"
+#ifdef GAUNTLET_HAVE_SPIRV
+#include "kernels/engine_attention_comp.h"
+#include "kernels/engine_copy_comp.h"
+#include "kernels/engine_elementwise_comp.h"
+#include "kernels/engine_matvec_comp.h"
+#include "kernels/engine_rmsnorm_comp.h"
+#include "kernels/engine_rope_kv_comp.h"
+#endif
+
+namespace gauntlet::engine::device {
+
+namespace {
+
+using backends::KernelSource;
+
+struct Embedded {
+  std::string_view cl;
+  std::span<const uint32_t> spirv;
+};
+
+core::Result<KernelSource> make(core::Api api, const std::string& entry, Embedded code,
+                                uint32_t buffers, uint32_t params_bytes, uint32_t workgroup,
+                                bool dynamic_local) {
+  KernelSource s;
+  s.name = entry;
+  s.buffer_count = buffers;
+  s.params_bytes = params_bytes;
+  s.workgroup = {workgroup, 1, 1};
+  if (api == core::Api::opencl) {
+    s.opencl_c = code.cl;
+    s.dynamic_local = dynamic_local;
+  } else if (api == core::Api::vulkan) {
+    if (code.spirv.empty()) {
+      return core::make_error(core::ErrorKind::unsupported,
+                              "this build has no SPIR-V for kernel '" + entry + "'");
+    }
+    s.spirv = code.spirv;
+  } else {
+    return core::make_error(core::ErrorKind::unsupported,
+                            std::string("the decode kernels run on OpenCL and Vulkan, not ") +
+                                core::to_string(api));
+  }
+  return s;
+}
+
+#ifdef GAUNTLET_HAVE_SPIRV
+#define SPIRV(x) kernels::x
+#else
+#define SPIRV(x) std::span<const uint32_t>()
+#endif
+
+bool is_pow2(uint32_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+core::Status check_workgroup(const planner::KernelVariant& v) {
+  if (!is_pow2(v.workgroup) || v.workgroup > 1024) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            v.name() + ": the workgroup must be a power of two up to 1024");
+  }
+  return core::Status::ok();
+}
+
+}  // namespace
+
+core::Result<KernelSource> matvec_source(core::Api api, model::TensorType weights,
+                                         const planner::KernelVariant& v, uint32_t n_in,
+                                         uint32_t rows) {
+  GAUNTLET_TRY(check_workgroup(v));
+  const uint32_t tile = v.activation_tile == planner::kWholeVector
+                            ? n_in
+                            : std::min<uint32_t>(v.activation_tile, n_in);
+  if (tile % 2 != 0 || (v.activation_tile != planner::kWholeVector && tile % 32 != 0 && tile != n_in)) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            v.name() + ": an activation chunk must be a multiple of 32 elements");
+  }
+  if (rows == 0 || rows > 8) {
+    return core::make_error(core::ErrorKind::invalid_argument, "matvec rows per workgroup 1..8");
+  }
+  const bool f16 = v.activation_type == planner::ActivationType::f16;
+  auto s = make(api, "matvec", {kernels::engine_matvec_cl, SPIRV(engine_matvec_comp)}, 2,
+                sizeof(MatvecParams), v.workgroup, true);
+  if (!s) return s;
+  s->constants = {{"WEIGHT_FORMAT", static_cast<int64_t>(weights)},
+                  {"TILE", tile},
+                  {"ACT_F16", f16 ? 1 : 0},
+                  {"ROWS", rows},
+                  {"TILE_WORDS", f16 ? tile / 2 : tile},
+                  {"RED", v.workgroup},
+                  {"MODE", 0}};
+  return s;
+}
+
+core::Result<KernelSource> embed_source(core::Api api, model::TensorType weights) {
+  auto s = make(api, "embed", {kernels::engine_matvec_cl, SPIRV(engine_matvec_comp)}, 2,
+                sizeof(MatvecParams), kSimpleWorkgroup, false);
+  if (!s) return s;
+  // TILE_WORDS and RED of 1: the embed mode declares (almost) no shared memory.
+  s->constants = {{"WEIGHT_FORMAT", static_cast<int64_t>(weights)},
+                  {"TILE", 2},
+                  {"ACT_F16", 0},
+                  {"ROWS", 1},
+                  {"TILE_WORDS", 1},
+                  {"RED", 1},
+                  {"MODE", 1}};
+  return s;
+}
+
+core::Result<KernelSource> rmsnorm_source(core::Api api, uint32_t workgroup) {
+  planner::KernelVariant v;
+  v.op = planner::KernelOp::rmsnorm;
+  v.workgroup = workgroup;
+  GAUNTLET_TRY(check_workgroup(v));
+  auto s = make(api, "rmsnorm", {kernels::engine_rmsnorm_cl, SPIRV(engine_rmsnorm_comp)}, 2,
+                sizeof(RmsnormParams), workgroup, true);
+  if (!s) return s;
+  s->constants = {{"RED", workgroup}};
+  return s;
+}
+
+core::Result<KernelSource> rope_kv_source(core::Api api, planner::KvPrecision kv) {
+  auto s = make(api, "rope_kv", {kernels::engine_rope_kv_cl, SPIRV(engine_rope_kv_comp)}, 4,
+                sizeof(RopeParams), kSimpleWorkgroup, false);
+  if (!s) return s;
+  s->constants = {{"KV_F16", kv == planner::KvPrecision::f16 ? 1 : 0}};
+  return s;
+}
+
+core::Result<KernelSource> attention_source(core::Api api, const planner::KernelVariant& v,
+                                            uint32_t head_dim, uint32_t context,
+                                            planner::KvPrecision kv) {
+  GAUNTLET_TRY(check_workgroup(v));
+  if (v.activation_tile != planner::kWholeVector && v.activation_tile < head_dim) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            v.name() + ": attention holds the whole query head (" +
+                                std::to_string(head_dim) + " elements) in local memory");
+  }
+  const uint32_t dims_per_item = (head_dim + v.workgroup - 1) / v.workgroup;
+  if (dims_per_item > 8 || head_dim % 2 != 0) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            v.name() + ": head_dim " + std::to_string(head_dim) +
+                                " needs an even size and at most 8 dimensions per work-item");
+  }
+  const uint32_t score_tile = v.score_tile == 0 ? context : std::min(v.score_tile, context);
+  const bool f16 = v.activation_type == planner::ActivationType::f16;
+  auto s = make(api, "attention", {kernels::engine_attention_cl, SPIRV(engine_attention_comp)},
+                3, sizeof(AttentionParams), v.workgroup, true);
+  if (!s) return s;
+  s->constants = {{"HEAD_DIM", head_dim},
+                  {"SCORE_TILE", score_tile},
+                  {"KV_F16", kv == planner::KvPrecision::f16 ? 1 : 0},
+                  {"ACT_F16", f16 ? 1 : 0},
+                  {"DIMS_PER_ITEM", dims_per_item},
+                  {"Q_WORDS", f16 ? head_dim / 2 : head_dim},
+                  {"RED", v.workgroup}};
+  return s;
+}
+
+core::Result<KernelSource> elementwise_source(core::Api api, Elementwise op) {
+  auto s = make(api, "elementwise",
+                {kernels::engine_elementwise_cl, SPIRV(engine_elementwise_comp)}, 1,
+                sizeof(ElementwiseParams), kSimpleWorkgroup, false);
+  if (!s) return s;
+  s->constants = {{"OP", static_cast<int64_t>(op)}};
+  return s;
+}
+
+core::Result<KernelSource> copy_source(core::Api api) {
+  return make(api, "copy", {kernels::engine_copy_cl, SPIRV(engine_copy_comp)}, 2,
+              sizeof(CopyParams), 256, false);
+}
+
+core::Result<backends::Kernel*> KernelCache::get(const KernelSource& source) {
+  std::string key = source.name;
+  for (const auto& c : source.constants) key += "," + c.name + "=" + std::to_string(c.value);
+  key += ",wg=" + std::to_string(source.workgroup[0]);
+  auto it = kernels_.find(key);
+  if (it != kernels_.end()) return it->second.get();
+  auto built = device_.build(source);
+  if (!built) return built.error();
+  auto* raw = built->get();
+  kernels_.emplace(key, std::move(*built));
+  return raw;
+}
+
+}  // namespace gauntlet::engine::device

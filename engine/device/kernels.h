@@ -1,0 +1,70 @@
+#pragma once
+// The decode kernels as backends::KernelSource values, one per op and variant, built from the
+// embedded .cl / .comp files with defines / specialization constants, and a per-device cache of
+// the built kernels. The parameter blocks below match the typedefs in engine/kernels/*.cl and the
+// push-constant blocks in *.comp field for field.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "backends/device.h"
+#include "core/status.h"
+#include "engine/model/tensor_type.h"
+#include "engine/planner/planner.h"
+
+namespace gauntlet::engine::device {
+
+struct MatvecParams {
+  uint32_t n_in, n_out, x_off, out_off, row;
+};
+struct RmsnormParams {
+  uint32_t n, in_off, out_off;
+  float eps;
+};
+struct RopeParams {
+  uint32_t q_off, k_off, v_off, n_q_pairs, n_kv_pairs, head_dim, rope_dims, cache_off;
+};
+struct AttentionParams {
+  uint32_t q_off, out_off, group, n_kv, layer_off, n_pos;
+  float scale;
+};
+struct ElementwiseParams {
+  uint32_t n, a_off, b_off;
+};
+struct CopyParams {
+  uint32_t n;  // 16-byte elements
+};
+
+enum class Elementwise { add = 0, swiglu = 1 };
+
+// Workgroup of the kernels without a tunable variant (embed, rope, elementwise, copy).
+inline constexpr uint32_t kSimpleWorkgroup = 64;
+
+// `api` picks the embedded text (OpenCL) or SPIR-V (Vulkan); host has no device kernels.
+core::Result<backends::KernelSource> matvec_source(core::Api api, model::TensorType weights,
+                                                   const planner::KernelVariant& variant,
+                                                   uint32_t n_in, uint32_t rows);
+core::Result<backends::KernelSource> embed_source(core::Api api, model::TensorType weights);
+core::Result<backends::KernelSource> rmsnorm_source(core::Api api, uint32_t workgroup);
+core::Result<backends::KernelSource> rope_kv_source(core::Api api, planner::KvPrecision kv);
+core::Result<backends::KernelSource> attention_source(core::Api api,
+                                                      const planner::KernelVariant& variant,
+                                                      uint32_t head_dim, uint32_t context,
+                                                      planner::KvPrecision kv);
+core::Result<backends::KernelSource> elementwise_source(core::Api api, Elementwise op);
+core::Result<backends::KernelSource> copy_source(core::Api api);
+
+// Builds each distinct source once per device (keyed by entry point and constants).
+class KernelCache {
+ public:
+  explicit KernelCache(backends::Device& device) : device_(device) {}
+  core::Result<backends::Kernel*> get(const backends::KernelSource& source);
+  backends::Device& device() { return device_; }
+
+ private:
+  backends::Device& device_;
+  std::map<std::string, std::unique_ptr<backends::Kernel>> kernels_;
+};
+
+}  // namespace gauntlet::engine::device

@@ -1,0 +1,90 @@
+#include "engine/device/ops.h"
+
+namespace gauntlet::engine::device {
+
+namespace {
+
+template <typename T>
+std::span<const std::byte> bytes_of(const T& value) {
+  return std::as_bytes(std::span<const T>(&value, 1));
+}
+
+uint32_t groups_for(uint64_t items, uint32_t workgroup) {
+  return static_cast<uint32_t>((items + workgroup - 1) / workgroup);
+}
+
+}  // namespace
+
+core::Status Ops::run(core::Result<backends::KernelSource> source,
+                      std::vector<backends::Buffer*> buffers, std::span<const std::byte> params,
+                      uint32_t groups, uint64_t local_bytes) {
+  if (!source) return source.error();
+  auto kernel = cache_.get(*source);
+  if (!kernel) return kernel.error();
+  backends::DispatchArgs args;
+  args.buffers = std::move(buffers);
+  args.params = params;
+  args.groups = {groups, 1, 1};
+  // OpenCL takes the local memory as a __local argument; Vulkan sizes it by the constants.
+  if (source->dynamic_local) args.dynamic_local_bytes = local_bytes;
+  return device().dispatch(**kernel, args);
+}
+
+core::Status Ops::matvec(backends::Buffer& w, model::TensorType type,
+                         const planner::KernelVariant& v, uint32_t n_in, uint32_t n_out,
+                         backends::Buffer& act, uint32_t x_off, uint32_t out_off, uint32_t rows) {
+  const MatvecParams p{n_in, n_out, x_off, out_off, 0};
+  const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
+  return run(matvec_source(device().info().id.api, type, v, n_in, rows), {&w, &act}, bytes_of(p),
+             groups_for(n_out, rows), local);
+}
+
+core::Status Ops::embed(backends::Buffer& w, model::TensorType type, uint32_t n, uint32_t row,
+                        backends::Buffer& act, uint32_t out_off) {
+  const MatvecParams p{n, 1, 0, out_off, row};
+  return run(embed_source(device().info().id.api, type), {&w, &act}, bytes_of(p),
+             groups_for(n, kSimpleWorkgroup), 0);
+}
+
+core::Status Ops::rmsnorm(backends::Buffer& act, backends::Buffer& weight, uint32_t workgroup,
+                          const RmsnormParams& p) {
+  planner::KernelVariant v;
+  v.op = planner::KernelOp::rmsnorm;
+  v.workgroup = workgroup;
+  return run(rmsnorm_source(device().info().id.api, workgroup), {&act, &weight}, bytes_of(p), 1,
+             planner::local_mem_bytes(v, {p.n, 0, 0}));
+}
+
+core::Status Ops::rope_kv(backends::Buffer& act, backends::Buffer& k_cache,
+                          backends::Buffer& v_cache, backends::Buffer& table,
+                          planner::KvPrecision kv, const RopeParams& p) {
+  return run(rope_kv_source(device().info().id.api, kv), {&act, &k_cache, &v_cache, &table},
+             bytes_of(p), groups_for(uint64_t{p.n_q_pairs} + p.n_kv_pairs, kSimpleWorkgroup), 0);
+}
+
+core::Status Ops::attention(backends::Buffer& act, backends::Buffer& k_cache,
+                            backends::Buffer& v_cache, const planner::KernelVariant& v,
+                            uint32_t n_head, uint32_t head_dim, uint32_t context,
+                            planner::KvPrecision kv, const AttentionParams& p) {
+  const uint64_t local = planner::local_mem_bytes(v, {0, head_dim, context});
+  return run(attention_source(device().info().id.api, v, head_dim, context, kv),
+             {&act, &k_cache, &v_cache}, bytes_of(p), n_head, local);
+}
+
+core::Status Ops::elementwise(backends::Buffer& act, Elementwise op, const ElementwiseParams& p) {
+  return run(elementwise_source(device().info().id.api, op), {&act}, bytes_of(p),
+             groups_for(p.n, kSimpleWorkgroup), 0);
+}
+
+core::Status Ops::copy(backends::Buffer& src, backends::Buffer& dst, uint64_t bytes) {
+  if (bytes % 16 != 0 || bytes / 16 > UINT32_MAX) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "copy of " + std::to_string(bytes) +
+                                " bytes: a multiple of 16 below 64 GiB is needed");
+  }
+  const CopyParams p{static_cast<uint32_t>(bytes / 16)};
+  auto source = copy_source(device().info().id.api);
+  return run(source, {&src, &dst}, bytes_of(p), groups_for(p.n, 256), 0);
+}
+
+}  // namespace gauntlet::engine::device

@@ -1,0 +1,46 @@
+#pragma once
+// One function per decode op: builds (through the cache) the kernel for its variant and
+// dispatches it. Offsets are in floats into the one activation buffer laid out by
+// planner::activation_layout. Every buffer must belong to the cache's device: a buffer of
+// another device is refused by Device::dispatch before anything runs.
+#include <cstdint>
+
+#include "backends/device.h"
+#include "engine/device/kernels.h"
+
+namespace gauntlet::engine::device {
+
+class Ops {
+ public:
+  explicit Ops(backends::Device& device) : cache_(device) {}
+  backends::Device& device() { return cache_.device(); }
+  KernelCache& cache() { return cache_; }
+
+  // act[out_off + r] = W[r] . act[x_off ..], r < n_out; `rows` rows per workgroup.
+  core::Status matvec(backends::Buffer& w, model::TensorType type, const planner::KernelVariant& v,
+                      uint32_t n_in, uint32_t n_out, backends::Buffer& act, uint32_t x_off,
+                      uint32_t out_off, uint32_t rows = 1);
+  // act[out_off ..] = row `row` of W (n elements), dequantized.
+  core::Status embed(backends::Buffer& w, model::TensorType type, uint32_t n, uint32_t row,
+                     backends::Buffer& act, uint32_t out_off);
+  core::Status rmsnorm(backends::Buffer& act, backends::Buffer& weight, uint32_t workgroup,
+                       const RmsnormParams& p);
+  core::Status rope_kv(backends::Buffer& act, backends::Buffer& k_cache, backends::Buffer& v_cache,
+                       backends::Buffer& table, planner::KvPrecision kv, const RopeParams& p);
+  core::Status attention(backends::Buffer& act, backends::Buffer& k_cache,
+                         backends::Buffer& v_cache, const planner::KernelVariant& v,
+                         uint32_t n_head, uint32_t head_dim, uint32_t context,
+                         planner::KvPrecision kv, const AttentionParams& p);
+  core::Status elementwise(backends::Buffer& act, Elementwise op, const ElementwiseParams& p);
+  // Copies `bytes` (a multiple of 16) from src to dst.
+  core::Status copy(backends::Buffer& src, backends::Buffer& dst, uint64_t bytes);
+
+ private:
+  core::Status run(core::Result<backends::KernelSource> source,
+                   std::vector<backends::Buffer*> buffers, std::span<const std::byte> params,
+                   uint32_t groups, uint64_t local_bytes);
+
+  KernelCache cache_;
+};
+
+}  // namespace gauntlet::engine::device

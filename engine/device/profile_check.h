@@ -1,0 +1,68 @@
+#pragma once
+// What the harness calls to prove a decode configuration on a device: the checks made before
+// any dispatch, the default (fastest fitting) configuration, and decode runs compared with the
+// CPU reference.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backends/device.h"
+#include "core/device_info.h"
+#include "core/status.h"
+#include "engine/device/config.h"
+#include "engine/model/gguf.h"
+#include "engine/model/shape.h"
+
+namespace gauntlet::engine::device {
+
+// Before any dispatch: every kernel's local memory (planner::local_mem_bytes) against
+// `local_mem_limit`, and the features the config needs against the device's claims. The reason
+// names both numbers and the kernel, e.g. "local memory 44288 > 32768
+// (matvec.wg64.whole.f32, n_in 11008)", or the feature and device, e.g. "f16 arithmetic not
+// supported by opencl:0". batch > 1 is planner-only and refused here.
+core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_limit,
+                          const model::LlamaShape& shape, const DecodeConfig& config);
+
+// The fastest variant that fits: the whole activation vector in local memory if it fits, else
+// the largest chunk; the whole context's scores, else the largest score tile. f32 compute and
+// KV cache, the model's context.
+DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_limit,
+                            const model::LlamaShape& shape, model::TensorType weights);
+
+// The logits NMSE bound the checks apply (worst step): 1e-6 with f32 activations and KV cache
+// (only summation order differs from the reference), 1e-4 with an f16 KV cache, 1e-3 with f16
+// activations in local memory.
+double logits_nmse_bound(const DecodeConfig& config);
+// sum((a - b)^2) / sum(b^2) (0 when both are zero).
+double nmse(std::span<const float> actual, std::span<const float> expected);
+
+struct CheckResult {
+  bool tokens_match = false;
+  std::vector<int32_t> device_tokens, host_tokens;
+  double logits_nmse = 0, nmse_bound = 0;  // worst step
+  double tokens_per_second = 0;
+  double effective_gbps = 0;  // (weight + KV bytes read per token) * tok/s
+  uint64_t device_peak_bytes = 0;
+  uint64_t planned_peak_bytes = 0;  // planner steady state (weights + KV + activations)
+  std::string reason;               // empty when it passed
+};
+
+// Bytes one decode step reads: every weight once (one row of token_embd unless it is tied to the
+// output), and K and V of `positions` positions of every layer.
+uint64_t bytes_read_per_token(const model::LlamaShape& shape, model::TensorType weights,
+                              planner::KvPrecision kv, uint32_t positions);
+
+// Loads the model onto `device` (bounded chunks), decodes `steps` greedy tokens after `prompt` on
+// the device and on the host reference, and compares tokens and logits (over the steps that were
+// fed the same token) against logits_nmse_bound.
+core::Result<CheckResult> check_decode(backends::Device& device, const model::GgufFile& model,
+                                       const DecodeConfig& config, std::vector<int32_t> prompt,
+                                       uint32_t steps);
+
+// Long context without prefill: fills the KV cache of every layer directly to `context - 1`
+// positions with deterministic values (the same on device and host), runs one decode step at
+// position context - 1, and compares the logits.
+core::Result<CheckResult> check_context(backends::Device& device, const model::GgufFile& model,
+                                        const DecodeConfig& config, uint32_t context);
+
+}  // namespace gauntlet::engine::device

@@ -1,0 +1,92 @@
+// Attention of one query head (one workgroup per head) over positions 0..n_pos-1 of the KV
+// cache, grouped-query: head h reads KV head h / (n_head / n_head_kv). The scores go through a
+// local tile of SCORE_TILE positions at a time with a running (online) softmax, so any context
+// fits. Defines: WG_X, HEAD_DIM, SCORE_TILE, KV_F16, ACT_F16, DIMS_PER_ITEM = ceil(HEAD_DIM/WG_X).
+// Local memory: WG_X floats of scratch, the query head (HEAD_DIM floats or halves), the scores.
+typedef struct {
+  uint q_off;
+  uint out_off;
+  uint group;      // n_head / n_head_kv
+  uint n_kv;       // n_embd_kv: the cache's row stride
+  uint layer_off;  // element index of this layer's position 0
+  uint n_pos;
+  float scale;
+} AttentionParams;
+
+#if KV_F16
+#define KV_LOAD(c, i) vload_half((i), (const __global half*)(c))
+#else
+#define KV_LOAD(c, i) (((const __global float*)(c))[i])
+#endif
+#if ACT_F16
+#define Q_T half
+#define Q_LOAD(i) vload_half((i), qv)
+#define Q_STORE(i, v) vstore_half((v), (i), qv)
+#else
+#define Q_T float
+#define Q_LOAD(i) (qv[i])
+#define Q_STORE(i, v) (qv[i] = (v))
+#endif
+
+__kernel void attention(__global float* act, __global const uchar* k_cache,
+                        __global const uchar* v_cache, AttentionParams p, __local float* lmem) {
+  __local float* red = lmem;
+  __local Q_T* qv = (__local Q_T*)(lmem + WG_X);
+  __local float* scores = (__local float*)((__local uchar*)qv + HEAD_DIM * sizeof(Q_T));
+  const uint lid = get_local_id(0);
+  const uint h = get_group_id(0);
+  const uint kv_head_off = (h / p.group) * HEAD_DIM;
+  for (uint i = lid; i < HEAD_DIM; i += WG_X) Q_STORE(i, act[p.q_off + h * HEAD_DIM + i]);
+
+  float m = -INFINITY, l = 0.0f;
+  float acc[DIMS_PER_ITEM];
+  for (uint k = 0; k < DIMS_PER_ITEM; ++k) acc[k] = 0.0f;
+
+  for (uint t0 = 0; t0 < p.n_pos; t0 += SCORE_TILE) {
+    const uint len = min((uint)SCORE_TILE, p.n_pos - t0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float local_max = -INFINITY;
+    for (uint tt = lid; tt < len; tt += WG_X) {
+      const uint base = p.layer_off + (t0 + tt) * p.n_kv + kv_head_off;
+      float dot = 0.0f;
+      for (uint i = 0; i < HEAD_DIM; ++i) dot += Q_LOAD(i) * KV_LOAD(k_cache, base + i);
+      scores[tt] = dot * p.scale;
+      local_max = fmax(local_max, scores[tt]);
+    }
+    red[lid] = local_max;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = WG_X / 2; s > 0; s >>= 1) {
+      if (lid < s) red[lid] = fmax(red[lid], red[lid + s]);
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const float new_m = fmax(m, red[0]);
+    const float c = exp(m - new_m);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float local_sum = 0.0f;
+    for (uint tt = lid; tt < len; tt += WG_X) {
+      scores[tt] = exp(scores[tt] - new_m);
+      local_sum += scores[tt];
+    }
+    red[lid] = local_sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = WG_X / 2; s > 0; s >>= 1) {
+      if (lid < s) red[lid] += red[lid + s];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    l = l * c + red[0];
+    m = new_m;
+    for (uint k = 0; k < DIMS_PER_ITEM; ++k) {
+      const uint d = lid + k * WG_X;
+      if (d >= HEAD_DIM) break;
+      float a = acc[k] * c;
+      for (uint tt = 0; tt < len; ++tt) {
+        a += scores[tt] * KV_LOAD(v_cache, p.layer_off + (t0 + tt) * p.n_kv + kv_head_off + d);
+      }
+      acc[k] = a;
+    }
+  }
+  for (uint k = 0; k < DIMS_PER_ITEM; ++k) {
+    const uint d = lid + k * WG_X;
+    if (d < HEAD_DIM) act[p.out_off + h * HEAD_DIM + d] = acc[k] / l;
+  }
+}

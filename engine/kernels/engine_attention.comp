@@ -1,0 +1,113 @@
+#version 450
+// Attention of one query head (one workgroup per head) over positions 0..n_pos-1 of the KV
+// cache, grouped-query. Scores pass through a shared tile of SCORE_TILE positions with a running
+// (online) softmax, so any context fits. Constants: 0 workgroup; 3 HEAD_DIM; 4 SCORE_TILE;
+// 5 KV_F16; 6 ACT_F16; 7 DIMS_PER_ITEM (ceil(HEAD_DIM / workgroup), at most 8); 8 Q_WORDS
+// (HEAD_DIM, or HEAD_DIM / 2 with ACT_F16); 9 RED (= workgroup).
+layout(local_size_x_id = 0) in;
+layout(constant_id = 3) const uint HEAD_DIM = 64;
+layout(constant_id = 4) const uint SCORE_TILE = 64;
+layout(constant_id = 5) const uint KV_F16 = 0;
+layout(constant_id = 6) const uint ACT_F16 = 0;
+layout(constant_id = 7) const uint DIMS_PER_ITEM = 1;
+layout(constant_id = 8) const uint Q_WORDS = 64;
+layout(constant_id = 9) const uint RED = 64;
+layout(std430, binding = 0) buffer A { float act[]; };
+layout(std430, binding = 1) readonly buffer K { uint k_cache[]; };
+layout(std430, binding = 2) readonly buffer V { uint v_cache[]; };
+layout(push_constant) uniform Params {
+  uint q_off;
+  uint out_off;
+  uint group;
+  uint n_kv;
+  uint layer_off;
+  uint n_pos;
+  float scale;
+} p;
+
+shared float red[RED];
+shared uint qv[Q_WORDS];
+shared float scores[SCORE_TILE];
+
+float kv_at(uint which, uint i) {
+  uint v = which == 0 ? k_cache[KV_F16 != 0 ? i >> 1 : i] : v_cache[KV_F16 != 0 ? i >> 1 : i];
+  if (KV_F16 != 0) return unpackHalf2x16((i & 1u) != 0u ? v >> 16 : v).x;
+  return uintBitsToFloat(v);
+}
+
+vec2 kv_pair(uint i) {  // K elements i, i + 1 (i even)
+  if (KV_F16 != 0) return unpackHalf2x16(k_cache[i >> 1]);
+  return vec2(uintBitsToFloat(k_cache[i]), uintBitsToFloat(k_cache[i + 1]));
+}
+
+vec2 q_pair(uint j) {
+  if (ACT_F16 != 0) return unpackHalf2x16(qv[j]);
+  return vec2(uintBitsToFloat(qv[2 * j]), uintBitsToFloat(qv[2 * j + 1]));
+}
+
+void main() {
+  uint lid = gl_LocalInvocationID.x;
+  uint wg = gl_WorkGroupSize.x;
+  uint h = gl_WorkGroupID.x;
+  uint kv_head_off = (h / p.group) * HEAD_DIM;
+  uint q_base = p.q_off + h * HEAD_DIM;
+  if (ACT_F16 != 0) {
+    for (uint j = lid; j < HEAD_DIM / 2; j += wg) {
+      qv[j] = packHalf2x16(vec2(act[q_base + 2 * j], act[q_base + 2 * j + 1]));
+    }
+  } else {
+    for (uint i = lid; i < HEAD_DIM; i += wg) qv[i] = floatBitsToUint(act[q_base + i]);
+  }
+
+  float m = -1.0 / 0.0, l = 0.0;
+  float acc[8];
+  for (uint k = 0; k < DIMS_PER_ITEM; ++k) acc[k] = 0.0;
+
+  for (uint t0 = 0; t0 < p.n_pos; t0 += SCORE_TILE) {
+    uint len = min(SCORE_TILE, p.n_pos - t0);
+    barrier();
+    float local_max = -1.0 / 0.0;
+    for (uint tt = lid; tt < len; tt += wg) {
+      uint base = p.layer_off + (t0 + tt) * p.n_kv + kv_head_off;
+      float d = 0.0;
+      for (uint j = 0; j < HEAD_DIM / 2; ++j) d += dot(q_pair(j), kv_pair(base + 2 * j));
+      scores[tt] = d * p.scale;
+      local_max = max(local_max, scores[tt]);
+    }
+    red[lid] = local_max;
+    barrier();
+    for (uint s = wg / 2; s > 0; s >>= 1) {
+      if (lid < s) red[lid] = max(red[lid], red[lid + s]);
+      barrier();
+    }
+    float new_m = max(m, red[0]);
+    float c = exp(m - new_m);
+    barrier();
+    float local_sum = 0.0;
+    for (uint tt = lid; tt < len; tt += wg) {
+      scores[tt] = exp(scores[tt] - new_m);
+      local_sum += scores[tt];
+    }
+    red[lid] = local_sum;
+    barrier();
+    for (uint s = wg / 2; s > 0; s >>= 1) {
+      if (lid < s) red[lid] += red[lid + s];
+      barrier();
+    }
+    l = l * c + red[0];
+    m = new_m;
+    for (uint k = 0; k < DIMS_PER_ITEM; ++k) {
+      uint d = lid + k * wg;
+      if (d >= HEAD_DIM) break;
+      float a = acc[k] * c;
+      for (uint tt = 0; tt < len; ++tt) {
+        a += scores[tt] * kv_at(1, p.layer_off + (t0 + tt) * p.n_kv + kv_head_off + d);
+      }
+      acc[k] = a;
+    }
+  }
+  for (uint k = 0; k < DIMS_PER_ITEM; ++k) {
+    uint d = lid + k * wg;
+    if (d < HEAD_DIM) act[p.out_off + h * HEAD_DIM + d] = acc[k] / l;
+  }
+}

@@ -1,0 +1,188 @@
+#version 450
+// Matrix-vector product out[r] = W[r] . x for one weight format (MODE 0), or the token-embedding
+// row lookup (MODE 1). The weights are read as 32-bit words and decoded in the shader, so no
+// 8- or 16-bit storage feature is needed: f16 through unpackHalf2x16, bf16 by a shift, q8_0 and
+// q4_0 blocks (34 and 18 bytes, so 2-byte aligned) through 2-byte-aligned word reads.
+// Specialization constants: 0 workgroup; 3 WEIGHT_FORMAT (ggml id); 4 TILE activation elements
+// per pass; 5 ACT_F16; 6 ROWS per workgroup; 7 TILE_WORDS shared words for the tile (TILE, or
+// TILE / 2 when ACT_F16); 8 RED = workgroup (reduction scratch); 9 MODE.
+layout(local_size_x_id = 0) in;
+layout(constant_id = 3) const uint WEIGHT_FORMAT = 0;
+layout(constant_id = 4) const uint TILE = 64;
+layout(constant_id = 5) const uint ACT_F16 = 0;
+layout(constant_id = 6) const uint ROWS = 1;
+layout(constant_id = 7) const uint TILE_WORDS = 64;
+layout(constant_id = 8) const uint RED = 64;
+layout(constant_id = 9) const uint MODE = 0;
+
+layout(std430, binding = 0) readonly buffer W { uint w[]; };
+layout(std430, binding = 1) buffer A { float act[]; };
+layout(push_constant) uniform Params {
+  uint n_in;
+  uint n_out;
+  uint x_off;
+  uint out_off;
+  uint row;
+} p;
+
+shared uint tile[TILE_WORDS];
+shared float red[RED];
+
+const uint QK = 32;
+
+uint row_bytes(uint n) {
+  if (WEIGHT_FORMAT == 0) return n * 4;
+  if (WEIGHT_FORMAT == 1 || WEIGHT_FORMAT == 30) return n * 2;
+  if (WEIGHT_FORMAT == 8) return n / QK * 34;
+  return n / QK * 18;
+}
+
+// Four bytes at a 2-byte-aligned byte offset.
+uint word_at(uint off) {
+  uint i = off >> 2;
+  if ((off & 2u) == 0u) return w[i];
+  return (w[i] >> 16) | (w[i + 1] << 16);
+}
+
+float half_at(uint off) {
+  uint v = w[off >> 2];
+  return unpackHalf2x16((off & 2u) != 0u ? v >> 16 : v).x;
+}
+
+// Weight elements 2j and 2j + 1 of a float-format row starting at byte `row_off`.
+vec2 weight_pair(uint row_off, uint j) {
+  if (WEIGHT_FORMAT == 0) {
+    uint i = (row_off >> 2) + 2 * j;
+    return vec2(uintBitsToFloat(w[i]), uintBitsToFloat(w[i + 1]));
+  }
+  uint v = w[(row_off >> 2) + j];
+  if (WEIGHT_FORMAT == 1) return unpackHalf2x16(v);
+  return vec2(uintBitsToFloat(v << 16), uintBitsToFloat(v & 0xffff0000u));
+}
+
+float tile_at(uint i) {
+  if (ACT_F16 != 0) {
+    uint v = tile[i >> 1];
+    return unpackHalf2x16((i & 1u) != 0u ? v >> 16 : v).x;
+  }
+  return uintBitsToFloat(tile[i]);
+}
+
+vec2 tile_pair(uint j) {
+  if (ACT_F16 != 0) return unpackHalf2x16(tile[j]);
+  return vec2(uintBitsToFloat(tile[2 * j]), uintBitsToFloat(tile[2 * j + 1]));
+}
+
+vec4 tile4(uint i) {
+  if (ACT_F16 != 0) return vec4(unpackHalf2x16(tile[i >> 1]), unpackHalf2x16(tile[(i >> 1) + 1]));
+  return vec4(uintBitsToFloat(tile[i]), uintBitsToFloat(tile[i + 1]),
+              uintBitsToFloat(tile[i + 2]), uintBitsToFloat(tile[i + 3]));
+}
+
+vec4 q8_4(uint v) {
+  return vec4(bitfieldExtract(int(v), 0, 8), bitfieldExtract(int(v), 8, 8),
+              bitfieldExtract(int(v), 16, 8), bitfieldExtract(int(v), 24, 8));
+}
+
+float partial_dot(uint row_off, uint base, uint len, uint lid) {
+  float acc = 0.0;
+  if (WEIGHT_FORMAT == 0 || WEIGHT_FORMAT == 1 || WEIGHT_FORMAT == 30) {
+    for (uint j = lid; j < len / 2; j += gl_WorkGroupSize.x) {
+      acc += dot(weight_pair(row_off, base / 2 + j), tile_pair(j));
+    }
+  } else if (WEIGHT_FORMAT == 8) {
+    uint first = base / QK;
+    for (uint b = lid; b < len / QK; b += gl_WorkGroupSize.x) {
+      uint off = row_off + (first + b) * 34;
+      float d = half_at(off);
+      float s = 0.0;
+      for (uint j = 0; j < 8; ++j) s += dot(q8_4(word_at(off + 2 + 4 * j)), tile4(b * QK + 4 * j));
+      acc += d * s;
+    }
+  } else {
+    uint first = base / QK;
+    for (uint b = lid; b < len / QK; b += gl_WorkGroupSize.x) {
+      uint off = row_off + (first + b) * 18;
+      float d = half_at(off);
+      float s = 0.0;
+      for (uint j = 0; j < 4; ++j) {
+        uint v = word_at(off + 2 + 4 * j);
+        vec4 lo = vec4(v & 15u, (v >> 8) & 15u, (v >> 16) & 15u, (v >> 24) & 15u) - 8.0;
+        vec4 hi = vec4((v >> 4) & 15u, (v >> 12) & 15u, (v >> 20) & 15u, (v >> 28) & 15u) - 8.0;
+        s += dot(lo, tile4(b * QK + 4 * j)) + dot(hi, tile4(b * QK + 16 + 4 * j));
+      }
+      acc += d * s;
+    }
+  }
+  return acc;
+}
+
+void embed() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i >= p.n_in) return;
+  uint row_off = p.row * row_bytes(p.n_in);
+  float v;
+  if (WEIGHT_FORMAT == 0) {
+    v = uintBitsToFloat(w[(row_off >> 2) + i]);
+  } else if (WEIGHT_FORMAT == 1) {
+    v = half_at(row_off + 2 * i);
+  } else if (WEIGHT_FORMAT == 30) {
+    uint x = w[(row_off + 2 * i) >> 2];
+    v = uintBitsToFloat((i & 1u) != 0u ? x & 0xffff0000u : x << 16);
+  } else if (WEIGHT_FORMAT == 8) {
+    uint off = row_off + (i / QK) * 34;
+    uint j = i % QK;
+    uint x = word_at(off + 2 + (j & ~3u));
+    v = half_at(off) * float(bitfieldExtract(int(x), int(8 * (j & 3u)), 8));
+  } else {
+    uint off = row_off + (i / QK) * 18;
+    uint j = i % QK;
+    uint k = j % 16;
+    uint x = word_at(off + 2 + (k & ~3u));
+    uint byte = (x >> (8 * (k & 3u))) & 255u;
+    uint q = j < 16 ? byte & 15u : byte >> 4;
+    v = half_at(off) * (float(q) - 8.0);
+  }
+  act[p.out_off + i] = v;
+}
+
+void main() {
+  if (MODE == 1) {
+    embed();
+    return;
+  }
+  uint lid = gl_LocalInvocationID.x;
+  uint row0 = gl_WorkGroupID.x * ROWS;
+  uint rb = row_bytes(p.n_in);
+  float acc[8];
+  for (uint r = 0; r < ROWS; ++r) acc[r] = 0.0;
+
+  for (uint base = 0; base < p.n_in; base += TILE) {
+    uint len = min(TILE, p.n_in - base);
+    barrier();
+    if (ACT_F16 != 0) {
+      for (uint j = lid; j < len / 2; j += gl_WorkGroupSize.x) {
+        tile[j] = packHalf2x16(vec2(act[p.x_off + base + 2 * j], act[p.x_off + base + 2 * j + 1]));
+      }
+    } else {
+      for (uint i = lid; i < len; i += gl_WorkGroupSize.x) {
+        tile[i] = floatBitsToUint(act[p.x_off + base + i]);
+      }
+    }
+    barrier();
+    for (uint r = 0; r < ROWS; ++r) {
+      uint row = row0 + r;
+      if (row < p.n_out) acc[r] += partial_dot(row * rb, base, len, lid);
+    }
+  }
+  for (uint r = 0; r < ROWS; ++r) {
+    red[lid] = acc[r];
+    barrier();
+    for (uint s = gl_WorkGroupSize.x / 2; s > 0; s >>= 1) {
+      if (lid < s) red[lid] += red[lid + s];
+      barrier();
+    }
+    if (lid == 0 && row0 + r < p.n_out) act[p.out_off + row0 + r] = red[0];
+    barrier();
+  }
+}

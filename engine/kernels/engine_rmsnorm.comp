@@ -1,0 +1,32 @@
+#version 450
+// out = x / sqrt(mean(x^2) + eps) * weight, one workgroup. Constants: 0 workgroup, 3 RED (= workgroup).
+layout(local_size_x_id = 0) in;
+layout(constant_id = 3) const uint RED = 64;
+layout(std430, binding = 0) buffer A { float act[]; };
+layout(std430, binding = 1) readonly buffer Wt { float weight[]; };
+layout(push_constant) uniform Params {
+  uint n;
+  uint in_off;
+  uint out_off;
+  float eps;
+} p;
+shared float red[RED];
+
+void main() {
+  uint lid = gl_LocalInvocationID.x;
+  float sum = 0.0;
+  for (uint i = lid; i < p.n; i += gl_WorkGroupSize.x) {
+    float v = act[p.in_off + i];
+    sum += v * v;
+  }
+  red[lid] = sum;
+  barrier();
+  for (uint s = gl_WorkGroupSize.x / 2; s > 0; s >>= 1) {
+    if (lid < s) red[lid] += red[lid + s];
+    barrier();
+  }
+  float scale = inversesqrt(red[0] / float(p.n) + p.eps);
+  for (uint i = lid; i < p.n; i += gl_WorkGroupSize.x) {
+    act[p.out_off + i] = act[p.in_off + i] * scale * weight[i];
+  }
+}

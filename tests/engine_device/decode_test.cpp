@@ -1,0 +1,158 @@
+// Whole decode on the device against the host reference, local-memory refusal before dispatch
+// and the default variant choice, long context through a directly filled KV cache.
+#include "device_fixture.h"
+#include "engine/device/ops.h"
+#include "engine/device/profile_check.h"
+
+namespace gauntlet::engine::test {
+namespace {
+
+using device::DecodeConfig;
+using model::TensorType;
+
+model::LlamaShape tiny() {
+  auto s = model::preset_shape("test-tiny");
+  EXPECT_TRUE(s.is_ok());
+  return *s;
+}
+
+class EngineDecode : public DeviceTest {
+ protected:
+  void expect_decode(TensorType format, DecodeConfig config, uint32_t steps = 32) {
+    auto file = synthetic_file(tiny(), format);
+    ASSERT_NE(file, nullptr);
+    config.weights = format;
+    auto r = device::check_decode(device(), *file, config, {1, 7, 42}, steps);
+    ASSERT_TRUE(r.is_ok()) << r.error().describe();
+    EXPECT_EQ(r->device_tokens.size(), steps);
+    EXPECT_EQ(r->device_tokens, r->host_tokens) << model::to_string(format);
+    EXPECT_TRUE(r->tokens_match);
+    EXPECT_LE(r->logits_nmse, r->nmse_bound) << model::to_string(format);
+    EXPECT_EQ(r->nmse_bound, device::logits_nmse_bound(config));
+    EXPECT_TRUE(r->reason.empty()) << r->reason;
+    EXPECT_GT(r->tokens_per_second, 0);
+    EXPECT_GE(r->device_peak_bytes, r->planned_peak_bytes);
+    // Beyond the plan only the rope table (and backend rounding) may be allocated.
+    EXPECT_LE(r->device_peak_bytes, r->planned_peak_bytes + (64u << 10));
+    // The tokens must vary, or the comparison proves little.
+    std::set<int32_t> distinct(r->host_tokens.begin(), r->host_tokens.end());
+    EXPECT_GT(distinct.size(), 3u);
+  }
+};
+
+TEST_F(EngineDecode, SameGreedyTokensAsHostInAllFiveFormats) {
+  for (TensorType t : {TensorType::f32, TensorType::f16, TensorType::bf16, TensorType::q8_0,
+                       TensorType::q4_0}) {
+    SCOPED_TRACE(model::to_string(t));
+    expect_decode(t, device::default_config(device().info(), device().info().local_mem_size,
+                                            tiny(), t));
+  }
+}
+
+TEST_F(EngineDecode, ChunkedTilesAndF16KvCache) {
+  DecodeConfig c;
+  c.matvec.activation_tile = 32;  // two passes over n_embd 64, four over n_ff 128
+  c.matvec.workgroup = 32;
+  c.attention.score_tile = 8;     // several passes over the positions
+  c.attention.workgroup = 16;
+  c.kv = planner::KvPrecision::f16;
+  expect_decode(TensorType::q8_0, c);
+}
+
+TEST_F(EngineDecode, F16ComputeNeedsClaimedF16Arithmetic) {
+  DecodeConfig c;
+  c.compute = planner::ActivationType::f16;
+  c.weights = TensorType::q4_0;
+  const auto& info = device().info();
+  auto st = device::check_config(info, info.local_mem_size, tiny(), c);
+  if (!info.features.fp16_arithmetic) {
+    ASSERT_FALSE(st.is_ok());
+    EXPECT_EQ(st.error().message, "f16 arithmetic not supported by " + device().name());
+    auto file = synthetic_file(tiny(), TensorType::q4_0);
+    auto r = device::check_decode(device(), *file, c, {1}, 4);
+    ASSERT_FALSE(r.is_ok());
+    EXPECT_NE(r.error().message.find("f16 arithmetic"), std::string::npos);
+  } else {
+    ASSERT_TRUE(st.is_ok()) << st.error().describe();
+    expect_decode(TensorType::q4_0, c);
+  }
+}
+
+// Field case 2 on a 32 KiB device: an 11008-wide f32 activation vector in local memory needs
+// 44032 + 256 bytes. The whole-vector variant is refused before dispatch with both numbers; the
+// default picks a chunk that fits, and that decodes correctly.
+TEST_F(EngineDecode, WideActivationOverLocalMemoryIsRefusedAndDefaultRuns) {
+  auto shape = model::parse_dims(
+      "n_embd=64,n_layer=1,n_head=4,n_head_kv=4,n_ff=11008,n_vocab=128,context=64");
+  ASSERT_TRUE(shape.is_ok());
+  shape->name = "wide-ff";
+  const uint64_t limit = 32768;
+  DecodeConfig whole;
+  whole.weights = TensorType::f32;
+  auto st = device::check_config(device().info(), limit, *shape, whole);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_EQ(st.error().message, "local memory 44288 > 32768 (matvec.wg64.whole.f32, n_in 11008)");
+
+  const DecodeConfig def = device::default_config(device().info(), limit, *shape, TensorType::f32);
+  EXPECT_NE(def.matvec.activation_tile, planner::kWholeVector);
+  EXPECT_LE(planner::local_mem_bytes(device::effective_matvec(def), {11008, 0, 0}), limit);
+  ASSERT_TRUE(device::check_config(device().info(), limit, *shape, def).is_ok());
+  // The whole vector (n_embd 64) would fit for the other products: the default is per model, so
+  // one chunk size for all of them.
+  auto file = synthetic_file(*shape, TensorType::f32);
+  ASSERT_NE(file, nullptr);
+  auto r = device::check_decode(device(), *file, def, {3}, 8);
+  ASSERT_TRUE(r.is_ok()) << r.error().describe();
+  EXPECT_TRUE(r->tokens_match) << r->reason;
+  EXPECT_LE(r->logits_nmse, r->nmse_bound);
+  if (device().info().local_mem_size <= limit) {
+    // The device itself has the small limit (llvmpipe): check_decode refuses the whole vector.
+    auto refused = device::check_decode(device(), *file, whole, {3}, 2);
+    ASSERT_FALSE(refused.is_ok());
+    EXPECT_NE(refused.error().message.find("44288 > 32768"), std::string::npos)
+        << refused.error().message;
+  }
+}
+
+TEST_F(EngineDecode, LongContextFromAFilledKvCache) {
+  auto file = synthetic_file(tiny(), TensorType::q4_0);
+  ASSERT_NE(file, nullptr);
+  for (auto kv : {planner::KvPrecision::f32, planner::KvPrecision::f16}) {
+    DecodeConfig c = device::default_config(device().info(), device().info().local_mem_size,
+                                            tiny(), TensorType::q4_0);
+    c.kv = kv;
+    c.attention.score_tile = 32;  // four passes over 128 positions
+    auto r = device::check_context(device(), *file, c, 128);
+    ASSERT_TRUE(r.is_ok()) << r.error().describe();
+    EXPECT_TRUE(r->tokens_match) << r->reason;
+    EXPECT_LE(r->logits_nmse, r->nmse_bound) << planner::to_string(kv);
+    EXPECT_TRUE(r->reason.empty()) << r->reason;
+  }
+}
+
+TEST_F(EngineDecode, BadConfigurationsAreRefusedBeforeDispatch) {
+  const auto& info = device().info();
+  DecodeConfig c;
+  c.batch = 4;
+  auto st = device::check_config(info, info.local_mem_size, tiny(), c);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_NE(st.error().message.find("planner-only"), std::string::npos);
+  c = {};
+  c.context = 1000;
+  EXPECT_FALSE(device::check_config(info, info.local_mem_size, tiny(), c).is_ok());
+  c = {};
+  c.attention.score_tile = 0;
+  st = device::check_config(info, 100, tiny(), c);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_NE(st.error().message.find("> 100"), std::string::npos) << st.error().message;
+  // A model whose format is not the configuration's.
+  auto file = synthetic_file(tiny(), TensorType::q8_0);
+  c = {};
+  c.weights = TensorType::f16;
+  auto r = device::check_decode(device(), *file, c, {1}, 2);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.error().message.find("q8_0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gauntlet::engine::test

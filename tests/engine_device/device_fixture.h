@@ -1,0 +1,88 @@
+#pragma once
+// The device under test for the engine_device suites: one executable per API, the same tests.
+// GAUNTLET_TEST_API is "opencl" or "vulkan"; Vulkan runs under the validation layer and every
+// test ends with no validation message.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "backends/catalog.h"
+#include "core/options.h"
+#include "engine/model/gguf.h"
+#include "engine/model/synthetic.h"
+#ifdef GAUNTLET_TEST_VULKAN
+#include "backends/vulkan/vulkan_device.h"
+#endif
+
+namespace gauntlet::engine::test {
+
+inline core::DeviceId test_device_id() {
+  auto id = core::DeviceId::parse(std::string(GAUNTLET_TEST_API) + ":0");
+  return *id;
+}
+
+class DeviceTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto env = core::Options::from_environment();
+    ASSERT_TRUE(env.is_ok()) << env.error().describe();
+#ifdef GAUNTLET_TEST_VULKAN
+    ASSERT_TRUE(env->vulkan_validation) << "the test must run with GAUNTLET_VK_VALIDATION=1";
+#endif
+    auto d = backends::open(test_device_id(), *env);
+    ASSERT_TRUE(d.is_ok()) << "no " << GAUNTLET_TEST_API << ":0 (is the driver installed?): "
+                           << d.error().describe();
+    device_ = std::move(*d);
+  }
+  static void TearDownTestSuite() {
+    device_.reset();
+  }
+  void SetUp() override {
+    ASSERT_NE(device_, nullptr) << GAUNTLET_TEST_API << ":0 could not be opened";
+#ifdef GAUNTLET_TEST_VULKAN
+    backends::vulkan::clear_validation_messages();
+#endif
+  }
+  void TearDown() override {
+#ifdef GAUNTLET_TEST_VULKAN
+    auto messages = backends::vulkan::validation_messages();
+    std::string all;
+    for (const auto& m : messages) all += m + "\n";
+    EXPECT_TRUE(messages.empty()) << messages.size() << " validation message(s):\n" << all;
+#endif
+  }
+  backends::Device& device() { return *device_; }
+
+  static inline std::unique_ptr<backends::Device> device_;
+};
+
+inline std::vector<float> random_floats(size_t n, uint64_t seed, float scale = 1.0f) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(-scale, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+// A synthetic model written to a temporary file and opened (the file is removed at once).
+inline std::unique_ptr<model::GgufFile> synthetic_file(const model::LlamaShape& shape,
+                                                       model::TensorType format,
+                                                       uint64_t seed = 5) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("gauntlet-engine-device-" + std::to_string(::getpid()) + "-" + shape.name +
+                     "-" + model::to_string(format) + ".gguf");
+  auto written = model::write_synthetic_model(shape, format, seed, path, true);
+  EXPECT_TRUE(written.is_ok()) << written.error().describe();
+  auto file = model::GgufFile::open(path);
+  EXPECT_TRUE(file.is_ok()) << file.error().describe();
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  return file.is_ok() ? std::move(*file) : nullptr;
+}
+
+}  // namespace gauntlet::engine::test

@@ -1,0 +1,344 @@
+// Each decode kernel against a host computation, with a per-op NMSE bound and guard regions
+// around the outputs (elements outside the output range must keep their sentinel).
+#include <cmath>
+#include <cstring>
+
+#include "core/half.h"
+#include "device_fixture.h"
+#include "engine/device/ops.h"
+#include "engine/device/profile_check.h"
+
+namespace gauntlet::engine::test {
+namespace {
+
+using device::Ops;
+using model::TensorType;
+using planner::KernelVariant;
+
+constexpr float kSentinel = 777.0f;
+constexpr uint32_t kGuard = 64;
+
+// An activation buffer: guard, input, guard, output, guard (all offsets in floats).
+struct ActBuffer {
+  uint32_t in_off, out_off, total;
+  std::vector<float> host;
+};
+
+ActBuffer act_layout(const std::vector<float>& input, uint32_t n_out) {
+  ActBuffer a;
+  a.in_off = kGuard;
+  a.out_off = a.in_off + static_cast<uint32_t>(input.size()) + kGuard;
+  a.total = a.out_off + n_out + kGuard;
+  a.host.assign(a.total, kSentinel);
+  std::copy(input.begin(), input.end(), a.host.begin() + a.in_off);
+  return a;
+}
+
+std::unique_ptr<backends::Buffer> upload(backends::Device& d, std::span<const std::byte> bytes) {
+  auto b = d.allocate(bytes.size());
+  EXPECT_TRUE(b.is_ok()) << b.error().describe();
+  auto st = d.upload(**b, bytes);
+  EXPECT_TRUE(st.is_ok()) << st.error().describe();
+  return std::move(*b);
+}
+
+std::unique_ptr<backends::Buffer> upload_floats(backends::Device& d, const std::vector<float>& v) {
+  return upload(d, std::as_bytes(std::span(v)));
+}
+
+std::vector<float> download_floats(backends::Device& d, const backends::Buffer& b) {
+  std::vector<float> out(b.size() / sizeof(float));
+  auto st = d.download(b, std::as_writable_bytes(std::span(out)));
+  EXPECT_TRUE(st.is_ok()) << st.error().describe();
+  return out;
+}
+
+// Everything outside [out_off, out_off + n_out) must be what it was.
+void expect_untouched(const ActBuffer& before, const std::vector<float>& after, uint32_t n_out) {
+  ASSERT_EQ(after.size(), before.host.size());
+  for (uint32_t i = 0; i < after.size(); ++i) {
+    if (i >= before.out_off && i < before.out_off + n_out) continue;
+    ASSERT_EQ(after[i], before.host[i]) << "element " << i << " outside the output changed";
+  }
+}
+
+std::span<const float> out_span(const std::vector<float>& v, const ActBuffer& a, uint32_t n) {
+  return std::span<const float>(v).subspan(a.out_off, n);
+}
+
+struct MatvecCase {
+  TensorType type;
+  uint32_t tile;  // kWholeVector or a chunk
+  planner::ActivationType act;
+  double bound;
+};
+
+class EngineKernels : public DeviceTest {
+ protected:
+  void run_matvec(const MatvecCase& c, uint32_t n_in, uint32_t n_out, uint32_t rows) {
+    const auto weights = random_floats(uint64_t{n_in} * n_out, 11, 1.0f);
+    const auto x = random_floats(n_in, 12, 1.0f);
+    const uint64_t rb = model::row_bytes(c.type, n_in);
+    std::vector<std::byte> wq(rb * n_out);
+    for (uint32_t r = 0; r < n_out; ++r) {
+      model::quantize_row(c.type, weights.data() + uint64_t{r} * n_in, wq.data() + r * rb, n_in);
+    }
+    std::vector<float> expected(n_out);
+    for (uint32_t r = 0; r < n_out; ++r) expected[r] = model::dot_row(c.type, wq.data() + r * rb, x.data(), n_in);
+
+    auto a = act_layout(x, n_out);
+    auto wbuf = upload(device(), wq);
+    auto abuf = upload_floats(device(), a.host);
+    Ops ops(device());
+    KernelVariant v{planner::KernelOp::matvec, 64, c.tile, c.act};
+    auto st = ops.matvec(*wbuf, c.type, v, n_in, n_out, *abuf, a.in_off, a.out_off, rows);
+    ASSERT_TRUE(st.is_ok()) << st.error().describe();
+    const auto after = download_floats(device(), *abuf);
+    expect_untouched(a, after, n_out);
+    const double e = device::nmse(out_span(after, a, n_out), expected);
+    EXPECT_LE(e, c.bound) << model::to_string(c.type) << " " << v.name() << " n_in " << n_in
+                          << " out[0] " << after[a.out_off] << " expected " << expected[0];
+  }
+};
+
+TEST_F(EngineKernels, MatvecEveryFormatWholeAndChunked) {
+  for (TensorType t : {TensorType::f32, TensorType::f16, TensorType::bf16, TensorType::q8_0,
+                       TensorType::q4_0}) {
+    // Rows that are not a multiple of the rows per workgroup; chunks that leave a remainder.
+    run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 320, 37, 4);
+    run_matvec({t, 64, planner::ActivationType::f32, 1e-10}, 320, 37, 4);
+    run_matvec({t, 128, planner::ActivationType::f32, 1e-10}, 320, 5, 1);
+  }
+}
+
+TEST_F(EngineKernels, MatvecF16ActivationTileHasItsBound) {
+  // The tile is rounded to f16 (relative error 2^-11 per element): a looser bound, but far
+  // tighter than a wrong result (NMSE ~1).
+  for (TensorType t : {TensorType::f32, TensorType::q8_0, TensorType::q4_0}) {
+    run_matvec({t, planner::kWholeVector, planner::ActivationType::f16, 1e-5}, 2048, 16, 4);
+    run_matvec({t, 256, planner::ActivationType::f16, 1e-5}, 2048, 16, 4);
+  }
+}
+
+TEST_F(EngineKernels, EmbedDequantizesARowExactly) {
+  const uint32_t n = 96, rows = 5, row = 3;
+  const auto weights = random_floats(n * rows, 21);
+  for (TensorType t : {TensorType::f32, TensorType::f16, TensorType::bf16, TensorType::q8_0,
+                       TensorType::q4_0}) {
+    const uint64_t rb = model::row_bytes(t, n);
+    std::vector<std::byte> wq(rb * rows);
+    for (uint32_t r = 0; r < rows; ++r) model::quantize_row(t, weights.data() + r * n, wq.data() + r * rb, n);
+    std::vector<float> expected(n);
+    model::dequantize_row(t, wq.data() + row * rb, expected.data(), n);
+    auto a = act_layout({}, n);
+    auto wbuf = upload(device(), wq);
+    auto abuf = upload_floats(device(), a.host);
+    Ops ops(device());
+    auto st = ops.embed(*wbuf, t, n, row, *abuf, a.out_off);
+    ASSERT_TRUE(st.is_ok()) << st.error().describe();
+    const auto after = download_floats(device(), *abuf);
+    expect_untouched(a, after, n);
+    for (uint32_t i = 0; i < n; ++i) {
+      ASSERT_EQ(after[a.out_off + i], expected[i]) << model::to_string(t) << " element " << i;
+    }
+  }
+}
+
+TEST_F(EngineKernels, RmsnormMatchesDoubleReference) {
+  const uint32_t n = 300;
+  const auto x = random_floats(n, 31, 3.0f);
+  const auto w = random_floats(n, 32, 1.0f);
+  double sum = 0;
+  for (float v : x) sum += double{v} * v;
+  const double scale = 1.0 / std::sqrt(sum / n + 1e-5);
+  std::vector<float> expected(n);
+  for (uint32_t i = 0; i < n; ++i) expected[i] = static_cast<float>(x[i] * scale * w[i]);
+  auto a = act_layout(x, n);
+  auto abuf = upload_floats(device(), a.host);
+  auto wbuf = upload_floats(device(), w);
+  Ops ops(device());
+  auto st = ops.rmsnorm(*abuf, *wbuf, 64, {n, a.in_off, a.out_off, 1e-5f});
+  ASSERT_TRUE(st.is_ok()) << st.error().describe();
+  const auto after = download_floats(device(), *abuf);
+  expect_untouched(a, after, n);
+  EXPECT_LE(device::nmse(out_span(after, a, n), expected), 1e-12);
+}
+
+TEST_F(EngineKernels, ElementwiseAddAndSwiglu) {
+  const uint32_t n = 200;
+  const auto x = random_floats(2 * n, 41, 4.0f);
+  for (auto op : {device::Elementwise::add, device::Elementwise::swiglu}) {
+    // Output a = input[0..n), operand b = input[n..2n).
+    auto a = act_layout({}, 2 * n);
+    std::copy(x.begin(), x.end(), a.host.begin() + a.out_off);
+    std::vector<float> expected(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      const float u = x[i], v = x[n + i];
+      expected[i] = op == device::Elementwise::add ? u + v : u / (1.0f + std::exp(-u)) * v;
+    }
+    auto abuf = upload_floats(device(), a.host);
+    Ops ops(device());
+    auto st = ops.elementwise(*abuf, op, {n, a.out_off, a.out_off + n});
+    ASSERT_TRUE(st.is_ok()) << st.error().describe();
+    const auto after = download_floats(device(), *abuf);
+    expect_untouched(a, after, n);  // b (the second half) is outside the output: unchanged
+    const double bound = op == device::Elementwise::add ? 0.0 : 1e-12;
+    EXPECT_LE(device::nmse(out_span(after, a, n), expected), bound);
+  }
+}
+
+// q (2 heads) and k, v (1 KV head) of head_dim 8, rope over 6 of the 8 dimensions.
+TEST_F(EngineKernels, RopeRotatesAndStoresKvInBothPrecisions) {
+  const uint32_t hd = 8, n_q = 16, n_kv = 8, rope_dims = 6, pos = 5, context = 4;
+  const auto in = random_floats(n_q + 2 * n_kv, 51);
+  std::vector<float> table(rope_dims);
+  for (uint32_t i = 0; i < rope_dims / 2; ++i) {
+    const double th = pos * std::pow(10000.0, -2.0 * i / rope_dims);
+    table[2 * i] = static_cast<float>(std::cos(th));
+    table[2 * i + 1] = static_cast<float>(std::sin(th));
+  }
+  auto rot = [&](std::vector<float> v, uint32_t heads) {
+    for (uint32_t h = 0; h < heads; ++h) {
+      for (uint32_t i = 0; i < rope_dims / 2; ++i) {
+        float* p = v.data() + h * hd + 2 * i;
+        const float a = p[0], b = p[1];
+        p[0] = a * table[2 * i] - b * table[2 * i + 1];
+        p[1] = a * table[2 * i + 1] + b * table[2 * i];
+      }
+    }
+    return v;
+  };
+  const auto q_exp = rot({in.begin(), in.begin() + n_q}, 2);
+  const auto k_exp = rot({in.begin() + n_q, in.begin() + n_q + n_kv}, 1);
+  const std::vector<float> v_exp(in.begin() + n_q + n_kv, in.end());
+  for (auto kv : {planner::KvPrecision::f32, planner::KvPrecision::f16}) {
+    auto a = act_layout(in, 0);
+    auto abuf = upload_floats(device(), a.host);
+    const uint32_t eb = planner::kv_element_bytes(kv);
+    std::vector<std::byte> cache(uint64_t{context} * n_kv * eb, std::byte{0x5a});
+    auto kbuf = upload(device(), cache);
+    auto vbuf = upload(device(), cache);
+    auto tbuf = upload_floats(device(), table);
+    const uint32_t slot = 2;  // cache position written
+    Ops ops(device());
+    auto st = ops.rope_kv(*abuf, *kbuf, *vbuf, *tbuf, kv,
+                          {a.in_off, a.in_off + n_q, a.in_off + n_q + n_kv, n_q / 2, n_kv / 2, hd,
+                           rope_dims, slot * n_kv});
+    ASSERT_TRUE(st.is_ok()) << st.error().describe();
+    const auto after = download_floats(device(), *abuf);
+    EXPECT_LE(device::nmse(std::span(after).subspan(a.in_off, n_q), q_exp), 1e-12);
+    for (auto [buf, expected] : {std::pair{kbuf.get(), &k_exp}, std::pair{vbuf.get(), &v_exp}}) {
+      std::vector<std::byte> got(cache.size());
+      ASSERT_TRUE(device().download(*buf, got).is_ok());
+      for (uint32_t p = 0; p < context; ++p) {
+        for (uint32_t i = 0; i < n_kv; ++i) {
+          const size_t at = (uint64_t{p} * n_kv + i) * eb;
+          if (p != slot) {  // guard: other positions keep their bytes
+            ASSERT_EQ(got[at], std::byte{0x5a}) << "position " << p << " was written";
+            continue;
+          }
+          float value;
+          if (kv == planner::KvPrecision::f32) {
+            std::memcpy(&value, &got[at], 4);
+            EXPECT_NEAR(value, (*expected)[i], 1e-6f) << i;
+          } else {
+            uint16_t h;
+            std::memcpy(&h, &got[at], 2);
+            value = core::f16_to_f32(h);
+            EXPECT_NEAR(value, (*expected)[i], std::abs((*expected)[i]) * 1e-3f + 1e-6f) << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+// 4 query heads over 2 KV heads, head_dim 16, 77 positions of a 100-position cache, with score
+// tiles that take several passes, one pass, and the whole context.
+TEST_F(EngineKernels, AttentionOnlineSoftmaxMatchesDirectSoftmax) {
+  const uint32_t n_head = 4, n_head_kv = 2, hd = 16, context = 100, n_pos = 77, layer = 1;
+  const uint32_t n_kv = n_head_kv * hd;
+  const auto q = random_floats(n_head * hd, 61, 2.0f);
+  const uint64_t cache_elems = 2ull * context * n_kv;  // 2 layers
+  const auto kf = random_floats(cache_elems, 62, 1.0f);
+  const auto vf = random_floats(cache_elems, 63, 1.0f);
+  const float scale = 1.0f / std::sqrt(float(hd));
+  for (auto kv : {planner::KvPrecision::f32, planner::KvPrecision::f16}) {
+    std::vector<std::byte> kb(cache_elems * planner::kv_element_bytes(kv)), vb(kb.size());
+    std::vector<float> kr(cache_elems), vr(cache_elems);  // what the cache holds, as floats
+    for (uint64_t i = 0; i < cache_elems; ++i) {
+      if (kv == planner::KvPrecision::f32) {
+        kr[i] = kf[i];
+        vr[i] = vf[i];
+        std::memcpy(&kb[i * 4], &kf[i], 4);
+        std::memcpy(&vb[i * 4], &vf[i], 4);
+      } else {
+        const uint16_t kh = core::f32_to_f16(kf[i]), vh = core::f32_to_f16(vf[i]);
+        kr[i] = core::f16_to_f32(kh);
+        vr[i] = core::f16_to_f32(vh);
+        std::memcpy(&kb[i * 2], &kh, 2);
+        std::memcpy(&vb[i * 2], &vh, 2);
+      }
+    }
+    std::vector<float> expected(n_head * hd);
+    const uint64_t layer_off = uint64_t{layer} * context * n_kv;
+    for (uint32_t h = 0; h < n_head; ++h) {
+      const uint32_t kvh = h / (n_head / n_head_kv);
+      std::vector<double> s(n_pos);
+      double mx = -INFINITY, sum = 0;
+      for (uint32_t t = 0; t < n_pos; ++t) {
+        double d = 0;
+        for (uint32_t i = 0; i < hd; ++i) d += double{q[h * hd + i]} * kr[layer_off + t * n_kv + kvh * hd + i];
+        s[t] = d * scale;
+        mx = std::max(mx, s[t]);
+      }
+      for (auto& v : s) sum += (v = std::exp(v - mx));
+      for (uint32_t i = 0; i < hd; ++i) {
+        double o = 0;
+        for (uint32_t t = 0; t < n_pos; ++t) o += s[t] / sum * vr[layer_off + t * n_kv + kvh * hd + i];
+        expected[h * hd + i] = static_cast<float>(o);
+      }
+    }
+    for (uint32_t tile : {16u, 96u, 0u}) {
+      auto a = act_layout(q, n_head * hd);
+      auto abuf = upload_floats(device(), a.host);
+      auto kbuf = upload(device(), kb);
+      auto vbuf = upload(device(), vb);
+      KernelVariant v{planner::KernelOp::attention, 16, planner::kWholeVector,
+                      planner::ActivationType::f32, tile};
+      Ops ops(device());
+      auto st = ops.attention(*abuf, *kbuf, *vbuf, v, n_head, hd, context, kv,
+                              {a.in_off, a.out_off, n_head / n_head_kv, n_kv,
+                               static_cast<uint32_t>(layer_off), n_pos, scale});
+      ASSERT_TRUE(st.is_ok()) << st.error().describe();
+      const auto after = download_floats(device(), *abuf);
+      expect_untouched(a, after, n_head * hd);
+      EXPECT_LE(device::nmse(out_span(after, a, n_head * hd), expected), 1e-10)
+          << v.name() << " kv " << planner::to_string(kv);
+    }
+  }
+}
+
+TEST_F(EngineKernels, BuffersOfTwoDevicesAreRefusedNamingBoth) {
+  auto other = backends::open(core::DeviceId{core::Api::host, 0}, core::Options{});
+  ASSERT_TRUE(other.is_ok()) << other.error().describe();
+  const uint32_t n = 64;
+  std::vector<float> w(n * 4, 0.5f);
+  auto foreign_weights = upload_floats(**other, w);  // on host
+  auto a = act_layout(random_floats(n, 71), 4);
+  auto abuf = upload_floats(device(), a.host);
+  Ops ops(device());
+  KernelVariant v{planner::KernelOp::matvec, 64};
+  auto st = ops.matvec(*foreign_weights, TensorType::f32, v, n, 4, *abuf, a.in_off, a.out_off);
+  ASSERT_FALSE(st.is_ok());
+  const std::string msg = st.error().describe();
+  EXPECT_NE(msg.find(device().name()), std::string::npos) << msg;
+  EXPECT_NE(msg.find((*other)->name()), std::string::npos) << msg;
+  EXPECT_NE(msg.find("two devices"), std::string::npos) << msg;
+  // Nothing ran: the output keeps its sentinels.
+  const auto after = download_floats(device(), *abuf);
+  for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(after[a.out_off + i], kSentinel);
+}
+
+}  // namespace
+}  // namespace gauntlet::engine::test
