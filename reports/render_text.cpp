@@ -42,7 +42,7 @@ std::string device_text(const DeviceReport& d) {
     out += "  " + v.api + " " + v.info.id.to_string() + ": " +
            (v.usable ? "usable" : "NOT usable: " + v.reason) + "\n";
   }
-  out += "  verified: local memory " + std::to_string(d.verified.local_mem_verified_bytes) +
+  out += "  limits verified: local memory " + std::to_string(d.verified.local_mem_verified_bytes) +
          " B, workgroup " + std::to_string(d.verified.max_workgroup_verified);
   if (d.verified.subgroup_size_observed) {
     out += ", subgroup " + std::to_string(d.verified.subgroup_size_observed);
@@ -55,7 +55,7 @@ std::string device_text(const DeviceReport& d) {
       list += (list.empty() ? "" : ", ") + name;
     }
     for (const auto& [verdict, names] : by_verdict) {
-      out += std::string("  ") + to_string(verdict) + ": " + names + "\n";
+      out += std::string("  features ") + to_string(verdict) + ": " + names + "\n";
     }
   }
   if (d.stress) {

@@ -139,10 +139,15 @@ class Checker {
 
   void check_object(const Json& doc, const Json& schema, const std::string& path) {
     if (auto required = schema.find("required"); required != schema.end()) {
+      std::vector<std::string> missing;
       for (const auto& key : *required) {
-        if (!doc.contains(key.get<std::string>())) {
-          add(path, "misses the required field \"" + key.get<std::string>() + "\"");
-        }
+        if (!doc.contains(key.get<std::string>())) missing.push_back("\"" + key.get<std::string>() + "\"");
+      }
+      if (missing.size() == 1) add(path, "misses the required field " + missing[0]);
+      if (missing.size() > 1) {
+        std::string list;
+        for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+        add(path, "misses the required fields " + list);
       }
     }
     const auto props = schema.find("properties");
