@@ -24,5 +24,7 @@ void add_device_flags(CLI::App& command, CommandContext& context);
 void add_list_command(CLI::App& app, CommandContext& context);
 void add_probe_command(CLI::App& app, CommandContext& context);
 void add_doctor_command(CLI::App& app, CommandContext& context);
+// gauntlet report show|diff|merge (reports/).
+void add_report_command(CLI::App& app, CommandContext& context);
 
 }  // namespace gauntlet::cli

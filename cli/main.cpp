@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   cli::add_list_command(app, context);
   cli::add_probe_command(app, context);
   // cli::add_doctor_command(app, context);
+  cli::add_report_command(app, context);
 
   try {
     app.parse(argc, argv);
