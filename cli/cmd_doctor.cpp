@@ -27,8 +27,9 @@ void print_doctor(const std::vector<core::Row>& rows) {
 
 void add_doctor_command(CLI::App& app, CommandContext& context) {
   auto* command = app.add_subcommand(
-      "doctor", "Check the runtime environment before touching any device: OpenCL and Vulkan "
-                "loaders and drivers, DRM render node permissions, driver environment variables");
+      "doctor",
+      "Check the runtime environment before touching any device: OpenCL and Vulkan "
+      "loaders and drivers, DRM render node permissions, driver environment variables");
   auto json = std::make_shared<bool>(false);
   command->add_flag("--json", *json, "print the check rows as JSON");
   command->callback([&context, json] {

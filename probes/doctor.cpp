@@ -149,7 +149,8 @@ Row library_row(const std::string& id, const std::string& library, const std::st
     row = fail_row(id, subject + " loads but exports no " + names + ", so the loader cannot use it",
                    "the file is not a driver for this API or is a wrong build; reinstall it");
   } else {
-    row = core::make_row(id, "", RowStatus::pass);
+    row = core::make_row(id, "", RowStatus::pass,
+                         "loads" + (load.resolved.empty() ? "" : " from " + load.resolved));
     row.metrics["symbols"] = load.symbols_found;
   }
   row.metrics["library"] = library;
@@ -167,13 +168,15 @@ Row opencl_vendor_file_row(const fs::path& file) {
   const std::string id = "doctor.opencl.vendor:" + file.string();
   auto text = core::read_text_file(file);
   if (!text) {
-    return fail_row(id, "cannot read OpenCL vendor file " + file.string() + ": " +
-                            text.error().describe(),
-                    "fix the file's permissions or remove " + file.string());
+    return fail_row(
+        id, "cannot read OpenCL vendor file " + file.string() + ": " + text.error().describe(),
+        "fix the file's permissions or remove " + file.string());
   }
   std::string library = trim(*text);
   if (library.empty()) {
-    return fail_row(id, "OpenCL vendor file " + file.string() + " is empty (it must name the "
+    return fail_row(id,
+                    "OpenCL vendor file " + file.string() +
+                        " is empty (it must name the "
                         "driver library, e.g. libpocl.so.2)",
                     "write the library name into " + file.string() + " or remove it");
   }
@@ -183,8 +186,7 @@ Row opencl_vendor_file_row(const fs::path& file) {
 }
 
 void opencl_checks(std::vector<Row>& rows) {
-  rows.push_back(library_row("doctor.opencl.icd_loader", "libOpenCL.so.1", "",
-                             {"clGetPlatformIDs"},
+  rows.push_back(library_row("doctor.opencl.icd_loader", "libOpenCL.so.1", "", {"clGetPlatformIDs"},
                              "install the OpenCL ICD loader: apt install ocl-icd-libopencl1"));
 
   std::vector<fs::path> vendor_files;
@@ -216,8 +218,9 @@ void opencl_checks(std::vector<Row>& rows) {
     summary.status = RowStatus::fail;
     summary.reason = "no OpenCL driver is registered: no .icd files in " + where +
                      (source == "default" ? "" : " (from " + source + ")");
-    summary.metrics["fix"] = "install an OpenCL driver: pocl-opencl-icd (CPU), mesa-opencl-icd, "
-                             "intel-opencl-icd or the GPU vendor's ICD package";
+    summary.metrics["fix"] =
+        "install an OpenCL driver: pocl-opencl-icd (CPU), mesa-opencl-icd, "
+        "intel-opencl-icd or the GPU vendor's ICD package";
   } else {
     summary.reason = std::to_string(vendor_files.size() + libraries.size()) +
                      " OpenCL driver(s) registered in " + where;
@@ -238,9 +241,9 @@ Row vulkan_manifest_row(const fs::path& manifest) {
   const std::string remove = "fix or remove " + manifest.string();
   auto text = core::read_text_file(manifest);
   if (!text) {
-    return fail_row(id, "cannot read Vulkan ICD manifest " + manifest.string() + ": " +
-                            text.error().describe(),
-                    remove + ", or correct VK_DRIVER_FILES / VK_ICD_FILENAMES");
+    return fail_row(
+        id, "cannot read Vulkan ICD manifest " + manifest.string() + ": " + text.error().describe(),
+        remove + ", or correct VK_DRIVER_FILES / VK_ICD_FILENAMES");
   }
   auto json = core::parse_json(*text, "Vulkan ICD manifest " + manifest.string());
   if (!json) return fail_row(id, json.error().describe(), remove + " (it must be JSON)");
@@ -252,9 +255,8 @@ Row vulkan_manifest_row(const fs::path& manifest) {
   const Json& icd = doc["ICD"];
   if (!icd.contains("library_path") || !icd["library_path"].is_string() ||
       icd["library_path"].get<std::string>().empty()) {
-    return fail_row(id, "Vulkan ICD manifest " + manifest.string() +
-                            " has no ICD.library_path string",
-                    remove);
+    return fail_row(
+        id, "Vulkan ICD manifest " + manifest.string() + " has no ICD.library_path string", remove);
   }
   std::string library = icd["library_path"].get<std::string>();
   // As the loader reads it: a relative path with a folder is relative to the manifest.
@@ -310,8 +312,9 @@ void vulkan_checks(std::vector<Row>& rows) {
     summary.status = RowStatus::fail;
     summary.reason = "no Vulkan ICD manifest found in " + where +
                      (source == "default" ? "" : " (from " + source + ")");
-    summary.metrics["fix"] = "install a Vulkan driver: mesa-vulkan-drivers (llvmpipe on the CPU, "
-                             "radv, anv) or the GPU vendor's driver";
+    summary.metrics["fix"] =
+        "install a Vulkan driver: mesa-vulkan-drivers (llvmpipe on the CPU, "
+        "radv, anv) or the GPU vendor's driver";
   } else {
     summary.reason = std::to_string(manifests.size()) + " Vulkan ICD manifest(s) in " + where;
   }
@@ -358,8 +361,9 @@ void drm_checks(const core::Options& options, std::vector<Row>& rows) {
     if (::stat(node.c_str(), &st) == 0 && ::access(node.c_str(), R_OK | W_OK) != 0) {
       std::string error = std::strerror(errno);
       std::string group = group_of(st.st_gid);
-      node_rows.push_back(fail_row(id, "this user may not open " + node.string() + " (" + error +
-                                           "); it belongs to group '" + group + "'",
+      node_rows.push_back(fail_row(id,
+                                   "this user may not open " + node.string() + " (" + error +
+                                       "); it belongs to group '" + group + "'",
                                    "sudo usermod -aG " + group + " $USER, then log in again"));
       continue;
     }
@@ -387,10 +391,9 @@ void environment_check(std::vector<Row>& rows) {
     text += (text.empty() ? "" : ", ") + name + "=" + value;
   }
   row.metrics["variables"] = listed;
-  row.reason = variables.empty()
-                   ? "no variables that change driver behaviour are set"
-                   : std::to_string(variables.size()) +
-                         " variable(s) that change driver behaviour are set: " + text;
+  row.reason = variables.empty() ? "no variables that change driver behaviour are set"
+                                 : std::to_string(variables.size()) +
+                                       " variable(s) that change driver behaviour are set: " + text;
   rows.push_back(row);
 }
 
@@ -402,7 +405,8 @@ std::vector<Row> run_doctor(const core::Options& options) {
     size_t first = rows.size();
     auto start = std::chrono::steady_clock::now();
     check();
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // Each group's time is shared among its rows; a library load dominates it.
     for (size_t i = first; i < rows.size(); ++i) {
       if (rows[i].duration_s == 0.0) rows[i].duration_s = seconds / double(rows.size() - first);

@@ -76,8 +76,8 @@ void read_version(drmDevicePtr device, LibdrmFacts& facts) {
     const char* node = device->nodes[type];
     FileDescriptor fd(::open(node, O_RDWR | O_CLOEXEC));
     if (fd.get() < 0) {
-      facts.version_error += std::string(facts.version_error.empty() ? "" : "; ") + "open(" +
-                             node + ") failed: " + std::strerror(errno);
+      facts.version_error += std::string(facts.version_error.empty() ? "" : "; ") + "open(" + node +
+                             ") failed: " + std::strerror(errno);
       continue;
     }
     drmVersionPtr version = drmGetVersion(fd.get());
@@ -160,12 +160,12 @@ core::Result<std::vector<Found>> find_with_libdrm(const Roots& roots) {
 
 core::Result<std::vector<Found>> find_in_tree(const Roots& roots) {
   std::error_code ec;
-  for (const auto& [root, variable] : {std::pair{roots.sysfs, "GAUNTLET_SYSFS_ROOT"},
-                                       std::pair{roots.dev, "GAUNTLET_DEV_ROOT"}}) {
+  for (const auto& [root, variable] :
+       {std::pair{roots.sysfs, "GAUNTLET_SYSFS_ROOT"}, std::pair{roots.dev, "GAUNTLET_DEV_ROOT"}}) {
     if (!fs::is_directory(root, ec)) {
-      return core::make_error(core::ErrorKind::not_found,
-                              std::string("DRM root ") + root.string() + " (" + variable +
-                                  ") is not a folder");
+      return core::make_error(
+          core::ErrorKind::not_found,
+          std::string("DRM root ") + root.string() + " (" + variable + ") is not a folder");
     }
   }
   auto groups = list_node_groups(roots.sysfs);

@@ -248,7 +248,8 @@ void describe_memory(const fs::path& dir, core::DeviceInfo& info,
   const bool platform = info.api_limits.value("bus", "") == "platform";
   if (visible) info.api_limits["vis_vram_total"] = *visible;
   if (gtt) info.api_limits["gtt_total"] = *gtt;
-  static const char* kVirtual[] = {"virtio_gpu", "vmwgfx", "qxl", "bochs-drm", "cirrus", "vboxvideo"};
+  static const char* kVirtual[] = {"virtio_gpu", "vmwgfx", "qxl",
+                                   "bochs-drm",  "cirrus", "vboxvideo"};
   bool is_virtual = false;
   for (const char* name : kVirtual) is_virtual = is_virtual || info.driver_name == name;
 
@@ -296,7 +297,8 @@ std::map<std::string, std::string> parse_uevent(const std::string& text) {
   size_t pos = 0;
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);
-    std::string line = trim(text.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
+    std::string line =
+        trim(text.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
     auto eq = line.find('=');
     if (eq != std::string::npos && eq > 0) out[line.substr(0, eq)] = line.substr(eq + 1);
     if (end == std::string::npos) break;
@@ -307,16 +309,26 @@ std::map<std::string, std::string> parse_uevent(const std::string& text) {
 
 std::string vendor_name(uint32_t vendor_id) {
   switch (vendor_id) {
-    case 0x1002: return "AMD";
-    case 0x8086: return "Intel";
-    case 0x10de: return "NVIDIA";
-    case 0x13b5: return "ARM";
-    case 0x5143: return "Qualcomm";
-    case 0x1010: return "Imagination";
-    case 0x1af4: return "Red Hat (virtio)";
-    case 0x15ad: return "VMware";
-    case 0: return "";
-    default: return "vendor " + hex4(vendor_id);
+    case 0x1002:
+      return "AMD";
+    case 0x8086:
+      return "Intel";
+    case 0x10de:
+      return "NVIDIA";
+    case 0x13b5:
+      return "ARM";
+    case 0x5143:
+      return "Qualcomm";
+    case 0x1010:
+      return "Imagination";
+    case 0x1af4:
+      return "Red Hat (virtio)";
+    case 0x15ad:
+      return "VMware";
+    case 0:
+      return "";
+    default:
+      return "vendor " + hex4(vendor_id);
   }
 }
 
@@ -340,7 +352,8 @@ NodeGroup make_group(const fs::path& sysfs_root, std::vector<std::string> nodes)
   });
   NodeGroup group;
   group.nodes = std::move(nodes);
-  if (!group.nodes.empty()) group.device_dir = sysfs_root / "class/drm" / group.nodes.front() / "device";
+  if (!group.nodes.empty())
+    group.device_dir = sysfs_root / "class/drm" / group.nodes.front() / "device";
   return group;
 }
 
@@ -404,8 +417,9 @@ core::DeviceInfo describe_from_sysfs(const Roots& roots, const NodeGroup& group)
   }
   auto subsystem = link_name(dir / "subsystem");
   bool pci = subsystem ? *subsystem == "pci" : uevent.count("PCI_SLOT_NAME") > 0;
-  bool platform = subsystem ? *subsystem == "platform"
-                            : uevent.count("OF_COMPATIBLE_N") > 0 || uevent.count("OF_FULLNAME") > 0;
+  bool platform = subsystem
+                      ? *subsystem == "platform"
+                      : uevent.count("OF_COMPATIBLE_N") > 0 || uevent.count("OF_FULLNAME") > 0;
   if (!pci && !platform && fs::exists(dir / "vendor", ec)) pci = true;  // uevent unreadable
 
   if (pci) {

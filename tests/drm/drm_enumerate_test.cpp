@@ -1,11 +1,10 @@
+#include "backends/drm/drm_enumerate.h"
+
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
-
-#include <gtest/gtest.h>
-
-#include "backends/drm/drm_enumerate.h"
 
 namespace gauntlet::backends::drm {
 namespace {
@@ -105,8 +104,7 @@ TEST(DrmEnumerate, PanfrostMaliPlatformDevice) {
   EXPECT_FALSE(gpu.pci_bus_id.has_value());
   EXPECT_EQ(gpu.api_limits["bus"], "platform");
   EXPECT_EQ(gpu.api_limits["platform_device"], "ff9a0000.gpu");
-  EXPECT_EQ(gpu.api_limits["of_compatible"],
-            (core::Json{"rockchip,rk3399-mali", "arm,mali-t860"}));
+  EXPECT_EQ(gpu.api_limits["of_compatible"], (core::Json{"rockchip,rk3399-mali", "arm,mali-t860"}));
   EXPECT_EQ(gpu.vendor_id, 0x13b5u);  // ARM, as Mali's Vulkan and OpenCL drivers report it
   EXPECT_EQ(gpu.vendor, "ARM");
   EXPECT_EQ(gpu.global_mem_size, 0u);

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "backends/drm/drm_sysfs.h"
+
+#include <gtest/gtest.h>
 
 namespace gauntlet::backends::drm {
 namespace {

@@ -1,8 +1,7 @@
 // `gauntlet doctor` run as a user would run it, through the built binary.
+#include <gtest/gtest.h>
 #include <stdio.h>
 #include <sys/wait.h>
-
-#include <gtest/gtest.h>
 
 #include "core/json.h"
 #include "tests/probes/doctor_test_support.h"

@@ -1,10 +1,10 @@
 // The doctor on broken environments built in temporary folders. Every test points
 // OCL_ICD_VENDORS and VK_DRIVER_FILES at its own files, so no real driver is loaded here.
-#include <sys/stat.h>
+#include "probes/doctor.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
-#include "probes/doctor.h"
 #include "tests/probes/doctor_test_support.h"
 
 namespace gauntlet::probes {
@@ -28,7 +28,8 @@ class DoctorTest : public ::testing::Test {
   TempDir dir_{"doctor"};
   // A valid manifest whose library is absent keeps the Vulkan checks off the real drivers.
   std::filesystem::path vk_ = dir_.write(
-      "vk/none.json", R"({"file_format_version":"1.0.0","ICD":{"library_path":"/nonexistent/libvk.so"}})");
+      "vk/none.json",
+      R"({"file_format_version":"1.0.0","ICD":{"library_path":"/nonexistent/libvk.so"}})");
   ScopedEnv vk_env_{"VK_DRIVER_FILES", vk_.string()};
   ScopedEnv icd_filenames_{"OCL_ICD_FILENAMES", std::nullopt};
   ScopedEnv vk_icd_{"VK_ICD_FILENAMES", std::nullopt};
@@ -119,7 +120,8 @@ TEST_F(DoctorTest, BrokenVulkanManifestsAreNamed) {
   auto bad_json = dir_.write("vk/bad.json", "{\"ICD\": {\"library_path\": ");
   auto no_icd = dir_.write("vk/noicd.json", R"({"file_format_version":"1.0.0"})");
   auto missing_lib = dir_.write(
-      "vk/missing.json", R"({"ICD":{"library_path":"/nonexistent/libvulkan_gone.so","api_version":"1.3.0"}})");
+      "vk/missing.json",
+      R"({"ICD":{"library_path":"/nonexistent/libvulkan_gone.so","api_version":"1.3.0"}})");
   auto relative = dir_.write("vk/rel.json", R"({"ICD":{"library_path":"./libvk_rel.so"}})");
   auto absent = dir_.path() / "vk/absent.json";
   ScopedEnv vk("VK_DRIVER_FILES", bad_json.string() + ":" + no_icd.string() + ":" +
