@@ -1,0 +1,25 @@
+#pragma once
+// Bandwidth in GB/s (10^9 bytes per second). A copy counts the bytes read and the bytes written,
+// for the device and for the host's memcpy alike, so that the two compare.
+#include <cstdint>
+
+#include "backends/device.h"
+#include "core/json.h"
+
+namespace gauntlet::stress {
+
+struct Bandwidth {
+  double copy_gbps = 0, read_gbps = 0, write_gbps = 0, h2d_gbps = 0, d2h_gbps = 0;
+  uint64_t bytes = 0;  // per measurement
+  core::Json to_json() const;
+};
+
+// Device copy (a -> b), read (a) and write (b) kernels and host<->device transfers over
+// min(a, b, 64 MiB) bytes; the best of `reps` runs each. Overwrites both buffers.
+core::Result<Bandwidth> measure_device_bandwidth(backends::Device& device, backends::Buffer& a,
+                                                 backends::Buffer& b, int reps = 3);
+
+// The host's own memcpy over `bytes` (best of `reps`), read + write counted.
+double measure_host_memcpy_gbps(uint64_t bytes, int reps = 3);
+
+}  // namespace gauntlet::stress

@@ -1,0 +1,142 @@
+#include "stress/kernels.h"
+
+#include <algorithm>
+
+#include "kernels/stress_copy_cl.h"
+#include "kernels/stress_fill_cl.h"
+#include "kernels/stress_invert_cl.h"
+#include "kernels/stress_read_cl.h"
+#include "kernels/stress_write_cl.h"
+#ifdef GAUNTLET_HAVE_SPIRV
+#include "kernels/stress_copy_comp.h"
+#include "kernels/stress_fill_comp.h"
+#include "kernels/stress_invert_comp.h"
+#include "kernels/stress_read_comp.h"
+#include "kernels/stress_write_comp.h"
+#endif
+
+namespace gauntlet::stress {
+
+namespace {
+
+using backends::HostInvocation;
+using backends::KernelSource;
+using core::Status;
+
+uint64_t offset_of(uint32_t lo, uint32_t hi) { return uint64_t{lo} | (uint64_t{hi} << 32); }
+
+Status fill_host(const HostInvocation& call) {
+  auto p = call.params_as<FillParams>();
+  auto data = call.buffer<uint32_t>(0);
+  const uint64_t offset = offset_of(p.offset_lo, p.offset_hi);
+  const auto pattern = static_cast<Pattern>(p.mode);
+  for (uint64_t i = 0; i < p.count; ++i) {
+    data[offset + i] = pattern_word(pattern, p.seed, offset + i) ^ p.mask;
+  }
+  return Status::ok();
+}
+
+Status invert_host(const HostInvocation& call) {
+  auto p = call.params_as<InvertParams>();
+  auto data = call.buffer<uint32_t>(0);
+  const uint64_t offset = offset_of(p.offset_lo, p.offset_hi);
+  for (uint64_t i = 0; i < p.count; ++i) data[offset + i] = ~data[offset + i];
+  return Status::ok();
+}
+
+Status copy_host(const HostInvocation& call) {
+  auto p = call.params_as<BwParams>();
+  std::copy_n(call.buffer<const uint32_t>(0).data(), p.count, call.buffer<uint32_t>(1).data());
+  return Status::ok();
+}
+
+Status read_host(const HostInvocation& call) {
+  auto p = call.params_as<BwParams>();
+  auto src = call.buffer<const uint32_t>(0);
+  auto out = call.buffer<uint32_t>(1);
+  const uint64_t threads = uint64_t{call.groups[0]} * kWorkgroup;
+  for (uint64_t t = 0; t < threads && t < out.size(); ++t) {
+    uint32_t acc = 0;
+    for (uint64_t i = t; i < p.count; i += threads) acc ^= src[i];
+    out[t] = acc;
+  }
+  return Status::ok();
+}
+
+Status write_host(const HostInvocation& call) {
+  auto p = call.params_as<BwParams>();
+  auto dst = call.buffer<uint32_t>(0);
+  for (uint32_t i = 0; i < p.count; ++i) dst[i] = i ^ 0x5a5a5a5au;
+  return Status::ok();
+}
+
+KernelSource make(const char* name, std::string_view cl, uint32_t buffers, uint32_t params_bytes,
+                  backends::HostKernelFn host) {
+  KernelSource source;
+  source.name = name;
+  source.opencl_c = cl;
+  source.host = std::move(host);
+  source.workgroup = {kWorkgroup, 1, 1};
+  source.buffer_count = buffers;
+  source.params_bytes = params_bytes;
+  return source;
+}
+
+}  // namespace
+
+const char* to_string(Pattern pattern) {
+  switch (pattern) {
+    case Pattern::walking_ones: return "walking_ones";
+    case Pattern::walking_zeros: return "walking_zeros";
+    case Pattern::own_address: return "own_address";
+    case Pattern::random: return "random";
+  }
+  return "unknown";
+}
+
+uint32_t groups_for(uint64_t count) {
+  return static_cast<uint32_t>(std::clamp<uint64_t>((count + kWorkgroup - 1) / kWorkgroup, 1,
+                                                    kMaxGroups));
+}
+
+KernelSource fill_kernel() {
+  auto s = make("stress_fill", kernels::stress_fill_cl, 1, sizeof(FillParams), fill_host);
+#ifdef GAUNTLET_HAVE_SPIRV
+  s.spirv = kernels::stress_fill_comp;
+#endif
+  return s;
+}
+
+KernelSource invert_kernel() {
+  auto s = make("stress_invert", kernels::stress_invert_cl, 1, sizeof(InvertParams), invert_host);
+#ifdef GAUNTLET_HAVE_SPIRV
+  s.spirv = kernels::stress_invert_comp;
+#endif
+  return s;
+}
+
+KernelSource copy_kernel() {
+  auto s = make("stress_copy", kernels::stress_copy_cl, 2, sizeof(BwParams), copy_host);
+#ifdef GAUNTLET_HAVE_SPIRV
+  s.spirv = kernels::stress_copy_comp;
+#endif
+  return s;
+}
+
+KernelSource read_kernel() {
+  auto s = make("stress_read", kernels::stress_read_cl, 2, sizeof(BwParams), read_host);
+#ifdef GAUNTLET_HAVE_SPIRV
+  s.spirv = kernels::stress_read_comp;
+#endif
+  return s;
+}
+
+KernelSource write_kernel() {
+  auto s = make("stress_write", kernels::stress_write_cl, 1, sizeof(BwParams), write_host);
+#ifdef GAUNTLET_HAVE_SPIRV
+  s.spirv = kernels::stress_write_comp;
+#endif
+  return s;
+}
+
+}  // namespace gauntlet::stress

@@ -1,0 +1,61 @@
+#pragma once
+// Graduated memory stress: how much memory a device really holds, verified by writing and reading
+// patterns, its largest single allocation, and its bandwidth, each step in an isolated child.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/device_info.h"
+#include "core/isolate.h"
+#include "core/json.h"
+#include "core/options.h"
+#include "core/outcome.h"
+
+namespace gauntlet::stress {
+
+struct StressOptions {
+  core::Level level = core::Level::quick;
+  double max_fraction = 0;  // of the device's memory; 0 = the level's default
+  uint64_t cap_bytes = 0;   // 0 = none; e.g. a --simulate clamp
+  core::IsolationLimits limits;  // per step
+  std::function<void(const std::string&)> progress;  // one line per step, e.g. for stderr
+};
+
+struct CurvePoint {
+  int step = 0;  // 1-based, in the order the steps ran
+  uint64_t bytes = 0;
+  double fraction = 0;  // of the device's claimed memory
+  bool verified = false;
+  double bandwidth_gbps = 0;  // device copy bandwidth at this occupancy
+  core::RowStatus status = core::RowStatus::skipped;
+  std::string reason;
+};
+
+struct StressResult {
+  std::string device;
+  uint64_t safe_budget_bytes = 0;
+  uint64_t margin_bytes = 0;
+  std::string margin_rule;
+  // Which limit bound the budget: "host available memory", "cgroup memory.max", "RLIMIT_AS",
+  // "device global memory", "level cap", "max_fraction", "cap_bytes", "failed step", ...
+  std::string bound_by;
+  uint64_t max_single_alloc_verified_bytes = 0;
+  std::string max_single_alloc_bound_by;  // e.g. "max_mem_alloc_size", "maxStorageBufferRange"
+  double copy_bandwidth_gbps = 0, read_bandwidth_gbps = 0, write_bandwidth_gbps = 0,
+         h2d_gbps = 0, d2h_gbps = 0, host_memcpy_gbps = 0;
+  std::vector<CurvePoint> curve;
+  std::vector<core::Row> rows;
+};
+
+// Runs the whole stress on one device: allocation search, pattern suite, occupancy steps. Every
+// part that touches the driver runs in its own child; crashes and timeouts become rows.
+StressResult run_stress(const core::DeviceInfo& claimed, const core::Options& options,
+                        const StressOptions& stress);
+
+void to_json(core::Json& j, const CurvePoint& p);
+void from_json(const core::Json& j, CurvePoint& p);
+void to_json(core::Json& j, const StressResult& r);
+void from_json(const core::Json& j, StressResult& r);
+
+}  // namespace gauntlet::stress
