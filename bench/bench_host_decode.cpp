@@ -1,0 +1,100 @@
+// Host (CPU reference) decode speed: tok/s of whole decode steps, and the matrix-vector product
+// per weight format. Models are synthetic, written once per run to a temporary file.
+#include <benchmark/benchmark.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+
+#include "core/rng.h"
+#include "engine/model/gguf.h"
+#include "engine/model/llama.h"
+#include "engine/model/synthetic.h"
+#include "engine/planner/planner.h"
+#include "engine/reference/decoder.h"
+
+namespace {
+
+using namespace gauntlet::engine;
+
+struct Loaded {
+  std::unique_ptr<model::GgufFile> file;
+  model::LlamaModel model;
+};
+
+// One model per (shape, format), kept for the whole run.
+Loaded& model_for(const std::string& shape_name, model::TensorType format) {
+  static std::map<std::string, Loaded> cache;
+  const std::string key = shape_name + "." + model::to_string(format);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  auto shape = model::preset_shape(shape_name).value();
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("gauntlet-bench-" + std::to_string(::getpid()) + "-" + key + ".gguf");
+  auto status = model::write_synthetic_model(shape, format, 1, path, true);
+  if (!status) throw std::runtime_error(status.error().describe());
+  auto file = model::GgufFile::open(path);
+  std::filesystem::remove(path);
+  if (!file) throw std::runtime_error(file.error().describe());
+  Loaded l;
+  l.file = std::move(file.value());
+  l.model = model::load_llama(l.file->info(), l.file->bytes()).value();
+  return cache.emplace(key, std::move(l)).first->second;
+}
+
+const model::TensorType kFormats[] = {model::TensorType::f32, model::TensorType::f16,
+                                      model::TensorType::bf16, model::TensorType::q8_0,
+                                      model::TensorType::q4_0};
+
+void BM_HostDecode(benchmark::State& state, const std::string& shape_name) {
+  const auto format = kFormats[state.range(0)];
+  auto& l = model_for(shape_name, format);
+  const uint32_t context = 128;
+  auto decoder = reference::Decoder::create(l.model, {0, planner::KvPrecision::f32, context}).value();
+  int32_t token = 1;
+  for (auto _ : state) {
+    if (decoder->position() + 1 >= context) decoder->reset();
+    auto logits = decoder->step(token);
+    if (!logits) {
+      state.SkipWithError(logits.error().describe().c_str());
+      break;
+    }
+    token = reference::argmax(*logits);
+  }
+  const uint64_t weights = planner::weight_bytes(l.model.shape, format);
+  state.counters["tok/s"] = benchmark::Counter(static_cast<double>(state.iterations()),
+                                               benchmark::Counter::kIsRate);
+  state.counters["weight_GB/s"] = benchmark::Counter(
+      static_cast<double>(weights) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  state.counters["weight_MB"] = static_cast<double>(weights) / 1e6;
+  state.SetLabel(std::string(model::to_string(format)));
+}
+
+void BM_MatVec(benchmark::State& state) {
+  const auto format = kFormats[state.range(0)];
+  const uint64_t n_in = 4096, n_out = 1024;
+  gauntlet::core::Rng rng(3);
+  std::vector<float> row(n_in), x(n_in), y(n_out);
+  const uint64_t rb = model::row_bytes(format, n_in);
+  std::vector<std::byte> w(rb * n_out);
+  for (uint64_t r = 0; r < n_out; ++r) {
+    for (float& v : row) v = rng.uniform(-1, 1);
+    model::quantize_row(format, row.data(), w.data() + r * rb, n_in);
+  }
+  for (float& v : x) v = rng.uniform(-1, 1);
+  for (auto _ : state) {
+    for (uint64_t r = 0; r < n_out; ++r) y[r] = model::dot_row(format, w.data() + r * rb, x.data(), n_in);
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(w.size()) * state.iterations());
+  state.SetLabel(std::string(model::to_string(format)) + " 4096x1024 single thread");
+}
+
+}  // namespace
+
+BENCHMARK_CAPTURE(BM_HostDecode, test_tiny, std::string("test-tiny"))->DenseRange(0, 4)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_HostDecode, bench_110m, std::string("bench-110m"))->Arg(3)->Arg(4)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+BENCHMARK(BM_MatVec)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_MAIN();

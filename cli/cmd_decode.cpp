@@ -1,0 +1,141 @@
+// gauntlet decode: greedy decode on a device, with tok/s and peak memory; a thin shell over
+// engine::run_decode, which the harness calls too.
+#include <charconv>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "backends/catalog.h"
+#include "backends/host/host_device.h"
+#include "core/options.h"
+#include "cli/commands.h"
+#include "cli/format.h"
+#include "core/json.h"
+#include "engine/decode.h"
+
+namespace gauntlet::cli {
+
+namespace {
+
+struct DecodeArgs {
+  std::string model, shape, format = "q8_0", device = "host", tokens = "1", dump, kv = "f32";
+  uint32_t n = 32;
+  uint32_t context = 0;
+  unsigned threads = 0;
+  uint64_t seed = 1;
+  uint64_t chunk_mib = 16;
+  bool json = false;
+};
+
+int fail(const std::string& message, int code) {
+  std::cerr << "gauntlet: " << message << "\n";
+  return code;
+}
+
+std::optional<std::vector<int32_t>> parse_tokens(const std::string& text) {
+  std::vector<int32_t> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    int32_t v = 0;
+    auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (ec != std::errc() || p != item.data() + item.size() || v < 0) return std::nullopt;
+    out.push_back(v);
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+int decode(const DecodeArgs& a) {
+  const auto device_id = core::DeviceId::parse(a.device);
+  if (!device_id || device_id->api == core::Api::drm) {
+    return fail("--device must be host, opencl:N or vulkan:N, not '" + a.device + "'", kExitUsage);
+  }
+  if (a.model.empty() == a.shape.empty()) return fail("give exactly one of --model and --shape", kExitUsage);
+  engine::DecodeRequest r;
+  r.model_path = a.model;
+  if (!a.shape.empty()) {
+    auto shape = engine::model::preset_shape(a.shape);
+    if (!shape) return fail(shape.error().message, kExitUsage);
+    r.shape = *shape;
+  }
+  auto format = engine::model::parse_tensor_type(a.format);
+  if (!format) return fail("unknown format '" + a.format + "'", kExitUsage);
+  r.format = *format;
+  if (a.kv != "f32" && a.kv != "f16") return fail("--kv must be f32 or f16", kExitUsage);
+  r.kv = a.kv == "f16" ? engine::planner::KvPrecision::f16 : engine::planner::KvPrecision::f32;
+  auto tokens = parse_tokens(a.tokens);
+  if (!tokens) return fail("--tokens must be comma-separated token ids, e.g. 1,2,3", kExitUsage);
+  r.prompt = *tokens;
+  r.n_tokens = a.n;
+  r.threads = a.threads;
+  r.seed = a.seed;
+  r.context = a.context;
+  r.chunk_bytes = a.chunk_mib << 20;
+  if (r.chunk_bytes == 0) return fail("--chunk-mib must be at least 1", kExitUsage);
+
+  std::ofstream dump;
+  if (!a.dump.empty()) {
+    dump.open(a.dump, std::ios::trunc);
+    if (!dump) return fail("cannot write '" + a.dump + "'", kExitUsage);
+    r.on_step = [&dump](uint32_t step, int32_t token, std::span<const float> logits) {
+      core::OrderedJson line{{"step", step}, {"token", token}, {"logits", logits}};
+      dump << line.dump() << "\n";
+    };
+  }
+  auto options = core::Options::from_environment();
+  if (!options) return fail(options.error().message, kExitUsage);
+  auto device = backends::open(*device_id, *options);
+  if (!device) return fail("cannot open " + a.device + ": " + device.error().message, kExitFailures);
+  auto rep = engine::run_decode(r, **device);
+  if (!rep) {
+    return fail(rep.error().message,
+                rep.error().kind == core::ErrorKind::invalid_argument ||
+                        rep.error().kind == core::ErrorKind::not_found
+                    ? kExitUsage
+                    : kExitFailures);
+  }
+  if (dump.is_open() && !dump.flush()) return fail("writing '" + a.dump + "' failed", kExitFailures);
+  if (a.json) {
+    std::cout << rep->to_json().dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << "model   " << rep->shape.name << " " << engine::model::to_string(rep->format)
+            << " (" << format_bytes(rep->plan.weights) << " of weights) on " << rep->device
+            << ", context " << rep->context << "\n";
+  std::cout << "tokens ";
+  for (int32_t t : rep->generated) std::cout << " " << t;
+  std::cout << "\n";
+  char speed[64];
+  std::snprintf(speed, sizeof speed, "%.2f", rep->tokens_per_second);
+  std::cout << "speed   " << speed << " tok/s (" << rep->generated.size() << " tokens after a "
+            << rep->prompt.size() << "-token prompt; load " << rep->load_seconds << " s)\n";
+  std::cout << "memory  device peak " << format_bytes(rep->device_peak_bytes) << " (planned "
+            << format_bytes(rep->plan.steady_state) << "), process peak RSS "
+            << format_bytes(rep->rss_peak_bytes) << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_decode_command(CLI::App& app, CommandContext& context) {
+  auto a = std::make_shared<DecodeArgs>();
+  auto* cmd = app.add_subcommand("decode", "Greedy decode of a llama model on a device: tokens, "
+                                           "tok/s and peak memory");
+  cmd->add_option("--model", a->model, "a GGUF file");
+  cmd->add_option("--shape", a->shape, "a synthetic model of this preset shape instead");
+  cmd->add_option("--format", a->format, "the synthetic model's format (default q8_0)");
+  cmd->add_option("--seed", a->seed, "the synthetic model's seed (default 1)");
+  cmd->add_option("--device", a->device, "where to decode (default host)");
+  cmd->add_option("--tokens", a->tokens, "the prompt's token ids, e.g. 1,2,3 (default 1)");
+  cmd->add_option("-n", a->n, "tokens to generate (default 32)");
+  cmd->add_option("--context", a->context, "KV cache positions (default prompt + n)");
+  cmd->add_option("--kv", a->kv, "KV cache precision: f32 or f16 (default f32)");
+  cmd->add_option("--threads", a->threads, "CPU threads (default: all)");
+  cmd->add_option("--chunk-mib", a->chunk_mib, "load chunk in MiB (default 16)");
+  cmd->add_option("--dump-logits", a->dump, "write each step's logits as JSON lines");
+  cmd->add_flag("--json", a->json, "print JSON");
+  cmd->callback([&context, a] { context.exit_code = decode(*a); });
+}
+
+}  // namespace gauntlet::cli

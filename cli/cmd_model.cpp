@@ -1,0 +1,139 @@
+// gauntlet model make | info: synthetic GGUF models of real shapes, and what a GGUF file holds.
+#include <iostream>
+#include <map>
+
+#include "cli/commands.h"
+#include "cli/format.h"
+#include "core/json.h"
+#include "engine/model/gguf.h"
+#include "engine/model/llama.h"
+#include "engine/model/synthetic.h"
+#include "engine/planner/planner.h"
+
+namespace gauntlet::cli {
+
+namespace {
+
+using engine::model::TensorType;
+
+struct MakeArgs {
+  std::string shape, dims, format = "q8_0", out;
+  uint64_t seed = 1;
+  bool force = false;
+};
+
+int fail(const std::string& message, int code) {
+  std::cerr << "gauntlet: " << message << "\n";
+  return code;
+}
+
+int make_model(const MakeArgs& a) {
+  if (a.shape.empty() == a.dims.empty()) return fail("give exactly one of --shape and --dims", kExitUsage);
+  auto format = engine::model::parse_tensor_type(a.format);
+  if (!format) {
+    return fail("unknown format '" + a.format + "' (f32, f16, bf16, q8_0, q4_0)", kExitUsage);
+  }
+  auto shape = a.shape.empty() ? engine::model::parse_dims(a.dims)
+                               : engine::model::preset_shape(a.shape);
+  if (!shape) return fail(shape.error().message, kExitUsage);
+  auto status = engine::model::write_synthetic_model(*shape, *format, a.seed, a.out, a.force);
+  if (!status) {
+    return fail(status.error().message,
+                status.error().kind == core::ErrorKind::invalid_argument ? kExitUsage
+                                                                         : kExitFailures);
+  }
+  std::cout << "wrote " << a.out << ": " << shape->name << " " << engine::model::to_string(*format)
+            << ", " << engine::model::parameter_count(*shape) << " parameters, "
+            << format_bytes(engine::planner::weight_bytes(*shape, *format)) << " of weights\n";
+  return kExitOk;
+}
+
+int model_info(const std::string& path, bool json) {
+  auto file = engine::model::GgufFile::open(path);
+  if (!file) return fail(file.error().message, kExitUsage);
+  const auto& info = (*file)->info();
+  auto model = engine::model::load_llama(info, (*file)->bytes());
+  if (!model) return fail("'" + path + "': " + model.error().message, kExitUsage);
+  const auto& s = model->shape;
+  uint64_t params = 0, bytes = 0;
+  std::map<std::string, uint64_t> bytes_per_type;
+  for (const auto& t : info.tensors) {
+    params += t.n_elements;
+    bytes += t.bytes;
+    bytes_per_type[engine::model::to_string(t.type)] += t.bytes;
+  }
+  if (json) {
+    core::OrderedJson j;
+    j["path"] = path;
+    j["architecture"] = "llama";
+    j["name"] = s.name;
+    j["format"] = engine::model::to_string(model->format);
+    j["gguf_version"] = info.version;
+    j["alignment"] = info.alignment;
+    j["file_bytes"] = (*file)->bytes().size();
+    j["tensor_bytes"] = bytes;
+    j["parameters"] = params;
+    j["bytes_per_type"] = bytes_per_type;
+    j["shape"] = {{"n_embd", s.n_embd},       {"n_layer", s.n_layer},
+                  {"n_head", s.n_head},       {"n_head_kv", s.n_head_kv},
+                  {"head_dim", s.head_dim()}, {"n_ff", s.n_ff},
+                  {"n_vocab", s.n_vocab},     {"context", s.context},
+                  {"rope_dim", s.rope_dims()}, {"rope_freq_base", s.rope_freq_base},
+                  {"rms_eps", s.rms_eps},     {"tied_output", s.tied_output}};
+    j["tensors"] = core::OrderedJson::array();
+    for (const auto& t : info.tensors) {
+      j["tensors"].push_back({{"name", t.name},
+                              {"type", engine::model::to_string(t.type)},
+                              {"ne", t.ne},
+                              {"bytes", t.bytes},
+                              {"offset", info.data_offset + t.offset}});
+    }
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << path << ": llama '" << s.name << "', " << engine::model::to_string(model->format)
+            << ", GGUF v" << info.version << "\n"
+            << "  n_embd " << s.n_embd << ", n_layer " << s.n_layer << ", n_head " << s.n_head
+            << ", n_head_kv " << s.n_head_kv << ", n_ff " << s.n_ff << ", n_vocab " << s.n_vocab
+            << ", context " << s.context << (s.tied_output ? ", tied output" : "") << "\n"
+            << "  " << params << " parameters, " << format_bytes(bytes) << " of tensors in a "
+            << format_bytes((*file)->bytes().size()) << " file\n";
+  std::vector<std::vector<std::string>> table{{"TENSOR", "TYPE", "SHAPE", "BYTES"}};
+  for (const auto& t : info.tensors) {
+    std::string ne;
+    for (size_t i = 0; i < t.ne.size(); ++i) ne += (i ? " x " : "") + std::to_string(t.ne[i]);
+    table.push_back({t.name, engine::model::to_string(t.type), ne, std::to_string(t.bytes)});
+  }
+  std::cout << format_table(table);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_model_command(CLI::App& app, CommandContext& context) {
+  auto* model = app.add_subcommand("model", "Make synthetic GGUF models and show what a GGUF holds");
+  model->require_subcommand(1);
+
+  auto make = std::make_shared<MakeArgs>();
+  auto* mk = model->add_subcommand(
+      "make", "Write a llama model of a real shape with deterministic weights from a seed");
+  mk->add_option("--shape", make->shape,
+                 "preset: tinyllama-1.1b, llama-7b, llama3-8b, test-tiny, test-small, test-gqa, "
+                 "bench-110m");
+  mk->add_option("--dims", make->dims,
+                 "n_embd=..,n_layer=..,n_head=..,n_head_kv=..,n_ff=..,n_vocab=..,context=..");
+  mk->add_option("--format", make->format, "f32, f16, bf16, q8_0 or q4_0 (default q8_0)");
+  mk->add_option("--seed", make->seed, "weight seed (default 1)");
+  mk->add_option("-o,--output", make->out, "the GGUF file to write")->required();
+  mk->add_flag("--force", make->force, "replace an existing file");
+  mk->callback([&context, make] { context.exit_code = make_model(*make); });
+
+  auto path = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  auto* info = model->add_subcommand("info", "Shapes, formats, bytes and parameter count of a GGUF");
+  info->add_option("file", *path, "the GGUF file")->required();
+  info->add_flag("--json", *json, "print JSON");
+  info->callback([&context, path, json] { context.exit_code = model_info(*path, *json); });
+}
+
+}  // namespace gauntlet::cli
