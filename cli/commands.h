@@ -24,7 +24,15 @@ void add_device_flags(CLI::App& command, CommandContext& context);
 void add_list_command(CLI::App& app, CommandContext& context);
 void add_probe_command(CLI::App& app, CommandContext& context);
 void add_doctor_command(CLI::App& app, CommandContext& context);
+void add_run_command(CLI::App& app, CommandContext& context);
 // gauntlet report show|diff|merge (reports/).
 void add_report_command(CLI::App& app, CommandContext& context);
+// engine: gauntlet model make|info, gauntlet decode.
+void add_model_command(CLI::App& app, CommandContext& context);
+void add_decode_command(CLI::App& app, CommandContext& context);
+// gauntlet stress (stress/).
+void add_stress_command(CLI::App& app, CommandContext& context);
+// gauntlet conform (conformance/).
+void add_conform_command(CLI::App& app, CommandContext& context);
 
 }  // namespace gauntlet::cli

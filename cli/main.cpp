@@ -20,8 +20,13 @@ int main(int argc, char** argv) {
   cli::CommandContext context{*options};
   cli::add_list_command(app, context);
   cli::add_probe_command(app, context);
-  // cli::add_doctor_command(app, context);
+  cli::add_doctor_command(app, context);
+  cli::add_run_command(app, context);
   cli::add_report_command(app, context);
+  cli::add_conform_command(app, context);
+  cli::add_model_command(app, context);
+  cli::add_decode_command(app, context);
+  cli::add_stress_command(app, context);
 
   try {
     app.parse(argc, argv);

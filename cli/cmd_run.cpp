@@ -1,0 +1,102 @@
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "harness/run.h"
+#include "reports/render.h"
+
+namespace gauntlet::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+void on_stop_signal(int) { g_interrupted = true; }
+
+// SIGINT and SIGTERM let the unit in progress finish, then the report is written with
+// "complete": false and the journal kept for --resume.
+void install_stop_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+}
+
+struct RunFlags {
+  std::string level;
+  std::string out = "report.json";
+  std::string format = "json";
+  std::string model;
+  std::string shape;
+  std::string simulate;
+  bool resume = false;
+  bool quiet = false;
+};
+
+}  // namespace
+
+void add_run_command(CLI::App& app, CommandContext& context) {
+  auto* command = app.add_subcommand(
+      "run",
+      "The whole pipeline: doctor, enumerate, probe, conform, stress, plan profiles, run the "
+      "decode engine per profile, and write the report of safe and unsafe configurations");
+  add_device_flags(*command, context);
+  auto flags = std::make_shared<RunFlags>();
+  command->add_option("--level", flags->level, "quick (default), standard or full; "
+                                                "GAUNTLET_LEVEL means the same")
+      ->check(CLI::IsMember({"quick", "standard", "full"}));
+  command->add_option("--out", flags->out, "the report file (default report.json); written "
+                                            "atomically, with a journal beside it while running");
+  command->add_option("--format", flags->format,
+                      "json (default), text, md, html or junit; for other than json the JSON "
+                      "report is written beside --out with a .json extension")
+      ->check(CLI::IsMember({"json", "text", "md", "markdown", "html", "junit"}));
+  auto* model = command->add_option("--model", flags->model, "a GGUF model to plan and decode");
+  command->add_option("--shape", flags->shape,
+                      "a synthetic model of a preset shape (see `gauntlet model make --help`); "
+                      "default: the built-in quick model")
+      ->excludes(model);
+  command->add_option("--simulate", flags->simulate,
+                      "clamp device limits to a target device: a JSON file, or a preset: "
+                      "m2-32k-local, mali-3g-no-bf16, arc-16g");
+  command->add_flag("--resume", flags->resume,
+                    "continue an interrupted run from the journal beside --out");
+  command->add_flag("--quiet", flags->quiet, "no progress lines on stderr");
+  command->callback([&context, flags] {
+    harness::RunConfig config;
+    config.options = context.options;
+    if (!flags->level.empty()) {
+      config.options.level = core::parse_level(flags->level).value();
+      config.options.sources["level"] = "flag --level";
+    }
+    config.out = flags->out;
+    config.format = reports::parse_format(flags->format).value();
+    config.model_path = flags->model;
+    config.shape = flags->shape;
+    config.simulate = flags->simulate;
+    config.resume = flags->resume;
+    if (!flags->quiet && ::isatty(STDERR_FILENO)) {
+      config.progress = [](const std::string& line) { std::cerr << "gauntlet: " << line << "\n"; };
+    }
+    install_stop_handlers();
+    config.interrupted = &g_interrupted;
+    auto outcome = harness::run(config);
+    if (!outcome) {
+      std::cerr << "gauntlet run: " << outcome.error().describe() << "\n";
+      context.exit_code = kExitUsage;
+      return;
+    }
+    std::cout << reports::render_text(outcome->report);
+    std::cout << "report: " << outcome->json_path.string();
+    if (!outcome->rendered_path.empty()) std::cout << ", " << outcome->rendered_path.string();
+    std::cout << (outcome->report.complete ? "" : " (incomplete: interrupted; --resume continues)")
+              << "\n";
+    context.exit_code = outcome->exit_code;
+  });
+}
+
+}  // namespace gauntlet::cli

@@ -1,0 +1,134 @@
+#include "harness/device_stage.h"
+
+#include <limits>
+
+#include "conformance/conformance.h"
+#include "stress/stress.h"
+
+namespace gauntlet::harness {
+
+namespace {
+
+// The host backend is the reference every device is compared with: its features are correct by
+// construction and it has no local memory limit of its own.
+void host_reference_caps(DeviceStage& stage) {
+  for (const char* key : {"f32", "f16", "f16.storage", "f16.arithmetic", "bf16", "bf16.storage",
+                          "bf16.arithmetic", "f64", "int8", "int8.dot", "q8_0", "q4_0"}) {
+    stage.verified.features[key] = {reports::FeatureVerdict::verified, {"host.reference"}};
+  }
+  stage.verified.local_mem_verified_bytes = std::numeric_limits<uint32_t>::max();
+}
+
+reports::FeatureVerdict to_report_verdict(conformance::Verdict v) {
+  switch (v) {
+    case conformance::Verdict::verified: return reports::FeatureVerdict::verified;
+    case conformance::Verdict::emulated: return reports::FeatureVerdict::emulated;
+    case conformance::Verdict::unsupported: return reports::FeatureVerdict::unsupported;
+    case conformance::Verdict::failed: return reports::FeatureVerdict::failed;
+    case conformance::Verdict::not_tested: return reports::FeatureVerdict::not_tested;
+  }
+  return reports::FeatureVerdict::not_tested;
+}
+
+reports::StressResult to_report_stress(const stress::StressResult& s) {
+  reports::StressResult r;
+  r.safe_budget_bytes = s.safe_budget_bytes;
+  r.margin_bytes = s.margin_bytes;
+  r.max_single_alloc_verified_bytes = s.max_single_alloc_verified_bytes;
+  r.copy_bandwidth_gbps = s.copy_bandwidth_gbps;
+  r.host_memcpy_gbps = s.host_memcpy_gbps;
+  for (const auto& p : s.curve) {
+    reports::StressPoint point;
+    point.step = p.step;
+    point.bytes = p.bytes;
+    point.fraction = p.fraction;
+    point.verified = p.verified;
+    point.bandwidth_gbps = p.bandwidth_gbps;
+    point.status = p.status;
+    point.reason = p.reason;
+    r.curve.push_back(point);
+  }
+  r.rows = s.rows;
+  return r;
+}
+
+core::Level conformance_level(core::Level level) { return level; }
+
+}  // namespace
+
+core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
+                                         const core::Options& options,
+                                         const std::optional<SimulateClamps>& clamps,
+                                         Journal& journal, const Progress& progress) {
+  DeviceStage stage;
+  const std::string dev = claimed.id.to_string();
+  stage.facts.info = claimed;
+
+  if (claimed.id.api == core::Api::host) {
+    host_reference_caps(stage);
+  } else {
+    const std::string unit = "conform:" + dev;
+    conformance::ConformanceResult result;
+    if (const auto* saved = journal.find(unit)) {
+      result = saved->get<conformance::ConformanceResult>();
+      progress(dev + ": conformance (from the journal)");
+    } else {
+      progress(dev + ": conformance ...");
+      conformance::ConformanceOptions conf;
+      conf.level = conformance_level(options.level);
+      result = conformance::run_conformance(claimed, options, conf);
+      GAUNTLET_TRY(journal.append(unit, core::Json(result)));
+      progress(dev + ": conformance done, " + std::to_string(result.rows.size()) + " rows");
+    }
+    stage.conformance = result.rows;
+    for (const auto& [key, verdict] : result.features) {
+      stage.verified.features[key] = {to_report_verdict(verdict.verdict), verdict.rows};
+    }
+    stage.verified.local_mem_verified_bytes = result.local_mem_verified_bytes;
+    stage.verified.max_workgroup_verified = result.max_workgroup_verified;
+    stage.verified.subgroup_size_observed = result.subgroup_size_observed;
+  }
+
+  const std::string unit = "stress:" + dev;
+  stress::StressResult measured;
+  if (const auto* saved = journal.find(unit)) {
+    measured = saved->get<stress::StressResult>();
+    progress(dev + ": memory stress (from the journal)");
+  } else {
+    progress(dev + ": memory stress ...");
+    stress::StressOptions stress_options;
+    stress_options.level = options.level;
+    if (clamps && clamps->global_mem_size) stress_options.cap_bytes = *clamps->global_mem_size;
+    measured = stress::run_stress(claimed, options, stress_options);
+    GAUNTLET_TRY(journal.append(unit, core::Json(measured)));
+    progress(dev + ": memory stress done, budget " +
+             std::to_string(measured.safe_budget_bytes >> 20) + " MiB");
+  }
+  stage.stress = to_report_stress(measured);
+
+  if (clamps) {
+    stage.verified.local_mem_verified_bytes =
+        clamp_local_memory(stage.verified.local_mem_verified_bytes, *clamps);
+    for (const auto& feature : clamps->features_off) {
+      // Simulation switches off the claimed feature; the conformance keys built on it follow.
+      for (auto& [key, result] : stage.verified.features) {
+        if (key.rfind(feature == "fp16_arithmetic" ? "f16.arithmetic" : feature, 0) == 0) {
+          result.verdict = reports::FeatureVerdict::unsupported;
+          result.rows = {"simulate." + clamps->name};
+        }
+      }
+    }
+    stage.stress->safe_budget_bytes = clamp_memory_budget(stage.stress->safe_budget_bytes, *clamps);
+  }
+
+  stage.facts.local_mem_verified_bytes = stage.verified.local_mem_verified_bytes;
+  stage.facts.safe_budget_bytes = stage.stress->safe_budget_bytes;
+  stage.facts.budget_capped_by_level =
+      options.level != core::Level::full && measured.bound_by.find("level") != std::string::npos;
+  for (const auto& [key, result] : stage.verified.features) {
+    stage.facts.features[key] = result.verdict;
+  }
+  return stage;
+}
+
+}  // namespace gauntlet::harness

@@ -1,0 +1,33 @@
+#pragma once
+// The measuring stages of one device: conformance (what really works) and stress (how much
+// memory is really safe), journaled unit by unit, and the facts the profile planner reads.
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "core/device_info.h"
+#include "core/options.h"
+#include "harness/journal.h"
+#include "harness/profiles.h"
+#include "harness/simulate.h"
+#include "reports/report.h"
+
+namespace gauntlet::harness {
+
+struct DeviceStage {
+  reports::VerifiedCaps verified;
+  std::vector<core::Row> conformance;
+  std::optional<reports::StressResult> stress;
+  DeviceFacts facts;
+};
+
+using Progress = std::function<void(const std::string&)>;
+
+// Runs (or, on resume, reads back from the journal) conformance and stress for `claimed`, which
+// already carries the --simulate clamps, and derives the facts the planner uses.
+core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
+                                         const core::Options& options,
+                                         const std::optional<SimulateClamps>& clamps,
+                                         Journal& journal, const Progress& progress);
+
+}  // namespace gauntlet::harness

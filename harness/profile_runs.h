@@ -1,0 +1,24 @@
+#pragma once
+// Running the engine per profile: which candidates a level runs, each weight format of a device
+// in its own isolated child, and the verdicts their results give.
+#include <atomic>
+#include <vector>
+
+#include "core/device_info.h"
+#include "core/options.h"
+#include "harness/device_stage.h"
+#include "harness/journal.h"
+#include "harness/profiles.h"
+#include "harness/quick_model.h"
+
+namespace gauntlet::harness {
+
+// Runs what `level` runs of `candidates` on `device` and turns every candidate's verdict into
+// its final one: safe (ran and matched the host reference), unsafe (with the reason), derived
+// (fits by the planner, between contexts that ran) or untested (the level did not reach it).
+core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models,
+                          std::vector<Candidate>& candidates, const core::Options& options,
+                          Journal& journal, const Progress& progress,
+                          const std::atomic<bool>* interrupted);
+
+}  // namespace gauntlet::harness

@@ -1,0 +1,198 @@
+#include "harness/profiles.h"
+
+#include <cstdio>
+
+namespace gauntlet::harness {
+
+namespace {
+
+using engine::model::TensorType;
+using engine::planner::ActivationType;
+using engine::planner::KernelOp;
+using engine::planner::KernelVariant;
+using engine::planner::KvPrecision;
+
+constexpr TensorType kFormats[] = {TensorType::f32, TensorType::f16, TensorType::bf16,
+                                   TensorType::q8_0, TensorType::q4_0};
+constexpr uint32_t kMatvecTile = 1024;
+constexpr uint32_t kScoreTile = 256;
+constexpr uint32_t kWorkgroup = 64;
+
+std::string gib(uint64_t bytes) {
+  char text[32];
+  if (bytes >= (1ull << 30)) {
+    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1ull << 30));
+  } else {
+    std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1ull << 20));
+  }
+  return text;
+}
+
+DecodeSetup make_setup(TensorType weights, ActivationType compute, KvPrecision kv, bool tiled,
+                       uint32_t context, uint32_t batch) {
+  DecodeSetup s;
+  auto& c = s.config;
+  s.tiled = tiled;
+  c.weights = weights;
+  c.compute = compute;
+  c.kv = kv;
+  c.context = context;
+  c.batch = batch;
+  c.matvec.workgroup = kWorkgroup;
+  c.matvec.activation_tile = tiled ? kMatvecTile : engine::planner::kWholeVector;
+  c.attention.workgroup = kWorkgroup;
+  c.attention.score_tile = tiled ? kScoreTile : 0;
+  return s;
+}
+
+bool usable_verdict(reports::FeatureVerdict v) {
+  return v == reports::FeatureVerdict::verified || v == reports::FeatureVerdict::emulated;
+}
+
+// The first needed feature that conformance did not verify, with its verdict, or "".
+std::string missing_feature(const DecodeSetup& setup, const DeviceFacts& facts) {
+  for (const auto& key : required_features(setup)) {
+    auto it = facts.features.find(key);
+    reports::FeatureVerdict verdict =
+        it == facts.features.end() ? reports::FeatureVerdict::not_tested : it->second;
+    bool needs_native = key == "f16.arithmetic";
+    bool ok = needs_native ? verdict == reports::FeatureVerdict::verified : usable_verdict(verdict);
+    if (!ok) {
+      std::string what = key == "f16.arithmetic" ? "f16" : key;
+      return what + " " + reports::to_string(verdict) + " (conformance " + key + ")";
+    }
+  }
+  return "";
+}
+
+bool local_memory_refused(const Candidate& c) {
+  return c.profile.reason.rfind("local memory ", 0) == 0;
+}
+
+// Field case 2: a configuration refused for local memory names the ones of the same format and
+// context that fit.
+void point_to_fitting_variants(std::vector<Candidate>& candidates, uint64_t limit) {
+  for (auto& c : candidates) {
+    if (!local_memory_refused(c)) continue;
+    std::string fits;
+    for (const auto& other : candidates) {
+      const auto& a = c.setup.config;
+      const auto& b = other.setup.config;
+      if (&other == &c || a.weights != b.weights || a.context != b.context ||
+          a.batch != b.batch || a.kv != b.kv || other.profile.variant.local_mem_bytes > limit) {
+        continue;
+      }
+      fits += (fits.empty() ? "" : ", ") + other.profile.compute_precision + " activations " +
+              other.profile.variant.name + " (" +
+              std::to_string(other.profile.variant.local_mem_bytes) + " bytes)";
+    }
+    if (!fits.empty()) c.profile.reason += "; these fit: " + fits;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> required_features(const DecodeSetup& setup) {
+  std::vector<std::string> keys{"f32"};
+  switch (setup.config.weights) {
+    case TensorType::f16: keys.push_back("f16"); break;
+    case TensorType::bf16: keys.push_back("bf16"); break;
+    case TensorType::q8_0: keys.push_back("q8_0"); break;
+    case TensorType::q4_0: keys.push_back("q4_0"); break;
+    default: break;
+  }
+  if (setup.config.compute == ActivationType::f16) keys.push_back("f16.arithmetic");
+  if (setup.config.kv == KvPrecision::f16) keys.push_back("f16.storage");
+  return keys;
+}
+
+std::vector<uint32_t> planned_contexts(const engine::model::LlamaShape& shape) {
+  std::vector<uint32_t> contexts;
+  for (uint32_t c = 512; c <= shape.context; c *= 2) contexts.push_back(c);
+  if (contexts.empty()) contexts.push_back(shape.context);
+  return contexts;
+}
+
+std::vector<Candidate> plan_profiles(const engine::model::LlamaShape& shape,
+                                     const DeviceFacts& facts, const std::string& device_key,
+                                     core::Level level) {
+  std::vector<Candidate> out;
+  std::vector<uint32_t> batches{1};
+  if (level == core::Level::full) batches.push_back(4);
+  // The host runs the C++ reference: no local memory tiles, no f16 kernels to choose between.
+  const bool host = facts.info.id.api == core::Api::host;
+  std::vector<ActivationType> computes{ActivationType::f32};
+  if (!host) computes.push_back(ActivationType::f16);
+  std::vector<bool> families{false};
+  if (!host) families.push_back(true);
+  for (TensorType weights : kFormats) {
+    for (ActivationType compute : computes) {
+      for (KvPrecision kv : {KvPrecision::f32, KvPrecision::f16}) {
+        for (bool tiled : families) {
+          for (uint32_t context : planned_contexts(shape)) {
+            for (uint32_t batch : batches) {
+              Candidate c;
+              c.setup = make_setup(weights, compute, kv, tiled, context, batch);
+              auto& p = c.profile;
+              p.device = device_key;
+              p.api = core::to_string(facts.info.id.api);
+              p.weight_format = engine::model::to_string(weights);
+              p.compute_precision = compute == ActivationType::f16 ? "f16" : "f32";
+              p.kv_precision = engine::planner::to_string(kv);
+              p.context = context;
+              p.batch = batch;
+              const auto& config = c.setup.config;
+              const uint64_t local = engine::planner::decode_local_mem_bytes(
+                  engine::device::effective_matvec(config),
+                  engine::device::effective_attention(config), shape, context);
+              p.variant.name = tiled ? "wg" + std::to_string(kWorkgroup) + "-t" +
+                                           std::to_string(kMatvecTile) + "-s" +
+                                           std::to_string(kScoreTile)
+                                     : "wg" + std::to_string(kWorkgroup) + "-whole";
+              p.variant.workgroup = kWorkgroup;
+              if (tiled) p.variant.tile = {{"activations", kMatvecTile}, {"scores", kScoreTile}};
+              p.variant.local_mem_bytes = local;
+              engine::planner::PlanOptions plan_options;
+              plan_options.format = weights;
+              plan_options.context = context;
+              plan_options.batch = batch;
+              plan_options.kv = kv;
+              const auto plan = engine::planner::plan_memory(shape, plan_options);
+              p.figures.planned_peak_bytes = plan.steady_state;
+              p.name = reports::profile_name(p);
+              p.familiar_name = reports::familiar_name(p.weight_format, p.compute_precision);
+              p.verdict = reports::ProfileVerdict::untested;
+
+              if (auto missing = missing_feature(c.setup, facts); !missing.empty()) {
+                p.verdict = reports::ProfileVerdict::unsafe;
+                p.reason = missing;
+              } else if (local > facts.local_mem_verified_bytes) {
+                p.verdict = reports::ProfileVerdict::unsafe;
+                p.reason = "local memory " + std::to_string(local) + " > " +
+                           std::to_string(facts.local_mem_verified_bytes) + " (" +
+                           engine::device::effective_matvec(config).name() + ", input " +
+                           std::to_string(engine::planner::widest_matvec_input(shape)) +
+                           " wide)";
+              } else if (plan.steady_state > facts.safe_budget_bytes) {
+                p.reason = "needs " + gib(plan.steady_state) + " > budget " +
+                           gib(facts.safe_budget_bytes);
+                if (facts.budget_capped_by_level) {
+                  p.reason += " verified at this level (a higher level may verify more)";
+                } else {
+                  p.verdict = reports::ProfileVerdict::unsafe;
+                }
+              } else {
+                c.runnable = true;
+              }
+              out.push_back(std::move(c));
+            }
+          }
+        }
+      }
+    }
+  }
+  point_to_fitting_variants(out, facts.local_mem_verified_bytes);
+  return out;
+}
+
+}  // namespace gauntlet::harness

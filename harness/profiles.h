@@ -1,0 +1,56 @@
+#pragma once
+// Profile planning: from what the earlier stages verified (features, local memory, the safe
+// memory budget), every candidate decode configuration and the verdict the planner alone can
+// give it. Candidates that pass every static check are left for the engine to run.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/device_info.h"
+#include "core/options.h"
+#include "engine/model/shape.h"
+#include "engine/device/config.h"
+#include "engine/planner/planner.h"
+#include "reports/report.h"
+
+namespace gauntlet::harness {
+
+// What the earlier stages established about one device (after --simulate clamps).
+struct DeviceFacts {
+  core::DeviceInfo info;
+  std::map<std::string, reports::FeatureVerdict> features;  // conformance's verdicts by key
+  uint64_t local_mem_verified_bytes = 0;
+  uint64_t safe_budget_bytes = 0;
+  // True when the budget stopped at the level's cap rather than at a limit of the device:
+  // then a profile over it is untested at this level, not unsafe.
+  bool budget_capped_by_level = false;
+};
+
+// A decode configuration and the variant family it belongs to: "whole" holds the whole
+// activation vector and all scores in local memory, "tiled" holds chunks of them.
+struct DecodeSetup {
+  engine::device::DecodeConfig config;
+  bool tiled = false;
+};
+
+struct Candidate {
+  DecodeSetup setup;
+  reports::Profile profile;  // verdict untested unless a static check decided it
+  bool runnable = false;     // every static check passed: the engine may run it
+};
+
+// The contexts a model is planned at: powers of two from 512 up to its maximum.
+std::vector<uint32_t> planned_contexts(const engine::model::LlamaShape& shape);
+
+// Every candidate for the device, each with its static verdict: unsafe when a feature it needs
+// is not verified, when a kernel's local memory exceeds the verified limit, or when its planned
+// peak exceeds the budget (untested instead when the budget was only capped by the level).
+std::vector<Candidate> plan_profiles(const engine::model::LlamaShape& shape,
+                                     const DeviceFacts& facts, const std::string& device_key,
+                                     core::Level level);
+
+// The feature keys (conformance's names) a setup needs, and the first one not verified.
+std::vector<std::string> required_features(const DecodeSetup& setup);
+
+}  // namespace gauntlet::harness

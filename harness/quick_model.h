@@ -1,0 +1,36 @@
+#pragma once
+// The models a run decodes: a GGUF file the user names, or synthetic models of a preset shape
+// in each weight format, written once into a cache folder and reused.
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "core/status.h"
+#include "engine/model/shape.h"
+#include "engine/model/tensor_type.h"
+#include "reports/report.h"
+
+namespace gauntlet::harness {
+
+// The built-in model of `gauntlet run`: small enough that the quick level over every device
+// here finishes in about two minutes, with an 11008-wide feed-forward layer (the width of
+// field case 2, whose f32 activations need 44032 bytes of local memory) and a context long
+// enough that the KV cache, not the weights, decides which contexts fit a small budget.
+engine::model::LlamaShape quick_shape();
+
+struct ModelSet {
+  engine::model::LlamaShape shape;
+  reports::ModelInfo info;
+  // A GGUF file per weight format the run can decode; formats absent here are planned only.
+  std::map<engine::model::TensorType, std::filesystem::path> files;
+  std::string note;  // why some formats are planned only
+};
+
+// A user's GGUF file: its own format only. A preset shape (or the quick model): every format
+// whose weights fit in `max_synthetic_bytes`, synthesized into `cache_dir`.
+core::Result<ModelSet> prepare_models(const std::filesystem::path& model_path,
+                                      const std::string& shape_name,
+                                      const std::filesystem::path& cache_dir,
+                                      uint64_t max_synthetic_bytes);
+
+}  // namespace gauntlet::harness

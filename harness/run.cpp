@@ -1,0 +1,188 @@
+#include "harness/run.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "harness/device_stage.h"
+#include "harness/journal.h"
+#include "harness/profile_runs.h"
+#include "harness/quick_model.h"
+#include "harness/report_summary.h"
+#include "harness/simulate.h"
+#include "probes/doctor.h"
+#include "probes/inventory.h"
+#include "probes/merge.h"
+#include "probes/select.h"
+#include "reports/io.h"
+#include "version.h"
+
+namespace gauntlet::harness {
+
+namespace {
+
+// Synthetic models up to this size are written and decoded; larger shapes are planned only.
+constexpr uint64_t kMaxSyntheticBytes = 512ull << 20;
+
+std::filesystem::path model_cache_dir() {
+  if (auto dir = core::env("GAUNTLET_CACHE_DIR")) return *dir;
+  if (auto home = core::env("XDG_CACHE_HOME")) return std::filesystem::path(*home) / "gauntlet";
+  if (auto home = core::env("HOME")) return std::filesystem::path(*home) / ".cache" / "gauntlet";
+  return std::filesystem::temp_directory_path() / "gauntlet-cache";
+}
+
+bool stop_requested(const RunConfig& config) {
+  return config.interrupted != nullptr && config.interrupted->load();
+}
+
+void record_options(reports::Report& report, const RunConfig& config) {
+  const auto& o = config.options;
+  auto source = [&](const std::string& name) {
+    auto it = o.sources.find(name);
+    return it == o.sources.end() ? std::string("default") : it->second;
+  };
+  report.options["device"] = {o.device, source("device")};
+  report.options["fallback"] = {core::to_string(o.fallback), source("fallback")};
+  report.options["level"] = {core::to_string(o.level), source("level")};
+  report.options["format"] = {reports::to_string(config.format), "flag --format"};
+  if (!config.model_path.empty()) report.options["model"] = {config.model_path.string(), "flag --model"};
+  if (!config.shape.empty()) report.options["shape"] = {config.shape, "flag --shape"};
+  if (!config.simulate.empty()) report.options["simulate"] = {config.simulate, "flag --simulate"};
+  if (config.resume) report.options["resume"] = {"true", "flag --resume"};
+  for (const auto& [name, value] : core::driver_environment()) {
+    report.options[name] = {value, "environment " + name};
+  }
+  for (const auto& [name, from] : o.sources) {
+    if (!report.options.count(name)) report.options[name] = {"set", from};
+  }
+}
+
+reports::Simulation simulation_of(const std::optional<SimulateClamps>& clamps) {
+  reports::Simulation s;
+  if (!clamps) return s;
+  s.simulated = true;
+  s.preset = clamps->name;
+  s.local_mem_bytes = clamps->local_mem_size;
+  s.global_mem_bytes = clamps->global_mem_size;
+  s.max_alloc_bytes = clamps->max_mem_alloc_size;
+  s.features_off = clamps->features_off;
+  return s;
+}
+
+// The views of the physical device that `id` belongs to, for the report.
+std::pair<std::string, std::vector<reports::DeviceView>> views_of(
+    const probes::Inventory& inventory, const core::DeviceId& id) {
+  for (const auto& physical : probes::merge_views(inventory.devices())) {
+    for (const auto& view : physical.views) {
+      if (view.id != id) continue;
+      std::vector<reports::DeviceView> views;
+      for (const auto& v : physical.views) {
+        views.push_back({core::to_string(v.id.api), v.usable, v.unusable_reason, v});
+      }
+      return {physical.key, views};
+    }
+  }
+  return {id.to_string(), {}};
+}
+
+core::Status write_outputs(const reports::Report& report, const RunConfig& config,
+                           RunOutcome& outcome) {
+  outcome.json_path = config.out;
+  if (config.format != reports::Format::json) {
+    outcome.json_path = config.out;
+    outcome.json_path.replace_extension(".json");
+    if (outcome.json_path == config.out) outcome.json_path += ".report.json";
+    outcome.rendered_path = config.out;
+    GAUNTLET_TRY(reports::write_rendered(config.out, report, config.format));
+  }
+  return reports::write_report(outcome.json_path, report);
+}
+
+}  // namespace
+
+core::Result<RunOutcome> run(const RunConfig& config) {
+  const auto& options = config.options;
+  auto progress = [&](const std::string& line) {
+    if (config.progress) config.progress(line);
+  };
+
+  std::optional<SimulateClamps> clamps;
+  if (!config.simulate.empty()) {
+    auto loaded = load_simulate(config.simulate);
+    if (!loaded) return loaded.error();
+    clamps = *loaded;
+  }
+  auto models = prepare_models(config.model_path, config.shape, model_cache_dir(),
+                               kMaxSyntheticBytes);
+  if (!models) return models.error();
+
+  std::filesystem::path journal_path = config.out;
+  journal_path += ".journal";
+  auto journal = Journal::open(journal_path, config.resume);
+  if (!journal) return journal.error();
+
+  reports::Report report;
+  report.tool.version = kVersion;
+  report.tool.git_revision = kGitRevision;
+  report.host = describe_host();
+  report.started = reports::now_iso8601();
+  report.level = core::to_string(options.level);
+  report.model = models->info;
+  record_options(report, config);
+
+  progress("environment checks ...");
+  report.environment = probes::run_doctor(options);
+
+  progress("enumerating devices ...");
+  auto inventory = probes::enumerate_all(options);
+  for (const auto& row : inventory.rows()) report.rows.push_back(row);
+  auto selection = probes::select_devices(options.device, options.fallback, inventory);
+  if (!selection) return selection.error();
+  for (const auto& note : selection->notes) {
+    report.rows.push_back(core::make_row("select", "", core::RowStatus::skipped, note));
+    progress(note);
+  }
+
+  bool stopped = false;
+  for (const auto& id : selection->devices) {
+    if (stop_requested(config)) {
+      stopped = true;
+      break;
+    }
+    const core::DeviceInfo* found = inventory.find(id);
+    if (found == nullptr) continue;
+    core::DeviceInfo claimed = clamps ? apply_clamps(*found, *clamps) : *found;
+
+    reports::DeviceReport device;
+    std::tie(device.key, device.views) = views_of(inventory, id);
+    device.name = found->name;
+    device.simulation = simulation_of(clamps);
+
+    auto stage = measure_device(claimed, options, clamps, *journal, progress);
+    if (!stage) return stage.error();
+    device.verified = stage->verified;
+    device.conformance = stage->conformance;
+    device.stress = stage->stress;
+
+    auto candidates = plan_profiles(models->shape, stage->facts, device.key, options.level);
+    GAUNTLET_TRY(run_profiles(claimed, *models, candidates, options, *journal, progress,
+                              config.interrupted));
+    for (auto& c : candidates) device.profiles.push_back(std::move(c.profile));
+    summarize_device(device);
+    report.devices.push_back(std::move(device));
+  }
+  stopped = stopped || stop_requested(config);
+
+  report.complete = !stopped;
+  report.finished = reports::now_iso8601();
+  report.summary = reports::compute_summary(report);
+  RunOutcome outcome;
+  outcome.exit_code = report.summary.exit_code;
+  outcome.report = report;
+  GAUNTLET_TRY(write_outputs(report, config, outcome));
+  if (report.complete) GAUNTLET_TRY(journal->remove());
+  return outcome;
+}
+
+}  // namespace gauntlet::harness

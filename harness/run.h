@@ -1,0 +1,42 @@
+#pragma once
+// `gauntlet run`: doctor → enumerate → probe → conform → stress → plan profiles → run the engine
+// per profile → report. Every unit that touches a driver runs in an isolated child; every
+// finished unit is journaled, so that an interrupted run can be resumed.
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "core/options.h"
+#include "reports/render.h"
+#include "reports/report.h"
+
+namespace gauntlet::harness {
+
+struct RunConfig {
+  core::Options options;  // device, fallback, level, faults
+  std::filesystem::path out = "report.json";
+  reports::Format format = reports::Format::json;
+  std::filesystem::path model_path;  // a GGUF file; empty: a synthetic model of `shape`
+  std::string shape;                 // a preset name; empty: the built-in quick model
+  std::string simulate;              // a clamp file or preset; empty: none
+  bool resume = false;
+  // Called with one line per started and finished unit (the CLI shows it on a terminal).
+  std::function<void(const std::string&)> progress;
+  // Set by SIGINT/SIGTERM: the run stops after the unit in progress and writes what it has.
+  const std::atomic<bool>* interrupted = nullptr;
+};
+
+struct RunOutcome {
+  reports::Report report;
+  int exit_code = 0;
+  std::filesystem::path json_path;      // the JSON report
+  std::filesystem::path rendered_path;  // the --format rendering, when not JSON
+};
+
+// Errors are usage or input errors (a bad model, a bad simulate file, an existing journal
+// without --resume, an unknown device): the CLI exits 2 on them.
+core::Result<RunOutcome> run(const RunConfig& config);
+
+}  // namespace gauntlet::harness
