@@ -101,9 +101,15 @@ int run_merge(const ReportArgs& a) {
   auto table = reports::merge_reports(inputs);
   std::string text;
   switch (*format) {
-    case reports::Format::json: text = reports::merge_to_json(table).dump(2) + "\n"; break;
-    case reports::Format::markdown: text = reports::render_merge_markdown(table); break;
-    default: text = reports::render_merge_text(table); break;
+    case reports::Format::json:
+      text = reports::merge_to_json(table).dump(2) + "\n";
+      break;
+    case reports::Format::markdown:
+      text = reports::render_merge_markdown(table);
+      break;
+    default:
+      text = reports::render_merge_text(table);
+      break;
   }
   return emit(text, a.out, "merge");
 }

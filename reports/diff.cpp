@@ -11,12 +11,17 @@ namespace {
 using detail::format_bytes;
 using detail::format_number;
 
-bool works(FeatureVerdict v) { return v == FeatureVerdict::verified || v == FeatureVerdict::emulated; }
-bool broken(FeatureVerdict v) { return v == FeatureVerdict::failed || v == FeatureVerdict::unsupported; }
+bool works(FeatureVerdict v) {
+  return v == FeatureVerdict::verified || v == FeatureVerdict::emulated;
+}
+bool broken(FeatureVerdict v) {
+  return v == FeatureVerdict::failed || v == FeatureVerdict::unsupported;
+}
 
 std::string percent(double before, double after) {
   if (before == 0.0) return "";
-  return " (" + std::string(after >= before ? "+" : "") + format_number(100.0 * (after - before) / before, 1) + " %)";
+  return " (" + std::string(after >= before ? "+" : "") +
+         format_number(100.0 * (after - before) / before, 1) + " %)";
 }
 
 class Differ {
@@ -25,18 +30,21 @@ class Differ {
 
   void device(const DeviceReport* before, const DeviceReport* after) {
     if (after == nullptr) {
-      add(true, {"device", before->key, "", "present", "gone", "device " + before->key + " (" + before->name + ") is missing"});
+      add(true, {"device", before->key, "", "present", "gone",
+                 "device " + before->key + " (" + before->name + ") is missing"});
       return;
     }
     if (before == nullptr) {
-      add(false, {"device", after->key, "", "absent", "present", "device " + after->key + " (" + after->name + ") is new"});
+      add(false, {"device", after->key, "", "absent", "present",
+                  "device " + after->key + " (" + after->name + ") is new"});
       return;
     }
     const auto& key = after->key;
     profiles(key, *before, *after);
     features(key, before->verified, after->verified);
     figure("local_memory", key, static_cast<double>(before->verified.local_mem_verified_bytes),
-           static_cast<double>(after->verified.local_mem_verified_bytes), "verified local memory", true);
+           static_cast<double>(after->verified.local_mem_verified_bytes), "verified local memory",
+           true);
     if (before->stress && after->stress) {
       figure("budget", key, static_cast<double>(before->stress->safe_budget_bytes),
              static_cast<double>(after->stress->safe_budget_bytes), "safe budget", true);
@@ -62,10 +70,12 @@ class Differ {
     const std::string where = key + (subject.empty() ? "" : " " + subject);
     if (after < before * (1.0 - t)) {
       add(true, {kind, key, subject, show(before), show(after),
-                 where + ": " + what + " down " + show(before) + " -> " + show(after) + percent(before, after)});
+                 where + ": " + what + " down " + show(before) + " -> " + show(after) +
+                     percent(before, after)});
     } else if (after > before * (1.0 + t) && before > 0.0) {
       add(false, {kind, key, subject, show(before), show(after),
-                  where + ": " + what + " up " + show(before) + " -> " + show(after) + percent(before, after)});
+                  where + ": " + what + " up " + show(before) + " -> " + show(after) +
+                      percent(before, after)});
     }
   }
 
@@ -78,7 +88,8 @@ class Differ {
       const bool was_safe = old.verdict == ProfileVerdict::safe;
       if (cur == nullptr) {
         if (was_safe) {
-          add(true, {"profile", key, old.name, "safe", "gone", key + " " + old.name + ": safe -> gone"});
+          add(true,
+              {"profile", key, old.name, "safe", "gone", key + " " + old.name + ": safe -> gone"});
         }
         continue;
       }
@@ -98,7 +109,8 @@ class Differ {
     for (const auto& p : before.profiles) then[p.name] = &p;
     for (const auto& p : after.profiles) {
       if (!then.count(p.name) && p.verdict == ProfileVerdict::safe) {
-        add(false, {"profile", key, p.name, "absent", "safe", key + " " + p.name + ": new and safe"});
+        add(false,
+            {"profile", key, p.name, "absent", "safe", key + " " + p.name + ": new and safe"});
       }
     }
   }
@@ -106,15 +118,17 @@ class Differ {
   void features(const std::string& key, const VerifiedCaps& before, const VerifiedCaps& after) {
     for (const auto& [name, old] : before.features) {
       auto it = after.features.find(name);
-      const FeatureVerdict cur = it == after.features.end() ? FeatureVerdict::not_tested : it->second.verdict;
+      const FeatureVerdict cur =
+          it == after.features.end() ? FeatureVerdict::not_tested : it->second.verdict;
       if (works(old.verdict) && broken(cur)) {
         std::string rows;
         if (it != after.features.end()) {
           for (const auto& id : it->second.rows) rows += (rows.empty() ? " (rows " : ", ") + id;
           if (!rows.empty()) rows += ")";
         }
-        add(true, {"feature", key, name, to_string(old.verdict), to_string(cur),
-                   key + " " + name + ": " + to_string(old.verdict) + " -> " + to_string(cur) + rows});
+        add(true,
+            {"feature", key, name, to_string(old.verdict), to_string(cur),
+             key + " " + name + ": " + to_string(old.verdict) + " -> " + to_string(cur) + rows});
       } else if (broken(old.verdict) && works(cur)) {
         add(false, {"feature", key, name, to_string(old.verdict), to_string(cur),
                     key + " " + name + ": " + to_string(old.verdict) + " -> " + to_string(cur)});
@@ -160,8 +174,12 @@ core::Json diff_to_json(const DiffResult& diff) {
   auto list = [](const std::vector<Change>& changes) {
     core::Json out = core::Json::array();
     for (const auto& c : changes) {
-      out.push_back({{"kind", c.kind}, {"device", c.device}, {"subject", c.subject},
-                     {"before", c.before}, {"after", c.after}, {"message", c.message}});
+      out.push_back({{"kind", c.kind},
+                     {"device", c.device},
+                     {"subject", c.subject},
+                     {"before", c.before},
+                     {"after", c.after},
+                     {"message", c.message}});
     }
     return out;
   };

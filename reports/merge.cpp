@@ -49,8 +49,9 @@ MergeTable merge_reports(const std::vector<NamedReport>& reports) {
   std::set<std::string> names;
   for (const auto& [source, report] : reports) {
     for (const auto& d : report.devices) {
-      MergeColumn column{report.host.hostname, d.key, d.name, source, d.simulation.simulated, 0, 0,
-                         d.recommendation ? d.recommendation->profile : ""};
+      MergeColumn column{
+          report.host.hostname,   d.key, d.name, source,
+          d.simulation.simulated, 0,     0,      d.recommendation ? d.recommendation->profile : ""};
       const size_t index = t.columns.size();
       for (const auto& p : d.profiles) {
         names.insert(p.name);
@@ -68,9 +69,14 @@ MergeTable merge_reports(const std::vector<NamedReport>& reports) {
 core::Json merge_to_json(const MergeTable& t) {
   core::Json columns = core::Json::array();
   for (const auto& c : t.columns) {
-    columns.push_back({{"host", c.host}, {"device", c.device}, {"device_name", c.device_name},
-                       {"source", c.source}, {"simulated", c.simulated}, {"safe", c.safe},
-                       {"unsafe", c.unsafe}, {"recommendation", c.recommendation}});
+    columns.push_back({{"host", c.host},
+                       {"device", c.device},
+                       {"device_name", c.device_name},
+                       {"source", c.source},
+                       {"simulated", c.simulated},
+                       {"safe", c.safe},
+                       {"unsafe", c.unsafe},
+                       {"recommendation", c.recommendation}});
   }
   core::Json profiles = core::Json::array();
   for (const auto& p : t.profiles) {
@@ -81,14 +87,17 @@ core::Json merge_to_json(const MergeTable& t) {
       if (it == row.end()) {
         cells.push_back(nullptr);
       } else {
-        cells.push_back({{"verdict", to_string(it->second.verdict)},
-                         {"reason", it->second.reason},
-                         {"tok_s", it->second.tok_s ? core::Json(*it->second.tok_s) : core::Json(nullptr)}});
+        cells.push_back(
+            {{"verdict", to_string(it->second.verdict)},
+             {"reason", it->second.reason},
+             {"tok_s", it->second.tok_s ? core::Json(*it->second.tok_s) : core::Json(nullptr)}});
       }
     }
     profiles.push_back({{"profile", p}, {"cells", cells}});
   }
-  return {{"kind", "gauntlet-merge"}, {"schema_version", kSchemaVersion}, {"columns", columns},
+  return {{"kind", "gauntlet-merge"},
+          {"schema_version", kSchemaVersion},
+          {"columns", columns},
           {"profiles", profiles}};
 }
 
@@ -98,8 +107,8 @@ std::string render_merge_text(const MergeTable& t) {
 }
 
 std::string render_merge_markdown(const MergeTable& t) {
-  return "# gauntlet fleet\n\n" + machines_table(t).markdown() + "\n## Profiles (verdict, tok/s)\n\n" +
-         build_table(t).markdown();
+  return "# gauntlet fleet\n\n" + machines_table(t).markdown() +
+         "\n## Profiles (verdict, tok/s)\n\n" + build_table(t).markdown();
 }
 
 }  // namespace gauntlet::reports

@@ -6,11 +6,16 @@ namespace gauntlet::reports {
 
 const char* to_string(Format format) {
   switch (format) {
-    case Format::json: return "json";
-    case Format::text: return "text";
-    case Format::markdown: return "md";
-    case Format::html: return "html";
-    case Format::junit: return "junit";
+    case Format::json:
+      return "json";
+    case Format::text:
+      return "text";
+    case Format::markdown:
+      return "md";
+    case Format::html:
+      return "html";
+    case Format::junit:
+      return "junit";
   }
   return "json";
 }
@@ -26,16 +31,22 @@ std::optional<Format> parse_format(const std::string& text) {
 
 std::string render(const Report& report, Format format) {
   switch (format) {
-    case Format::json: return report_json_text(report);
-    case Format::text: return render_text(report);
-    case Format::markdown: return render_markdown(report);
-    case Format::html: return render_html(report);
-    case Format::junit: return render_junit(report);
+    case Format::json:
+      return report_json_text(report);
+    case Format::text:
+      return render_text(report);
+    case Format::markdown:
+      return render_markdown(report);
+    case Format::html:
+      return render_html(report);
+    case Format::junit:
+      return render_junit(report);
   }
   return report_json_text(report);
 }
 
-core::Status write_rendered(const std::filesystem::path& path, const Report& report, Format format) {
+core::Status write_rendered(const std::filesystem::path& path, const Report& report,
+                            Format format) {
   return core::write_file_atomically(path, render(report, format));
 }
 

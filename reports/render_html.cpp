@@ -51,11 +51,13 @@ std::string device_html(const DeviceReport& d) {
   if (d.simulation.simulated) {
     out += "<p><span class=\"badge\">simulated</span> " + xml_escape(d.simulation.preset) + "</p>";
   }
-  out += "<table>" + header_row({"API", "Device", "Usable", "Local memory", "Memory", "Largest allocation"});
+  out += "<table>" +
+         header_row({"API", "Device", "Usable", "Local memory", "Memory", "Largest allocation"});
   for (const auto& v : d.views) {
     out += "<tr>" + cell(v.api) + cell(v.info.id.to_string()) +
            cell(v.usable ? "yes" : "no: " + v.reason, v.usable ? "pass" : "fail") +
-           cell(std::to_string(v.info.local_mem_size)) + cell(format_bytes(v.info.global_mem_size)) +
+           cell(std::to_string(v.info.local_mem_size)) +
+           cell(format_bytes(v.info.global_mem_size)) +
            cell(format_bytes(v.info.max_mem_alloc_size)) + "</tr>";
   }
   out += "</table>";
@@ -70,8 +72,8 @@ std::string device_html(const DeviceReport& d) {
            format_number(d.stress->host_memcpy_gbps) + " GB/s</b></div>";
   }
   if (d.recommendation) {
-    out += "<div class=\"card\">recommended<b>" + xml_escape(d.recommendation->profile) +
-           "</b>" + xml_escape(d.recommendation->why) + "</div>";
+    out += "<div class=\"card\">recommended<b>" + xml_escape(d.recommendation->profile) + "</b>" +
+           xml_escape(d.recommendation->why) + "</div>";
   }
   out += "</div>";
   if (!d.verified.features.empty()) {
@@ -116,10 +118,11 @@ std::string device_html(const DeviceReport& d) {
       const auto& f = p.figures;
       out += "<tr>" + cell(p.name) + cell(p.familiar_name) +
              cell(to_string(p.verdict), to_string(p.verdict)) + cell(p.reason) +
-             cell(format_optional(f.tok_s, 1)) + cell(f.peak_bytes ? format_bytes(*f.peak_bytes) : "-") +
+             cell(format_optional(f.tok_s, 1)) +
+             cell(f.peak_bytes ? format_bytes(*f.peak_bytes) : "-") +
              cell(f.planned_peak_bytes ? format_bytes(*f.planned_peak_bytes) : "-") +
-             cell(format_optional(f.logits_nmse, 3)) + cell(std::to_string(p.variant.local_mem_bytes)) +
-             "</tr>";
+             cell(format_optional(f.logits_nmse, 3)) +
+             cell(std::to_string(p.variant.local_mem_bytes)) + "</tr>";
     }
     out += "</table>";
   }
@@ -141,13 +144,13 @@ std::string render_html(const Report& r) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>"
-      "<title>gauntlet report: " + xml_escape(r.host.hostname) + "</title><style>" + kStyle +
-      "</style></head><body>";
+      "<title>gauntlet report: " +
+      xml_escape(r.host.hostname) + "</title><style>" + kStyle + "</style></head><body>";
   out += "<h1>gauntlet report: " + xml_escape(r.host.hostname) + "</h1>";
-  out += "<p class=\"meta\">" + xml_escape(r.tool.name + " " + r.tool.version + " (" +
-                                           r.tool.git_revision + "), level " + r.level + ", " +
-                                           r.started + " to " + r.finished + "; " + r.host.os +
-                                           ", " + r.host.cpu + ", " + format_bytes(r.host.memory_bytes)) +
+  out += "<p class=\"meta\">" +
+         xml_escape(r.tool.name + " " + r.tool.version + " (" + r.tool.git_revision + "), level " +
+                    r.level + ", " + r.started + " to " + r.finished + "; " + r.host.os + ", " +
+                    r.host.cpu + ", " + format_bytes(r.host.memory_bytes)) +
          "</p>";
   if (!r.complete) out += "<p class=\"incomplete\">Incomplete: the run was interrupted.</p>";
   const auto& s = r.summary;
@@ -156,18 +159,23 @@ std::string render_html(const Report& r) {
          "</b></div><div class=\"card unsafe\">unsafe<b>" + std::to_string(s.profiles_unsafe) +
          "</b></div><div class=\"card\">untested / derived<b>" +
          std::to_string(s.profiles_untested) + " / " + std::to_string(s.profiles_derived) +
-         "</b></div><div class=\"card\">exit code<b>" + std::to_string(s.exit_code) + "</b></div></div>";
+         "</b></div><div class=\"card\">exit code<b>" + std::to_string(s.exit_code) +
+         "</b></div></div>";
   if (r.model) {
-    out += "<p>Model: " + xml_escape(r.model->name + " (" + r.model->shape + "), " + r.model->format +
-                                     ", " + format_bytes(r.model->bytes)) + "</p>";
+    out += "<p>Model: " +
+           xml_escape(r.model->name + " (" + r.model->shape + "), " + r.model->format + ", " +
+                      format_bytes(r.model->bytes)) +
+           "</p>";
   }
   for (const auto& d : r.devices) out += device_html(d);
 
-  out += "<h2>Rows that did not pass</h2><table>" + header_row({"Row", "Device", "Status", "Reason"});
+  out +=
+      "<h2>Rows that did not pass</h2><table>" + header_row({"Row", "Device", "Status", "Reason"});
   for (const auto* row : all_rows(r)) {
     if (row->status == core::RowStatus::pass) continue;
     const char* status = core::to_string(row->status);
-    out += "<tr>" + cell(row->id) + cell(row->device) + cell(status, status) + cell(row->reason) + "</tr>";
+    out += "<tr>" + cell(row->id) + cell(row->device) + cell(status, status) + cell(row->reason) +
+           "</tr>";
   }
   out += "</table>";
   if (!r.options.empty()) {

@@ -15,7 +15,7 @@ struct TestCase {
   std::string name;
   double time = 0.0;
   CaseKind kind = CaseKind::passed;
-  std::string type;     // the row status or the profile verdict
+  std::string type;  // the row status or the profile verdict
   std::string message;
 };
 
@@ -26,23 +26,30 @@ struct Suite {
 
 CaseKind kind_of(core::RowStatus status) {
   switch (status) {
-    case core::RowStatus::pass: return CaseKind::passed;
-    case core::RowStatus::fail: return CaseKind::failure;
+    case core::RowStatus::pass:
+      return CaseKind::passed;
+    case core::RowStatus::fail:
+      return CaseKind::failure;
     case core::RowStatus::unsupported:
-    case core::RowStatus::skipped: return CaseKind::skipped;
+    case core::RowStatus::skipped:
+      return CaseKind::skipped;
     case core::RowStatus::error:
     case core::RowStatus::timeout:
-    case core::RowStatus::crash: return CaseKind::error;
+    case core::RowStatus::crash:
+      return CaseKind::error;
   }
   return CaseKind::error;
 }
 
 CaseKind kind_of(ProfileVerdict verdict) {
   switch (verdict) {
-    case ProfileVerdict::safe: return CaseKind::passed;
-    case ProfileVerdict::unsafe: return CaseKind::failure;
+    case ProfileVerdict::safe:
+      return CaseKind::passed;
+    case ProfileVerdict::unsafe:
+      return CaseKind::failure;
     case ProfileVerdict::untested:
-    case ProfileVerdict::derived: return CaseKind::skipped;
+    case ProfileVerdict::derived:
+      return CaseKind::skipped;
   }
   return CaseKind::error;
 }
@@ -72,8 +79,8 @@ Suite device_suite(const DeviceReport& d) {
     for (const auto& row : p.rows) time += row.duration_s;
     std::string message = p.reason;
     if (p.verdict == ProfileVerdict::derived && message.empty()) message = "derived, not run";
-    suite.cases.push_back({base + ".profile", p.name, time, kind_of(p.verdict), to_string(p.verdict),
-                           message});
+    suite.cases.push_back(
+        {base + ".profile", p.name, time, kind_of(p.verdict), to_string(p.verdict), message});
     add_rows(suite, base + ".profile_run", p.rows);
   }
   return suite;
@@ -100,10 +107,17 @@ std::string case_xml(const TestCase& c) {
                     attr("time", format_number(c.time, 3));
   const char* element = nullptr;
   switch (c.kind) {
-    case CaseKind::passed: return out + "/>\n";
-    case CaseKind::failure: element = "failure"; break;
-    case CaseKind::error: element = "error"; break;
-    case CaseKind::skipped: element = "skipped"; break;
+    case CaseKind::passed:
+      return out + "/>\n";
+    case CaseKind::failure:
+      element = "failure";
+      break;
+    case CaseKind::error:
+      element = "error";
+      break;
+    case CaseKind::skipped:
+      element = "skipped";
+      break;
   }
   out += ">\n      <" + std::string(element) + attr("message", c.message);
   if (c.kind != CaseKind::skipped) out += attr("type", c.type);
@@ -134,10 +148,11 @@ std::string render_junit(const Report& r) {
     skipped += count(s, CaseKind::skipped);
     time += total_time(s);
   }
-  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites" + attr("name", "gauntlet") +
-                    attr("tests", std::to_string(tests)) + attr("failures", std::to_string(failures)) +
-                    attr("errors", std::to_string(errors)) + attr("skipped", std::to_string(skipped)) +
-                    attr("time", format_number(time, 3)) + ">\n";
+  std::string out =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites" + attr("name", "gauntlet") +
+      attr("tests", std::to_string(tests)) + attr("failures", std::to_string(failures)) +
+      attr("errors", std::to_string(errors)) + attr("skipped", std::to_string(skipped)) +
+      attr("time", format_number(time, 3)) + ">\n";
   for (size_t i = 0; i < suites.size(); ++i) {
     const auto& s = suites[i];
     out += "  <testsuite" + attr("name", s.name) + attr("id", std::to_string(i)) +
@@ -146,7 +161,8 @@ std::string render_junit(const Report& r) {
            attr("errors", std::to_string(count(s, CaseKind::error))) +
            attr("skipped", std::to_string(count(s, CaseKind::skipped))) +
            attr("time", format_number(total_time(s), 3)) + attr("hostname", r.host.hostname) +
-           attr("timestamp", r.started.empty() ? "1970-01-01T00:00:00" : r.started.substr(0, 19)) + ">\n";
+           attr("timestamp", r.started.empty() ? "1970-01-01T00:00:00" : r.started.substr(0, 19)) +
+           ">\n";
     for (const auto& c : s.cases) out += case_xml(c);
     out += "  </testsuite>\n";
   }

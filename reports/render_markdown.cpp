@@ -43,9 +43,10 @@ std::string device_markdown(const DeviceReport& d) {
            format_number(s.host_memcpy_gbps) + " GB/s.\n\n";
     Table curve({"Step", "Bytes", "Fraction", "Verified", "GB/s", "Status"});
     for (const auto& p : s.curve) {
-      curve.add({std::to_string(p.step), format_bytes(p.bytes), format_number(p.fraction),
-                 p.verified ? "yes" : "no", format_number(p.bandwidth_gbps),
-                 std::string(core::to_string(p.status)) + (p.reason.empty() ? "" : ": " + p.reason)});
+      curve.add(
+          {std::to_string(p.step), format_bytes(p.bytes), format_number(p.fraction),
+           p.verified ? "yes" : "no", format_number(p.bandwidth_gbps),
+           std::string(core::to_string(p.status)) + (p.reason.empty() ? "" : ": " + p.reason)});
     }
     out += curve.markdown() + "\n";
   }
@@ -65,8 +66,8 @@ std::string device_markdown(const DeviceReport& d) {
     out += contexts.markdown() + "\n";
   }
   if (d.recommendation) {
-    out += "Recommended: `" + d.recommendation->profile + "`: " +
-           markdown_escape(d.recommendation->why) + "\n";
+    out += "Recommended: `" + d.recommendation->profile +
+           "`: " + markdown_escape(d.recommendation->why) + "\n";
   }
   return out;
 }

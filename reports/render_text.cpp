@@ -32,9 +32,12 @@ std::string device_text(const DeviceReport& d) {
   if (d.simulation.simulated) {
     out += "  SIMULATED";
     if (!d.simulation.preset.empty()) out += " (" + d.simulation.preset + ")";
-    if (d.simulation.local_mem_bytes) out += ", local memory " + std::to_string(*d.simulation.local_mem_bytes);
-    if (d.simulation.global_mem_bytes) out += ", memory " + format_bytes(*d.simulation.global_mem_bytes);
-    if (d.simulation.max_alloc_bytes) out += ", largest allocation " + format_bytes(*d.simulation.max_alloc_bytes);
+    if (d.simulation.local_mem_bytes)
+      out += ", local memory " + std::to_string(*d.simulation.local_mem_bytes);
+    if (d.simulation.global_mem_bytes)
+      out += ", memory " + format_bytes(*d.simulation.global_mem_bytes);
+    if (d.simulation.max_alloc_bytes)
+      out += ", largest allocation " + format_bytes(*d.simulation.max_alloc_bytes);
     for (const auto& f : d.simulation.features_off) out += ", no " + f;
     out += "\n";
   }
@@ -79,9 +82,15 @@ std::string device_text(const DeviceReport& d) {
         safe.add({p.name, p.familiar_name, p.api, std::to_string(p.context),
                   format_optional(p.figures.tok_s, 1), peak_cell(p.figures)});
         break;
-      case ProfileVerdict::unsafe: unsafe.add({p.name, p.reason}); break;
-      case ProfileVerdict::untested: ++untested; break;
-      case ProfileVerdict::derived: ++derived; break;
+      case ProfileVerdict::unsafe:
+        unsafe.add({p.name, p.reason});
+        break;
+      case ProfileVerdict::untested:
+        ++untested;
+        break;
+      case ProfileVerdict::derived:
+        ++derived;
+        break;
     }
   }
   out += safe.empty() ? "  no safe configuration\n" : safe.aligned("  ");

@@ -73,8 +73,8 @@ std::string familiar_name(const std::string& weight_format, const std::string& c
   std::string variant;
   if (weight_format.size() > 1 && weight_format[0] == 'q') {
     auto underscore = weight_format.find('_');
-    bits = weight_format.substr(1, underscore == std::string::npos ? std::string::npos
-                                                                    : underscore - 1);
+    bits = weight_format.substr(
+        1, underscore == std::string::npos ? std::string::npos : underscore - 1);
     if (underscore != std::string::npos) variant = weight_format.substr(underscore);
   }
   return "q" + bits + compute_precision + variant;
@@ -128,10 +128,18 @@ Summary compute_summary(const Report& report) {
     for (const auto& v : d.views) any_usable = any_usable || v.usable;
     for (const auto& p : d.profiles) {
       switch (p.verdict) {
-        case ProfileVerdict::safe: ++s.profiles_safe; break;
-        case ProfileVerdict::unsafe: ++s.profiles_unsafe; break;
-        case ProfileVerdict::untested: ++s.profiles_untested; break;
-        case ProfileVerdict::derived: ++s.profiles_derived; break;
+        case ProfileVerdict::safe:
+          ++s.profiles_safe;
+          break;
+        case ProfileVerdict::unsafe:
+          ++s.profiles_unsafe;
+          break;
+        case ProfileVerdict::untested:
+          ++s.profiles_untested;
+          break;
+        case ProfileVerdict::derived:
+          ++s.profiles_derived;
+          break;
       }
     }
   }
@@ -153,7 +161,8 @@ void from_json(const Json& j, ToolInfo& v) {
 }
 
 void to_json(Json& j, const HostInfo& v) {
-  j = Json{{"hostname", v.hostname}, {"os", v.os}, {"cpu", v.cpu}, {"memory_bytes", v.memory_bytes}};
+  j = Json{
+      {"hostname", v.hostname}, {"os", v.os}, {"cpu", v.cpu}, {"memory_bytes", v.memory_bytes}};
 }
 void from_json(const Json& j, HostInfo& v) {
   v.hostname = j.at("hostname").get<std::string>();
@@ -169,8 +178,11 @@ void from_json(const Json& j, OptionValue& v) {
 }
 
 void to_json(Json& j, const ModelInfo& v) {
-  j = Json{{"name", v.name},     {"shape", v.shape}, {"format", v.format},
-           {"params", v.params}, {"bytes", v.bytes}};
+  j = Json{{"name", v.name},
+           {"shape", v.shape},
+           {"format", v.format},
+           {"params", v.params},
+           {"bytes", v.bytes}};
 }
 void from_json(const Json& j, ModelInfo& v) {
   v.name = j.at("name").get<std::string>();
@@ -231,9 +243,12 @@ void from_json(const Json& j, VerifiedCaps& v) {
 }
 
 void to_json(Json& j, const StressPoint& v) {
-  j = Json{{"step", v.step},         {"bytes", v.bytes},
-           {"fraction", v.fraction}, {"verified", v.verified},
-           {"bandwidth_gbps", v.bandwidth_gbps}, {"status", core::to_string(v.status)},
+  j = Json{{"step", v.step},
+           {"bytes", v.bytes},
+           {"fraction", v.fraction},
+           {"verified", v.verified},
+           {"bandwidth_gbps", v.bandwidth_gbps},
+           {"status", core::to_string(v.status)},
            {"reason", v.reason}};
 }
 void from_json(const Json& j, StressPoint& v) {

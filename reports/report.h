@@ -20,7 +20,7 @@ inline constexpr const char* kSchemaVersion = "1.0";
 
 struct ToolInfo {
   std::string name = "gauntlet";
-  std::string version;       // the CLI fills it from version.h
+  std::string version;  // the CLI fills it from version.h
   std::string git_revision;
 };
 
@@ -150,7 +150,7 @@ struct Recommendation {
 };
 
 struct DeviceReport {
-  std::string key;   // PCI bus id, UUID, or the device id when neither is known
+  std::string key;  // PCI bus id, UUID, or the device id when neither is known
   std::string name;
   Simulation simulation;
   std::vector<DeviceView> views;

@@ -91,8 +91,8 @@ class Checker {
     if (type == "number") return doc.is_number();
     if (type == "integer") {
       if (doc.is_number_integer()) return true;
-      return doc.is_number_float() && doc.get<double>() == static_cast<double>(
-                                                               static_cast<long long>(doc.get<double>()));
+      return doc.is_number_float() &&
+             doc.get<double>() == static_cast<double>(static_cast<long long>(doc.get<double>()));
     }
     return false;
   }
@@ -120,14 +120,16 @@ class Checker {
   }
 
   void check_number(const Json& doc, const Json& schema, const std::string& path) {
-    if (auto min = schema.find("minimum"); min != schema.end() && doc.get<double>() < min->get<double>()) {
+    if (auto min = schema.find("minimum");
+        min != schema.end() && doc.get<double>() < min->get<double>()) {
       add(path, "is " + doc.dump() + ", below the minimum " + min->dump());
     }
   }
 
   void check_string(const Json& doc, const Json& schema, const std::string& path) {
     const auto text = doc.get<std::string>();
-    if (auto min = schema.find("minLength"); min != schema.end() && text.size() < min->get<size_t>()) {
+    if (auto min = schema.find("minLength");
+        min != schema.end() && text.size() < min->get<size_t>()) {
       add(path, text.empty() ? "is empty" : "is shorter than " + min->dump() + " characters");
     }
     if (auto pattern = schema.find("pattern"); pattern != schema.end()) {
@@ -141,7 +143,8 @@ class Checker {
     if (auto required = schema.find("required"); required != schema.end()) {
       std::vector<std::string> missing;
       for (const auto& key : *required) {
-        if (!doc.contains(key.get<std::string>())) missing.push_back("\"" + key.get<std::string>() + "\"");
+        if (!doc.contains(key.get<std::string>()))
+          missing.push_back("\"" + key.get<std::string>() + "\"");
       }
       if (missing.size() == 1) add(path, "misses the required field " + missing[0]);
       if (missing.size() > 1) {
@@ -165,7 +168,8 @@ class Checker {
   }
 
   void check_array(const Json& doc, const Json& schema, const std::string& path) {
-    if (auto min = schema.find("minItems"); min != schema.end() && doc.size() < min->get<size_t>()) {
+    if (auto min = schema.find("minItems");
+        min != schema.end() && doc.size() < min->get<size_t>()) {
       add(path, "has " + std::to_string(doc.size()) + " items, fewer than " + min->dump());
     }
     if (auto items = schema.find("items"); items != schema.end()) {
@@ -175,7 +179,9 @@ class Checker {
 
   void check_any_of(const Json& doc, const Json& options, const std::string& path) {
     std::vector<SchemaViolation> closest;
-    auto depth = [](const std::vector<SchemaViolation>& errors) { return errors.front().path.size(); };
+    auto depth = [](const std::vector<SchemaViolation>& errors) {
+      return errors.front().path.size();
+    };
     for (const auto& option : options) {
       Checker probe(root_, limit_);
       probe.check(doc, option, path);
@@ -190,9 +196,12 @@ class Checker {
   static std::string escape(const std::string& key) {
     std::string out;
     for (char c : key) {
-      if (c == '~') out += "~0";
-      else if (c == '/') out += "~1";
-      else out += c;
+      if (c == '~')
+        out += "~0";
+      else if (c == '/')
+        out += "~1";
+      else
+        out += c;
     }
     return out;
   }

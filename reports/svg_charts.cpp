@@ -10,8 +10,8 @@ namespace {
 
 std::string num(double v) { return format_number(v, 1); }
 
-std::string text_el(double x, double y, const std::string& text, const std::string& anchor = "start",
-                    const std::string& cls = "label") {
+std::string text_el(double x, double y, const std::string& text,
+                    const std::string& anchor = "start", const std::string& cls = "label") {
   return "<text class=\"" + cls + "\" x=\"" + num(x) + "\" y=\"" + num(y) + "\" text-anchor=\"" +
          anchor + "\">" + xml_escape(text) + "</text>";
 }
@@ -56,7 +56,8 @@ std::string stress_chart_svg(const StressResult& s) {
   out += text_el(14, kTop + plot_h / 2, "GB/s", "middle");
   std::string points;
   for (const auto& p : s.curve) {
-    if (p.verified) points += num(x_of(static_cast<double>(p.bytes))) + "," + num(y_of(p.bandwidth_gbps)) + " ";
+    if (p.verified)
+      points += num(x_of(static_cast<double>(p.bytes))) + "," + num(y_of(p.bandwidth_gbps)) + " ";
   }
   if (!points.empty()) out += "<polyline class=\"curve\" points=\"" + points + "\"/>";
   if (s.safe_budget_bytes > 0) {
@@ -90,9 +91,10 @@ std::string bar_chart_svg(const std::string& title, const std::string& kind,
   max_value *= 1.05;
   auto x_of = [&](double v) { return kLabelW + plot_w * v / max_value; };
 
-  std::string out = "<svg class=\"chart " + kind + "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                    num(kW) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(kW) + " " +
-                    num(height) + "\" role=\"img\">";
+  std::string out = "<svg class=\"chart " + kind +
+                    "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(kW) + "\" height=\"" +
+                    num(height) + "\" viewBox=\"0 0 " + num(kW) + " " + num(height) +
+                    "\" role=\"img\">";
   out += "<title>" + xml_escape(title) + "</title>";
   out += text_el(10, 18, title, "start", "title");
   for (size_t i = 0; i < bars.size(); ++i) {

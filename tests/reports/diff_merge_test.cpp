@@ -74,9 +74,11 @@ TEST(Diff, GoneProfilesFeaturesBudgetAndSpeed) {
   EXPECT_EQ(diff.improvements[0].kind, "tok_s");
   const auto text = render_diff_text(diff);
   EXPECT_NE(text.find("opencl:0 q8_0/f32/kv-f32/wg64-tile-chunk1024/ctx2048/b1: safe -> gone"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("vulkan:0 f16.arithmetic: verified -> failed (rows conform.f16.add)"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("safe budget down 1.4 GiB -> 736 MiB (-50 %)"), std::string::npos) << text;
   EXPECT_NE(text.find("tok/s down 41.5 -> 33.2 (-20 %)"), std::string::npos) << text;
   // A wider threshold lets the -20 % through.
@@ -162,7 +164,8 @@ TEST_F(ReportCli, DiffExitCodes) {
   EXPECT_NE(out.find("broken.json"), std::string::npos) << out;
   EXPECT_NE(out.find("/tool"), std::string::npos) << out;
   out.clear();
-  EXPECT_EQ(gauntlet("report diff --threshold 3 " + path("old.json") + " " + path("old.json"), &out), 2);
+  EXPECT_EQ(
+      gauntlet("report diff --threshold 3 " + path("old.json") + " " + path("old.json"), &out), 2);
 }
 
 TEST_F(ReportCli, ShowWritesEachFormatAtomically) {
@@ -170,7 +173,9 @@ TEST_F(ReportCli, ShowWritesEachFormatAtomically) {
   EXPECT_EQ(gauntlet("report show " + path("old.json"), &out), 0) << out;
   EXPECT_NE(out.find("local memory 41216 > 32768"), std::string::npos);
   out.clear();
-  EXPECT_EQ(gauntlet("report show --format html -o " + path("r.html") + " " + path("old.json"), &out), 0) << out;
+  EXPECT_EQ(
+      gauntlet("report show --format html -o " + path("r.html") + " " + path("old.json"), &out), 0)
+      << out;
   auto html = core::read_text_file(dir_ / "r.html");
   ASSERT_TRUE(html.is_ok());
   EXPECT_NE(html->find("<svg"), std::string::npos);
@@ -181,7 +186,9 @@ TEST_F(ReportCli, ShowWritesEachFormatAtomically) {
   // A broken input leaves an existing output untouched.
   std::ofstream(dir_ / "broken.json") << "{ not json";
   out.clear();
-  EXPECT_EQ(gauntlet("report show --format html -o " + path("r.html") + " " + path("broken.json"), &out), 2);
+  EXPECT_EQ(
+      gauntlet("report show --format html -o " + path("r.html") + " " + path("broken.json"), &out),
+      2);
   EXPECT_NE(out.find("broken.json is not valid JSON"), std::string::npos) << out;
   auto after = core::read_text_file(dir_ / "r.html");
   ASSERT_TRUE(after.is_ok());
@@ -194,14 +201,21 @@ TEST_F(ReportCli, ShowWritesEachFormatAtomically) {
 TEST_F(ReportCli, MergeWritesJsonAndMarkdown) {
   std::string out;
   EXPECT_EQ(gauntlet("report merge " + path("old.json") + " " + path("new.json") + " -o " +
-                         path("fleet.json"), &out), 0) << out;
+                         path("fleet.json"),
+                     &out),
+            0)
+      << out;
   auto json = core::read_json_file(dir_ / "fleet.json");
   ASSERT_TRUE(json.is_ok());
   EXPECT_EQ((*json)["columns"].size(), 4u);
   out.clear();
-  EXPECT_EQ(gauntlet("report merge --format md " + path("old.json") + " " + path("new.json"), &out), 0);
-  EXPECT_NE(out.find("| q4_0/f16/kv-f16/wg64-tile-chunk1024/ctx2048/b1 | safe 41.5 | - | unsafe 41.5 | - |"),
-            std::string::npos) << out;
+  EXPECT_EQ(gauntlet("report merge --format md " + path("old.json") + " " + path("new.json"), &out),
+            0);
+  EXPECT_NE(
+      out.find(
+          "| q4_0/f16/kv-f16/wg64-tile-chunk1024/ctx2048/b1 | safe 41.5 | - | unsafe 41.5 | - |"),
+      std::string::npos)
+      << out;
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
 // Each renderer's output carries the report's real content.
+#include "reports/render.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <regex>
 
 #include "reports/io.h"
-#include "reports/render.h"
 #include "tests/reports/sample_report.h"
 
 namespace gauntlet::reports {
@@ -30,7 +31,8 @@ std::string attribute(const std::string& xml, const std::string& element, const 
 std::string xmllint(const std::filesystem::path& file, bool with_schema) {
   std::string output;
   std::string command = "xmllint --noout ";
-  if (with_schema) command += "--schema " + std::string(GAUNTLET_SOURCE_DIR) + "/tests/reports/junit.xsd ";
+  if (with_schema)
+    command += "--schema " + std::string(GAUNTLET_SOURCE_DIR) + "/tests/reports/junit.xsd ";
   int rc = run_command(command + file.string(), &output);
   return rc == 0 ? "" : "xmllint exit " + std::to_string(rc) + ": " + output;
 }
@@ -55,7 +57,8 @@ TEST(RenderText, SummaryPerDeviceWithReasons) {
             std::string::npos);
   EXPECT_NE(text.find("exit 1"), std::string::npos);
   // Unsafe profiles are not listed as safe.
-  const auto safe_table = text.substr(text.find("SAFE PROFILE"), text.find("UNSAFE PROFILE") - text.find("SAFE PROFILE"));
+  const auto safe_table = text.substr(text.find("SAFE PROFILE"),
+                                      text.find("UNSAFE PROFILE") - text.find("SAFE PROFILE"));
   EXPECT_EQ(safe_table.find("wg256"), std::string::npos);
 
   // Aligned columns: each row's FAMILIAR cell starts where the header's does.
@@ -77,7 +80,8 @@ TEST(RenderText, IncompleteRunIsFlagged) {
 TEST(RenderMarkdown, TablesPerDevice) {
   const auto md = render_markdown(sample_report());
   EXPECT_NE(md.find("## vulkan:0: llvmpipe"), std::string::npos) << md;
-  EXPECT_NE(md.find("| f32/f32/kv-f32/wg256-tile-chunk10240/ctx2048/b1 | q0f32 | unsafe | local memory 41216 \\> 32768 |"),
+  EXPECT_NE(md.find("| f32/f32/kv-f32/wg256-tile-chunk10240/ctx2048/b1 | q0f32 | unsafe | local "
+                    "memory 41216 \\> 32768 |"),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| f16.arithmetic | unsupported | conform.f16.add |"), std::string::npos);
@@ -102,8 +106,8 @@ TEST(RenderHtml, SelfContainedWithCharts) {
   EXPECT_EQ(count_of(html, "class=\"point verified\""), 3);
   EXPECT_EQ(count_of(html, "class=\"point unverified\""), 2);
   EXPECT_EQ(count_of(html, "class=\"budget\""), 1);
-  EXPECT_EQ(count_of(html, "<rect class=\"bar tok\""), 4);  // profiles with a tok/s figure
-  EXPECT_EQ(count_of(html, "<rect class=\"bar mem"), 10);   // every profile
+  EXPECT_EQ(count_of(html, "<rect class=\"bar tok\""), 4);       // profiles with a tok/s figure
+  EXPECT_EQ(count_of(html, "<rect class=\"bar mem"), 10);        // every profile
   EXPECT_EQ(count_of(html, "<rect class=\"bar mem over\""), 1);  // 41216 > 32768
   EXPECT_EQ(count_of(html, "<line class=\"limit\""), 2);
   EXPECT_NE(html.find("verified 32768"), std::string::npos);
@@ -147,7 +151,8 @@ TEST(RenderJunit, ValidatesAndCounts) {
   EXPECT_EQ(count_of(*xml, "<skipped "), 5);
   EXPECT_NE(xml->find("<failure message=\"local memory 41216 &gt; 32768\" type=\"unsafe\">"),
             std::string::npos);
-  EXPECT_NE(xml->find("<error message=\"no answer within 30 s\" type=\"timeout\">"), std::string::npos);
+  EXPECT_NE(xml->find("<error message=\"no answer within 30 s\" type=\"timeout\">"),
+            std::string::npos);
 }
 
 TEST(RenderJunit, EscapingKeepsTheFileValid) {
@@ -158,7 +163,8 @@ TEST(RenderJunit, EscapingKeepsTheFileValid) {
   ASSERT_TRUE(write_rendered(dir / "report.xml", r, Format::junit).is_ok());
   EXPECT_EQ(xmllint(dir / "report.xml", true), "");
   // A broken file is refused by the same check, so the check can fail.
-  std::ofstream(dir / "broken.xml") << "<testsuites><testsuite name=\"x\"><testcase/></testsuite></testsuites>";
+  std::ofstream(dir / "broken.xml")
+      << "<testsuites><testsuite name=\"x\"><testcase/></testsuite></testsuites>";
   EXPECT_NE(xmllint(dir / "broken.xml", true), "");
 }
 

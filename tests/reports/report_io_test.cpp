@@ -88,7 +88,9 @@ const Breakage kBreakages[] = {
     {"negative_budget", [](core::Json& j) { j["devices"][0]["stress"]["safe_budget_bytes"] = -1; },
      "/devices/0/stress/safe_budget_bytes", "-1"},
     {"missing_feature_verdict",
-     [](core::Json& j) { j["devices"][0]["verified"]["features"]["f16.arithmetic"].erase("verdict"); },
+     [](core::Json& j) {
+       j["devices"][0]["verified"]["features"]["f16.arithmetic"].erase("verdict");
+     },
      "/devices/0/verified/features/f16.arithmetic", "verdict"},
 };
 
@@ -101,7 +103,8 @@ TEST(ReportSchema, BrokenReportsFailForTheRightReason) {
     auto violations = check_report_schema(json);
     ASSERT_FALSE(violations.empty());
     bool at_path = false;
-    for (const auto& v : violations) at_path = at_path || v.path == b.path || (v.path.empty() && std::string(b.path) == "/");
+    for (const auto& v : violations)
+      at_path = at_path || v.path == b.path || (v.path.empty() && std::string(b.path) == "/");
     EXPECT_TRUE(at_path) << violations[0].describe();
 
     auto file = dir / (std::string(b.name) + ".json");

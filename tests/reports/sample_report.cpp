@@ -1,8 +1,9 @@
 #include "tests/reports/sample_report.h"
 
+#include <sys/wait.h>
+
 #include <array>
 #include <cstdio>
-#include <sys/wait.h>
 
 namespace gauntlet::reports::testing {
 
@@ -134,8 +135,10 @@ DeviceReport llvmpipe() {
   auto untested = profile(dev, "vulkan", "bf16", "f32", "f32", variant(64, 1024, 8704), 2048,
                           ProfileVerdict::untested, "level quick does not reach it");
   d.profiles = {safe, safe2, big_tile, small_tile, too_big, derived, untested};
-  d.largest_safe_context = {{"q4_0", 2048, safe.name}, {"q8_0", 2048, safe2.name},
-                            {"f32", 2048, small_tile.name}, {"f16", 0, ""}};
+  d.largest_safe_context = {{"q4_0", 2048, safe.name},
+                            {"q8_0", 2048, safe2.name},
+                            {"f32", 2048, small_tile.name},
+                            {"f16", 0, ""}};
   d.recommendation = Recommendation{safe.name, "fastest safe profile: 41.5 tok/s"};
   return d;
 }
@@ -169,13 +172,13 @@ DeviceReport pocl() {
   drm.info.unusable_reason = drm.reason;
   d.views.push_back(drm);
   const std::string dev = "opencl:0";
-  d.conformance = {row("conform.f16.add", dev, core::RowStatus::unsupported, "cl_khr_fp16 not claimed"),
-                   row("conform.f16.storage", dev, core::RowStatus::pass),
-                   row("conform.f32.fma", dev, core::RowStatus::pass),
-                   row("conform.local_mem.1048576", dev, core::RowStatus::timeout,
-                       "no answer within 30 s"),
-                   row("conform.f64.add", dev, core::RowStatus::error,
-                       "clBuildProgram returned CL_BUILD_PROGRAM_FAILURE (-11) on opencl:0")};
+  d.conformance = {
+      row("conform.f16.add", dev, core::RowStatus::unsupported, "cl_khr_fp16 not claimed"),
+      row("conform.f16.storage", dev, core::RowStatus::pass),
+      row("conform.f32.fma", dev, core::RowStatus::pass),
+      row("conform.local_mem.1048576", dev, core::RowStatus::timeout, "no answer within 30 s"),
+      row("conform.f64.add", dev, core::RowStatus::error,
+          "clBuildProgram returned CL_BUILD_PROGRAM_FAILURE (-11) on opencl:0")};
   d.verified.features = {
       {"f16.arithmetic", {FeatureVerdict::unsupported, {"conform.f16.add"}}},
       {"f16.storage", {FeatureVerdict::emulated, {"conform.f16.storage"}}},
@@ -191,8 +194,8 @@ DeviceReport pocl() {
   q8.rows = {row("engine." + q8.name, dev, core::RowStatus::pass, "", 2.0)};
   auto crash = profile(dev, "opencl", "q4_0", "f32", "f32", variant(128, 2048, 16896), 2048,
                        ProfileVerdict::unsafe, "crash: child killed by SIGSEGV");
-  crash.rows = {row("engine." + crash.name, dev, core::RowStatus::crash,
-                    "child killed by SIGSEGV", 0.3)};
+  crash.rows = {
+      row("engine." + crash.name, dev, core::RowStatus::crash, "child killed by SIGSEGV", 0.3)};
   d.profiles = {f16, q8, crash};
   d.largest_safe_context = {{"q8_0", 2048, q8.name}};
   d.recommendation = Recommendation{q8.name, "the only safe profile"};
