@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "engine/device/device_decoder.h"
+#include "engine/device/profile_check.h"
 #include "engine/host_decoder.h"
 #include "engine/loader/loader.h"
 #include "engine/model/gguf.h"
@@ -32,11 +34,6 @@ core::Result<std::unique_ptr<model::GgufFile>> synthesize(const DecodeRequest& r
 }  // namespace
 
 core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& device) {
-  if (device.info().id.api != core::Api::host) {
-    return core::make_error(core::ErrorKind::unsupported,
-                            "decode on " + device.name() + " comes with the engine part 2",
-                            device.name());
-  }
   if (r.prompt.empty()) {
     return core::make_error(core::ErrorKind::invalid_argument, "the prompt needs a token");
   }
@@ -76,9 +73,27 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& 
                                 std::to_string(needed) + " positions, over the context of " +
                                 std::to_string(rep.context));
   }
-  reference::DecodeOptions options{r.threads, r.kv, rep.context};
-  auto decoder = HostDeviceDecoder::create(device, *loaded, options);
-  if (!decoder) return decoder.error();
+  // OpenCL and Vulkan decode with the device kernels, in the fastest variant that fits.
+  std::function<core::Result<std::span<const float>>(int32_t)> step_fn;
+  std::unique_ptr<HostDeviceDecoder> host_decoder;
+  std::unique_ptr<device::DeviceDecoder> device_decoder;
+  if (device.info().id.api == core::Api::host) {
+    reference::DecodeOptions options{r.threads, r.kv, rep.context};
+    auto decoder = HostDeviceDecoder::create(device, *loaded, options);
+    if (!decoder) return decoder.error();
+    host_decoder = std::move(*decoder);
+    step_fn = [&](int32_t token) { return host_decoder->step(token); };
+  } else {
+    const uint64_t limit = device.info().local_mem_size;
+    device::DecodeConfig config = device::default_config(device.info(), limit, rep.shape, rep.format);
+    config.kv = r.kv;
+    config.context = rep.context;
+    GAUNTLET_TRY(device::check_config(device.info(), limit, rep.shape, config));
+    auto decoder = device::DeviceDecoder::create(device, *loaded, config);
+    if (!decoder) return decoder.error();
+    device_decoder = std::move(*decoder);
+    step_fn = [&](int32_t token) { return device_decoder->step(token); };
+  }
 
   // Time the prompt and the generated tokens apart: tok/s counts generated tokens only.
   auto start = std::chrono::steady_clock::now();
@@ -92,7 +107,7 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& 
     if (r.on_step) r.on_step(step, token, logits);
   };
   auto generated = reference::greedy_decode(
-      [&](int32_t token) { return (*decoder)->step(token); }, r.prompt, r.n_tokens, on_step);
+      step_fn, r.prompt, r.n_tokens, on_step);
   if (!generated) return generated.error();
   rep.generate_seconds = since(gen_start);
   rep.generated = std::move(*generated);

@@ -49,7 +49,8 @@ struct DecodeReport {
   core::OrderedJson to_json() const;
 };
 
-// `device` is where the model runs; part 1 decodes on the host backend only.
+// `device` is where the model runs: the host backend runs the reference forward pass; OpenCL and
+// Vulkan devices run the device kernels (engine/device) in the fastest variant that fits.
 core::Result<DecodeReport> run_decode(const DecodeRequest& request, backends::Device& device);
 
 }  // namespace gauntlet::engine
