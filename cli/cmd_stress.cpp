@@ -68,7 +68,7 @@ void add_stress_command(CLI::App& app, CommandContext& context) {
   command->add_flag("--json", flags->json, "print JSON");
   command->callback([&context, flags] {
     if (!flags->level.empty()) {
-      context.options.level = *core::parse_level(flags->level);
+      context.options.level = core::parse_level(flags->level).value();
       context.options.sources["level"] = "flag --level";
     }
     auto inventory = probes::enumerate_all(context.options);
