@@ -1,0 +1,92 @@
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/format.h"
+#include "conformance/conformance.h"
+#include "probes/inventory.h"
+#include "probes/select.h"
+
+namespace gauntlet::cli {
+
+namespace {
+
+struct ConformFlags {
+  std::string filter = "*";
+  std::string level;
+  bool json = false;
+};
+
+void print_result(const conformance::ConformanceResult& r) {
+  std::vector<std::vector<std::string>> rows{{"row", "status", "reason"}};
+  for (const auto& row : r.rows) {
+    rows.push_back({row.id, core::to_string(row.status), row.reason});
+  }
+  std::cout << "== " << r.device << "\n" << format_table(rows);
+  std::vector<std::vector<std::string>> verdicts{{"feature", "verdict", "reason"}};
+  for (const auto& key : conformance::feature_keys()) {
+    auto it = r.features.find(key);
+    if (it == r.features.end()) continue;
+    verdicts.push_back({key, conformance::to_string(it->second.verdict), it->second.reason});
+  }
+  std::cout << format_table(verdicts);
+  std::cout << "local memory verified: " << r.local_mem_verified_bytes
+            << " bytes; largest workgroup verified: " << r.max_workgroup_verified
+            << "; subgroup size observed: " << r.subgroup_size_observed << "\n\n";
+}
+
+}  // namespace
+
+void add_conform_command(CLI::App& app, CommandContext& context) {
+  auto* command = app.add_subcommand(
+      "conform", "Verify dtypes, conversions, quantized formats, local memory and workgroups by "
+                 "running kernels, and give a verdict per feature");
+  add_device_flags(*command, context);
+  auto flags = std::make_shared<ConformFlags>();
+  command->add_option("--filter", flags->filter,
+                      "comma list of globs over case ids, e.g. 'f16.*,conform.local.*'");
+  command->add_option("--level", flags->level, "quick (default), standard or full")
+      ->check(CLI::IsMember({"quick", "standard", "full"}));
+  command->add_flag("--json", flags->json, "print JSON");
+  command->callback([&context, flags] {
+    if (!flags->level.empty()) {
+      auto level = core::parse_level(flags->level);
+      if (level) context.options.level = *level;
+      context.options.sources["level"] = "flag --level";
+    }
+    auto inventory = probes::enumerate_all(context.options);
+    auto selection =
+        probes::select_devices(context.options.device, context.options.fallback, inventory);
+    if (!selection) {
+      std::cerr << "gauntlet conform: " << selection.error().describe() << "\n";
+      context.exit_code = kExitUsage;
+      return;
+    }
+    for (const auto& note : selection->notes) std::cerr << "gauntlet conform: " << note << "\n";
+    if (selection->devices.empty()) {
+      std::cerr << "gauntlet conform: no usable device. Devices here: "
+                << probes::describe_available(inventory) << "\n";
+      context.exit_code = kExitNoDevice;
+      return;
+    }
+    conformance::ConformanceOptions conf;
+    conf.level = context.options.level;
+    conf.filter = flags->filter;
+    core::Json out = core::Json::array();
+    bool all_ok = true;
+    for (const auto& id : selection->devices) {
+      const core::DeviceInfo* info = inventory.find(id);
+      if (info == nullptr) continue;
+      auto result = conformance::run_conformance(*info, context.options, conf);
+      all_ok = all_ok && core::all_passed(result.rows);
+      if (flags->json) {
+        out.push_back(result);
+      } else {
+        print_result(result);
+      }
+    }
+    if (flags->json) std::cout << out.dump(2) << "\n";
+    context.exit_code = all_ok ? kExitOk : kExitFailures;
+  });
+}
+
+}  // namespace gauntlet::cli

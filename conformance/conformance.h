@@ -1,0 +1,58 @@
+#pragma once
+// The conformance suite: what each device was shown to compute correctly, per feature, with the
+// rows that prove it. The profile planner reads `features` and the verified limits.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/device_info.h"
+#include "core/isolate.h"
+#include "core/json.h"
+#include "core/options.h"
+#include "core/outcome.h"
+
+namespace gauntlet::conformance {
+
+// verified: claimed (or required by the API) and shown to work; emulated: not native, but the
+// path an engine would use instead (16-bit storage, f32 arithmetic) works; unsupported: not
+// claimed; failed: claimed but wrong (a driver defect); not_tested: filtered out or no case.
+enum class Verdict { verified, emulated, unsupported, failed, not_tested };
+
+const char* to_string(Verdict verdict);
+core::Result<Verdict> verdict_from_string(const std::string& text);
+
+struct FeatureVerdict {
+  Verdict verdict = Verdict::not_tested;
+  std::vector<std::string> rows;  // ids of the rows the verdict rests on
+  std::string reason;
+};
+
+struct ConformanceOptions {
+  core::Level level = core::Level::quick;
+  std::string filter = "*";  // glob over row ids, e.g. "conform.f16.*"
+  core::IsolationLimits limits;
+};
+
+struct ConformanceResult {
+  std::string device;  // "opencl:0"
+  std::vector<core::Row> rows;
+  std::map<std::string, FeatureVerdict> features;
+  uint64_t local_mem_verified_bytes = 0;
+  uint64_t max_workgroup_verified = 0;
+  uint32_t subgroup_size_observed = 0;  // 0 if not observed
+};
+
+// The feature keys, in the order the verdict table shows them.
+const std::vector<std::string>& feature_keys();
+
+// Runs every case family of the suite on `claimed.id`, each family in an isolated child.
+ConformanceResult run_conformance(const core::DeviceInfo& claimed, const core::Options& options,
+                                  const ConformanceOptions& conf);
+
+void to_json(core::Json& j, const FeatureVerdict& v);
+void from_json(const core::Json& j, FeatureVerdict& v);
+void to_json(core::Json& j, const ConformanceResult& r);
+void from_json(const core::Json& j, ConformanceResult& r);
+
+}  // namespace gauntlet::conformance

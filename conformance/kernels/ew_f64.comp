@@ -1,0 +1,23 @@
+#version 450
+// Element-wise f64 cases (see dtype.cl).
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+layout(std430, binding = 0) readonly buffer A { double a[]; };
+layout(std430, binding = 1) readonly buffer B { double b[]; };
+layout(std430, binding = 2) readonly buffer C { double c[]; };
+layout(std430, binding = 3) buffer O { double o[]; };
+layout(push_constant) uniform Params { uint n; uint op; uint k; uint fault; } p;
+
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i >= p.n) return;
+  double r;
+  if (p.op == 0u) r = a[i];
+  else if (p.op == 1u) r = a[i] + b[i];
+  else if (p.op == 2u) r = a[i] * b[i];
+  else if (p.op == 3u) r = fma(a[i], b[i], c[i]);
+  else {
+    r = 0.0LF;
+    for (uint j = 0u; j < p.k; ++j) r += a[i * p.k + j];
+  }
+  o[i] = r;
+}
