@@ -5,6 +5,9 @@
 #include "backends/catalog.h"
 #include "backends/host/host_device.h"
 #include "conformance/registry.h"
+#ifdef GAUNTLET_WITH_VULKAN
+#include "backends/vulkan/vulkan_device.h"
+#endif
 
 namespace gauntlet::conformance {
 
@@ -31,7 +34,20 @@ std::vector<core::Row> run_family(const Family& family, const core::DeviceInfo& 
   }
   auto host = backends::host::open();
   CaseContext ctx{**device, *host, claimed, options, conf.level, conf.filter, kBaseSeed};
-  return family.run(ctx);
+  auto rows = family.run(ctx);
+#ifdef GAUNTLET_WITH_VULKAN
+  // Under the validation layer every message is a defect of this suite or of the backend.
+  if (claimed.id.api == core::Api::vulkan && options.vulkan_validation) {
+    auto messages = backends::vulkan::validation_messages();
+    if (!messages.empty()) {
+      std::string text = std::to_string(messages.size()) + " validation message(s): ";
+      for (const auto& m : messages) text += m + "\n";
+      rows.push_back(core::make_row(family_unit(family) + ".validation", name,
+                                    RowStatus::fail, text));
+    }
+  }
+#endif
+  return rows;
 }
 
 // The features a row speaks for: its case's, or every feature of its family for a row that
@@ -39,7 +55,7 @@ std::vector<core::Row> run_family(const Family& family, const core::DeviceInfo& 
 std::vector<std::string> features_of(const core::Row& row) {
   if (const CaseSpec* spec = find_case(row.id)) return spec->features;
   for (const Family& f : families()) {
-    if (row.id != family_unit(f)) continue;
+    if (row.id != family_unit(f) && row.id != family_unit(f) + ".validation") continue;
     std::vector<std::string> out;
     for (const CaseSpec& c : f.cases) {
       for (const auto& feature : c.features) {
