@@ -137,6 +137,8 @@ class ReportCli : public ::testing::Test {
     changed.devices[0].profiles[0].reason = "crash: child killed by SIGSEGV";
     changed.summary = compute_summary(changed);
     ASSERT_TRUE(write_report(dir_ / "new.json", changed).is_ok());
+    std::string output;
+    ASSERT_EQ(testing::validate_with_jsonschema(dir_ / "new.json", &output), 0) << output;
   }
   int gauntlet(const std::string& args, std::string* output) {
     return run_command(std::string(GAUNTLET_EXE) + " " + args, output);

@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "reports/host.h"
 #include "reports/io.h"
 #include "reports/schema_check.h"
 #include "tests/reports/sample_report.h"
@@ -150,6 +151,17 @@ TEST(ReportIo, ReaderRefusesBadJsonAndOtherVersions) {
   auto missing = read_report(dir / "does-not-exist.json");
   ASSERT_FALSE(missing.is_ok());
   EXPECT_EQ(missing.error().kind, core::ErrorKind::not_found);
+}
+
+TEST(ReportModel, DetectsThisHost) {
+  auto host = detect_host();
+  EXPECT_FALSE(host.hostname.empty());
+  EXPECT_NE(host.os.find("Linux"), std::string::npos) << host.os;
+  EXPECT_GT(host.memory_bytes, 64ull * 1024 * 1024);
+  // A report carrying it is still valid.
+  auto r = sample_report();
+  r.host = host;
+  EXPECT_TRUE(check_report_schema(report_to_json(r)).empty());
 }
 
 TEST(ReportIo, MinorVersionIsAccepted) {
