@@ -102,34 +102,5 @@ TEST(Loader, LoadPeakStaysUnderSteadyStatePlusOneChunk) {
   std::filesystem::remove(path);
 }
 
-TEST(Decode, OtherDevicesWaitForPartTwo) {
-  core::DeviceInfo info = backends::host::describe();
-  info.id = core::DeviceId{core::Api::opencl, 0};
-  struct Fake final : backends::Device {
-    explicit Fake(core::DeviceInfo i) : Device(std::move(i)) {}
-    core::Result<std::unique_ptr<backends::Buffer>> do_allocate(size_t) override {
-      return core::make_error(core::ErrorKind::internal, "unused");
-    }
-    core::Status do_upload(backends::Buffer&, std::span<const std::byte>, size_t) override {
-      return core::Status::ok();
-    }
-    core::Status do_download(const backends::Buffer&, std::span<std::byte>, size_t) override {
-      return core::Status::ok();
-    }
-    core::Result<std::unique_ptr<backends::Kernel>> do_build(const backends::KernelSource&) override {
-      return core::make_error(core::ErrorKind::internal, "unused");
-    }
-    core::Status do_dispatch(const backends::Kernel&, const backends::DispatchArgs&) override {
-      return core::Status::ok();
-    }
-    core::Status do_finish() override { return core::Status::ok(); }
-  } fake(info);
-  DecodeRequest r;
-  r.shape = model::preset_shape("test-tiny").value();
-  auto rep = run_decode(r, fake);
-  ASSERT_FALSE(rep.is_ok());
-  EXPECT_EQ(rep.error().message, "decode on opencl:0 comes with the engine part 2");
-}
-
 }  // namespace
 }  // namespace gauntlet::engine
