@@ -93,8 +93,8 @@ void BM_MatVec(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(BM_HostDecode, test_tiny, std::string("test-tiny"))->DenseRange(0, 4)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_HostDecode, bench_110m, std::string("bench-110m"))->Arg(3)->Arg(4)->Unit(benchmark::kMillisecond)->MinTime(2.0);
-BENCHMARK(BM_MatVec)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_HostDecode, test_tiny, std::string("test-tiny"))->DenseRange(0, 4)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_HostDecode, bench_110m, std::string("bench-110m"))->Arg(3)->Arg(4)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
+BENCHMARK(BM_MatVec)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 BENCHMARK_MAIN();
