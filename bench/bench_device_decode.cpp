@@ -1,0 +1,204 @@
+// Device decode speed on OpenCL and Vulkan: the copy bandwidth of each device (a copy kernel,
+// read + write bytes), the matrix-vector product per weight format, and whole decode tok/s with
+// its effective bandwidth (weight + KV bytes read per token x tok/s) and the ratio to the copy
+// bandwidth measured in the same run. Devices: opencl:0 and vulkan:0 (GAUNTLET_BENCH_DEVICES to
+// change, e.g. "vulkan:0").
+#include <benchmark/benchmark.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "backends/catalog.h"
+#include "core/options.h"
+#include "engine/device/device_decoder.h"
+#include "engine/device/ops.h"
+#include "engine/device/profile_check.h"
+#include "engine/loader/loader.h"
+#include "engine/model/synthetic.h"
+#include "engine/reference/decoder.h"
+
+namespace {
+
+using namespace gauntlet;
+using namespace gauntlet::engine;
+using Clock = std::chrono::steady_clock;
+
+// ~220M parameters: 234 MB in q8_0, 124 MB in q4_0 (both over 100 MB).
+constexpr const char* kDecodeDims =
+    "n_embd=1024,n_layer=12,n_head=16,n_head_kv=16,n_ff=2816,n_vocab=32000,context=256";
+
+backends::Device& device_for(const std::string& name) {
+  static std::map<std::string, std::unique_ptr<backends::Device>> devices;
+  auto it = devices.find(name);
+  if (it != devices.end()) return *it->second;
+  auto options = core::Options::from_environment().value();
+  auto d = backends::open(*core::DeviceId::parse(name), options);
+  if (!d) throw std::runtime_error(d.error().describe());
+  return *devices.emplace(name, std::move(*d)).first->second;
+}
+
+void check(const core::Status& st) {
+  if (!st) throw std::runtime_error(st.error().describe());
+}
+
+// Copy bandwidth (GB/s, read + write) of a 64 MiB buffer, measured once per device per run.
+double copy_gbps(const std::string& name) {
+  static std::map<std::string, double> measured;
+  if (auto it = measured.find(name); it != measured.end()) return it->second;
+  auto& d = device_for(name);
+  const uint64_t bytes = 64ull << 20;
+  auto src = d.allocate(bytes).value();
+  auto dst = d.allocate(bytes).value();
+  std::vector<std::byte> fill(bytes, std::byte{1});
+  check(d.upload(*src, fill));
+  device::Ops ops(d);
+  check(ops.copy(*src, *dst, bytes));  // build and warm up
+  check(d.finish());
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto t0 = Clock::now();
+    for (int i = 0; i < 4; ++i) check(ops.copy(*src, *dst, bytes));
+    check(d.finish());
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    best = std::max(best, 4.0 * 2.0 * bytes / s / 1e9);
+  }
+  return measured[name] = best;
+}
+
+void BM_Copy(benchmark::State& state, const std::string& name) {
+  try {
+    double gbps = 0;
+    for (auto _ : state) gbps = copy_gbps(name);
+    state.counters["copy_GBps"] = gbps;
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+void BM_Matvec(benchmark::State& state, const std::string& name, model::TensorType type) {
+  try {
+    auto& d = device_for(name);
+    const uint32_t n_in = 2816, n_out = 4096;  // an ffn_down-sized product
+    const uint64_t rb = model::row_bytes(type, n_in);
+    std::vector<float> row(n_in);
+    std::vector<std::byte> w(rb * n_out);
+    for (uint32_t r = 0; r < n_out; ++r) {
+      for (uint32_t i = 0; i < n_in; ++i) row[i] = static_cast<float>((r * 31 + i * 7) % 17) / 17.0f - 0.5f;
+      model::quantize_row(type, row.data(), w.data() + r * rb, n_in);
+    }
+    auto wb = d.allocate(w.size()).value();
+    check(d.upload(*wb, w));
+    auto act = d.allocate((n_in + n_out) * sizeof(float)).value();
+    std::vector<float> x(n_in + n_out, 0.25f);
+    check(d.upload(*act, std::as_bytes(std::span(x))));
+    auto shape = model::parse_dims("n_embd=128,n_layer=1,n_head=1,n_ff=2816,n_vocab=32,context=8").value();
+    const auto cfg = device::default_config(d.info(), d.info().local_mem_size, shape, type);
+    const auto v = device::effective_matvec(cfg);
+    device::Ops ops(d);
+    check(ops.matvec(*wb, type, v, n_in, n_out, *act, 0, n_in, device::kMatvecRows));
+    check(d.finish());
+    const int per = 8;
+    for (auto _ : state) {
+      for (int i = 0; i < per; ++i) check(ops.matvec(*wb, type, v, n_in, n_out, *act, 0, n_in, device::kMatvecRows));
+      check(d.finish());
+    }
+    const double per_s = static_cast<double>(state.iterations()) * per;
+    state.counters["weight_GBps"] =
+        benchmark::Counter(per_s * w.size() / 1e9, benchmark::Counter::kIsRate);
+    state.SetLabel(v.name());
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+struct DecodeSetup {
+  std::unique_ptr<model::GgufFile> file;
+  loader::DeviceModel model;
+  std::unique_ptr<device::DeviceDecoder> decoder;
+  device::DecodeConfig config;
+};
+
+void BM_Decode(benchmark::State& state, const std::string& name, model::TensorType type) {
+  try {
+    auto& d = device_for(name);
+    const double copy = copy_gbps(name);
+    auto shape = model::parse_dims(kDecodeDims).value();
+    shape.name = "bench-220m";
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("gauntlet-bench-device-" + std::to_string(::getpid()) + ".gguf");
+    check(model::write_synthetic_model(shape, type, 1, path, true));
+    DecodeSetup s;
+    s.file = model::GgufFile::open(path).value();
+    std::filesystem::remove(path);
+    s.model = loader::load_to_device(*s.file, d, {}).value();
+    s.config = device::default_config(d.info(), d.info().local_mem_size, shape, type);
+    check(device::check_config(d.info(), d.info().local_mem_size, shape, s.config));
+    s.decoder = device::DeviceDecoder::create(d, s.model, s.config).value();
+    int32_t token = 1;
+    for (int i = 0; i < 2; ++i) token = reference::argmax(s.decoder->step(token).value());
+    const uint32_t first = s.decoder->position();
+    for (auto _ : state) {
+      if (s.decoder->position() + 1 >= shape.context) {
+        state.SkipWithError("context exhausted");
+        break;
+      }
+      token = reference::argmax(s.decoder->step(token).value());
+    }
+    const uint32_t mid = (first + s.decoder->position()) / 2;
+    const double bytes = static_cast<double>(
+        device::bytes_read_per_token(shape, type, s.config.kv, mid));
+    state.counters["tok_per_s"] =
+        benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+    state.counters["effective_GBps"] = benchmark::Counter(
+        static_cast<double>(state.iterations()) * bytes / 1e9, benchmark::Counter::kIsRate);
+    state.counters["copy_GBps"] = copy;
+    state.counters["model_MB"] = planner::weight_bytes(shape, type) / 1e6;
+    state.SetLabel(device::effective_matvec(s.config).name() + " " +
+                   device::effective_attention(s.config).name());
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+std::vector<std::string> bench_devices() {
+  std::string list = core::env("GAUNTLET_BENCH_DEVICES").value_or("opencl:0,vulkan:0");
+  std::vector<std::string> out;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+const int registered = [] {
+  const model::TensorType formats[] = {model::TensorType::f32, model::TensorType::f16,
+                                       model::TensorType::bf16, model::TensorType::q8_0,
+                                       model::TensorType::q4_0};
+  for (const auto& dev : bench_devices()) {
+    benchmark::RegisterBenchmark(("BM_Copy/" + dev).c_str(), BM_Copy, dev)
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
+    for (auto f : formats) {
+      benchmark::RegisterBenchmark(("BM_Matvec/" + dev + "/" + model::to_string(f)).c_str(),
+                                   BM_Matvec, dev, f)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+    for (auto f : {model::TensorType::q8_0, model::TensorType::q4_0}) {
+      benchmark::RegisterBenchmark(("BM_Decode/" + dev + "/" + model::to_string(f)).c_str(),
+                                   BM_Decode, dev, f)
+          ->Iterations(24)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+  }
+  return 0;
+}();
+
+}  // namespace
+
+BENCHMARK_MAIN();
