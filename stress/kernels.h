@@ -53,7 +53,7 @@ inline uint32_t pattern_word(Pattern pattern, uint32_t seed, uint64_t index) {
 }
 
 inline constexpr uint32_t kWorkgroup = 64;
-inline constexpr uint32_t kMaxGroups = 4096;
+inline constexpr uint32_t kMaxGroups = 65535;
 
 backends::KernelSource fill_kernel();
 backends::KernelSource invert_kernel();

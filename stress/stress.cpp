@@ -58,17 +58,21 @@ SearchOutcome search(const core::DeviceInfo& claimed, const core::Options& optio
   state.upper = round_mib(std::min(api_max, cap.bytes));
   const std::string upper_name = api_max <= cap.bytes ? api_name : cap.bound_by;
   Shared<SearchProgress> progress;
+  // The search verifies a dozen sizes or more in one child: several steps' worth of time.
+  core::IsolationLimits search_limits = stress.limits;
+  search_limits.timeout *= 4;
   Row row = core::make_row("stress.max_single_alloc", dev, RowStatus::pass);
   std::string failure;
   for (int attempt = 0; attempt < 3; ++attempt) {
-    auto run = core::run_isolated("stress.max_single_alloc", dev, stress.limits, [&] {
+    const uint64_t before = state.largest_ok;
+    auto run = core::run_isolated("stress.max_single_alloc", dev, search_limits, [&] {
       return search_largest_allocation(claimed, options, state, progress.get());
     });
     row.duration_s += run.duration_s;
     if (run.completed && run.payload.value("status", "") == "pass") {
       state.largest_ok = run.payload.value("largest_ok", uint64_t{0});
       state.smallest_failed = run.payload.value("smallest_failed", uint64_t{0});
-      failure = run.payload.value("failure", "");
+      if (!run.payload.value("failure", "").empty()) failure = run.payload.value("failure", "");
       row.metrics["tried"] = run.payload["tried"];
       break;
     }
@@ -87,6 +91,9 @@ SearchOutcome search(const core::DeviceInfo& claimed, const core::Options& optio
     rows.push_back(crash);
     if (progress) state.largest_ok = std::max(state.largest_ok, progress.get()->largest_verified.load());
     if (dying == 0 || dying <= state.largest_ok) break;
+    // A timeout covers the whole search, not one size: go on from what was verified, unless
+    // this size alone used the attempt.
+    if (run.failure.status == RowStatus::timeout && state.largest_ok > before) continue;
     state.smallest_failed = dying;
     failure = crash.reason;
   }
@@ -156,7 +163,7 @@ StressResult run_stress(const core::DeviceInfo& claimed, const core::Options& op
     // Without a verified allocation the suite still runs, on a small buffer: its rows say why.
     const uint64_t bytes = std::min<uint64_t>(
         single.largest > 0 ? single.largest : round_mib(cap.bytes),
-        stress.level == core::Level::quick ? 16 * kMiB : kMaxDispatchBytes);
+        stress.level == core::Level::quick ? 16 * kMiB : 64 * kMiB);
     const int passes = stress.level == core::Level::full ? 3 : 1;
     log("pattern suite on " + mib(bytes) + ", " + std::to_string(passes) + " pass(es)");
     auto run = core::run_isolated("stress.pattern", dev, stress.limits, [&] {

@@ -14,7 +14,9 @@
 namespace gauntlet::stress {
 
 // Work per dispatch and per read-back, so that no kernel runs long enough for a GPU watchdog.
-inline constexpr uint64_t kMaxDispatchBytes = 64ull << 20;
+// One word per work-item within the 65535 workgroups every Vulkan device allows (about 16 MiB):
+// CPU drivers vectorise across work-items only without a per-item loop.
+inline constexpr uint64_t kMaxDispatchBytes = uint64_t{kMaxGroups} * kWorkgroup * 4;
 
 struct Mismatch {
   uint64_t address = 0;  // byte offset in the buffer of the first byte that differs
