@@ -34,7 +34,5 @@ void add_decode_command(CLI::App& app, CommandContext& context);
 void add_stress_command(CLI::App& app, CommandContext& context);
 // gauntlet conform (conformance/).
 void add_conform_command(CLI::App& app, CommandContext& context);
-// gauntlet conform (conformance/).
-void add_conform_command(CLI::App& app, CommandContext& context);
 
 }  // namespace gauntlet::cli

@@ -24,7 +24,6 @@ int main(int argc, char** argv) {
   cli::add_run_command(app, context);
   cli::add_report_command(app, context);
   cli::add_conform_command(app, context);
-  cli::add_conform_command(app, context);
   cli::add_model_command(app, context);
   cli::add_decode_command(app, context);
   cli::add_stress_command(app, context);

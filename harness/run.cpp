@@ -107,6 +107,13 @@ core::Result<RunOutcome> run(const RunConfig& config) {
     if (config.progress) config.progress(line);
   };
 
+  const auto out_dir = config.out.has_parent_path() ? config.out.parent_path()
+                                                    : std::filesystem::path(".");
+  std::error_code ec;
+  if (!std::filesystem::is_directory(out_dir, ec)) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "the folder of --out, " + out_dir.string() + ", does not exist");
+  }
   std::optional<SimulateClamps> clamps;
   if (!config.simulate.empty()) {
     auto loaded = load_simulate(config.simulate);

@@ -1,0 +1,112 @@
+#include "harness/profiles.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/device/config.h"
+#include "harness/quick_model.h"
+
+namespace gauntlet::harness {
+namespace {
+
+using reports::FeatureVerdict;
+using reports::ProfileVerdict;
+
+DeviceFacts facts(core::Api api, uint64_t local, uint64_t budget, bool f16_arithmetic) {
+  DeviceFacts f;
+  f.info.id = {api, 0};
+  for (const char* key : {"f32", "f16", "f16.storage", "bf16", "q8_0", "q4_0"}) {
+    f.features[key] = FeatureVerdict::verified;
+  }
+  f.features["f16.arithmetic"] =
+      f16_arithmetic ? FeatureVerdict::verified : FeatureVerdict::unsupported;
+  f.local_mem_verified_bytes = local;
+  f.safe_budget_bytes = budget;
+  return f;
+}
+
+const Candidate& find(const std::vector<Candidate>& all, const std::string& name) {
+  for (const auto& c : all) {
+    if (c.profile.name == name) return c;
+  }
+  ADD_FAILURE() << "no profile " << name;
+  return all.front();
+}
+
+TEST(Profiles, WholeF32VectorOverLlvmpipeLocalMemoryIsUnsafeWithBothNumbers) {
+  auto shape = quick_shape();
+  auto all = plan_profiles(shape, facts(core::Api::vulkan, 32768, 1ull << 30, true), "vk",
+                           core::Level::quick);
+  const auto& whole = find(all, "f32/f32/kv-f32/wg64-whole/ctx512/b1");
+  const uint64_t need = engine::planner::decode_local_mem_bytes(
+      engine::device::effective_matvec(whole.setup.config),
+      engine::device::effective_attention(whole.setup.config), shape, 512);
+  EXPECT_GT(need, 32768u);
+  EXPECT_EQ(whole.profile.verdict, ProfileVerdict::unsafe);
+  EXPECT_FALSE(whole.runnable);
+  EXPECT_EQ(whole.profile.reason.rfind("local memory " + std::to_string(need) + " > 32768", 0), 0u)
+      << whole.profile.reason;
+  EXPECT_NE(whole.profile.reason.find("these fit: "), std::string::npos) << whole.profile.reason;
+  const auto& tiled = find(all, "f32/f32/kv-f32/wg64-t1024-s256/ctx512/b1");
+  EXPECT_TRUE(tiled.runnable) << tiled.profile.reason;
+  EXPECT_LE(tiled.profile.variant.local_mem_bytes, 32768u);
+  // f16 activations halve the whole vector: it fits, as field case 2 says.
+  EXPECT_TRUE(find(all, "f32/f16/kv-f32/wg64-whole/ctx512/b1").runnable);
+}
+
+TEST(Profiles, F16ComputeOnPoclIsUnsafeBecauseF16IsUnsupported) {
+  auto all = plan_profiles(quick_shape(), facts(core::Api::opencl, 1 << 20, 1ull << 30, false),
+                           "cl", core::Level::quick);
+  int f16_compute = 0;
+  for (const auto& c : all) {
+    if (c.profile.compute_precision != "f16") continue;
+    ++f16_compute;
+    EXPECT_EQ(c.profile.verdict, ProfileVerdict::unsafe);
+    EXPECT_EQ(c.profile.reason.rfind("f16 unsupported", 0), 0u) << c.profile.reason;
+  }
+  EXPECT_GT(f16_compute, 0);
+  EXPECT_TRUE(find(all, "f16/f32/kv-f16/wg64-whole/ctx512/b1").runnable);
+}
+
+TEST(Profiles, A7bModelFitsA16GbDeviceInQ4ButNotInF16) {
+  auto shape = engine::model::preset_shape("llama-7b");
+  ASSERT_TRUE(shape.is_ok());
+  const uint64_t budget = 15ull << 30;  // a 16 GB card less its margin
+  auto all = plan_profiles(*shape, facts(core::Api::vulkan, 65536, budget, true), "arc",
+                           core::Level::quick);
+  const auto& f16 = find(all, "f16/f32/kv-f32/wg64-t1024-s256/ctx4096/b1");
+  EXPECT_EQ(f16.profile.verdict, ProfileVerdict::unsafe);
+  EXPECT_EQ(f16.profile.reason.rfind("needs ", 0), 0u) << f16.profile.reason;
+  EXPECT_NE(f16.profile.reason.find("> budget 15.0 GiB"), std::string::npos) << f16.profile.reason;
+  EXPECT_TRUE(find(all, "q4_0/f32/kv-f32/wg64-t1024-s256/ctx4096/b1").runnable);
+  EXPECT_TRUE(find(all, "q8_0/f32/kv-f16/wg64-t1024-s256/ctx4096/b1").runnable);
+}
+
+TEST(Profiles, OverABudgetCappedByTheLevelIsUntestedNotUnsafe) {
+  auto f = facts(core::Api::opencl, 1 << 20, 64ull << 20, true);
+  f.budget_capped_by_level = true;
+  auto all = plan_profiles(quick_shape(), f, "cl", core::Level::quick);
+  const auto& big = find(all, "f32/f32/kv-f32/wg64-whole/ctx65536/b1");
+  EXPECT_EQ(big.profile.verdict, ProfileVerdict::untested);
+  EXPECT_FALSE(big.runnable);
+  EXPECT_NE(big.profile.reason.find("needs "), std::string::npos);
+}
+
+TEST(Profiles, ContextsArePowersOfTwoUpToTheModel) {
+  auto contexts = planned_contexts(quick_shape());
+  ASSERT_FALSE(contexts.empty());
+  EXPECT_EQ(contexts.front(), 512u);
+  EXPECT_EQ(contexts.back(), 65536u);
+  for (size_t i = 1; i < contexts.size(); ++i) EXPECT_EQ(contexts[i], 2 * contexts[i - 1]);
+}
+
+TEST(Profiles, TheHostPlansOnlyReferenceConfigurations) {
+  auto all = plan_profiles(quick_shape(), facts(core::Api::host, UINT32_MAX, 8ull << 30, true),
+                           "host", core::Level::quick);
+  for (const auto& c : all) {
+    EXPECT_EQ(c.profile.compute_precision, "f32");
+    EXPECT_EQ(c.setup.tiled, false);
+  }
+}
+
+}  // namespace
+}  // namespace gauntlet::harness
