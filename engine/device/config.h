@@ -38,7 +38,7 @@ inline planner::KernelVariant effective_attention(const DecodeConfig& c) {
   return v;
 }
 
-// Rows of a matrix one matvec workgroup computes (they share each loaded activation tile).
+// Rows of a matrix one matvec work-item computes (they share each activation element it loads).
 inline constexpr uint32_t kMatvecRows = 4;
 
 }  // namespace gauntlet::engine::device

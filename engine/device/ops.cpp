@@ -36,7 +36,7 @@ core::Status Ops::matvec(backends::Buffer& w, model::TensorType type,
   const MatvecParams p{n_in, n_out, x_off, out_off, 0};
   const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
   return run(matvec_source(device().info().id.api, type, v, n_in, rows), {&w, &act}, bytes_of(p),
-             groups_for(n_out, rows), local);
+             groups_for(n_out, uint64_t{rows} * v.workgroup), local);
 }
 
 core::Status Ops::embed(backends::Buffer& w, model::TensorType type, uint32_t n, uint32_t row,

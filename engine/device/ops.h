@@ -16,7 +16,8 @@ class Ops {
   backends::Device& device() { return cache_.device(); }
   KernelCache& cache() { return cache_; }
 
-  // act[out_off + r] = W[r] . act[x_off ..], r < n_out; `rows` rows per workgroup.
+  // act[out_off + r] = W[r] . act[x_off ..], r < n_out; `rows` rows per work-item (a
+  // workgroup computes workgroup * rows rows).
   core::Status matvec(backends::Buffer& w, model::TensorType type, const planner::KernelVariant& v,
                       uint32_t n_in, uint32_t n_out, backends::Buffer& act, uint32_t x_off,
                       uint32_t out_off, uint32_t rows = 1);

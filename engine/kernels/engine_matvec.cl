@@ -6,7 +6,8 @@
 //   TILE           activation elements held in local memory per pass (n_in for the whole vector;
 //                  a multiple of 32 otherwise)
 //   ACT_F16        1: the local activation tile is stored as f16
-//   ROWS           rows per workgroup (they share each loaded tile)
+//   ROWS           rows per work-item (a workgroup computes WG_X * ROWS rows and shares each
+//                  loaded tile)
 // Local memory (the dynamic __local argument): WG_X floats of reduction scratch, then the tile;
 // the planner's local_mem_bytes() gives the same number.
 typedef struct {
@@ -32,10 +33,12 @@ typedef struct {
 #if ACT_F16
 #define TILE_T half
 #define TILE_LOAD(t, i) vload_half((i), (t))
+#define TILE_LOAD16(t, i) vload_half16(0, (t) + (i))
 #define TILE_STORE(t, i, v) vstore_half((v), (i), (t))
 #else
 #define TILE_T float
 #define TILE_LOAD(t, i) ((t)[i])
+#define TILE_LOAD16(t, i) vload16(0, (t) + (i))
 #define TILE_STORE(t, i, v) ((t)[i] = (v))
 #endif
 
@@ -54,49 +57,68 @@ inline float weight_at(const __global uchar* row, uint i) {
 #endif
 }
 
-// Dot product of the row's elements [base, base + len) with the tile.
-inline float partial_dot(const __global uchar* row, uint base, uint len,
-                         const __local TILE_T* tile, uint lid) {
-  float acc = 0.0f;
+// Sixteen weight elements [i, i + 16) of a float-format row.
+inline float16 weight16(const __global uchar* row, uint i) {
+#if WEIGHT_FORMAT == 0
+  return vload16(0, (const __global float*)row + i);
+#elif WEIGHT_FORMAT == 1
+  return vload_half16(0, (const __global half*)row + i);
+#elif WEIGHT_FORMAT == 30
+  return as_float16(convert_uint16(vload16(0, (const __global ushort*)row + i)) << 16);
+#else
+  return (float16)(0.0f);
+#endif
+}
+
+// The dot product of one row's elements [base, base + len) with the tile, as 16 lanes. One
+// work-item walks its row from start to end: CPU drivers read it as one sequential stream.
+inline float16 row_dot(const __global uchar* row, uint base, uint len, const __local TILE_T* tile) {
+  float16 acc = (float16)(0.0f);
 #if WEIGHT_FORMAT == 0 || WEIGHT_FORMAT == 1 || WEIGHT_FORMAT == 30
-  for (uint i = lid; i < len; i += WG_X) acc += weight_at(row, base + i) * TILE_LOAD(tile, i);
+  uint i = 0;
+  for (; i + 16 <= len; i += 16) acc += weight16(row, base + i) * TILE_LOAD16(tile, i);
+  for (; i < len; ++i) acc.s0 += weight_at(row, base + i) * TILE_LOAD(tile, i);
 #elif WEIGHT_FORMAT == 8
-  const uint first = base / QK;
-  for (uint b = lid; b < len / QK; b += WG_X) {
-    const __global uchar* blk = row + (first + b) * 34u;
+  const __global uchar* blk = row + (base / QK) * 34u;
+  for (uint b = 0; b < len; b += QK, blk += 34u) {
     const float d = vload_half(0, (const __global half*)blk);
     const __global char* q = (const __global char*)(blk + 2);
-    float s = 0.0f;
-    for (uint j = 0; j < QK; ++j) s += (float)q[j] * TILE_LOAD(tile, b * QK + j);
+    const float16 s = convert_float16(vload16(0, q)) * TILE_LOAD16(tile, b) +
+                      convert_float16(vload16(1, q)) * TILE_LOAD16(tile, b + 16);
     acc += d * s;
   }
 #elif WEIGHT_FORMAT == 2
-  const uint first = base / QK;
-  for (uint b = lid; b < len / QK; b += WG_X) {
-    const __global uchar* blk = row + (first + b) * 18u;
+  const __global uchar* blk = row + (base / QK) * 18u;
+  for (uint b = 0; b < len; b += QK, blk += 18u) {
     const float d = vload_half(0, (const __global half*)blk);
-    const __global uchar* q = blk + 2;
-    float s = 0.0f;
-    for (uint j = 0; j < QK / 2; ++j) {
-      const uchar v = q[j];
-      s += (float)((int)(v & 15u) - 8) * TILE_LOAD(tile, b * QK + j);
-      s += (float)((int)(v >> 4) - 8) * TILE_LOAD(tile, b * QK + j + QK / 2);
-    }
+    const uchar16 v = vload16(0, blk + 2);
+    const float16 lo = convert_float16(convert_char16(v & (uchar)15) - (char)8);
+    const float16 hi = convert_float16(convert_char16(v >> (uchar)4) - (char)8);
+    const float16 s = lo * TILE_LOAD16(tile, b) + hi * TILE_LOAD16(tile, b + 16);
     acc += d * s;
   }
 #endif
   return acc;
 }
 
+inline float sum16(float16 v) {
+  const float8 a = v.lo + v.hi;
+  const float4 b = a.lo + a.hi;
+  const float2 c = b.lo + b.hi;
+  return c.x + c.y;
+}
+
+// Each work-item owns ROWS consecutive rows (clamped to the last row, so every work-item runs the
+// same loop); the workgroup loads each activation tile once and shares it.
 __kernel void matvec(__global const uchar* w, __global float* act, MatvecParams p,
                      __local float* lmem) {
   __local float* red = lmem;
   __local TILE_T* tile = (__local TILE_T*)(lmem + WG_X);
   const uint lid = get_local_id(0);
-  const uint row0 = get_group_id(0) * ROWS;
+  const uint row0 = (uint)get_global_id(0) * ROWS;
   const ulong row_bytes = ROW_BYTES(p.n_in);
-  float acc[ROWS];
-  for (uint r = 0; r < ROWS; ++r) acc[r] = 0.0f;
+  float16 acc[ROWS];
+  for (uint r = 0; r < ROWS; ++r) acc[r] = (float16)(0.0f);
 
   for (uint base = 0; base < p.n_in; base += TILE) {
     const uint len = min((uint)TILE, p.n_in - base);
@@ -104,19 +126,15 @@ __kernel void matvec(__global const uchar* w, __global float* act, MatvecParams 
     for (uint i = lid; i < len; i += WG_X) TILE_STORE(tile, i, act[p.x_off + base + i]);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint r = 0; r < ROWS; ++r) {
-      const uint row = row0 + r;
-      if (row < p.n_out) acc[r] += partial_dot(w + row * row_bytes, base, len, tile, lid);
+      const uint row = min(row0 + r, p.n_out - 1);
+      acc[r] += row_dot(w + row * row_bytes, base, len, tile);
     }
   }
+  // The reduction scratch stages this work-item's results (it is part of the variant's local
+  // memory, which the planner counts).
   for (uint r = 0; r < ROWS; ++r) {
-    red[lid] = acc[r];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = WG_X / 2; s > 0; s >>= 1) {
-      if (lid < s) red[lid] += red[lid + s];
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lid == 0 && row0 + r < p.n_out) act[p.out_off + row0 + r] = red[0];
-    barrier(CLK_LOCAL_MEM_FENCE);
+    red[lid] = sum16(acc[r]);
+    if (row0 + r < p.n_out) act[p.out_off + row0 + r] = red[lid];
   }
 }
 

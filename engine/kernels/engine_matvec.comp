@@ -4,7 +4,7 @@
 // 8- or 16-bit storage feature is needed: f16 through unpackHalf2x16, bf16 by a shift, q8_0 and
 // q4_0 blocks (34 and 18 bytes, so 2-byte aligned) through 2-byte-aligned word reads.
 // Specialization constants: 0 workgroup; 3 WEIGHT_FORMAT (ggml id); 4 TILE activation elements
-// per pass; 5 ACT_F16; 6 ROWS per workgroup; 7 TILE_WORDS shared words for the tile (TILE, or
+// per pass; 5 ACT_F16; 6 ROWS per invocation; 7 TILE_WORDS shared words for the tile (TILE, or
 // TILE / 2 when ACT_F16); 8 RED = workgroup (reduction scratch); 9 MODE.
 layout(local_size_x_id = 0) in;
 layout(constant_id = 3) const uint WEIGHT_FORMAT = 0;
@@ -84,32 +84,68 @@ vec4 q8_4(uint v) {
               bitfieldExtract(int(v), 16, 8), bitfieldExtract(int(v), 24, 8));
 }
 
-float partial_dot(uint row_off, uint base, uint len, uint lid) {
-  float acc = 0.0;
-  if (WEIGHT_FORMAT == 0 || WEIGHT_FORMAT == 1 || WEIGHT_FORMAT == 30) {
-    for (uint j = lid; j < len / 2; j += gl_WorkGroupSize.x) {
-      acc += dot(weight_pair(row_off, base / 2 + j), tile_pair(j));
+// The two words j and j + 1 of a block that starts at an even byte offset, shifted to the word that
+// begins 2 bytes into the block when the block starts on a word: quant word j of q8_0 or q4_0
+// (misaligned blocks start 2 bytes into a word, so their quant words are whole words).
+uint quant_word(uint lo, uint hi, bool misaligned) {
+  return mix((lo >> 16) | (hi << 16), hi, misaligned);
+}
+
+// The dot product of one row's elements [base, base + len) with the tile, as 4 lanes. One
+// invocation walks its row from start to end; the tile index is the same in every invocation.
+vec4 row_dot(uint row_off, uint base, uint len) {
+  vec4 acc = vec4(0.0);
+  if (WEIGHT_FORMAT == 0) {
+    uint at = (row_off >> 2) + base;
+    uint i = 0;
+    for (; i + 4 <= len; i += 4) {
+      acc += uintBitsToFloat(uvec4(w[at + i], w[at + i + 1], w[at + i + 2], w[at + i + 3])) *
+             tile4(i);
     }
+    for (; i < len; i += 2) acc.xy += weight_pair(row_off, (base + i) / 2) * tile_pair(i / 2);
+  } else if (WEIGHT_FORMAT == 1 || WEIGHT_FORMAT == 30) {
+    uint at = (row_off >> 2) + base / 2;
+    uint i = 0;
+    for (; i + 4 <= len; i += 4) {
+      uint u0 = w[at + i / 2], u1 = w[at + i / 2 + 1];
+      vec4 v;
+      if (WEIGHT_FORMAT == 1) {
+        v = vec4(unpackHalf2x16(u0), unpackHalf2x16(u1));
+      } else {
+        v = uintBitsToFloat(uvec4(u0 << 16, u0 & 0xffff0000u, u1 << 16, u1 & 0xffff0000u));
+      }
+      acc += v * tile4(i);
+    }
+    for (; i < len; i += 2) acc.xy += weight_pair(row_off, (base + i) / 2) * tile_pair(i / 2);
   } else if (WEIGHT_FORMAT == 8) {
-    uint first = base / QK;
-    for (uint b = lid; b < len / QK; b += gl_WorkGroupSize.x) {
-      uint off = row_off + (first + b) * 34;
-      float d = half_at(off);
-      float s = 0.0;
-      for (uint j = 0; j < 8; ++j) s += dot(q8_4(word_at(off + 2 + 4 * j)), tile4(b * QK + 4 * j));
+    uint off = row_off + (base / QK) * 34;
+    for (uint b = 0; b < len; b += QK, off += 34) {
+      uint a = off >> 2;
+      bool mis = (off & 2u) != 0u;
+      uint prev = w[a];
+      float d = unpackHalf2x16(mix(prev, prev >> 16, mis)).x;
+      vec4 s = vec4(0.0);
+      for (uint j = 0; j < 8; ++j) {
+        uint next = w[a + 1 + j];
+        s += q8_4(quant_word(prev, next, mis)) * tile4(b + 4 * j);
+        prev = next;
+      }
       acc += d * s;
     }
   } else {
-    uint first = base / QK;
-    for (uint b = lid; b < len / QK; b += gl_WorkGroupSize.x) {
-      uint off = row_off + (first + b) * 18;
-      float d = half_at(off);
-      float s = 0.0;
+    uint off = row_off + (base / QK) * 18;
+    for (uint b = 0; b < len; b += QK, off += 18) {
+      uint a = off >> 2;
+      bool mis = (off & 2u) != 0u;
+      uint prev = w[a];
+      float d = unpackHalf2x16(mix(prev, prev >> 16, mis)).x;
+      vec4 s = vec4(0.0);
       for (uint j = 0; j < 4; ++j) {
-        uint v = word_at(off + 2 + 4 * j);
-        vec4 lo = vec4(v & 15u, (v >> 8) & 15u, (v >> 16) & 15u, (v >> 24) & 15u) - 8.0;
-        vec4 hi = vec4((v >> 4) & 15u, (v >> 12) & 15u, (v >> 20) & 15u, (v >> 28) & 15u) - 8.0;
-        s += dot(lo, tile4(b * QK + 4 * j)) + dot(hi, tile4(b * QK + 16 + 4 * j));
+        uint next = w[a + 1 + j];
+        uvec4 v = uvec4(quant_word(prev, next, mis)) >> uvec4(0, 8, 16, 24);
+        s += (vec4(v & 15u) - 8.0) * tile4(b + 4 * j) +
+             (vec4((v >> 4) & 15u) - 8.0) * tile4(b + 16 + 4 * j);
+        prev = next;
       }
       acc += d * s;
     }
@@ -152,10 +188,12 @@ void main() {
     return;
   }
   uint lid = gl_LocalInvocationID.x;
-  uint row0 = gl_WorkGroupID.x * ROWS;
+  // Each invocation owns ROWS consecutive rows (clamped to the last row, so that every invocation
+  // runs the same loop); the workgroup loads each activation tile once and shares it.
+  uint row0 = gl_GlobalInvocationID.x * ROWS;
   uint rb = row_bytes(p.n_in);
-  float acc[8];
-  for (uint r = 0; r < ROWS; ++r) acc[r] = 0.0;
+  vec4 acc[8];
+  for (uint r = 0; r < ROWS; ++r) acc[r] = vec4(0.0);
 
   for (uint base = 0; base < p.n_in; base += TILE) {
     uint len = min(TILE, p.n_in - base);
@@ -171,18 +209,13 @@ void main() {
     }
     barrier();
     for (uint r = 0; r < ROWS; ++r) {
-      uint row = row0 + r;
-      if (row < p.n_out) acc[r] += partial_dot(row * rb, base, len, lid);
+      acc[r] += row_dot(min(row0 + r, p.n_out - 1) * rb, base, len);
     }
   }
+  // The reduction scratch stages this invocation's results (it is part of the variant's shared
+  // memory, which the planner counts).
   for (uint r = 0; r < ROWS; ++r) {
-    red[lid] = acc[r];
-    barrier();
-    for (uint s = gl_WorkGroupSize.x / 2; s > 0; s >>= 1) {
-      if (lid < s) red[lid] += red[lid + s];
-      barrier();
-    }
-    if (lid == 0 && row0 + r < p.n_out) act[p.out_off + row0 + r] = red[0];
-    barrier();
+    red[lid] = dot(acc[r], vec4(1.0));
+    if (row0 + r < p.n_out) act[p.out_off + row0 + r] = red[lid];
   }
 }
