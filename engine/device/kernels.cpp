@@ -91,7 +91,7 @@ core::Result<KernelSource> matvec_source(core::Api api, model::TensorType weight
                   {"TILE", tile},
                   {"ACT_F16", f16 ? 1 : 0},
                   {"ROWS", rows},
-                  {"TILE_WORDS", f16 ? tile / 2 : tile},
+                  {"TILE_WORDS", ((f16 ? tile / 2 : tile) + 3) / 4 * 4},
                   {"RED", v.workgroup},
                   {"MODE", 0}};
   return s;
@@ -101,12 +101,13 @@ core::Result<KernelSource> embed_source(core::Api api, model::TensorType weights
   auto s = make(api, "embed", {kernels::engine_matvec_cl, SPIRV(engine_matvec_comp)}, 2,
                 sizeof(MatvecParams), kSimpleWorkgroup, false);
   if (!s) return s;
-  // TILE_WORDS and RED of 1: the embed mode declares (almost) no shared memory.
+  // TILE_WORDS of 4 (one 16-byte vector) and RED of 1: the embed mode declares almost no shared
+  // memory.
   s->constants = {{"WEIGHT_FORMAT", static_cast<int64_t>(weights)},
                   {"TILE", 2},
                   {"ACT_F16", 0},
                   {"ROWS", 1},
-                  {"TILE_WORDS", 1},
+                  {"TILE_WORDS", 4},
                   {"RED", 1},
                   {"MODE", 1}};
   return s;

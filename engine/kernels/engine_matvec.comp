@@ -1,11 +1,13 @@
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 // Matrix-vector product out[r] = W[r] . x for one weight format (MODE 0), or the token-embedding
 // row lookup (MODE 1). The weights are read as 32-bit words and decoded in the shader, so no
 // 8- or 16-bit storage feature is needed: f16 through unpackHalf2x16, bf16 by a shift, q8_0 and
 // q4_0 blocks (34 and 18 bytes, so 2-byte aligned) through 2-byte-aligned word reads.
 // Specialization constants: 0 workgroup; 3 WEIGHT_FORMAT (ggml id); 4 TILE activation elements
 // per pass; 5 ACT_F16; 6 ROWS per invocation; 7 TILE_WORDS shared words for the tile (TILE, or
-// TILE / 2 when ACT_F16); 8 RED = workgroup (reduction scratch); 9 MODE.
+// TILE / 2 when ACT_F16, rounded up to a multiple of 4: the tile is read as 16-byte vectors); 8 RED
+// = workgroup (reduction scratch); 9 MODE.
 layout(local_size_x_id = 0) in;
 layout(constant_id = 3) const uint WEIGHT_FORMAT = 0;
 layout(constant_id = 4) const uint TILE = 64;
@@ -16,6 +18,8 @@ layout(constant_id = 8) const uint RED = 64;
 layout(constant_id = 9) const uint MODE = 0;
 
 layout(std430, binding = 0) readonly buffer W { uint w[]; };
+// The same weights as 16-byte vectors: CPU drivers load a whole vector per invocation at once.
+layout(std430, binding = 0) readonly buffer W4 { uvec4 w4[]; };
 layout(std430, binding = 1) buffer A { float act[]; };
 layout(push_constant) uniform Params {
   uint n_in;
@@ -25,7 +29,7 @@ layout(push_constant) uniform Params {
   uint row;
 } p;
 
-shared uint tile[TILE_WORDS];
+shared uvec4 tile[TILE_WORDS / 4];
 shared float red[RED];
 
 const uint QK = 32;
@@ -60,23 +64,41 @@ vec2 weight_pair(uint row_off, uint j) {
   return vec2(uintBitsToFloat(v << 16), uintBitsToFloat(v & 0xffff0000u));
 }
 
+uint tile_word(uint i) { return tile[i >> 2][i & 3u]; }
+
 float tile_at(uint i) {
   if (ACT_F16 != 0) {
-    uint v = tile[i >> 1];
+    uint v = tile_word(i >> 1);
     return unpackHalf2x16((i & 1u) != 0u ? v >> 16 : v).x;
   }
-  return uintBitsToFloat(tile[i]);
+  return uintBitsToFloat(tile_word(i));
 }
 
 vec2 tile_pair(uint j) {
-  if (ACT_F16 != 0) return unpackHalf2x16(tile[j]);
-  return vec2(uintBitsToFloat(tile[2 * j]), uintBitsToFloat(tile[2 * j + 1]));
+  if (ACT_F16 != 0) return unpackHalf2x16(tile_word(j));
+  return vec2(uintBitsToFloat(tile_word(2 * j)), uintBitsToFloat(tile_word(2 * j + 1)));
 }
 
+// Elements [i, i + 4) of the tile, i a multiple of 4.
 vec4 tile4(uint i) {
-  if (ACT_F16 != 0) return vec4(unpackHalf2x16(tile[i >> 1]), unpackHalf2x16(tile[(i >> 1) + 1]));
-  return vec4(uintBitsToFloat(tile[i]), uintBitsToFloat(tile[i + 1]),
-              uintBitsToFloat(tile[i + 2]), uintBitsToFloat(tile[i + 3]));
+  if (ACT_F16 != 0) {
+    uvec4 v = tile[i >> 3];
+    return (i & 4u) != 0u ? vec4(unpackHalf2x16(v.z), unpackHalf2x16(v.w))
+                          : vec4(unpackHalf2x16(v.x), unpackHalf2x16(v.y));
+  }
+  return uintBitsToFloat(tile[i >> 2]);
+}
+
+// Elements [i, i + 8) of the tile, i a multiple of 8: one or two vector loads.
+void tile8(uint i, out vec4 a, out vec4 b) {
+  if (ACT_F16 != 0) {
+    uvec4 v = tile[i >> 3];
+    a = vec4(unpackHalf2x16(v.x), unpackHalf2x16(v.y));
+    b = vec4(unpackHalf2x16(v.z), unpackHalf2x16(v.w));
+  } else {
+    a = uintBitsToFloat(tile[i >> 2]);
+    b = uintBitsToFloat(tile[(i >> 2) + 1]);
+  }
 }
 
 vec4 q8_4(uint v) {
@@ -182,6 +204,30 @@ void embed() {
   act[p.out_off + i] = v;
 }
 
+// Block k (0..7) of a group of eight q8_0 or q4_0 blocks held as 16-byte vectors (17 of them for
+// q8_0, 9 for q4_0; blocks of 34 / 18 bytes: even blocks start on a word, odd ones 2 bytes in),
+// against the block's 32 activation elements t.
+vec4 group_block_dot(uvec4 g[17], uint k, vec4 t[8]) {
+  const uint half_words = WEIGHT_FORMAT == 8 ? 17 : 9;  // block size in 2-byte units
+  uint w0 = (half_words * k) / 2;
+  bool odd = (k & 1u) != 0u;
+  uint head = g[w0 >> 2][w0 & 3u];
+  float d = unpackHalf2x16(odd ? head >> 16 : head).x;
+  vec4 s = vec4(0.0);
+  [[unroll]] for (uint j = 0; j < (WEIGHT_FORMAT == 8 ? 8 : 4); ++j) {
+    uint lo = g[(w0 + j) >> 2][(w0 + j) & 3u];
+    uint hi = g[(w0 + j + 1) >> 2][(w0 + j + 1) & 3u];
+    uint q = odd ? hi : (lo >> 16) | (hi << 16);
+    if (WEIGHT_FORMAT == 8) {
+      s += q8_4(q) * t[j];
+    } else {
+      uvec4 v = uvec4(q) >> uvec4(0, 8, 16, 24);
+      s += (vec4(v & 15u) - 8.0) * t[j] + (vec4((v >> 4) & 15u) - 8.0) * t[4 + j];
+    }
+  }
+  return d * s;
+}
+
 void main() {
   if (MODE == 1) {
     embed();
@@ -192,30 +238,69 @@ void main() {
   // runs the same loop); the workgroup loads each activation tile once and shares it.
   uint row0 = gl_GlobalInvocationID.x * ROWS;
   uint rb = row_bytes(p.n_in);
+  uint row_off[8];
   vec4 acc[8];
-  for (uint r = 0; r < ROWS; ++r) acc[r] = vec4(0.0);
+  [[unroll]] for (uint r = 0; r < 8; ++r) {
+    row_off[r] = min(row0 + r, p.n_out - 1) * rb;
+    acc[r] = vec4(0.0);
+  }
+  // Quantized rows of whole groups of 8 blocks, in chunks of whole groups, are read as 16-byte
+  // vectors, and each activation vector loaded serves all ROWS rows.
+  const bool quant = WEIGHT_FORMAT == 8 || WEIGHT_FORMAT == 2;
+  bool grouped = quant && p.n_in % 256 == 0 && TILE % 256 == 0;
+  const uint group_bytes = WEIGHT_FORMAT == 8 ? 272 : 144;
+  const uint group_vectors = group_bytes / 16;
 
   for (uint base = 0; base < p.n_in; base += TILE) {
     uint len = min(TILE, p.n_in - base);
     barrier();
-    if (ACT_F16 != 0) {
-      for (uint j = lid; j < len / 2; j += gl_WorkGroupSize.x) {
-        tile[j] = packHalf2x16(vec2(act[p.x_off + base + 2 * j], act[p.x_off + base + 2 * j + 1]));
-      }
-    } else {
-      for (uint i = lid; i < len; i += gl_WorkGroupSize.x) {
-        tile[i] = floatBitsToUint(act[p.x_off + base + i]);
+    uint words = ACT_F16 != 0 ? len / 2 : len;
+    for (uint j = lid; j < words / 4; j += gl_WorkGroupSize.x) {
+      uint at = p.x_off + base + (ACT_F16 != 0 ? 8 * j : 4 * j);
+      if (ACT_F16 != 0) {
+        tile[j] = uvec4(packHalf2x16(vec2(act[at], act[at + 1])),
+                        packHalf2x16(vec2(act[at + 2], act[at + 3])),
+                        packHalf2x16(vec2(act[at + 4], act[at + 5])),
+                        packHalf2x16(vec2(act[at + 6], act[at + 7])));
+      } else {
+        tile[j] = floatBitsToUint(vec4(act[at], act[at + 1], act[at + 2], act[at + 3]));
       }
     }
+    for (uint j = words / 4 * 4 + lid; j < words; j += gl_WorkGroupSize.x) {
+      uint at = p.x_off + base + (ACT_F16 != 0 ? 2 * j : j);
+      tile[j >> 2][j & 3u] = ACT_F16 != 0 ? packHalf2x16(vec2(act[at], act[at + 1]))
+                                          : floatBitsToUint(act[at]);
+    }
     barrier();
-    for (uint r = 0; r < ROWS; ++r) {
-      acc[r] += row_dot(min(row0 + r, p.n_out - 1) * rb, base, len);
+    if (grouped) {
+      for (uint g0 = 0; g0 < len; g0 += 256) {
+        uvec4 q[8][17];
+        [[unroll]] for (uint r = 0; r < 8; ++r) {
+          if (r < ROWS) {
+            uint at = (row_off[r] + (base + g0) / QK * (group_bytes / 8)) >> 4;
+            [[unroll]] for (uint c = 0; c < group_vectors; ++c) q[r][c] = w4[at + c];
+          }
+        }
+        [[unroll]] for (uint k = 0; k < 8; ++k) {
+          vec4 t[8];
+          [[unroll]] for (uint m = 0; m < 4; ++m) tile8(g0 + 32 * k + 8 * m, t[2 * m], t[2 * m + 1]);
+          [[unroll]] for (uint r = 0; r < 8; ++r) {
+            if (r < ROWS) acc[r] += group_block_dot(q[r], k, t);
+          }
+        }
+      }
+    } else {
+      [[unroll]] for (uint r = 0; r < 8; ++r) {
+        if (r < ROWS) acc[r] += row_dot(row_off[r], base, len);
+      }
     }
   }
   // The reduction scratch stages this invocation's results (it is part of the variant's shared
   // memory, which the planner counts).
-  for (uint r = 0; r < ROWS; ++r) {
-    red[lid] = dot(acc[r], vec4(1.0));
-    if (row0 + r < p.n_out) act[p.out_off + row0 + r] = red[lid];
+  [[unroll]] for (uint r = 0; r < 8; ++r) {
+    if (r < ROWS) {
+      red[lid] = dot(acc[r], vec4(1.0));
+      if (row0 + r < p.n_out) act[p.out_off + row0 + r] = red[lid];
+    }
   }
 }

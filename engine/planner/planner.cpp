@@ -106,7 +106,8 @@ uint64_t reduction_scratch_bytes(const KernelVariant& v) {
 uint64_t local_mem_bytes(const KernelVariant& v, const KernelDims& d) {
   switch (v.op) {
     case KernelOp::matvec:
-      return activation_tile_bytes(v, d.n_in) + reduction_scratch_bytes(v);
+      // The tile is read as 16-byte vectors, so it is rounded up to a multiple of 16 bytes.
+      return (activation_tile_bytes(v, d.n_in) + 15) / 16 * 16 + reduction_scratch_bytes(v);
     case KernelOp::attention:
       // The query head's vector, the score tile, and the reduction scratch.
       return activation_tile_bytes(v, d.head_dim) + score_tile_bytes(v, d.context) +

@@ -108,6 +108,9 @@ TEST_F(EngineKernels, MatvecEveryFormatWholeAndChunked) {
     run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 320, 37, 4);
     run_matvec({t, 64, planner::ActivationType::f32, 1e-10}, 320, 37, 4);
     run_matvec({t, 128, planner::ActivationType::f32, 1e-10}, 320, 5, 1);
+    // Whole groups of 8 quantized blocks per row and per chunk (the vector-load path).
+    run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 512, 37, 4);
+    run_matvec({t, 256, planner::ActivationType::f32, 1e-10}, 768, 37, 4);
   }
 }
 
