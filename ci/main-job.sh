@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds gauntlet, and runs the main job on every device found.
+# Installs what is missing, builds gauntlet, and runs the main job: `gauntlet run` at the quick
+# level on every device found, writing report.json (and report.html beside it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ci/install-deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$(nproc)"
-build/release/cli/gauntlet list
-build/release/cli/gauntlet probe
+status=0
+build/release/cli/gauntlet run --level quick --out report.json || status=$?
+if [ -f report.json ]; then
+  build/release/cli/gauntlet report show report.json --format html -o report.html
+fi
+exit "$status"

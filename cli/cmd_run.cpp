@@ -57,8 +57,9 @@ void add_run_command(CLI::App& app, CommandContext& context) {
       ->check(CLI::IsMember({"json", "text", "md", "markdown", "html", "junit"}));
   auto* model = command->add_option("--model", flags->model, "a GGUF model to plan and decode");
   command->add_option("--shape", flags->shape,
-                      "a synthetic model of a preset shape (see `gauntlet model make --help`); "
-                      "default: the built-in quick model")
+                      "a synthetic model of a preset shape, or dims such as "
+                      "n_embd=128,n_layer=2,n_head=2,n_ff=11008,n_vocab=256,context=4096 (see "
+                      "`gauntlet model make --help`); default: the built-in quick model")
       ->excludes(model);
   command->add_option("--simulate", flags->simulate,
                       "clamp device limits to a target device: a JSON file, or a preset: "

@@ -74,6 +74,16 @@ Result<Options> Options::from_environment() {
     options.vulkan_validation = true;
     options.sources["vulkan_validation"] = "environment GAUNTLET_VK_VALIDATION";
   }
+  if (auto dir = env("GAUNTLET_CACHE_DIR"); dir && !dir->empty()) {
+    options.cache_dir = *dir;
+    options.sources["cache_dir"] = "environment GAUNTLET_CACHE_DIR";
+  } else if (auto xdg = env("XDG_CACHE_HOME"); xdg && !xdg->empty()) {
+    options.cache_dir = *xdg + "/gauntlet";
+  } else if (auto home = env("HOME"); home && !home->empty()) {
+    options.cache_dir = *home + "/.cache/gauntlet";
+  } else {
+    options.cache_dir = "/tmp/gauntlet-cache";
+  }
   if (auto staging = env("GAUNTLET_VK_FORCE_STAGING"); staging && *staging == "1") {
     options.vulkan_force_staging = true;
     options.sources["vulkan_force_staging"] = "environment GAUNTLET_VK_FORCE_STAGING";

@@ -26,7 +26,8 @@ struct ModelSet {
   std::string note;  // why some formats are planned only
 };
 
-// A user's GGUF file: its own format only. A preset shape (or the quick model): every format
+// A user's GGUF file: its own format only. A preset shape, dims (n_embd=..,n_layer=..,...) or
+// the quick model: every format
 // whose weights fit in `max_synthetic_bytes`, synthesized into `cache_dir`.
 core::Result<ModelSet> prepare_models(const std::filesystem::path& model_path,
                                       const std::string& shape_name,

@@ -25,13 +25,6 @@ namespace {
 // Synthetic models up to this size are written and decoded; larger shapes are planned only.
 constexpr uint64_t kMaxSyntheticBytes = 512ull << 20;
 
-std::filesystem::path model_cache_dir() {
-  if (auto dir = core::env("GAUNTLET_CACHE_DIR")) return *dir;
-  if (auto home = core::env("XDG_CACHE_HOME")) return std::filesystem::path(*home) / "gauntlet";
-  if (auto home = core::env("HOME")) return std::filesystem::path(*home) / ".cache" / "gauntlet";
-  return std::filesystem::temp_directory_path() / "gauntlet-cache";
-}
-
 bool stop_requested(const RunConfig& config) {
   return config.interrupted != nullptr && config.interrupted->load();
 }
@@ -120,8 +113,9 @@ core::Result<RunOutcome> run(const RunConfig& config) {
     if (!loaded) return loaded.error();
     clamps = *loaded;
   }
-  auto models = prepare_models(config.model_path, config.shape, model_cache_dir(),
-                               kMaxSyntheticBytes);
+  const std::filesystem::path cache_dir =
+      options.cache_dir.empty() ? "/tmp/gauntlet-cache" : options.cache_dir;
+  auto models = prepare_models(config.model_path, config.shape, cache_dir, kMaxSyntheticBytes);
   if (!models) return models.error();
 
   std::filesystem::path journal_path = config.out;

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <map>
 
 #include "reports/render.h"
@@ -73,7 +74,10 @@ std::string device_text(const DeviceReport& d) {
   }
 
   Table safe({"SAFE PROFILE", "FAMILIAR", "API", "CONTEXT", "TOK/S", "PEAK"});
-  Table unsafe({"UNSAFE PROFILE", "WHY"});
+  // Unsafe profiles that differ only in context are one line: the terminal summary stays short.
+  Table unsafe({"UNSAFE", "CONTEXTS", "WHY (at the smallest context)"});
+  std::vector<std::string> unsafe_order;
+  std::map<std::string, std::pair<std::vector<uint32_t>, std::string>> unsafe_groups;
   int untested = 0;
   int derived = 0;
   for (const auto& p : d.profiles) {
@@ -82,9 +86,14 @@ std::string device_text(const DeviceReport& d) {
         safe.add({p.name, p.familiar_name, p.api, std::to_string(p.context),
                   format_optional(p.figures.tok_s, 1), peak_cell(p.figures)});
         break;
-      case ProfileVerdict::unsafe:
-        unsafe.add({p.name, p.reason});
+      case ProfileVerdict::unsafe: {
+        const std::string family = p.name.substr(0, p.name.find("/ctx"));
+        auto [it, fresh] = unsafe_groups.try_emplace(family);
+        if (fresh) unsafe_order.push_back(family);
+        if (it->second.first.empty()) it->second.second = p.reason;
+        it->second.first.push_back(p.context);
         break;
+      }
       case ProfileVerdict::untested:
         ++untested;
         break;
@@ -92,6 +101,14 @@ std::string device_text(const DeviceReport& d) {
         ++derived;
         break;
     }
+  }
+  for (const auto& family : unsafe_order) {
+    const auto& [contexts, reason] = unsafe_groups[family];
+    const auto [lo, hi] = std::minmax_element(contexts.begin(), contexts.end());
+    std::string range = *lo == *hi ? std::to_string(*lo)
+                                   : std::to_string(*lo) + "-" + std::to_string(*hi) + " (" +
+                                         std::to_string(contexts.size()) + ")";
+    unsafe.add({family, range, reason});
   }
   out += safe.empty() ? "  no safe configuration\n" : safe.aligned("  ");
   if (!d.largest_safe_context.empty()) {

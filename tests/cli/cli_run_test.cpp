@@ -1,0 +1,278 @@
+// `gauntlet run` end to end on the real drivers: the report, its schema, the verdicts the field
+// cases ask for, interruption and resume, simulation, and the CI gate of `report diff`.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "core/json.h"
+#include "tests/support/run_command.h"
+
+namespace gauntlet::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One feed-forward layer 11008 wide (field case 2's width): its f32 activations need more than
+// llvmpipe's 32 KiB of local memory.
+constexpr const char* kWideShape = "n_embd=64,n_layer=1,n_head=2,n_ff=11008,n_vocab=256,context=1024";
+// A KV cache of 256 MiB at its full context: PoCL with POCL_MEMORY_LIMIT=1 cannot hold it.
+constexpr const char* kLongShape = "n_embd=128,n_layer=2,n_head=2,n_ff=256,n_vocab=256,context=131072";
+
+fs::path fresh_dir(const std::string& name) {
+  auto dir = fs::temp_directory_path() / ("gauntlet_run_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string source(const std::string& relative) {
+  return std::string(GAUNTLET_SOURCE_DIR) + "/" + relative;
+}
+
+core::Json load(const fs::path& path) {
+  std::ifstream in(path);
+  return core::Json::parse(in);
+}
+
+const core::Json* device_with_view(const core::Json& report, const std::string& api) {
+  for (const auto& d : report["devices"]) {
+    for (const auto& v : d["views"]) {
+      if (v["api"] == api) return &d;
+    }
+  }
+  return nullptr;
+}
+
+const core::Json* profile(const core::Json& device, const std::string& name) {
+  for (const auto& p : device["profiles"]) {
+    if (p["name"] == name) return &p;
+  }
+  return nullptr;
+}
+
+uint32_t largest_safe_context(const core::Json& device, const std::string& format) {
+  for (const auto& l : device["largest_safe_context"]) {
+    if (l["weight_format"] == format) return l["context"].get<uint32_t>();
+  }
+  return 0;
+}
+
+class RunOnEveryDevice : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fresh_dir("all");
+    result_ = run_command(gauntlet_exe() + " run --quiet --shape " + kWideShape + " --out " +
+                          (dir_ / "report.json").string());
+  }
+  static fs::path dir_;
+  static CommandResult result_;
+};
+fs::path RunOnEveryDevice::dir_;
+CommandResult RunOnEveryDevice::result_;
+
+TEST_F(RunOnEveryDevice, WritesAReportValidAgainstTheSchemaAndLeavesNoJournal) {
+  ASSERT_EQ(result_.exit_code, 0) << result_.output;
+  ASSERT_TRUE(fs::exists(dir_ / "report.json"));
+  EXPECT_FALSE(fs::exists(dir_ / "report.json.journal"));
+  auto check = run_command("python3 " + source("tests/reports/validate_schema.py") + " " +
+                           source("reports/schema/report.schema.json") + " " +
+                           (dir_ / "report.json").string());
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+  auto report = load(dir_ / "report.json");
+  EXPECT_TRUE(report["complete"].get<bool>());
+  EXPECT_NE(device_with_view(report, "opencl"), nullptr);
+  EXPECT_NE(device_with_view(report, "vulkan"), nullptr);
+  EXPECT_NE(device_with_view(report, "host"), nullptr);
+  EXPECT_NE(result_.output.find("recommended:"), std::string::npos) << result_.output;
+}
+
+TEST_F(RunOnEveryDevice, LlvmpipeRefusesTheWholeF32VectorAndRunsTheTiledVariant) {
+  auto report = load(dir_ / "report.json");
+  const auto* vk = device_with_view(report, "vulkan");
+  ASSERT_NE(vk, nullptr);
+  const auto* whole = profile(*vk, "f32/f32/kv-f32/wg64-whole/ctx512/b1");
+  ASSERT_NE(whole, nullptr);
+  EXPECT_EQ((*whole)["verdict"], "unsafe");
+  const std::string reason = (*whole)["reason"];
+  EXPECT_EQ(reason.rfind("local memory ", 0), 0u) << reason;
+  EXPECT_NE(reason.find(" > 32768"), std::string::npos) << reason;
+  const auto* tiled = profile(*vk, "f32/f32/kv-f32/wg64-t1024-s256/ctx512/b1");
+  ASSERT_NE(tiled, nullptr);
+  EXPECT_EQ((*tiled)["verdict"], "safe") << (*tiled)["reason"];
+  EXPECT_GT((*tiled)["figures"]["tok_s"].get<double>(), 0.0);
+}
+
+TEST_F(RunOnEveryDevice, PoclF16ComputeIsUnsafeBecauseF16IsUnsupported) {
+  auto report = load(dir_ / "report.json");
+  const auto* cl = device_with_view(report, "opencl");
+  ASSERT_NE(cl, nullptr);
+  int f16_compute = 0;
+  for (const auto& p : (*cl)["profiles"]) {
+    if (p["compute_precision"] != "f16") continue;
+    ++f16_compute;
+    EXPECT_EQ(p["verdict"], "unsafe");
+    EXPECT_EQ(p["reason"].get<std::string>().rfind("f16 unsupported", 0), 0u) << p["reason"];
+  }
+  EXPECT_GT(f16_compute, 0);
+  EXPECT_EQ((*cl)["verified"]["features"]["f16.arithmetic"]["verdict"], "unsupported");
+}
+
+TEST_F(RunOnEveryDevice, ReportDiffGatesARegression) {
+  const auto good = dir_ / "report.json";
+  auto same = run_command(gauntlet_exe() + " report diff " + good.string() + " " + good.string());
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+
+  auto report = load(good);
+  bool edited = false;
+  for (auto& d : report["devices"]) {
+    for (auto& p : d["profiles"]) {
+      if (!edited && p["verdict"] == "safe") {
+        p["verdict"] = "unsafe";
+        p["reason"] = "edited by the test";
+        edited = true;
+      }
+    }
+  }
+  ASSERT_TRUE(edited);
+  const auto worse = dir_ / "worse.json";
+  std::ofstream(worse) << report.dump(2);
+  auto diff = run_command(gauntlet_exe() + " report diff " + good.string() + " " + worse.string());
+  EXPECT_EQ(diff.exit_code, 1) << diff.output;
+}
+
+TEST_F(RunOnEveryDevice, JunitAndHtmlRenderingsOfTheRun) {
+  const auto xml = dir_ / "report.xml";
+  auto junit = run_command(gauntlet_exe() + " report show " + (dir_ / "report.json").string() +
+                           " --format junit -o " + xml.string());
+  ASSERT_EQ(junit.exit_code, 0) << junit.output;
+  auto lint = run_command("xmllint --noout --schema " + source("tests/reports/junit.xsd") + " " +
+                          xml.string());
+  EXPECT_EQ(lint.exit_code, 0) << lint.output;
+  const auto html = dir_ / "report.html";
+  auto page = run_command(gauntlet_exe() + " report show " + (dir_ / "report.json").string() +
+                          " --format html -o " + html.string());
+  ASSERT_EQ(page.exit_code, 0) << page.output;
+  std::ifstream in(html);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("<svg"), std::string::npos);
+  EXPECT_EQ(text.find("http://"), text.find("http://www.w3.org/2000/svg"));
+}
+
+TEST(RunOnPocl, TheSafeContextShrinksUnderPoclMemoryLimit) {
+  auto dir = fresh_dir("limit");
+  auto full = run_command(gauntlet_exe() + " run --quiet --device opencl:0 --shape " + kLongShape +
+                          " --out " + (dir / "full.json").string());
+  ASSERT_LE(full.exit_code, 1) << full.output;
+  auto small = run_command("POCL_MEMORY_LIMIT=1 " + gauntlet_exe() +
+                           " run --quiet --device opencl:0 --shape " + kLongShape + " --out " +
+                           (dir / "small.json").string());
+  ASSERT_LE(small.exit_code, 1) << small.output;
+  const auto* big_device = device_with_view(load(dir / "full.json"), "opencl");
+  auto small_report = load(dir / "small.json");
+  const auto* small_device = device_with_view(small_report, "opencl");
+  ASSERT_NE(small_device, nullptr);
+  auto full_report = load(dir / "full.json");
+  big_device = device_with_view(full_report, "opencl");
+  ASSERT_NE(big_device, nullptr);
+  const uint32_t with_limit = largest_safe_context(*small_device, "f32");
+  const uint32_t without = largest_safe_context(*big_device, "f32");
+  EXPECT_GT(with_limit, 0u);
+  EXPECT_LT(with_limit, without);
+  EXPECT_LE((*small_device)["stress"]["safe_budget_bytes"].get<uint64_t>(), 1ull << 30);
+}
+
+TEST(RunOnPocl, ASimulatedThirtyTwoKilobyteDeviceRefusesTheWholeVector) {
+  auto dir = fresh_dir("simulate");
+  auto r = run_command(gauntlet_exe() + " run --quiet --device opencl:0 --simulate m2-32k-local " +
+                       "--shape " + kWideShape + " --out " + (dir / "report.json").string());
+  ASSERT_LE(r.exit_code, 1) << r.output;
+  auto report = load(dir / "report.json");
+  const auto* cl = device_with_view(report, "opencl");
+  ASSERT_NE(cl, nullptr);
+  EXPECT_TRUE((*cl)["simulation"]["simulated"].get<bool>());
+  EXPECT_EQ((*cl)["verified"]["local_mem_verified_bytes"], 32768);
+  const auto* whole = profile(*cl, "f32/f32/kv-f32/wg64-whole/ctx512/b1");
+  ASSERT_NE(whole, nullptr);
+  EXPECT_EQ((*whole)["verdict"], "unsafe");
+  EXPECT_NE((*whole)["reason"].get<std::string>().find(" > 32768"), std::string::npos);
+}
+
+TEST(RunOnPocl, AKilledRunResumesAndKeepsWhatItHad) {
+  auto dir = fresh_dir("resume");
+  const auto out = dir / "report.json";
+  const auto journal = dir / "report.json.journal";
+  const std::string command = gauntlet_exe() + " run --quiet --device opencl:0 --shape " +
+                              kWideShape + " --out " + out.string();
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::execl("/bin/sh", "sh", "-c", (command + " >/dev/null 2>&1").c_str(), nullptr);
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);
+  // Kill it once the conformance unit is journaled, before the run can finish.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  std::string before;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(journal);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find("\"conform:opencl:0\"") != std::string::npos) {
+      before = text;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(-pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_FALSE(before.empty()) << "the journal never recorded conformance";
+  EXPECT_FALSE(fs::exists(out)) << "no report may stand in for the unfinished run";
+
+  auto again = run_command(command);
+  EXPECT_EQ(again.exit_code, 2) << "an existing journal must not be overwritten: " << again.output;
+  EXPECT_NE(again.output.find("--resume"), std::string::npos);
+
+  auto resumed = run_command(command + " --resume");
+  ASSERT_LE(resumed.exit_code, 1) << resumed.output;
+  auto report = load(out);
+  EXPECT_TRUE(report["complete"].get<bool>());
+  const auto* cl = device_with_view(report, "opencl");
+  ASSERT_NE(cl, nullptr);
+  // Every conformance row finished before the kill is in the final report, unchanged.
+  auto first_line = before.substr(0, before.find('\n'));
+  auto entry = core::Json::parse(first_line);
+  ASSERT_EQ(entry["unit"], "conform:opencl:0");
+  const auto& saved_rows = entry["payload"]["rows"];
+  ASSERT_FALSE(saved_rows.empty());
+  ASSERT_EQ((*cl)["conformance"].size(), saved_rows.size());
+  for (size_t i = 0; i < saved_rows.size(); ++i) {
+    EXPECT_EQ((*cl)["conformance"][i]["id"], saved_rows[i]["id"]);
+    EXPECT_EQ((*cl)["conformance"][i]["duration_s"], saved_rows[i]["duration_s"]);
+  }
+}
+
+TEST(RunUsage, BadInputExitsTwoWithAClearMessage) {
+  auto missing_dir = run_command(gauntlet_exe() + " run --out /nonexistent/dir/report.json");
+  EXPECT_EQ(missing_dir.exit_code, 2);
+  EXPECT_NE(missing_dir.output.find("/nonexistent/dir"), std::string::npos);
+  auto dir = fresh_dir("usage");
+  std::ofstream(dir / "bad.gguf") << "not a model";
+  auto bad_model = run_command(gauntlet_exe() + " run --model " + (dir / "bad.gguf").string() +
+                               " --out " + (dir / "r.json").string());
+  EXPECT_EQ(bad_model.exit_code, 2);
+  EXPECT_NE(bad_model.output.find("magic"), std::string::npos) << bad_model.output;
+  auto bad_preset = run_command(gauntlet_exe() + " run --simulate no-such-device --out " +
+                                (dir / "r.json").string());
+  EXPECT_EQ(bad_preset.exit_code, 2);
+  EXPECT_NE(bad_preset.output.find("m2-32k-local"), std::string::npos) << bad_preset.output;
+  EXPECT_FALSE(fs::exists(dir / "r.json"));
+}
+
+}  // namespace
+}  // namespace gauntlet::testing
