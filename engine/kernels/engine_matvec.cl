@@ -81,7 +81,7 @@ inline float16 weight16(const __global uchar* row, uint i) {
 #endif
 }
 
-// The dot product of one float-format row's elements [base, base + len) with the tile, as 16 lanes. One
+// The dot product of one row's elements [base, base + len) with the tile, as 16 lanes. One
 // work-item walks its row from start to end: CPU drivers read it as one sequential stream.
 inline float16 row_dot(const __global uchar* row, uint base, uint len, const __local TILE_T* tile) {
   float16 acc = (float16)(0.0f);
@@ -89,6 +89,25 @@ inline float16 row_dot(const __global uchar* row, uint base, uint len, const __l
   uint i = 0;
   for (; i + 16 <= len; i += 16) acc += weight16(row, base + i) * TILE_LOAD16(tile, i);
   for (; i < len; ++i) acc.s0 += weight_at(row, base + i) * TILE_LOAD(tile, i);
+#elif WEIGHT_FORMAT == 8
+  const __global uchar* blk = row + (base / QK) * 34u;
+  for (uint b = 0; b < len; b += QK, blk += 34u) {
+    const float d = f16_scale(blk);
+    const __global char* q = (const __global char*)(blk + 2);
+    const float16 s = convert_float16(vload16(0, q)) * TILE_LOAD16(tile, b) +
+                      convert_float16(vload16(1, q)) * TILE_LOAD16(tile, b + 16);
+    acc += d * s;
+  }
+#elif WEIGHT_FORMAT == 2
+  const __global uchar* blk = row + (base / QK) * 18u;
+  for (uint b = 0; b < len; b += QK, blk += 18u) {
+    const float d = f16_scale(blk);
+    const uchar16 v = vload16(0, blk + 2);
+    const float16 lo = convert_float16(convert_char16(v & (uchar)15) - (char)8);
+    const float16 hi = convert_float16(convert_char16(v >> (uchar)4) - (char)8);
+    const float16 s = lo * TILE_LOAD16(tile, b) + hi * TILE_LOAD16(tile, b + 16);
+    acc += d * s;
+  }
 #endif
   return acc;
 }
@@ -100,22 +119,8 @@ inline float sum16(float16 v) {
   return c.x + c.y;
 }
 
-// One block's dot product with its 32 activation elements x0, x1 (q8_0), or its dot product with
-// the unsigned nibbles (q4_0: the -8 offset is applied once per block through xsum, the sum of the
-// 32 elements, which all the rows share).
-inline float16 block_dot(const __global uchar* blk, float16 x0, float16 x1) {
-#if WEIGHT_FORMAT == 8
-  const __global char* q = (const __global char*)(blk + 2);
-  return convert_float16(vload16(0, q)) * x0 + convert_float16(vload16(1, q)) * x1;
-#else
-  const uchar16 v = vload16(0, blk + 2);
-  return convert_float16(v & (uchar)15) * x0 + convert_float16(v >> (uchar)4) * x1;
-#endif
-}
-
 // Each work-item owns ROWS consecutive rows (clamped to the last row, so every work-item runs the
-// same loop); the workgroup loads each activation tile once and shares it, and for the quantized
-// formats each activation vector the work-item loads serves all its rows.
+// same loop); the workgroup loads each activation tile once and shares it.
 __kernel void matvec(__global const uchar* w, __global float* act, MatvecParams p,
                      __local float* lmem) {
   __local float* red = lmem;
@@ -123,46 +128,23 @@ __kernel void matvec(__global const uchar* w, __global float* act, MatvecParams 
   const uint lid = get_local_id(0);
   const uint row0 = (uint)get_global_id(0) * ROWS;
   const ulong row_bytes = ROW_BYTES(p.n_in);
-  const __global uchar* rows[ROWS];
   float16 acc[ROWS];
-  float offset[ROWS];  // q4_0: sum over blocks of d * xsum
-  for (uint r = 0; r < ROWS; ++r) {
-    rows[r] = w + min(row0 + r, p.n_out - 1) * row_bytes;
-    acc[r] = (float16)(0.0f);
-    offset[r] = 0.0f;
-  }
+  for (uint r = 0; r < ROWS; ++r) acc[r] = (float16)(0.0f);
 
   for (uint base = 0; base < p.n_in; base += TILE) {
     const uint len = min((uint)TILE, p.n_in - base);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = lid; i < len; i += WG_X) TILE_STORE(tile, i, act[p.x_off + base + i]);
     barrier(CLK_LOCAL_MEM_FENCE);
-#if WEIGHT_FORMAT == 8 || WEIGHT_FORMAT == 2
-    const uint block_bytes = WEIGHT_FORMAT == 8 ? 34u : 18u;
-    const uint first = base / QK * block_bytes;
-    for (uint b = 0; b < len; b += QK) {
-      const float16 x0 = TILE_LOAD16(tile, b), x1 = TILE_LOAD16(tile, b + 16);
-#if WEIGHT_FORMAT == 2
-      const float xsum = sum16(x0 + x1);
-#endif
-      const uint at = first + b / QK * block_bytes;
-      for (uint r = 0; r < ROWS; ++r) {
-        const __global uchar* blk = rows[r] + at;
-        const float d = f16_scale(blk);
-        acc[r] += d * block_dot(blk, x0, x1);
-#if WEIGHT_FORMAT == 2
-        offset[r] += d * xsum;
-#endif
-      }
+    for (uint r = 0; r < ROWS; ++r) {
+      const uint row = min(row0 + r, p.n_out - 1);
+      acc[r] += row_dot(w + row * row_bytes, base, len, tile);
     }
-#else
-    for (uint r = 0; r < ROWS; ++r) acc[r] += row_dot(rows[r], base, len, tile);
-#endif
   }
   // The reduction scratch stages this work-item's results (it is part of the variant's local
   // memory, which the planner counts).
   for (uint r = 0; r < ROWS; ++r) {
-    red[lid] = sum16(acc[r]) - 8.0f * offset[r];
+    red[lid] = sum16(acc[r]);
     if (row0 + r < p.n_out) act[p.out_off + row0 + r] = red[lid];
   }
 }
