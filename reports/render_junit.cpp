@@ -1,3 +1,6 @@
+#include <cmath>
+#include <cstdio>
+
 #include "reports/render.h"
 #include "reports/text_util.h"
 
@@ -92,6 +95,13 @@ int count(const Suite& s, CaseKind kind) {
   return n;
 }
 
+// JUnit's time is a plain decimal number of seconds: no exponent.
+std::string junit_seconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6f", std::isfinite(seconds) && seconds > 0 ? seconds : 0.0);
+  return text;
+}
+
 double total_time(const Suite& s) {
   double t = 0.0;
   for (const auto& c : s.cases) t += c.time;
@@ -104,7 +114,7 @@ std::string attr(const char* name, const std::string& value) {
 
 std::string case_xml(const TestCase& c) {
   std::string out = "    <testcase" + attr("classname", c.classname) + attr("name", c.name) +
-                    attr("time", format_number(c.time, 3));
+                    attr("time", junit_seconds(c.time));
   const char* element = nullptr;
   switch (c.kind) {
     case CaseKind::passed:
@@ -152,7 +162,7 @@ std::string render_junit(const Report& r) {
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites" + attr("name", "gauntlet") +
       attr("tests", std::to_string(tests)) + attr("failures", std::to_string(failures)) +
       attr("errors", std::to_string(errors)) + attr("skipped", std::to_string(skipped)) +
-      attr("time", format_number(time, 3)) + ">\n";
+      attr("time", junit_seconds(time)) + ">\n";
   for (size_t i = 0; i < suites.size(); ++i) {
     const auto& s = suites[i];
     out += "  <testsuite" + attr("name", s.name) + attr("id", std::to_string(i)) +
@@ -160,7 +170,7 @@ std::string render_junit(const Report& r) {
            attr("failures", std::to_string(count(s, CaseKind::failure))) +
            attr("errors", std::to_string(count(s, CaseKind::error))) +
            attr("skipped", std::to_string(count(s, CaseKind::skipped))) +
-           attr("time", format_number(total_time(s), 3)) + attr("hostname", r.host.hostname) +
+           attr("time", junit_seconds(total_time(s))) + attr("hostname", r.host.hostname) +
            attr("timestamp", r.started.empty() ? "1970-01-01T00:00:00" : r.started.substr(0, 19)) +
            ">\n";
     for (const auto& c : s.cases) out += case_xml(c);
