@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "engine/device/profile_check.h"
+
 namespace gauntlet::harness {
 
 namespace {
@@ -63,6 +65,21 @@ std::string missing_feature(const DecodeSetup& setup, const DeviceFacts& facts) 
     }
   }
   return "";
+}
+
+// The engine's own check names the kernel whose need is over the limit; batch does not change
+// local memory, so it is asked about batch 1.
+std::string local_memory_reason(const DeviceFacts& facts, const engine::model::LlamaShape& shape,
+                                const engine::device::DecodeConfig& config, uint64_t need) {
+  engine::device::DecodeConfig one = config;
+  one.batch = 1;
+  auto refusal =
+      engine::device::check_config(facts.info, facts.local_mem_verified_bytes, shape, one);
+  if (!refusal.is_ok() && refusal.error().message.rfind("local memory ", 0) == 0) {
+    return refusal.error().message;
+  }
+  return "local memory " + std::to_string(need) + " > " +
+         std::to_string(facts.local_mem_verified_bytes);
 }
 
 bool local_memory_refused(const Candidate& c) {
@@ -166,13 +183,9 @@ std::vector<Candidate> plan_profiles(const engine::model::LlamaShape& shape,
               if (auto missing = missing_feature(c.setup, facts); !missing.empty()) {
                 p.verdict = reports::ProfileVerdict::unsafe;
                 p.reason = missing;
-              } else if (local > facts.local_mem_verified_bytes) {
+              } else if (!host && local > facts.local_mem_verified_bytes) {
                 p.verdict = reports::ProfileVerdict::unsafe;
-                p.reason = "local memory " + std::to_string(local) + " > " +
-                           std::to_string(facts.local_mem_verified_bytes) + " (" +
-                           engine::device::effective_matvec(config).name() + ", input " +
-                           std::to_string(engine::planner::widest_matvec_input(shape)) +
-                           " wide)";
+                p.reason = local_memory_reason(facts, shape, config, local);
               } else if (plan.steady_state > facts.safe_budget_bytes) {
                 p.reason = "needs " + gib(plan.steady_state) + " > budget " +
                            gib(facts.safe_budget_bytes);

@@ -46,8 +46,13 @@ std::string device_text(const DeviceReport& d) {
     out += "  " + v.api + " " + v.info.id.to_string() + ": " +
            (v.usable ? "usable" : "NOT usable: " + v.reason) + "\n";
   }
-  out += "  limits verified: local memory " + std::to_string(d.verified.local_mem_verified_bytes) +
-         " B, workgroup " + std::to_string(d.verified.max_workgroup_verified);
+  if (d.verified.local_mem_verified_bytes == 0 && d.verified.max_workgroup_verified == 0) {
+    out += "  limits verified: none apply (the host runs the C++ reference)";
+  } else {
+    out += "  limits verified: local memory " +
+           std::to_string(d.verified.local_mem_verified_bytes) + " B, workgroup " +
+           std::to_string(d.verified.max_workgroup_verified);
+  }
   if (d.verified.subgroup_size_observed) {
     out += ", subgroup " + std::to_string(d.verified.subgroup_size_observed);
   }

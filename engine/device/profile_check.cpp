@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "core/half.h"
@@ -46,8 +47,14 @@ core::Result<Loaded> load_both(backends::Device& device, const model::GgufFile& 
   return Loaded{std::move(*host), std::move(*loaded), context};
 }
 
-void finish_result(CheckResult& r, const DecodeConfig& config) {
-  r.nmse_bound = logits_nmse_bound(config);
+std::string scientific(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2e", value);
+  return text;
+}
+
+void finish_result(CheckResult& r, const DecodeConfig& config, uint32_t positions) {
+  r.nmse_bound = logits_nmse_bound(config, positions);
   r.tokens_match = r.device_tokens == r.host_tokens;
   if (!r.tokens_match) {
     r.reason = "greedy tokens differ from the host reference";
@@ -62,8 +69,8 @@ void finish_result(CheckResult& r, const DecodeConfig& config) {
   }
   if (!(r.logits_nmse <= r.nmse_bound)) {
     if (!r.reason.empty()) r.reason += "; ";
-    r.reason += "logits NMSE " + std::to_string(r.logits_nmse) + " > bound " +
-                std::to_string(r.nmse_bound);
+    r.reason += "logits NMSE " + scientific(r.logits_nmse) + " > bound " +
+                scientific(r.nmse_bound);
   }
 }
 
@@ -130,7 +137,7 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
     if (dev.fed[i] != host.fed[i]) break;
     r.logits_nmse = std::max(r.logits_nmse, nmse(dev.logits[i], host.logits[i]));
   }
-  finish_result(r, c);
+  finish_result(r, c, static_cast<uint32_t>(prompt.size() + steps));
   return r;
 }
 
@@ -203,7 +210,7 @@ core::Result<CheckResult> check_context(backends::Device& device, const model::G
                                      s.n_vocab);
   r.host_tokens = {reference::argmax(host_logits)};
   r.logits_nmse = nmse(*dev_logits, host_logits);
-  finish_result(r, c);
+  finish_result(r, c, context);
   return r;
 }
 
