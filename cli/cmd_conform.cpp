@@ -12,7 +12,6 @@ namespace {
 
 struct ConformFlags {
   std::string filter = "*";
-  std::string level;
   bool json = false;
 };
 
@@ -44,30 +43,13 @@ void add_conform_command(CLI::App& app, CommandContext& context) {
   auto flags = std::make_shared<ConformFlags>();
   command->add_option("--filter", flags->filter,
                       "comma list of globs over case ids, e.g. 'f16.*,conform.local.*'");
-  command->add_option("--level", flags->level, "quick (default), standard or full")
-      ->check(CLI::IsMember({"quick", "standard", "full"}));
+  add_level_flag(*command, context);
   command->add_flag("--json", flags->json, "print JSON");
   command->callback([&context, flags] {
-    if (!flags->level.empty()) {
-      auto level = core::parse_level(flags->level);
-      if (level) context.options.level = *level;
-      context.options.sources["level"] = "flag --level";
-    }
-    auto inventory = probes::enumerate_all(context.options);
-    auto selection =
-        probes::select_devices(context.options.device, context.options.fallback, inventory);
-    if (!selection) {
-      std::cerr << "gauntlet conform: " << selection.error().describe() << "\n";
-      context.exit_code = kExitUsage;
-      return;
-    }
-    for (const auto& note : selection->notes) std::cerr << "gauntlet conform: " << note << "\n";
-    if (selection->devices.empty()) {
-      std::cerr << "gauntlet conform: no usable device. Devices here: "
-                << probes::describe_available(inventory) << "\n";
-      context.exit_code = kExitNoDevice;
-      return;
-    }
+    auto selected = select_for_command("conform", context);
+    if (!selected) return;
+    const auto& inventory = selected->inventory;
+    const auto* selection = &selected->selection;
     conformance::ConformanceOptions conf;
     conf.level = context.options.level;
     conf.filter = flags->filter;

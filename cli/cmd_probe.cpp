@@ -87,21 +87,10 @@ void add_probe_command(CLI::App& app, CommandContext& context) {
   auto json = std::make_shared<bool>(false);
   command->add_flag("--json", *json, "print JSON");
   command->callback([&context, json] {
-    auto inventory = probes::enumerate_all(context.options);
-    auto selection =
-        probes::select_devices(context.options.device, context.options.fallback, inventory);
-    if (!selection) {
-      std::cerr << "gauntlet probe: " << selection.error().describe() << "\n";
-      context.exit_code = kExitUsage;
-      return;
-    }
-    for (const auto& note : selection->notes) std::cerr << "gauntlet probe: " << note << "\n";
-    if (selection->devices.empty()) {
-      std::cerr << "gauntlet probe: no usable device. Devices here: "
-                << probes::describe_available(inventory) << "\n";
-      context.exit_code = kExitNoDevice;
-      return;
-    }
+    auto selected = select_for_command("probe", context);
+    if (!selected) return;
+    const auto& inventory = selected->inventory;
+    const auto* selection = &selected->selection;
     core::Json out{{"requested", context.options.device},
                    {"fell_back", selection->fell_back},
                    {"notes", selection->notes},

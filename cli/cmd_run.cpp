@@ -27,7 +27,6 @@ void install_stop_handlers() {
 }
 
 struct RunFlags {
-  std::string level;
   std::string out = "report.json";
   std::string format = "json";
   std::string model;
@@ -46,9 +45,7 @@ void add_run_command(CLI::App& app, CommandContext& context) {
       "decode engine per profile, and write the report of safe and unsafe configurations");
   add_device_flags(*command, context);
   auto flags = std::make_shared<RunFlags>();
-  command->add_option("--level", flags->level, "quick (default), standard or full; "
-                                                "GAUNTLET_LEVEL means the same")
-      ->check(CLI::IsMember({"quick", "standard", "full"}));
+  add_level_flag(*command, context);
   command->add_option("--out", flags->out, "the report file (default report.json); written "
                                             "atomically, with a journal beside it while running");
   command->add_option("--format", flags->format,
@@ -70,10 +67,6 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   command->callback([&context, flags] {
     harness::RunConfig config;
     config.options = context.options;
-    if (!flags->level.empty()) {
-      config.options.level = core::parse_level(flags->level).value();
-      config.options.sources["level"] = "flag --level";
-    }
     config.out = flags->out;
     config.format = reports::parse_format(flags->format).value();
     config.model_path = flags->model;

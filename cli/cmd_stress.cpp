@@ -12,7 +12,6 @@ namespace gauntlet::cli {
 namespace {
 
 struct StressFlags {
-  std::string level;
   double max_fraction = 0;
   bool json = false;
 };
@@ -60,32 +59,16 @@ void add_stress_command(CLI::App& app, CommandContext& context) {
                 "memtest-style patterns and bandwidth, each step in an isolated child");
   add_device_flags(*command, context);
   auto flags = std::make_shared<StressFlags>();
-  command->add_option("--level", flags->level, "quick (default), standard or full")
-      ->check(CLI::IsMember({"quick", "standard", "full"}));
+  add_level_flag(*command, context);
   command->add_option("--max-fraction", flags->max_fraction,
                       "largest share of device memory to occupy, in (0, 1]")
       ->check(CLI::Range(0.0, 1.0));
   command->add_flag("--json", flags->json, "print JSON");
   command->callback([&context, flags] {
-    if (!flags->level.empty()) {
-      context.options.level = core::parse_level(flags->level).value();
-      context.options.sources["level"] = "flag --level";
-    }
-    auto inventory = probes::enumerate_all(context.options);
-    auto selection =
-        probes::select_devices(context.options.device, context.options.fallback, inventory);
-    if (!selection) {
-      std::cerr << "gauntlet stress: " << selection.error().describe() << "\n";
-      context.exit_code = kExitUsage;
-      return;
-    }
-    for (const auto& note : selection->notes) std::cerr << "gauntlet stress: " << note << "\n";
-    if (selection->devices.empty()) {
-      std::cerr << "gauntlet stress: no usable device. Devices here: "
-                << probes::describe_available(inventory) << "\n";
-      context.exit_code = kExitNoDevice;
-      return;
-    }
+    auto selected = select_for_command("stress", context);
+    if (!selected) return;
+    const auto& inventory = selected->inventory;
+    const auto* selection = &selected->selection;
     stress::StressOptions options;
     options.level = context.options.level;
     options.max_fraction = flags->max_fraction;

@@ -3,7 +3,12 @@
 // probes/ or reports/ and leaves the process exit code in the context.
 #include <CLI/CLI.hpp>
 
+#include <optional>
+#include <string>
+
 #include "core/options.h"
+#include "probes/inventory.h"
+#include "probes/select.h"
 
 namespace gauntlet::cli {
 
@@ -20,6 +25,19 @@ struct CommandContext {
 
 // Adds --device and --fallback, bound to the context's options.
 void add_device_flags(CLI::App& command, CommandContext& context);
+// Adds --level (quick, standard, full), bound to the context's options.
+void add_level_flag(CLI::App& command, CommandContext& context);
+
+struct SelectedDevices {
+  probes::Inventory inventory;
+  probes::Selection selection;
+};
+
+// Enumerates every API and selects the devices the options name. When that fails, prints
+// "gauntlet <command>: <why>" with the devices that exist, sets the exit code (2 for a device
+// that is not there, 3 when none is usable) and returns nothing.
+std::optional<SelectedDevices> select_for_command(const std::string& command,
+                                                  CommandContext& context);
 
 void add_list_command(CLI::App& app, CommandContext& context);
 void add_probe_command(CLI::App& app, CommandContext& context);

@@ -1,3 +1,5 @@
+#include <iostream>
+
 #include "cli/commands.h"
 
 namespace gauntlet::cli {
@@ -24,6 +26,40 @@ void add_device_flags(CLI::App& command, CommandContext& context) {
           "stop with exit 2); GAUNTLET_FALLBACK means the same")
       ->check(CLI::IsMember({"host", "none"}))
       ->type_name("host|none");
+}
+
+void add_level_flag(CLI::App& command, CommandContext& context) {
+  command
+      .add_option_function<std::string>(
+          "--level",
+          [&context](const std::string& value) {
+            context.options.level = core::parse_level(value).value();
+            context.options.sources["level"] = "flag --level";
+          },
+          "quick (default), standard or full; GAUNTLET_LEVEL means the same")
+      ->check(CLI::IsMember({"quick", "standard", "full"}));
+}
+
+std::optional<SelectedDevices> select_for_command(const std::string& command,
+                                                  CommandContext& context) {
+  SelectedDevices found;
+  found.inventory = probes::enumerate_all(context.options);
+  auto selection =
+      probes::select_devices(context.options.device, context.options.fallback, found.inventory);
+  if (!selection) {
+    std::cerr << "gauntlet " << command << ": " << selection.error().describe() << "\n";
+    context.exit_code = kExitUsage;
+    return std::nullopt;
+  }
+  for (const auto& note : selection->notes) std::cerr << "gauntlet " << command << ": " << note << "\n";
+  if (selection->devices.empty()) {
+    std::cerr << "gauntlet " << command << ": no usable device. Devices here: "
+              << probes::describe_available(found.inventory) << "\n";
+    context.exit_code = kExitNoDevice;
+    return std::nullopt;
+  }
+  found.selection = std::move(*selection);
+  return found;
 }
 
 }  // namespace gauntlet::cli
