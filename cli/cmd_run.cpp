@@ -89,7 +89,7 @@ void add_run_command(CLI::App& app, CommandContext& context) {
     if (!outcome->rendered_path.empty()) std::cout << ", " << outcome->rendered_path.string();
     std::cout << (outcome->report.complete ? "" : " (incomplete: interrupted; --resume continues)")
               << "\n";
-    context.exit_code = outcome->exit_code;
+    context.exit_code = outcome->report.complete ? outcome->exit_code : kExitInterrupted;
   });
 }
 

@@ -17,6 +17,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailures = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitNoDevice = 3;
+inline constexpr int kExitInterrupted = 130;  // SIGINT/SIGTERM: an incomplete report was written
 
 struct CommandContext {
   core::Options options;

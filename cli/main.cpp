@@ -8,7 +8,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "gauntlet: what can this GPU really do, and which LLM decode configurations are safe on it?\n"
       "Exit codes: 0 all required checks passed, 1 failures found, 2 usage or input error,\n"
-      "3 no usable device."};
+      "3 no usable device, 130 run interrupted (an incomplete report was written)."};
   app.set_version_flag("--version", std::string(kVersion) + " (" + kGitRevision + ")");
   app.require_subcommand(1);
 

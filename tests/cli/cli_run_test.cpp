@@ -2,6 +2,7 @@
 // cases ask for, interruption and resume, simulation, and the CI gate of `report diff`.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -202,36 +203,41 @@ TEST(RunOnPocl, ASimulatedThirtyTwoKilobyteDeviceRefusesTheWholeVector) {
   EXPECT_NE((*whole)["reason"].get<std::string>().find(" > 32768"), std::string::npos);
 }
 
+// Starts `command` in its own process group (exec'd, so the pid is gauntlet's) and waits until
+// the journal beside `out` records conformance. Returns the pid, or -1 when it never did.
+pid_t start_and_wait_for_conformance(const std::string& command, const fs::path& journal) {
+  pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::execl("/bin/sh", "sh", "-c", ("exec " + command + " >/dev/null 2>&1").c_str(), nullptr);
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(journal);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find("\"conform:opencl:0\"") != std::string::npos) return pid;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(-pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  return -1;
+}
+
 TEST(RunOnPocl, AKilledRunResumesAndKeepsWhatItHad) {
   auto dir = fresh_dir("resume");
   const auto out = dir / "report.json";
   const auto journal = dir / "report.json.journal";
   const std::string command = gauntlet_exe() + " run --quiet --device opencl:0 --shape " +
                               kWideShape + " --out " + out.string();
-  pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    ::execl("/bin/sh", "sh", "-c", (command + " >/dev/null 2>&1").c_str(), nullptr);
-    ::_exit(127);
-  }
-  ::setpgid(pid, pid);
-  // Kill it once the conformance unit is journaled, before the run can finish.
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
-  std::string before;
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::ifstream in(journal);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (text.find("\"conform:opencl:0\"") != std::string::npos) {
-      before = text;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  pid_t pid = start_and_wait_for_conformance(command, journal);
+  ASSERT_GT(pid, 0) << "the journal never recorded conformance";
+  std::ifstream saved(journal);
+  std::string before((std::istreambuf_iterator<char>(saved)), std::istreambuf_iterator<char>());
   ::kill(-pid, SIGKILL);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  ASSERT_FALSE(before.empty()) << "the journal never recorded conformance";
+  ::waitpid(pid, nullptr, 0);
   EXPECT_FALSE(fs::exists(out)) << "no report may stand in for the unfinished run";
 
   auto again = run_command(command);
@@ -255,6 +261,28 @@ TEST(RunOnPocl, AKilledRunResumesAndKeepsWhatItHad) {
     EXPECT_EQ((*cl)["conformance"][i]["id"], saved_rows[i]["id"]);
     EXPECT_EQ((*cl)["conformance"][i]["duration_s"], saved_rows[i]["duration_s"]);
   }
+}
+
+TEST(RunOnPocl, SigtermWritesAnIncompleteReportThatResumeCompletes) {
+  auto dir = fresh_dir("sigterm");
+  const auto out = dir / "report.json";
+  const std::string command = gauntlet_exe() + " run --quiet --device opencl:0 --shape " +
+                              kWideShape + " --out " + out.string();
+  pid_t pid = start_and_wait_for_conformance(command, dir / "report.json.journal");
+  ASSERT_GT(pid, 0) << "the journal never recorded conformance";
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << status;
+  ASSERT_TRUE(fs::exists(out)) << "SIGTERM must leave a report";
+  auto partial = load(out);
+  EXPECT_FALSE(partial["complete"].get<bool>());
+  EXPECT_TRUE(fs::exists(dir / "report.json.journal"));
+
+  auto resumed = run_command(command + " --resume");
+  ASSERT_LE(resumed.exit_code, 1) << resumed.output;
+  EXPECT_TRUE(load(out)["complete"].get<bool>());
+  EXPECT_FALSE(fs::exists(dir / "report.json.journal"));
 }
 
 TEST(RunUsage, BadInputExitsTwoWithAClearMessage) {
