@@ -48,26 +48,12 @@ void add_conform_command(CLI::App& app, CommandContext& context) {
   command->callback([&context, flags] {
     auto selected = select_for_command("conform", context);
     if (!selected) return;
-    const auto& inventory = selected->inventory;
-    const auto* selection = &selected->selection;
     conformance::ConformanceOptions conf;
     conf.level = context.options.level;
     conf.filter = flags->filter;
-    core::Json out = core::Json::array();
-    bool all_ok = true;
-    for (const auto& id : selection->devices) {
-      const core::DeviceInfo* info = inventory.find(id);
-      if (info == nullptr) continue;
-      auto result = conformance::run_conformance(*info, context.options, conf);
-      all_ok = all_ok && core::all_passed(result.rows);
-      if (flags->json) {
-        out.push_back(result);
-      } else {
-        print_result(result);
-      }
-    }
-    if (flags->json) std::cout << out.dump(2) << "\n";
-    context.exit_code = all_ok ? kExitOk : kExitFailures;
+    measure_each_device<conformance::ConformanceResult>(
+        *selected, flags->json, context,
+        [&](const core::DeviceInfo& info) { return conformance::run_conformance(info, context.options, conf); }, print_result);
   });
 }
 

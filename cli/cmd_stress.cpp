@@ -67,8 +67,6 @@ void add_stress_command(CLI::App& app, CommandContext& context) {
   command->callback([&context, flags] {
     auto selected = select_for_command("stress", context);
     if (!selected) return;
-    const auto& inventory = selected->inventory;
-    const auto* selection = &selected->selection;
     stress::StressOptions options;
     options.level = context.options.level;
     options.max_fraction = flags->max_fraction;
@@ -76,21 +74,9 @@ void add_stress_command(CLI::App& app, CommandContext& context) {
         options.level == core::Level::quick ? 60 : options.level == core::Level::standard ? 180
                                                                                           : 600);
     options.progress = [](const std::string& line) { std::cerr << line << std::endl; };
-    core::Json out = core::Json::array();
-    bool all_ok = true;
-    for (const auto& id : selection->devices) {
-      const core::DeviceInfo* info = inventory.find(id);
-      if (info == nullptr) continue;
-      auto result = stress::run_stress(*info, context.options, options);
-      all_ok = all_ok && core::all_passed(result.rows);
-      if (flags->json) {
-        out.push_back(result);
-      } else {
-        print_result(result);
-      }
-    }
-    if (flags->json) std::cout << out.dump(2) << "\n";
-    context.exit_code = all_ok ? kExitOk : kExitFailures;
+    measure_each_device<stress::StressResult>(
+        *selected, flags->json, context,
+        [&](const core::DeviceInfo& info) { return stress::run_stress(info, context.options, options); }, print_result);
   });
 }
 

@@ -3,6 +3,7 @@
 // probes/ or reports/ and leaves the process exit code in the context.
 #include <CLI/CLI.hpp>
 
+#include <iostream>
 #include <optional>
 #include <string>
 
@@ -39,6 +40,28 @@ struct SelectedDevices {
 // that is not there, 3 when none is usable) and returns nothing.
 std::optional<SelectedDevices> select_for_command(const std::string& command,
                                                   CommandContext& context);
+
+// Measures each selected device in turn and prints each result, or all of them as one JSON
+// array; the exit code is 1 when any result holds a failed, errored, crashed or timed-out row.
+template <typename Result, typename Measure, typename Print>
+void measure_each_device(const SelectedDevices& selected, bool json, CommandContext& context,
+                         Measure measure, Print print) {
+  core::Json out = core::Json::array();
+  bool all_ok = true;
+  for (const auto& id : selected.selection.devices) {
+    const core::DeviceInfo* info = selected.inventory.find(id);
+    if (info == nullptr) continue;
+    Result result = measure(*info);
+    all_ok = all_ok && core::all_passed(result.rows);
+    if (json) {
+      out.push_back(result);
+    } else {
+      print(result);
+    }
+  }
+  if (json) std::cout << out.dump(2) << "\n";
+  context.exit_code = all_ok ? kExitOk : kExitFailures;
+}
 
 void add_list_command(CLI::App& app, CommandContext& context);
 void add_probe_command(CLI::App& app, CommandContext& context);
