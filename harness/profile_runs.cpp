@@ -37,7 +37,8 @@ core::Json check_to_json(const engine::device::CheckResult& r) {
                     {"host_tokens", r.host_tokens},           {"logits_nmse", r.logits_nmse},
                     {"nmse_bound", r.nmse_bound},             {"tok_s", r.tokens_per_second},
                     {"effective_gbps", r.effective_gbps},     {"peak_bytes", r.device_peak_bytes},
-                    {"planned_peak_bytes", r.planned_peak_bytes}, {"reason", r.reason}};
+                    {"planned_peak_bytes", r.planned_peak_bytes}, {"reason", r.reason},
+                    {"note", r.note}};
 }
 
 // One child: open the device and the model, run the items in order.
@@ -152,6 +153,7 @@ void apply_result(Candidate& c, const core::Json& r, const std::string& device, 
                      : kind == CheckKind::decode
                            ? "decoded and matched the host reference"
                            : "attention over a full KV cache matched the host reference";
+      if (!r.value("note", "").empty()) p.reason += "; " + r.value("note", "");
     } else {
       row.status = core::RowStatus::fail;
       row.reason = reason;

@@ -46,6 +46,9 @@ struct CheckResult {
   uint64_t device_peak_bytes = 0;
   uint64_t planned_peak_bytes = 0;  // planner steady state (weights + KV + activations)
   std::string reason;               // empty when it passed
+  // Set when the greedy tokens part at a near tie: the host's top two logits closer than the
+  // configuration's error scale (sqrt(NMSE bound) * RMS of the logits). Not a failure.
+  std::string note;
 };
 
 // Bytes one decode step reads: every weight once (one row of token_embd unless it is tied to the
