@@ -9,12 +9,12 @@
 //   Vulkan push constants        the parameter block
 //   Vulkan specialization ids    0, 1, 2 = workgroup size x, y, z; 3 + i = constants[i]
 //   OpenCL build options         -DNAME=value for each constant, and WG_X, WG_Y, WG_Z
-#include <array>
-#include <cstring>
-#include <atomic>
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <span>
@@ -68,16 +68,16 @@ struct KernelConstant {
 };
 
 struct KernelSource {
-  std::string name;                  // entry point (OpenCL kernel name; Vulkan uses "main")
-  std::string_view opencl_c;         // .cl text
-  std::span<const uint32_t> spirv;   // compiled .comp
-  HostKernelFn host;                 // the C++ reference, for the host backend
+  std::string name;                 // entry point (OpenCL kernel name; Vulkan uses "main")
+  std::string_view opencl_c;        // .cl text
+  std::span<const uint32_t> spirv;  // compiled .comp
+  HostKernelFn host;                // the C++ reference, for the host backend
   std::vector<KernelConstant> constants;
   std::array<uint32_t, 3> workgroup{64, 1, 1};
   uint32_t buffer_count = 0;
   uint32_t params_bytes = 0;
-  bool dynamic_local = false;        // OpenCL: a trailing __local argument
-  std::string build_options;         // extra OpenCL build options, e.g. "-cl-std=CL3.0"
+  bool dynamic_local = false;  // OpenCL: a trailing __local argument
+  std::string build_options;   // extra OpenCL build options, e.g. "-cl-std=CL3.0"
 };
 
 class Kernel {
@@ -94,7 +94,7 @@ class Kernel {
 
 struct DispatchArgs {
   std::vector<Buffer*> buffers;
-  std::span<const std::byte> params;  // the parameter block; its size must equal params_bytes
+  std::span<const std::byte> params;        // the parameter block; its size must equal params_bytes
   std::array<uint32_t, 3> groups{1, 1, 1};  // workgroups per dimension
   size_t dynamic_local_bytes = 0;
   // When set, the dispatch completes before returning and the device time lands here.

@@ -4,7 +4,6 @@
 // bandwidth measured in the same run. Devices: opencl:0 and vulkan:0 (GAUNTLET_BENCH_DEVICES to
 // change, e.g. "vulkan:0").
 #include <benchmark/benchmark.h>
-
 #include <unistd.h>
 
 #include <chrono>
@@ -87,7 +86,8 @@ void BM_Matvec(benchmark::State& state, const std::string& name, model::TensorTy
     std::vector<float> row(n_in);
     std::vector<std::byte> w(rb * n_out);
     for (uint32_t r = 0; r < n_out; ++r) {
-      for (uint32_t i = 0; i < n_in; ++i) row[i] = static_cast<float>((r * 31 + i * 7) % 17) / 17.0f - 0.5f;
+      for (uint32_t i = 0; i < n_in; ++i)
+        row[i] = static_cast<float>((r * 31 + i * 7) % 17) / 17.0f - 0.5f;
       model::quantize_row(type, row.data(), w.data() + r * rb, n_in);
     }
     auto wb = d.allocate(w.size()).value();
@@ -95,7 +95,8 @@ void BM_Matvec(benchmark::State& state, const std::string& name, model::TensorTy
     auto act = d.allocate((n_in + n_out) * sizeof(float)).value();
     std::vector<float> x(n_in + n_out, 0.25f);
     check(d.upload(*act, std::as_bytes(std::span(x))));
-    auto shape = model::parse_dims("n_embd=128,n_layer=1,n_head=1,n_ff=2816,n_vocab=32,context=8").value();
+    auto shape =
+        model::parse_dims("n_embd=128,n_layer=1,n_head=1,n_ff=2816,n_vocab=32,context=8").value();
     const auto cfg = device::default_config(d.info(), d.info().local_mem_size, shape, type);
     const auto v = device::effective_matvec(cfg);
     device::Ops ops(d);
@@ -103,7 +104,8 @@ void BM_Matvec(benchmark::State& state, const std::string& name, model::TensorTy
     check(d.finish());
     const int per = 8;
     for (auto _ : state) {
-      for (int i = 0; i < per; ++i) check(ops.matvec(*wb, type, v, n_in, n_out, *act, 0, n_in, device::kMatvecRows));
+      for (int i = 0; i < per; ++i)
+        check(ops.matvec(*wb, type, v, n_in, n_out, *act, 0, n_in, device::kMatvecRows));
       check(d.finish());
     }
     const double per_s = static_cast<double>(state.iterations()) * per;
@@ -149,8 +151,8 @@ void BM_Decode(benchmark::State& state, const std::string& name, model::TensorTy
       token = reference::argmax(s.decoder->step(token).value());
     }
     const uint32_t mid = (first + s.decoder->position()) / 2;
-    const double bytes = static_cast<double>(
-        device::bytes_read_per_token(shape, type, s.config.kv, mid));
+    const double bytes =
+        static_cast<double>(device::bytes_read_per_token(shape, type, s.config.kv, mid));
     state.counters["tok_per_s"] =
         benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
     state.counters["effective_GBps"] = benchmark::Counter(

@@ -1,7 +1,6 @@
 // Host (CPU reference) decode speed: tok/s of whole decode steps, and the matrix-vector product
 // per weight format. Models are synthetic, written once per run to a temporary file.
 #include <benchmark/benchmark.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -51,7 +50,8 @@ void BM_HostDecode(benchmark::State& state, const std::string& shape_name) {
   const auto format = kFormats[state.range(0)];
   auto& l = model_for(shape_name, format);
   const uint32_t context = 128;
-  auto decoder = reference::Decoder::create(l.model, {0, planner::KvPrecision::f32, context}).value();
+  auto decoder =
+      reference::Decoder::create(l.model, {0, planner::KvPrecision::f32, context}).value();
   int32_t token = 1;
   for (auto _ : state) {
     if (decoder->position() + 1 >= context) decoder->reset();
@@ -63,8 +63,8 @@ void BM_HostDecode(benchmark::State& state, const std::string& shape_name) {
     token = reference::argmax(*logits);
   }
   const uint64_t weights = planner::weight_bytes(l.model.shape, format);
-  state.counters["tok/s"] = benchmark::Counter(static_cast<double>(state.iterations()),
-                                               benchmark::Counter::kIsRate);
+  state.counters["tok/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["weight_GB/s"] = benchmark::Counter(
       static_cast<double>(weights) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
   state.counters["weight_MB"] = static_cast<double>(weights) / 1e6;
@@ -84,7 +84,8 @@ void BM_MatVec(benchmark::State& state) {
   }
   for (float& v : x) v = rng.uniform(-1, 1);
   for (auto _ : state) {
-    for (uint64_t r = 0; r < n_out; ++r) y[r] = model::dot_row(format, w.data() + r * rb, x.data(), n_in);
+    for (uint64_t r = 0; r < n_out; ++r)
+      y[r] = model::dot_row(format, w.data() + r * rb, x.data(), n_in);
     benchmark::DoNotOptimize(y.data());
   }
   state.SetBytesProcessed(static_cast<int64_t>(w.size()) * state.iterations());
@@ -93,8 +94,16 @@ void BM_MatVec(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(BM_HostDecode, test_tiny, std::string("test-tiny"))->DenseRange(0, 4)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_HostDecode, bench_110m, std::string("bench-110m"))->Arg(3)->Arg(4)->Unit(benchmark::kMillisecond)->MinTime(2.0)->UseRealTime();
+BENCHMARK_CAPTURE(BM_HostDecode, test_tiny, std::string("test-tiny"))
+    ->DenseRange(0, 4)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_HostDecode, bench_110m, std::string("bench-110m"))
+    ->Arg(3)
+    ->Arg(4)
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0)
+    ->UseRealTime();
 BENCHMARK(BM_MatVec)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -37,8 +37,9 @@ void print_result(const conformance::ConformanceResult& r) {
 
 void add_conform_command(CLI::App& app, CommandContext& context) {
   auto* command = app.add_subcommand(
-      "conform", "Verify dtypes, conversions, quantized formats, local memory and workgroups by "
-                 "running kernels, and give a verdict per feature");
+      "conform",
+      "Verify dtypes, conversions, quantized formats, local memory and workgroups by "
+      "running kernels, and give a verdict per feature");
   add_device_flags(*command, context);
   auto flags = std::make_shared<ConformFlags>();
   command->add_option("--filter", flags->filter,
@@ -53,7 +54,10 @@ void add_conform_command(CLI::App& app, CommandContext& context) {
     conf.filter = flags->filter;
     measure_each_device<conformance::ConformanceResult>(
         *selected, flags->json, context,
-        [&](const core::DeviceInfo& info) { return conformance::run_conformance(info, context.options, conf); }, print_result);
+        [&](const core::DeviceInfo& info) {
+          return conformance::run_conformance(info, context.options, conf);
+        },
+        print_result);
   });
 }
 

@@ -7,10 +7,10 @@
 
 #include "backends/catalog.h"
 #include "backends/host/host_device.h"
-#include "core/options.h"
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "core/json.h"
+#include "core/options.h"
 #include "engine/decode.h"
 
 namespace gauntlet::cli {
@@ -51,7 +51,8 @@ int decode(const DecodeArgs& a) {
   if (!device_id || device_id->api == core::Api::drm) {
     return fail("--device must be host, opencl:N or vulkan:N, not '" + a.device + "'", kExitUsage);
   }
-  if (a.model.empty() == a.shape.empty()) return fail("give exactly one of --model and --shape", kExitUsage);
+  if (a.model.empty() == a.shape.empty())
+    return fail("give exactly one of --model and --shape", kExitUsage);
   engine::DecodeRequest r;
   r.model_path = a.model;
   if (!a.shape.empty()) {
@@ -86,23 +87,24 @@ int decode(const DecodeArgs& a) {
   auto options = core::Options::from_environment();
   if (!options) return fail(options.error().message, kExitUsage);
   auto device = backends::open(*device_id, *options);
-  if (!device) return fail("cannot open " + a.device + ": " + device.error().message, kExitFailures);
+  if (!device)
+    return fail("cannot open " + a.device + ": " + device.error().message, kExitFailures);
   auto rep = engine::run_decode(r, **device);
   if (!rep) {
-    return fail(rep.error().message,
-                rep.error().kind == core::ErrorKind::invalid_argument ||
-                        rep.error().kind == core::ErrorKind::not_found
-                    ? kExitUsage
-                    : kExitFailures);
+    return fail(rep.error().message, rep.error().kind == core::ErrorKind::invalid_argument ||
+                                             rep.error().kind == core::ErrorKind::not_found
+                                         ? kExitUsage
+                                         : kExitFailures);
   }
-  if (dump.is_open() && !dump.flush()) return fail("writing '" + a.dump + "' failed", kExitFailures);
+  if (dump.is_open() && !dump.flush())
+    return fail("writing '" + a.dump + "' failed", kExitFailures);
   if (a.json) {
     std::cout << rep->to_json().dump(2) << "\n";
     return kExitOk;
   }
-  std::cout << "model   " << rep->shape.name << " " << engine::model::to_string(rep->format)
-            << " (" << format_bytes(rep->plan.weights) << " of weights) on " << rep->device
-            << ", context " << rep->context << "\n";
+  std::cout << "model   " << rep->shape.name << " " << engine::model::to_string(rep->format) << " ("
+            << format_bytes(rep->plan.weights) << " of weights) on " << rep->device << ", context "
+            << rep->context << "\n";
   std::cout << "tokens ";
   for (int32_t t : rep->generated) std::cout << " " << t;
   std::cout << "\n";
@@ -120,8 +122,9 @@ int decode(const DecodeArgs& a) {
 
 void add_decode_command(CLI::App& app, CommandContext& context) {
   auto a = std::make_shared<DecodeArgs>();
-  auto* cmd = app.add_subcommand("decode", "Greedy decode of a llama model on a device: tokens, "
-                                           "tok/s and peak memory");
+  auto* cmd = app.add_subcommand("decode",
+                                 "Greedy decode of a llama model on a device: tokens, "
+                                 "tok/s and peak memory");
   cmd->add_option("--model", a->model, "a GGUF file");
   cmd->add_option("--shape", a->shape, "a synthetic model of this preset shape instead");
   cmd->add_option("--format", a->format, "the synthetic model's format (default q8_0)");

@@ -18,8 +18,7 @@ void print_list(const probes::Inventory& inventory) {
                        format_bytes(view.global_mem_size), format_bytes(view.local_mem_size),
                        view.driver_name.empty() ? view.driver_version
                                                 : view.driver_name + " " + view.driver_version,
-                       physical.key,
-                       view.usable ? "usable" : "unusable: " + view.unusable_reason});
+                       physical.key, view.usable ? "usable" : "unusable: " + view.unusable_reason});
     }
   }
   std::cout << format_table(table);
@@ -36,8 +35,9 @@ void print_list(const probes::Inventory& inventory) {
 }  // namespace
 
 void add_list_command(CLI::App& app, CommandContext& context) {
-  auto* command = app.add_subcommand("list", "List every device found through OpenCL, Vulkan, DRM "
-                                             "and the host, one physical device per group");
+  auto* command = app.add_subcommand("list",
+                                     "List every device found through OpenCL, Vulkan, DRM "
+                                     "and the host, one physical device per group");
   auto json = std::make_shared<bool>(false);
   command->add_flag("--json", *json, "print JSON instead of a table");
   command->callback([&context, json] {

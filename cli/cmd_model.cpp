@@ -28,19 +28,20 @@ int fail(const std::string& message, int code) {
 }
 
 int make_model(const MakeArgs& a) {
-  if (a.shape.empty() == a.dims.empty()) return fail("give exactly one of --shape and --dims", kExitUsage);
+  if (a.shape.empty() == a.dims.empty())
+    return fail("give exactly one of --shape and --dims", kExitUsage);
   auto format = engine::model::parse_tensor_type(a.format);
   if (!format) {
     return fail("unknown format '" + a.format + "' (f32, f16, bf16, q8_0, q4_0)", kExitUsage);
   }
-  auto shape = a.shape.empty() ? engine::model::parse_dims(a.dims)
-                               : engine::model::preset_shape(a.shape);
+  auto shape =
+      a.shape.empty() ? engine::model::parse_dims(a.dims) : engine::model::preset_shape(a.shape);
   if (!shape) return fail(shape.error().message, kExitUsage);
   auto status = engine::model::write_synthetic_model(*shape, *format, a.seed, a.out, a.force);
   if (!status) {
-    return fail(status.error().message,
-                status.error().kind == core::ErrorKind::invalid_argument ? kExitUsage
-                                                                         : kExitFailures);
+    return fail(status.error().message, status.error().kind == core::ErrorKind::invalid_argument
+                                            ? kExitUsage
+                                            : kExitFailures);
   }
   std::cout << "wrote " << a.out << ": " << shape->name << " " << engine::model::to_string(*format)
             << ", " << engine::model::parameter_count(*shape) << " parameters, "
@@ -74,12 +75,12 @@ int model_info(const std::string& path, bool json) {
     j["tensor_bytes"] = bytes;
     j["parameters"] = params;
     j["bytes_per_type"] = bytes_per_type;
-    j["shape"] = {{"n_embd", s.n_embd},       {"n_layer", s.n_layer},
-                  {"n_head", s.n_head},       {"n_head_kv", s.n_head_kv},
-                  {"head_dim", s.head_dim()}, {"n_ff", s.n_ff},
-                  {"n_vocab", s.n_vocab},     {"context", s.context},
+    j["shape"] = {{"n_embd", s.n_embd},        {"n_layer", s.n_layer},
+                  {"n_head", s.n_head},        {"n_head_kv", s.n_head_kv},
+                  {"head_dim", s.head_dim()},  {"n_ff", s.n_ff},
+                  {"n_vocab", s.n_vocab},      {"context", s.context},
                   {"rope_dim", s.rope_dims()}, {"rope_freq_base", s.rope_freq_base},
-                  {"rms_eps", s.rms_eps},     {"tied_output", s.tied_output}};
+                  {"rms_eps", s.rms_eps},      {"tied_output", s.tied_output}};
     j["tensors"] = core::OrderedJson::array();
     for (const auto& t : info.tensors) {
       j["tensors"].push_back({{"name", t.name},
@@ -111,7 +112,8 @@ int model_info(const std::string& path, bool json) {
 }  // namespace
 
 void add_model_command(CLI::App& app, CommandContext& context) {
-  auto* model = app.add_subcommand("model", "Make synthetic GGUF models and show what a GGUF holds");
+  auto* model =
+      app.add_subcommand("model", "Make synthetic GGUF models and show what a GGUF holds");
   model->require_subcommand(1);
 
   auto make = std::make_shared<MakeArgs>();
@@ -130,7 +132,8 @@ void add_model_command(CLI::App& app, CommandContext& context) {
 
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  auto* info = model->add_subcommand("info", "Shapes, formats, bytes and parameter count of a GGUF");
+  auto* info =
+      model->add_subcommand("info", "Shapes, formats, bytes and parameter count of a GGUF");
   info->add_option("file", *path, "the GGUF file")->required();
   info->add_flag("--json", *json, "print JSON");
   info->callback([&context, path, json] { context.exit_code = model_info(*path, *json); });

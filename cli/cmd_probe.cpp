@@ -52,25 +52,27 @@ void print_device(const core::DeviceInfo& d, const core::Row& smoke) {
   auto yes = [](bool b) { return b ? "yes" : "no"; };
   std::vector<std::vector<std::string>> table{
       {d.id.to_string(), d.name},
-      {"  vendor", d.vendor + " (0x" + [&] {
-         char hex[16];
-         std::snprintf(hex, sizeof hex, "%04x", d.vendor_id);
-         return std::string(hex);
-       }() + ")"},
+      {"  vendor", d.vendor + " (0x" +
+                       [&] {
+                         char hex[16];
+                         std::snprintf(hex, sizeof hex, "%04x", d.vendor_id);
+                         return std::string(hex);
+                       }() +
+                       ")"},
       {"  driver", d.driver_name + " " + d.driver_version},
       {"  api version", d.api_version},
       {"  type", d.device_type},
       {"  pci bus id", d.pci_bus_id.value_or("-")},
       {"  global memory", format_bytes(d.global_mem_size)},
       {"  largest allocation", format_bytes(d.max_mem_alloc_size)},
-      {"  local memory", format_bytes(d.local_mem_size) + " (" + std::to_string(d.local_mem_size) +
-                             " bytes)"},
+      {"  local memory",
+       format_bytes(d.local_mem_size) + " (" + std::to_string(d.local_mem_size) + " bytes)"},
       {"  max workgroup size", std::to_string(d.max_work_group_size)},
-      {"  fp16 storage / arithmetic", std::string(yes(f.fp16_storage)) + " / " +
-                                          yes(f.fp16_arithmetic)},
+      {"  fp16 storage / arithmetic",
+       std::string(yes(f.fp16_storage)) + " / " + yes(f.fp16_arithmetic)},
       {"  bf16, fp64", std::string(yes(f.bf16)) + ", " + yes(f.fp64)},
-      {"  int8 storage / arithmetic", std::string(yes(f.int8_storage)) + " / " +
-                                          yes(f.int8_arithmetic)},
+      {"  int8 storage / arithmetic",
+       std::string(yes(f.int8_storage)) + " / " + yes(f.int8_arithmetic)},
       {"  integer dot product", yes(f.integer_dot_product)},
       {"  saxpy", std::string(core::to_string(smoke.status)) +
                       (smoke.reason.empty() ? "" : ": " + smoke.reason)},

@@ -46,17 +46,20 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   add_device_flags(*command, context);
   auto flags = std::make_shared<RunFlags>();
   add_level_flag(*command, context);
-  command->add_option("--out", flags->out, "the report file (default report.json); written "
-                                            "atomically, with a journal beside it while running");
-  command->add_option("--format", flags->format,
-                      "json (default), text, md, html or junit; for other than json the JSON "
-                      "report is written beside --out with a .json extension")
+  command->add_option("--out", flags->out,
+                      "the report file (default report.json); written "
+                      "atomically, with a journal beside it while running");
+  command
+      ->add_option("--format", flags->format,
+                   "json (default), text, md, html or junit; for other than json the JSON "
+                   "report is written beside --out with a .json extension")
       ->check(CLI::IsMember({"json", "text", "md", "markdown", "html", "junit"}));
   auto* model = command->add_option("--model", flags->model, "a GGUF model to plan and decode");
-  command->add_option("--shape", flags->shape,
-                      "a synthetic model of a preset shape, or dims such as "
-                      "n_embd=128,n_layer=2,n_head=2,n_ff=11008,n_vocab=256,context=4096 (see "
-                      "`gauntlet model make --help`); default: the built-in quick model")
+  command
+      ->add_option("--shape", flags->shape,
+                   "a synthetic model of a preset shape, or dims such as "
+                   "n_embd=128,n_layer=2,n_head=2,n_ff=11008,n_vocab=256,context=4096 (see "
+                   "`gauntlet model make --help`); default: the built-in quick model")
       ->excludes(model);
   command->add_option("--simulate", flags->simulate,
                       "clamp device limits to a target device: a JSON file, or a preset: "

@@ -27,8 +27,8 @@ void print_result(const stress::StressResult& r) {
       {r.device, ""},
       {"  safe budget", format_bytes(r.safe_budget_bytes) + " (bound by " + r.bound_by + ")"},
       {"  margin", format_bytes(r.margin_bytes) + " (" + r.margin_rule + ")"},
-      {"  largest allocation", format_bytes(r.max_single_alloc_verified_bytes) + " (" +
-                                   r.max_single_alloc_bound_by + ")"},
+      {"  largest allocation",
+       format_bytes(r.max_single_alloc_verified_bytes) + " (" + r.max_single_alloc_bound_by + ")"},
       {"  copy / read / write", gbps(r.copy_bandwidth_gbps) + " / " + gbps(r.read_bandwidth_gbps) +
                                     " / " + gbps(r.write_bandwidth_gbps)},
       {"  host->device / device->host", gbps(r.h2d_gbps) + " / " + gbps(r.d2h_gbps)},
@@ -55,13 +55,15 @@ void print_result(const stress::StressResult& r) {
 
 void add_stress_command(CLI::App& app, CommandContext& context) {
   auto* command = app.add_subcommand(
-      "stress", "Graduated memory stress: verified largest allocation, safe memory budget, "
-                "memtest-style patterns and bandwidth, each step in an isolated child");
+      "stress",
+      "Graduated memory stress: verified largest allocation, safe memory budget, "
+      "memtest-style patterns and bandwidth, each step in an isolated child");
   add_device_flags(*command, context);
   auto flags = std::make_shared<StressFlags>();
   add_level_flag(*command, context);
-  command->add_option("--max-fraction", flags->max_fraction,
-                      "largest share of device memory to occupy, in (0, 1]")
+  command
+      ->add_option("--max-fraction", flags->max_fraction,
+                   "largest share of device memory to occupy, in (0, 1]")
       ->check(CLI::Range(0.0, 1.0));
   command->add_flag("--json", flags->json, "print JSON");
   command->callback([&context, flags] {
@@ -70,13 +72,16 @@ void add_stress_command(CLI::App& app, CommandContext& context) {
     stress::StressOptions options;
     options.level = context.options.level;
     options.max_fraction = flags->max_fraction;
-    options.limits.timeout = std::chrono::seconds(
-        options.level == core::Level::quick ? 60 : options.level == core::Level::standard ? 180
-                                                                                          : 600);
+    options.limits.timeout = std::chrono::seconds(options.level == core::Level::quick      ? 60
+                                                  : options.level == core::Level::standard ? 180
+                                                                                           : 600);
     options.progress = [](const std::string& line) { std::cerr << line << std::endl; };
     measure_each_device<stress::StressResult>(
         *selected, flags->json, context,
-        [&](const core::DeviceInfo& info) { return stress::run_stress(info, context.options, options); }, print_result);
+        [&](const core::DeviceInfo& info) {
+          return stress::run_stress(info, context.options, options);
+        },
+        print_result);
   });
 }
 

@@ -2,7 +2,6 @@
 // Each subcommand registers itself on the app; its callback does the work through harness/,
 // probes/ or reports/ and leaves the process exit code in the context.
 #include <CLI/CLI.hpp>
-
 #include <iostream>
 #include <optional>
 #include <string>

@@ -19,7 +19,8 @@ void add_device_flags(CLI::App& command, CommandContext& context) {
       .add_option_function<std::string>(
           "--fallback",
           [&context](const std::string& value) {
-            context.options.fallback = value == "host" ? core::Fallback::host : core::Fallback::none;
+            context.options.fallback =
+                value == "host" ? core::Fallback::host : core::Fallback::none;
             context.options.sources["fallback"] = "flag --fallback";
           },
           "what runs when the device asked for is absent or unusable: host, or none (default: "
@@ -51,10 +52,12 @@ std::optional<SelectedDevices> select_for_command(const std::string& command,
     context.exit_code = kExitUsage;
     return std::nullopt;
   }
-  for (const auto& note : selection->notes) std::cerr << "gauntlet " << command << ": " << note << "\n";
+  for (const auto& note : selection->notes)
+    std::cerr << "gauntlet " << command << ": " << note << "\n";
   if (selection->devices.empty()) {
-    std::cerr << "gauntlet " << command << ": no usable device. Devices here: "
-              << probes::describe_available(found.inventory) << "\n";
+    std::cerr << "gauntlet " << command
+              << ": no usable device. Devices here: " << probes::describe_available(found.inventory)
+              << "\n";
     context.exit_code = kExitNoDevice;
     return std::nullopt;
   }

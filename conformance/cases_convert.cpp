@@ -32,10 +32,17 @@ Status cvt_host(const backends::HostInvocation& call) {
   auto out_f = call.buffer<float>(3);
   for (uint32_t i = 0; i < p.n; ++i) {
     switch (p.op) {
-      case f32_to_f16: out_h[i] = core::f32_to_f16(in_f[i]); break;
-      case f16_to_f32: out_f[i] = core::f16_to_f32(in_h[i]); break;
-      case f32_to_bf16: out_h[i] = core::f32_to_bf16(in_f[i]); break;
-      default: out_f[i] = core::bf16_to_f32(in_h[i]);
+      case f32_to_f16:
+        out_h[i] = core::f32_to_f16(in_f[i]);
+        break;
+      case f16_to_f32:
+        out_f[i] = core::f16_to_f32(in_h[i]);
+        break;
+      case f32_to_bf16:
+        out_h[i] = core::f32_to_bf16(in_f[i]);
+        break;
+      default:
+        out_f[i] = core::bf16_to_f32(in_h[i]);
     }
   }
   return Status::ok();
@@ -56,19 +63,33 @@ uint16_t f32_to_f16_rtz(float value) {
 
 std::vector<float> f32_inputs(const CaseContext& ctx, uint64_t seed, bool bf16) {
   const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> v = {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(),
-                          1.0f, -1.0f, std::numeric_limits<float>::denorm_min(),
+  std::vector<float> v = {0.0f,
+                          -0.0f,
+                          inf,
+                          -inf,
+                          std::numeric_limits<float>::quiet_NaN(),
+                          1.0f,
+                          -1.0f,
+                          std::numeric_limits<float>::denorm_min(),
                           -std::numeric_limits<float>::min()};
   if (!bf16) {
     const float edges[] = {
-        65504.0f, 65519.99f, 65520.0f, -65520.0f, 1e6f,
-        std::ldexp(1.0f, -14), std::ldexp(1.0f, -24), std::ldexp(1.0f, -25),
-        std::ldexp(3.0f, -26), std::ldexp(1.0f, -26), std::ldexp(1023.0f, -24),
-        1.0f + std::ldexp(1.0f, -11),       // tie: rounds down to even 1.0
-        1.0f + std::ldexp(3.0f, -11),       // tie: rounds up to even
+        65504.0f,
+        65519.99f,
+        65520.0f,
+        -65520.0f,
+        1e6f,
+        std::ldexp(1.0f, -14),
+        std::ldexp(1.0f, -24),
+        std::ldexp(1.0f, -25),
+        std::ldexp(3.0f, -26),
+        std::ldexp(1.0f, -26),
+        std::ldexp(1023.0f, -24),
+        1.0f + std::ldexp(1.0f, -11),  // tie: rounds down to even 1.0
+        1.0f + std::ldexp(3.0f, -11),  // tie: rounds up to even
         -(1.0f + std::ldexp(1.0f, -11)),
-        std::ldexp(1.0f, -24) * 1.5f,       // tie between subnormals 1 and 2: to 2
-        std::ldexp(1.0f, -24) * 2.5f,       // tie between 2 and 3: to 2
+        std::ldexp(1.0f, -24) * 1.5f,  // tie between subnormals 1 and 2: to 2
+        std::ldexp(1.0f, -24) * 2.5f,  // tie between 2 and 3: to 2
     };
     v.insert(v.end(), std::begin(edges), std::end(edges));
   } else {
@@ -154,8 +175,8 @@ core::Row run_cvt(CaseContext& ctx, const backends::Kernel& dev, const backends:
     KernelRun run;
     run.buffers = {to_bytes(in_f), to_bytes(in_h), Bytes(n * 2), Bytes(n * 4)};
     run.is_output = {false, false, true, true};
-    run.params = to_bytes(std::vector<EwParams>{
-        {static_cast<uint32_t>(n), op, 1, fault_code(ctx, id)}});
+    run.params =
+        to_bytes(std::vector<EwParams>{{static_cast<uint32_t>(n), op, 1, fault_code(ctx, id)}});
     const uint32_t items = static_cast<uint32_t>(ctx.is_vulkan() ? n / 2 : n);
     run.groups = {(items + 63) / 64, 1, 1};
     KernelRun ref = run;
@@ -215,9 +236,12 @@ std::vector<core::Row> run_convert(CaseContext& ctx) {
   auto dev = ctx.device.build(s);
   auto host = ctx.host.build(s);
   for (uint32_t op : ops) {
-    if (!dev) rows.push_back(error_row(ctx, kNames[op], dev.error()));
-    else if (!host) rows.push_back(error_row(ctx, kNames[op], host.error()));
-    else rows.push_back(run_cvt(ctx, **dev, **host, op, kNames[op]));
+    if (!dev)
+      rows.push_back(error_row(ctx, kNames[op], dev.error()));
+    else if (!host)
+      rows.push_back(error_row(ctx, kNames[op], host.error()));
+    else
+      rows.push_back(run_cvt(ctx, **dev, **host, op, kNames[op]));
   }
   return rows;
 }

@@ -52,9 +52,7 @@ struct F16N : F16E {
   static A round(A a) { return core::f16_to_f32(core::f32_to_f16(a)); }
   static A add(A x, A y) { return round(x + y); }
   static A mul(A x, A y) { return round(x * y); }
-  static A fma(A x, A y, A z) {
-    return round(static_cast<float>(static_cast<double>(x) * y + z));
-  }
+  static A fma(A x, A y, A z) { return round(static_cast<float>(static_cast<double>(x) * y + z)); }
 };
 struct BF16E : F32 {
   using S = uint16_t;
@@ -84,11 +82,21 @@ Status ew_host(const backends::HostInvocation& call) {
   for (uint32_t i = 0; i < p.n; ++i) {
     typename T::A r{};
     switch (p.op) {
-      case op_copy: out[i] = a[i]; continue;
-      case op_add: r = T::add(T::load(a[i]), T::load(b[i])); break;
-      case op_mul: r = T::mul(T::load(a[i]), T::load(b[i])); break;
-      case op_fma: r = T::fma(T::load(a[i]), T::load(b[i]), T::load(c[i])); break;
-      case kUnfusedFma: r = T::add(T::mul(T::load(a[i]), T::load(b[i])), T::load(c[i])); break;
+      case op_copy:
+        out[i] = a[i];
+        continue;
+      case op_add:
+        r = T::add(T::load(a[i]), T::load(b[i]));
+        break;
+      case op_mul:
+        r = T::mul(T::load(a[i]), T::load(b[i]));
+        break;
+      case op_fma:
+        r = T::fma(T::load(a[i]), T::load(b[i]), T::load(c[i]));
+        break;
+      case kUnfusedFma:
+        r = T::add(T::mul(T::load(a[i]), T::load(b[i])), T::load(c[i]));
+        break;
       default:
         for (uint32_t j = 0; j < p.k; ++j) r = T::add(r, T::load(a[size_t{i} * p.k + j]));
     }
@@ -103,8 +111,8 @@ struct TypeCase {
   const char* cl_name;
   std::span<const uint32_t> spirv;
   backends::HostKernelFn host;
-  size_t size;            // bytes per element
-  uint32_t per_item_vk;   // values per invocation in the Vulkan kernel
+  size_t size;           // bytes per element
+  uint32_t per_item_vk;  // values per invocation in the Vulkan kernel
   bool has_reduce = true;
 };
 
@@ -263,8 +271,12 @@ core::Row run_op(CaseContext& ctx, const TypeCase& t, const backends::Kernel& de
         for (size_t i = 1; i < outputs; ++i) {
           if (std::abs(a[i] - e[i]) > std::abs(a[worst] - e[worst])) worst = i;
         }
-        Mismatch m{worst, {}, text_at(t, want, worst), text_at(t, got, worst),
-                   "nmse " + std::to_string(err) + " > " + std::to_string(nmse_bound(t)), seed};
+        Mismatch m{worst,
+                   {},
+                   text_at(t, want, worst),
+                   text_at(t, got, worst),
+                   "nmse " + std::to_string(err) + " > " + std::to_string(nmse_bound(t)),
+                   seed};
         return row_with(ctx, id, RowStatus::fail, describe(m));
       }
       continue;
@@ -276,7 +288,8 @@ core::Row run_op(CaseContext& ctx, const TypeCase& t, const backends::Kernel& de
       const uint64_t ulp = exact ? 0 : ulp_at(t, want, got, i);
       // A copy must keep the bits; arithmetic may differ by the declared ULPs.
       if (!exact && (op == op_copy || ulp > bound)) {
-        Mismatch m{i, {},
+        Mismatch m{i,
+                   {},
                    text_at(t, want, i) +
                        (two_refs ? " or, unfused, " + text_at(t, unfused.buffers[3], i) : ""),
                    text_at(t, got, i),
@@ -285,7 +298,8 @@ core::Row run_op(CaseContext& ctx, const TypeCase& t, const backends::Kernel& de
                    seed};
         const char* names[] = {"a", "b", "c"};
         const int inputs = op == op_copy ? 1 : op == op_fma ? 3 : 2;
-        for (int b = 0; b < inputs; ++b) m.inputs.emplace_back(names[b], text_at(t, run.buffers[b], i));
+        for (int b = 0; b < inputs; ++b)
+          m.inputs.emplace_back(names[b], text_at(t, run.buffers[b], i));
         return row_with(ctx, id, RowStatus::fail, describe(m));
       }
       worst_ulp = std::max(worst_ulp, ulp);
@@ -324,7 +338,8 @@ std::string not_claimed(const CaseContext& ctx, const TypeCase& t) {
     return ctx.is_vulkan() ? "shaderFloat64 not claimed" : "cl_khr_fp64 not claimed";
   }
   if (t.cl_name == std::string("ew_f16n")) {
-    if (!f.fp16_arithmetic) return ctx.is_vulkan() ? "shaderFloat16 not claimed" : "cl_khr_fp16 not claimed";
+    if (!f.fp16_arithmetic)
+      return ctx.is_vulkan() ? "shaderFloat16 not claimed" : "cl_khr_fp16 not claimed";
     if (ctx.is_vulkan() && !f.fp16_storage) return "storageBuffer16BitAccess not claimed";
   }
   return {};
@@ -340,7 +355,8 @@ std::vector<core::Row> run_dtype(CaseContext& ctx) {
     }
     if (ops.empty()) continue;
     if (auto why = not_claimed(ctx, t); !why.empty()) {
-      for (const auto& [op, id] : ops) rows.push_back(row_with(ctx, id, RowStatus::unsupported, why));
+      for (const auto& [op, id] : ops)
+        rows.push_back(row_with(ctx, id, RowStatus::unsupported, why));
       continue;
     }
     auto source = source_for(ctx, t);
@@ -358,11 +374,12 @@ std::vector<core::Row> run_dtype(CaseContext& ctx) {
   }
   // Native bf16 arithmetic (VK_KHR_shader_bfloat16, cl_intel_bfloat16_*) has no kernel here.
   if (ctx.wants("conform.bf16.native")) {
-    rows.push_back(ctx.claimed.features.bf16
-                       ? row_with(ctx, "conform.bf16.native", RowStatus::skipped,
-                                  "native bf16 is claimed, but this build has no native bf16 kernel")
-                       : row_with(ctx, "conform.bf16.native", RowStatus::unsupported,
-                                  "native bf16 arithmetic not claimed"));
+    rows.push_back(
+        ctx.claimed.features.bf16
+            ? row_with(ctx, "conform.bf16.native", RowStatus::skipped,
+                       "native bf16 is claimed, but this build has no native bf16 kernel")
+            : row_with(ctx, "conform.bf16.native", RowStatus::unsupported,
+                       "native bf16 arithmetic not claimed"));
   }
   return rows;
 }

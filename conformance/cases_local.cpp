@@ -106,8 +106,8 @@ core::Row size_row(CaseContext& ctx, const Form& form, const std::string& id, ui
                        form.limit_name + ") was refused: " + a.detail);
   } else if (a.kind == Attempt::wrong) {
     row = row_with(ctx, id, RowStatus::fail,
-                   "local memory " + std::to_string(bytes) + " of " + std::to_string(limit) +
-                       " (" + form.limit_name + "): " + a.detail);
+                   "local memory " + std::to_string(bytes) + " of " + std::to_string(limit) + " (" +
+                       form.limit_name + "): " + a.detail);
   }
   row.metrics["bytes"] = bytes;
   row.metrics["limit"] = limit;
@@ -118,8 +118,8 @@ core::Row size_row(CaseContext& ctx, const Form& form, const std::string& id, ui
 core::Row over_row(CaseContext& ctx, const Form& form, const std::string& id, uint64_t bytes,
                    uint64_t limit, uint32_t group) {
   Attempt a = attempt(ctx, form, bytes, group);
-  const std::string what = "local memory " + std::to_string(bytes) + " > " +
-                           std::to_string(limit) + " (" + form.limit_name + ")";
+  const std::string what = "local memory " + std::to_string(bytes) + " > " + std::to_string(limit) +
+                           " (" + form.limit_name + ")";
   core::Row row = a.kind == Attempt::refused
                       ? row_with(ctx, id, RowStatus::unsupported, what + ": refused: " + a.detail)
                       : row_with(ctx, id, RowStatus::fail,
@@ -135,8 +135,8 @@ core::Row over_row(CaseContext& ctx, const Form& form, const std::string& id, ui
 std::vector<core::Row> run_local(CaseContext& ctx) {
   std::vector<core::Row> rows;
   const uint64_t limit = ctx.claimed.local_mem_size;
-  const uint32_t group = static_cast<uint32_t>(
-      std::clamp<uint64_t>(ctx.claimed.max_work_group_size, 1, kGroup));
+  const uint32_t group =
+      static_cast<uint32_t>(std::clamp<uint64_t>(ctx.claimed.max_work_group_size, 1, kGroup));
   std::vector<Form> forms;
   if (ctx.is_vulkan()) {
     forms = {{"vulkan_shared", "maxComputeSharedMemorySize"}};
@@ -172,12 +172,15 @@ std::vector<core::Row> run_local(CaseContext& ctx) {
       const uint64_t step = ctx.is_vulkan() ? 4 : 1;
       while (hi - lo > std::max<uint64_t>(step, limit / 256)) {
         const uint64_t mid = (lo + (hi - lo) / 2) / step * step;
-        if (attempt(ctx, form, mid, group).kind == Attempt::ok) lo = mid; else hi = mid;
+        if (attempt(ctx, form, mid, group).kind == Attempt::ok)
+          lo = mid;
+        else
+          hi = mid;
       }
-      core::Row row = row_with(ctx, prefix + "largest", RowStatus::fail,
-                               "the advertised " + std::to_string(limit) + " bytes (" +
-                                   form.limit_name + ") fail; the largest that works is about " +
-                                   std::to_string(lo) + " bytes");
+      core::Row row =
+          row_with(ctx, prefix + "largest", RowStatus::fail,
+                   "the advertised " + std::to_string(limit) + " bytes (" + form.limit_name +
+                       ") fail; the largest that works is about " + std::to_string(lo) + " bytes");
       row.metrics["bytes"] = lo;
       row.metrics["limit"] = limit;
       row.metrics["form"] = form.name;

@@ -110,8 +110,8 @@ core::Row run_dot4(CaseContext& ctx, const std::string& id, bool with_extension)
       if (want[i] != got[i]) {
         char packed[64];
         std::snprintf(packed, sizeof packed, "0x%08x", a[i]);
-        Mismatch m{i, {{"a", packed}}, std::to_string(want[i]), std::to_string(got[i]),
-                   "exact", seed};
+        Mismatch m{i,   {{"a", packed}}, std::to_string(want[i]), std::to_string(got[i]), "exact",
+                   seed};
         std::snprintf(packed, sizeof packed, "0x%08x", b[i]);
         m.inputs.emplace_back("b", packed);
         m.inputs.emplace_back("acc", std::to_string(acc[i]));
@@ -124,8 +124,8 @@ core::Row run_dot4(CaseContext& ctx, const std::string& id, bool with_extension)
   return row;
 }
 
-core::Row run_dequant(CaseContext& ctx, const backends::Kernel& dev,
-                      const backends::Kernel& host, uint32_t op, const std::string& id) {
+core::Row run_dequant(CaseContext& ctx, const backends::Kernel& dev, const backends::Kernel& host,
+                      uint32_t op, const std::string& id) {
   const size_t block = op == 0 ? 34 : 18;
   const uint32_t blocks = static_cast<uint32_t>(std::max<size_t>(ctx.elements() / 32, 4));
   const uint32_t n = blocks * 32;
@@ -136,8 +136,9 @@ core::Row run_dequant(CaseContext& ctx, const backends::Kernel& dev,
     for (uint32_t b = 0; b < blocks; ++b) {
       uint8_t* base = q.data() + b * block;
       // Scales as an engine writes them: normal halves, either sign, some tiny, some large.
-      const float scale = (rng.next_u32() & 1 ? -1.0f : 1.0f) *
-                          std::ldexp(rng.uniform(1.0f, 2.0f), static_cast<int>(rng.next_u32() % 24) - 14);
+      const float scale =
+          (rng.next_u32() & 1 ? -1.0f : 1.0f) *
+          std::ldexp(rng.uniform(1.0f, 2.0f), static_cast<int>(rng.next_u32() % 24) - 14);
       const uint16_t d = core::f32_to_f16(scale);
       base[0] = static_cast<uint8_t>(d & 0xff);
       base[1] = static_cast<uint8_t>(d >> 8);
@@ -160,9 +161,13 @@ core::Row run_dequant(CaseContext& ctx, const backends::Kernel& dev,
         const uint32_t j = i % 32;
         const unsigned byte = op == 0 ? base[2 + j] : base[2 + j % 16];
         Mismatch m{i,
-                   {{"block", std::to_string(i / 32)}, {"d", hex_f16(d)},
+                   {{"block", std::to_string(i / 32)},
+                    {"d", hex_f16(d)},
                     {"q byte", std::to_string(byte)}},
-                   hex_float(want[i]), hex_float(got[i]), "bit-exact", seed};
+                   hex_float(want[i]),
+                   hex_float(got[i]),
+                   "bit-exact",
+                   seed};
         return row_with(ctx, id, RowStatus::fail, describe(m));
       }
     }
@@ -191,9 +196,12 @@ std::vector<core::Row> run_quant(CaseContext& ctx) {
   auto host = ctx.host.build(s);
   for (uint32_t op = 0; op < 2; ++op) {
     if (!ctx.wants(names[op])) continue;
-    if (!dev) rows.push_back(error_row(ctx, names[op], dev.error()));
-    else if (!host) rows.push_back(error_row(ctx, names[op], host.error()));
-    else rows.push_back(run_dequant(ctx, **dev, **host, op, names[op]));
+    if (!dev)
+      rows.push_back(error_row(ctx, names[op], dev.error()));
+    else if (!host)
+      rows.push_back(error_row(ctx, names[op], host.error()));
+    else
+      rows.push_back(run_dequant(ctx, **dev, **host, op, names[op]));
   }
   return rows;
 }

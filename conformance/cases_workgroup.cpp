@@ -72,7 +72,8 @@ std::string try_size(CaseContext& ctx, bool barrier, uint32_t size, bool subgrou
 
 core::Row largest(CaseContext& ctx, const std::string& id, bool barrier, uint32_t& subgroup) {
   uint64_t max = ctx.claimed.max_work_group_size;
-  if (ctx.claimed.max_work_item_sizes[0] > 0) max = std::min(max, ctx.claimed.max_work_item_sizes[0]);
+  if (ctx.claimed.max_work_item_sizes[0] > 0)
+    max = std::min(max, ctx.claimed.max_work_item_sizes[0]);
   if (max == 0) max = 64;
   if (barrier && !ctx.is_vulkan() && ctx.claimed.local_mem_size > 0) {
     max = std::min<uint64_t>(max, ctx.claimed.local_mem_size / 4);

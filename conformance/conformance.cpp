@@ -42,8 +42,8 @@ std::vector<core::Row> run_family(const Family& family, const core::DeviceInfo& 
     if (!messages.empty()) {
       std::string text = std::to_string(messages.size()) + " validation message(s): ";
       for (const auto& m : messages) text += m + "\n";
-      rows.push_back(core::make_row(family_unit(family) + ".validation", name,
-                                    RowStatus::fail, text));
+      rows.push_back(
+          core::make_row(family_unit(family) + ".validation", name, RowStatus::fail, text));
     }
   }
 #endif
@@ -116,7 +116,7 @@ FeatureVerdict combine_half(const std::string& key, const FeatureVerdict& native
     } else {
       v.verdict = Verdict::emulated;
       v.reason = "native " + key + " arithmetic " +
-                 (native.verdict == Verdict::failed        ? "claimed but failed (" + native.reason + ")"
+                 (native.verdict == Verdict::failed ? "claimed but failed (" + native.reason + ")"
                   : native.verdict == Verdict::unsupported ? "not claimed (" + native.reason + ")"
                                                            : "not tested") +
                  "; 16-bit storage with f32 arithmetic verified";
@@ -172,11 +172,16 @@ void fill_limits(ConformanceResult& result) {
 
 const char* to_string(Verdict verdict) {
   switch (verdict) {
-    case Verdict::verified: return "verified";
-    case Verdict::emulated: return "emulated";
-    case Verdict::unsupported: return "unsupported";
-    case Verdict::failed: return "failed";
-    case Verdict::not_tested: return "not tested";
+    case Verdict::verified:
+      return "verified";
+    case Verdict::emulated:
+      return "emulated";
+    case Verdict::unsupported:
+      return "unsupported";
+    case Verdict::failed:
+      return "failed";
+    case Verdict::not_tested:
+      return "not tested";
   }
   return "not tested";
 }
@@ -186,16 +191,15 @@ core::Result<Verdict> verdict_from_string(const std::string& text) {
                     Verdict::not_tested}) {
     if (text == to_string(v)) return v;
   }
-  return core::make_error(core::ErrorKind::invalid_argument,
-                          "unknown verdict '" + text +
-                              "' (verified, emulated, unsupported, failed, not tested)");
+  return core::make_error(
+      core::ErrorKind::invalid_argument,
+      "unknown verdict '" + text + "' (verified, emulated, unsupported, failed, not tested)");
 }
 
 const std::vector<std::string>& feature_keys() {
   static const std::vector<std::string> keys = {
-      "f32",   "f16",      "f16.storage", "f16.arithmetic", "bf16",         "bf16.storage",
-      "bf16.arithmetic", "f64", "int8",   "int8.dot",       "q8_0",         "q4_0",
-      "local_memory", "workgroup"};
+      "f32", "f16",  "f16.storage", "f16.arithmetic", "bf16", "bf16.storage", "bf16.arithmetic",
+      "f64", "int8", "int8.dot",    "q8_0",           "q4_0", "local_memory", "workgroup"};
   return keys;
 }
 
@@ -208,9 +212,8 @@ ConformanceResult run_conformance(const core::DeviceInfo& claimed, const core::O
   CaseContext probe{*probe_host, *probe_host, claimed, options, conf.level, conf.filter, 0};
   for (const Family& family : families()) {
     if (!family_wanted(family, probe)) continue;
-    auto rows = core::run_isolated_rows(family_unit(family), result.device, conf.limits, [&] {
-      return run_family(family, claimed, options, conf);
-    });
+    auto rows = core::run_isolated_rows(family_unit(family), result.device, conf.limits,
+                                        [&] { return run_family(family, claimed, options, conf); });
     result.rows.insert(result.rows.end(), rows.begin(), rows.end());
   }
   fill_verdicts(result);

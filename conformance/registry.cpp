@@ -39,17 +39,23 @@ bool CaseContext::wants(const std::string& id) const {
 
 size_t CaseContext::elements() const {
   switch (level) {
-    case core::Level::quick: return 1024;
-    case core::Level::standard: return 16384;
-    default: return 65536;
+    case core::Level::quick:
+      return 1024;
+    case core::Level::standard:
+      return 16384;
+    default:
+      return 65536;
   }
 }
 
 unsigned CaseContext::seed_count() const {
   switch (level) {
-    case core::Level::quick: return 1;
-    case core::Level::standard: return 2;
-    default: return 4;
+    case core::Level::quick:
+      return 1;
+    case core::Level::standard:
+      return 2;
+    default:
+      return 4;
   }
 }
 

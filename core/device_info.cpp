@@ -6,10 +6,14 @@ namespace gauntlet::core {
 
 const char* to_string(Api api) {
   switch (api) {
-    case Api::host: return "host";
-    case Api::opencl: return "opencl";
-    case Api::vulkan: return "vulkan";
-    case Api::drm: return "drm";
+    case Api::host:
+      return "host";
+    case Api::opencl:
+      return "opencl";
+    case Api::vulkan:
+      return "vulkan";
+    case Api::drm:
+      return "drm";
   }
   return "unknown";
 }
@@ -68,7 +72,8 @@ void from_json(const Json& j, Features& f) {
 
 void to_json(Json& j, const DeviceInfo& d) {
   Json heaps = Json::array();
-  for (const auto& h : d.heaps) heaps.push_back({{"size", h.size}, {"device_local", h.device_local}});
+  for (const auto& h : d.heaps)
+    heaps.push_back({{"size", h.size}, {"device_local", h.device_local}});
   j = Json{{"id", d.id.to_string()},
            {"name", d.name},
            {"vendor", d.vendor},

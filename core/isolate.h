@@ -20,8 +20,8 @@ struct IsolatedRun {
   // Set when the child finished and returned its payload; otherwise `failure` says how it ended.
   bool completed = false;
   Json payload;
-  Row failure;            // status crash / error / timeout, with the signal or the limit named
-  long peak_rss_kb = 0;   // the child's peak resident set size
+  Row failure;           // status crash / error / timeout, with the signal or the limit named
+  long peak_rss_kb = 0;  // the child's peak resident set size
   double duration_s = 0.0;
 };
 

@@ -15,8 +15,8 @@ Result<Json> parse_json(const std::string& text, const std::string& what) {
   try {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {
-    return make_error(ErrorKind::invalid_argument,
-                      what + " is not valid JSON (byte " + std::to_string(e.byte) + "): " + e.what());
+    return make_error(ErrorKind::invalid_argument, what + " is not valid JSON (byte " +
+                                                       std::to_string(e.byte) + "): " + e.what());
   }
 }
 
@@ -43,9 +43,8 @@ Status write_file_atomically(const std::filesystem::path& path, const std::strin
   std::string tmpl = (folder / ("." + path.filename().string() + ".XXXXXX")).string();
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0) {
-    return make_error(ErrorKind::io_error,
-                      "cannot create a temporary file in " + folder.string() + ": " +
-                          std::strerror(errno));
+    return make_error(ErrorKind::io_error, "cannot create a temporary file in " + folder.string() +
+                                               ": " + std::strerror(errno));
   }
   const char* data = text.data();
   size_t left = text.size();

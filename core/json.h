@@ -1,8 +1,7 @@
 #pragma once
 // The one JSON library of the project, and the helpers that every module shares.
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/status.h"

@@ -12,9 +12,12 @@ const char* to_string(Fallback fallback) { return fallback == Fallback::host ? "
 
 const char* to_string(Level level) {
   switch (level) {
-    case Level::quick: return "quick";
-    case Level::standard: return "standard";
-    case Level::full: return "full";
+    case Level::quick:
+      return "quick";
+    case Level::standard:
+      return "standard";
+    case Level::full:
+      return "full";
   }
   return "quick";
 }
@@ -95,8 +98,8 @@ std::optional<std::string> Options::fault_for(const std::string& site) const {
   size_t pos = 0;
   while (pos <= test_faults.size()) {
     size_t comma = test_faults.find(',', pos);
-    std::string item = test_faults.substr(pos, comma == std::string::npos ? std::string::npos
-                                                                          : comma - pos);
+    std::string item =
+        test_faults.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     auto eq = item.find('=');
     if (eq != std::string::npos && item.substr(0, eq) == site) return item.substr(eq + 1);
     if (comma == std::string::npos) break;
@@ -106,9 +109,9 @@ std::optional<std::string> Options::fault_for(const std::string& site) const {
 }
 
 std::vector<std::pair<std::string, std::string>> driver_environment() {
-  static const char* kExact[] = {"VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VK_ADD_DRIVER_FILES",
-                                 "VK_INSTANCE_LAYERS", "VK_LOADER_DEBUG", "OCL_ICD_VENDORS",
-                                 "OCL_ICD_FILENAMES", "OPENCL_VENDOR_PATH"};
+  static const char* kExact[] = {"VK_ICD_FILENAMES",   "VK_DRIVER_FILES",   "VK_ADD_DRIVER_FILES",
+                                 "VK_INSTANCE_LAYERS", "VK_LOADER_DEBUG",   "OCL_ICD_VENDORS",
+                                 "OCL_ICD_FILENAMES",  "OPENCL_VENDOR_PATH"};
   static const char* kPrefixes[] = {"POCL_", "MESA_", "LP_", "GALLIUM_", "RADV_", "ANV_"};
   std::vector<std::pair<std::string, std::string>> found;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {

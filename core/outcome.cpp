@@ -40,9 +40,8 @@ Row make_row(std::string id, std::string device, RowStatus status, std::string r
 }
 
 void to_json(Json& j, const Row& row) {
-  j = Json{{"id", row.id},           {"device", row.device},
-           {"status", to_string(row.status)}, {"metrics", row.metrics},
-           {"reason", row.reason},   {"duration_s", row.duration_s}};
+  j = Json{{"id", row.id},           {"device", row.device}, {"status", to_string(row.status)},
+           {"metrics", row.metrics}, {"reason", row.reason}, {"duration_s", row.duration_s}};
 }
 
 void from_json(const Json& j, Row& row) {

@@ -4,15 +4,24 @@ namespace gauntlet::core {
 
 const char* to_string(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::invalid_argument: return "invalid argument";
-    case ErrorKind::not_found: return "not found";
-    case ErrorKind::unsupported: return "unsupported";
-    case ErrorKind::out_of_memory: return "out of memory";
-    case ErrorKind::api_error: return "API error";
-    case ErrorKind::device_lost: return "device lost";
-    case ErrorKind::timeout: return "timeout";
-    case ErrorKind::io_error: return "I/O error";
-    case ErrorKind::internal: return "internal error";
+    case ErrorKind::invalid_argument:
+      return "invalid argument";
+    case ErrorKind::not_found:
+      return "not found";
+    case ErrorKind::unsupported:
+      return "unsupported";
+    case ErrorKind::out_of_memory:
+      return "out of memory";
+    case ErrorKind::api_error:
+      return "API error";
+    case ErrorKind::device_lost:
+      return "device lost";
+    case ErrorKind::timeout:
+      return "timeout";
+    case ErrorKind::io_error:
+      return "I/O error";
+    case ErrorKind::internal:
+      return "internal error";
   }
   return "unknown error";
 }

@@ -25,7 +25,7 @@ const char* to_string(ErrorKind kind);
 struct Error {
   ErrorKind kind = ErrorKind::internal;
   std::string message;
-  std::string api_call;     // e.g. "clBuildProgram"
+  std::string api_call;  // e.g. "clBuildProgram"
   long long result_code = 0;
   std::string result_name;  // e.g. "CL_OUT_OF_RESOURCES"
   std::string device;       // e.g. "opencl:0"
@@ -52,7 +52,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
   Result(Error error) : v_(std::move(error)) {}  // NOLINT
   Result(Status status) : v_(status.error()) {}  // NOLINT: only from a failed Status
 
@@ -78,8 +78,8 @@ Error api_error(std::string api_call, long long code, std::string code_name, std
 }  // namespace gauntlet::core
 
 // Returns early from the enclosing function with the failed status of `expr`.
-#define GAUNTLET_TRY(expr)                               \
-  do {                                                   \
-    auto gauntlet_status_ = (expr);                      \
+#define GAUNTLET_TRY(expr)                                          \
+  do {                                                              \
+    auto gauntlet_status_ = (expr);                                 \
     if (!gauntlet_status_.is_ok()) return gauntlet_status_.error(); \
   } while (0)

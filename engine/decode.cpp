@@ -22,8 +22,8 @@ double since(std::chrono::steady_clock::time_point t) {
 // A synthetic model in a temporary file, removed once it is mapped (the map keeps it alive).
 core::Result<std::unique_ptr<model::GgufFile>> synthesize(const DecodeRequest& r) {
   const auto dir = std::filesystem::temp_directory_path();
-  const auto path = dir / ("gauntlet-synthetic-" + std::to_string(::getpid()) + "-" +
-                           r.shape->name + ".gguf");
+  const auto path =
+      dir / ("gauntlet-synthetic-" + std::to_string(::getpid()) + "-" + r.shape->name + ".gguf");
   GAUNTLET_TRY(model::write_synthetic_model(*r.shape, r.format, r.seed, path, true));
   auto file = model::GgufFile::open(path);
   std::error_code ec;
@@ -64,8 +64,9 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& 
   rep.format = loaded->format;
 
   const uint64_t needed = r.prompt.size() + r.n_tokens;
-  rep.context = r.context != 0 ? r.context
-                               : static_cast<uint32_t>(std::min<uint64_t>(needed, rep.shape.context));
+  rep.context = r.context != 0
+                    ? r.context
+                    : static_cast<uint32_t>(std::min<uint64_t>(needed, rep.shape.context));
   if (needed > rep.context) {
     return core::make_error(core::ErrorKind::invalid_argument,
                             std::to_string(r.prompt.size()) + " prompt tokens and " +
@@ -85,7 +86,8 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& 
     step_fn = [&](int32_t token) { return host_decoder->step(token); };
   } else {
     const uint64_t limit = device.info().local_mem_size;
-    device::DecodeConfig config = device::default_config(device.info(), limit, rep.shape, rep.format);
+    device::DecodeConfig config =
+        device::default_config(device.info(), limit, rep.shape, rep.format);
     config.kv = r.kv;
     config.context = rep.context;
     GAUNTLET_TRY(device::check_config(device.info(), limit, rep.shape, config));
@@ -106,8 +108,7 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& 
     }
     if (r.on_step) r.on_step(step, token, logits);
   };
-  auto generated = reference::greedy_decode(
-      step_fn, r.prompt, r.n_tokens, on_step);
+  auto generated = reference::greedy_decode(step_fn, r.prompt, r.n_tokens, on_step);
   if (!generated) return generated.error();
   rep.generate_seconds = since(gen_start);
   rep.generated = std::move(*generated);
@@ -122,18 +123,18 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& 
 
 core::OrderedJson DecodeReport::to_json() const {
   core::OrderedJson j;
-  j["model"] = {{"name", shape.name},       {"format", model::to_string(format)},
-                {"n_embd", shape.n_embd},   {"n_layer", shape.n_layer},
-                {"n_head", shape.n_head},   {"n_head_kv", shape.n_head_kv},
-                {"n_ff", shape.n_ff},       {"n_vocab", shape.n_vocab},
+  j["model"] = {{"name", shape.name},      {"format", model::to_string(format)},
+                {"n_embd", shape.n_embd},  {"n_layer", shape.n_layer},
+                {"n_head", shape.n_head},  {"n_head_kv", shape.n_head_kv},
+                {"n_ff", shape.n_ff},      {"n_vocab", shape.n_vocab},
                 {"context", shape.context}};
   j["device"] = device;
   j["context"] = context;
   j["prompt"] = prompt;
   j["tokens"] = generated;
   j["tokens_per_second"] = tokens_per_second;
-  j["seconds"] = {{"load", load_seconds}, {"prompt", prompt_seconds},
-                  {"generate", generate_seconds}};
+  j["seconds"] = {
+      {"load", load_seconds}, {"prompt", prompt_seconds}, {"generate", generate_seconds}};
   j["memory"] = {{"device_peak_bytes", device_peak_bytes},
                  {"process_peak_rss_bytes", rss_peak_bytes},
                  {"process_rss_before_bytes", rss_before_bytes},

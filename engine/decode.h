@@ -18,8 +18,8 @@
 namespace gauntlet::engine {
 
 struct DecodeRequest {
-  std::filesystem::path model_path;          // a GGUF file, or empty with `shape` set
-  std::optional<model::LlamaShape> shape;    // a synthetic model of this shape
+  std::filesystem::path model_path;                    // a GGUF file, or empty with `shape` set
+  std::optional<model::LlamaShape> shape;              // a synthetic model of this shape
   model::TensorType format = model::TensorType::q8_0;  // for the synthetic model
   uint64_t seed = 1;
   std::vector<int32_t> prompt = {1};
@@ -43,7 +43,7 @@ struct DecodeReport {
   double generate_seconds = 0;
   double tokens_per_second = 0;  // generated tokens after the prompt
   uint64_t device_peak_bytes = 0;
-  uint64_t rss_peak_bytes = 0;   // process high-water mark, from the start of the call
+  uint64_t rss_peak_bytes = 0;  // process high-water mark, from the start of the call
   uint64_t rss_before_bytes = 0;
   planner::MemoryPlan plan;
   core::OrderedJson to_json() const;

@@ -82,8 +82,8 @@ core::Result<std::span<const float>> HostDeviceDecoder::step(int32_t token) {
   args.params = std::as_bytes(std::span<const StepParams>(&params, 1));
   GAUNTLET_TRY(device_.dispatch(*kernel_, args));
   const auto layout = planner::activation_layout(model_.shape, context_);
-  GAUNTLET_TRY(device_.download(
-      *activations_, std::as_writable_bytes(std::span<float>(logits_)), layout.logits * 4));
+  GAUNTLET_TRY(device_.download(*activations_, std::as_writable_bytes(std::span<float>(logits_)),
+                                layout.logits * 4));
   ++pos_;
   return std::span<const float>(logits_);
 }

@@ -18,11 +18,16 @@ void host_reference_caps(DeviceStage& stage) {
 
 reports::FeatureVerdict to_report_verdict(conformance::Verdict v) {
   switch (v) {
-    case conformance::Verdict::verified: return reports::FeatureVerdict::verified;
-    case conformance::Verdict::emulated: return reports::FeatureVerdict::emulated;
-    case conformance::Verdict::unsupported: return reports::FeatureVerdict::unsupported;
-    case conformance::Verdict::failed: return reports::FeatureVerdict::failed;
-    case conformance::Verdict::not_tested: return reports::FeatureVerdict::not_tested;
+    case conformance::Verdict::verified:
+      return reports::FeatureVerdict::verified;
+    case conformance::Verdict::emulated:
+      return reports::FeatureVerdict::emulated;
+    case conformance::Verdict::unsupported:
+      return reports::FeatureVerdict::unsupported;
+    case conformance::Verdict::failed:
+      return reports::FeatureVerdict::failed;
+    case conformance::Verdict::not_tested:
+      return reports::FeatureVerdict::not_tested;
   }
   return reports::FeatureVerdict::not_tested;
 }

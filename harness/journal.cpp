@@ -35,9 +35,9 @@ core::Result<Journal> Journal::open(const std::filesystem::path& path, bool resu
     auto parsed = core::parse_json(line, path.string() + " line " + std::to_string(number));
     if (!parsed || !parsed->contains("unit") || !parsed->contains("payload")) {
       if (in.peek() == EOF) break;  // a torn last line: the kill came mid-write
-      return core::make_error(core::ErrorKind::invalid_argument,
-                              "journal " + path.string() + " is damaged at line " +
-                                  std::to_string(number));
+      return core::make_error(
+          core::ErrorKind::invalid_argument,
+          "journal " + path.string() + " is damaged at line " + std::to_string(number));
     }
     journal.entries_[(*parsed)["unit"].get<std::string>()] = (*parsed)["payload"];
   }

@@ -33,11 +33,16 @@ std::string setup_key(const DecodeSetup& s) {
 uint32_t decode_steps(core::Level level) { return level == core::Level::quick ? 16 : 32; }
 
 core::Json check_to_json(const engine::device::CheckResult& r) {
-  return core::Json{{"tokens_match", r.tokens_match},         {"device_tokens", r.device_tokens},
-                    {"host_tokens", r.host_tokens},           {"logits_nmse", r.logits_nmse},
-                    {"nmse_bound", r.nmse_bound},             {"tok_s", r.tokens_per_second},
-                    {"effective_gbps", r.effective_gbps},     {"peak_bytes", r.device_peak_bytes},
-                    {"planned_peak_bytes", r.planned_peak_bytes}, {"reason", r.reason},
+  return core::Json{{"tokens_match", r.tokens_match},
+                    {"device_tokens", r.device_tokens},
+                    {"host_tokens", r.host_tokens},
+                    {"logits_nmse", r.logits_nmse},
+                    {"nmse_bound", r.nmse_bound},
+                    {"tok_s", r.tokens_per_second},
+                    {"effective_gbps", r.effective_gbps},
+                    {"peak_bytes", r.device_peak_bytes},
+                    {"planned_peak_bytes", r.planned_peak_bytes},
+                    {"reason", r.reason},
                     {"note", r.note}};
 }
 
@@ -76,11 +81,11 @@ core::Json run_items_in_child(const core::DeviceInfo& device, const std::filesys
       }
       continue;
     }
-    auto result = item.kind == CheckKind::decode
-                      ? engine::device::check_decode(**opened, **model, setup.config, {1, 2, 3},
-                                                     decode_steps(level))
-                      : engine::device::check_context(**opened, **model, setup.config,
-                                                      setup.config.context);
+    auto result =
+        item.kind == CheckKind::decode
+            ? engine::device::check_decode(**opened, **model, setup.config, {1, 2, 3},
+                                           decode_steps(level))
+            : engine::device::check_context(**opened, **model, setup.config, setup.config.context);
     if (!result) {
       results.push_back({{"error", result.error().describe()}});
     } else {
@@ -130,9 +135,9 @@ std::map<TensorType, std::vector<RunItem>> plan_runs(const std::vector<Candidate
 
 void apply_result(Candidate& c, const core::Json& r, const std::string& device, CheckKind kind) {
   auto& p = c.profile;
-  core::Row row = core::make_row(
-      std::string(kind == CheckKind::decode ? "decode:" : "context:") + p.name, device,
-      core::RowStatus::pass);
+  core::Row row =
+      core::make_row(std::string(kind == CheckKind::decode ? "decode:" : "context:") + p.name,
+                     device, core::RowStatus::pass);
   if (r.contains("error")) {
     row.status = core::RowStatus::error;
     row.reason = r["error"].get<std::string>();
@@ -150,9 +155,9 @@ void apply_result(Candidate& c, const core::Json& r, const std::string& device, 
       p.verdict = reports::ProfileVerdict::safe;
       p.reason = r.value("reference", false)
                      ? "host reference engine: decoded " + std::string("and measured")
-                     : kind == CheckKind::decode
-                           ? "decoded and matched the host reference"
-                           : "attention over a full KV cache matched the host reference";
+                 : kind == CheckKind::decode
+                     ? "decoded and matched the host reference"
+                     : "attention over a full KV cache matched the host reference";
       if (!r.value("note", "").empty()) p.reason += "; " + r.value("note", "");
     } else {
       row.status = core::RowStatus::fail;
@@ -169,8 +174,7 @@ void apply_result(Candidate& c, const core::Json& r, const std::string& device, 
 void settle_unrun(std::vector<Candidate>& candidates, core::Level level, bool interrupted) {
   std::map<std::string, std::vector<Candidate*>> by_key;
   for (auto& c : candidates) {
-    by_key[std::string(engine::model::to_string(c.setup.config.weights)) + "/" +
-           setup_key(c.setup)]
+    by_key[std::string(engine::model::to_string(c.setup.config.weights)) + "/" + setup_key(c.setup)]
         .push_back(&c);
   }
   for (auto& [key, group] : by_key) {
@@ -187,7 +191,8 @@ void settle_unrun(std::vector<Candidate>& candidates, core::Level level, bool in
     }
     for (auto* c : group) {
       auto& p = c->profile;
-      if (!p.rows.empty() || p.verdict != reports::ProfileVerdict::untested || !c->runnable) continue;
+      if (!p.rows.empty() || p.verdict != reports::ProfileVerdict::untested || !c->runnable)
+        continue;
       if (interrupted) {
         p.reason = "not run: the run was interrupted";
       } else if (!failure.empty()) {
@@ -200,8 +205,9 @@ void settle_unrun(std::vector<Candidate>& candidates, core::Level level, bool in
         p.reason = "batch > 1 is planned only: the engine decodes batch 1";
         p.verdict = reports::ProfileVerdict::derived;
       } else if (level == core::Level::quick) {
-        p.reason = "not run at the quick level, which runs the default variant of each format "
-                   "(--level standard runs every variant)";
+        p.reason =
+            "not run at the quick level, which runs the default variant of each format "
+            "(--level standard runs every variant)";
       } else {
         p.reason = "not run: no model file of this format";
       }
@@ -243,8 +249,8 @@ core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models
       } else {
         results = core::Json::array();
         for (size_t i = 0; i < items.size(); ++i) {
-          results.push_back({{"error", run.failure.reason},
-                             {"crash", core::to_string(run.failure.status)}});
+          results.push_back(
+              {{"error", run.failure.reason}, {"crash", core::to_string(run.failure.status)}});
         }
       }
       GAUNTLET_TRY(journal.append(unit, results));

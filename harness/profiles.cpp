@@ -95,8 +95,8 @@ void point_to_fitting_variants(std::vector<Candidate>& candidates, uint64_t limi
     for (const auto& other : candidates) {
       const auto& a = c.setup.config;
       const auto& b = other.setup.config;
-      if (&other == &c || a.weights != b.weights || a.context != b.context ||
-          a.batch != b.batch || a.kv != b.kv || other.profile.variant.local_mem_bytes > limit) {
+      if (&other == &c || a.weights != b.weights || a.context != b.context || a.batch != b.batch ||
+          a.kv != b.kv || other.profile.variant.local_mem_bytes > limit) {
         continue;
       }
       fits += (fits.empty() ? "" : ", ") + other.profile.compute_precision + " activations " +
@@ -112,11 +112,20 @@ void point_to_fitting_variants(std::vector<Candidate>& candidates, uint64_t limi
 std::vector<std::string> required_features(const DecodeSetup& setup) {
   std::vector<std::string> keys{"f32"};
   switch (setup.config.weights) {
-    case TensorType::f16: keys.push_back("f16"); break;
-    case TensorType::bf16: keys.push_back("bf16"); break;
-    case TensorType::q8_0: keys.push_back("q8_0"); break;
-    case TensorType::q4_0: keys.push_back("q4_0"); break;
-    default: break;
+    case TensorType::f16:
+      keys.push_back("f16");
+      break;
+    case TensorType::bf16:
+      keys.push_back("bf16");
+      break;
+    case TensorType::q8_0:
+      keys.push_back("q8_0");
+      break;
+    case TensorType::q4_0:
+      keys.push_back("q4_0");
+      break;
+    default:
+      break;
   }
   if (setup.config.compute == ActivationType::f16) keys.push_back("f16.arithmetic");
   if (setup.config.kv == KvPrecision::f16) keys.push_back("f16.storage");
@@ -187,8 +196,8 @@ std::vector<Candidate> plan_profiles(const engine::model::LlamaShape& shape,
                 p.verdict = reports::ProfileVerdict::unsafe;
                 p.reason = local_memory_reason(facts, shape, config, local);
               } else if (plan.steady_state > facts.safe_budget_bytes) {
-                p.reason = "needs " + gib(plan.steady_state) + " > budget " +
-                           gib(facts.safe_budget_bytes);
+                p.reason =
+                    "needs " + gib(plan.steady_state) + " > budget " + gib(facts.safe_budget_bytes);
                 if (facts.budget_capped_by_level) {
                   p.reason += " verified at this level (a higher level may verify more)";
                 } else {

@@ -9,8 +9,8 @@
 
 #include "core/device_info.h"
 #include "core/options.h"
-#include "engine/model/shape.h"
 #include "engine/device/config.h"
+#include "engine/model/shape.h"
 #include "engine/planner/planner.h"
 #include "reports/report.h"
 

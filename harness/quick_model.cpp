@@ -67,7 +67,8 @@ core::Result<ModelSet> prepare_models(const std::filesystem::path& model_path,
     set.info.name = model_path.filename().string();
     set.info.format = engine::model::to_string(model->format);
     set.files[model->format] = model_path;
-    set.note = "the model file holds " + set.info.format + " weights; other formats are planned only";
+    set.note =
+        "the model file holds " + set.info.format + " weights; other formats are planned only";
   } else {
     if (shape_name.empty()) {
       set.shape = quick_shape();
@@ -86,9 +87,9 @@ core::Result<ModelSet> prepare_models(const std::filesystem::path& model_path,
     std::error_code ec;
     std::filesystem::create_directories(cache_dir, ec);
     if (ec) {
-      return core::make_error(core::ErrorKind::io_error,
-                              "cannot create the model cache " + cache_dir.string() + ": " +
-                                  ec.message());
+      return core::make_error(
+          core::ErrorKind::io_error,
+          "cannot create the model cache " + cache_dir.string() + ": " + ec.message());
     }
     for (TensorType format : kFormats) {
       const uint64_t bytes = engine::planner::weight_bytes(set.shape, format);

@@ -31,8 +31,10 @@ void summarize_device(reports::DeviceReport& device) {
   }
   if (fastest != nullptr) {
     char why[160];
-    std::snprintf(why, sizeof why, "the fastest safe configuration: %.1f tok/s, matched the host "
-                  "reference", *fastest->figures.tok_s);
+    std::snprintf(why, sizeof why,
+                  "the fastest safe configuration: %.1f tok/s, matched the host "
+                  "reference",
+                  *fastest->figures.tok_s);
     device.recommendation = reports::Recommendation{fastest->name, why};
   }
 }
@@ -42,7 +44,8 @@ reports::HostInfo describe_host() {
   char name[256] = {};
   if (::gethostname(name, sizeof name - 1) == 0) host.hostname = name;
   struct utsname uts {};
-  if (::uname(&uts) == 0) host.os = std::string(uts.sysname) + " " + uts.release + " " + uts.machine;
+  if (::uname(&uts) == 0)
+    host.os = std::string(uts.sysname) + " " + uts.release + " " + uts.machine;
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
   while (std::getline(cpuinfo, line)) {

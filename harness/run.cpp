@@ -39,7 +39,8 @@ void record_options(reports::Report& report, const RunConfig& config) {
   report.options["fallback"] = {core::to_string(o.fallback), source("fallback")};
   report.options["level"] = {core::to_string(o.level), source("level")};
   report.options["format"] = {reports::to_string(config.format), "flag --format"};
-  if (!config.model_path.empty()) report.options["model"] = {config.model_path.string(), "flag --model"};
+  if (!config.model_path.empty())
+    report.options["model"] = {config.model_path.string(), "flag --model"};
   if (!config.shape.empty()) report.options["shape"] = {config.shape, "flag --shape"};
   if (!config.simulate.empty()) report.options["simulate"] = {config.simulate, "flag --simulate"};
   if (config.resume) report.options["resume"] = {"true", "flag --resume"};
@@ -100,8 +101,8 @@ core::Result<RunOutcome> run(const RunConfig& config) {
     if (config.progress) config.progress(line);
   };
 
-  const auto out_dir = config.out.has_parent_path() ? config.out.parent_path()
-                                                    : std::filesystem::path(".");
+  const auto out_dir =
+      config.out.has_parent_path() ? config.out.parent_path() : std::filesystem::path(".");
   std::error_code ec;
   if (!std::filesystem::is_directory(out_dir, ec)) {
     return core::make_error(core::ErrorKind::invalid_argument,

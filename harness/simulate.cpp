@@ -21,9 +21,16 @@ const Preset kPresets[] = {
     {"arc-16g", kernels::arc_16g_preset},
 };
 
-const char* kFeatureNames[] = {"fp16_storage", "fp16_arithmetic", "bf16", "fp64",
-                               "int8_storage", "int8_arithmetic", "integer_dot_product",
-                               "atomic64", "cooperative_matrix", "subgroups"};
+const char* kFeatureNames[] = {"fp16_storage",
+                               "fp16_arithmetic",
+                               "bf16",
+                               "fp64",
+                               "int8_storage",
+                               "int8_arithmetic",
+                               "integer_dot_product",
+                               "atomic64",
+                               "cooperative_matrix",
+                               "subgroups"};
 
 core::Result<SimulateClamps> parse_clamps(const core::Json& j, const std::string& source) {
   auto bad = [&](const std::string& what) {
@@ -96,7 +103,8 @@ core::Result<SimulateClamps> load_simulate(const std::string& file_or_preset) {
 
 core::DeviceInfo apply_clamps(const core::DeviceInfo& info, const SimulateClamps& clamps) {
   core::DeviceInfo out = info;
-  if (clamps.local_mem_size) out.local_mem_size = std::min(out.local_mem_size, *clamps.local_mem_size);
+  if (clamps.local_mem_size)
+    out.local_mem_size = std::min(out.local_mem_size, *clamps.local_mem_size);
   if (clamps.global_mem_size) {
     out.global_mem_size = std::min(out.global_mem_size, *clamps.global_mem_size);
   }

@@ -7,11 +7,12 @@
 namespace gauntlet::probes {
 
 std::optional<std::string> normalize_pci_bus_id(const std::string& text) {
-  static const std::regex kBusId(R"(^(?:([0-9a-fA-F]{4}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$)");
+  static const std::regex kBusId(
+      R"(^(?:([0-9a-fA-F]{4}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$)");
   std::smatch m;
   if (!std::regex_match(text, m, kBusId)) return std::nullopt;
-  std::string out = (m[1].matched ? m[1].str() : "0000") + ":" + m[2].str() + ":" + m[3].str() +
-                    "." + m[4].str();
+  std::string out =
+      (m[1].matched ? m[1].str() : "0000") + ":" + m[2].str() + ":" + m[3].str() + "." + m[4].str();
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;

@@ -56,8 +56,8 @@ core::Result<Selection> select_devices(const std::string& spec, core::Fallback f
         if (device.usable) {
           add_unique(selection.devices, device.id);
         } else {
-          selection.notes.push_back(device.id.to_string() + " is unusable: " +
-                                    device.unusable_reason);
+          selection.notes.push_back(device.id.to_string() +
+                                    " is unusable: " + device.unusable_reason);
         }
       }
       continue;
@@ -76,9 +76,9 @@ core::Result<Selection> select_devices(const std::string& spec, core::Fallback f
     }
     auto id = core::DeviceId::parse(part);
     if (!id) {
-      return core::make_error(core::ErrorKind::invalid_argument,
-                              "unknown device '" + part +
-                                  "' (expected all, host, opencl:N, vulkan:N or a PCI bus id)");
+      return core::make_error(
+          core::ErrorKind::invalid_argument,
+          "unknown device '" + part + "' (expected all, host, opencl:N, vulkan:N or a PCI bus id)");
     }
     const core::DeviceInfo* device = inventory.find(*id);
     if (device == nullptr) {

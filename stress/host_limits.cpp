@@ -155,8 +155,8 @@ uint64_t device_memory(const core::DeviceInfo& info) {
 
 std::pair<uint64_t, std::string> api_max_allocation(const core::DeviceInfo& info) {
   uint64_t best = info.max_mem_alloc_size;
-  std::string name = info.id.api == core::Api::vulkan ? "maxMemoryAllocationSize"
-                                                      : "max_mem_alloc_size";
+  std::string name =
+      info.id.api == core::Api::vulkan ? "maxMemoryAllocationSize" : "max_mem_alloc_size";
   if (best == 0) {
     best = device_memory(info);
     name = "device global memory";
@@ -176,9 +176,12 @@ std::pair<uint64_t, std::string> api_max_allocation(const core::DeviceInfo& info
 
 double level_fraction(core::Level level) {
   switch (level) {
-    case core::Level::quick: return 0.25;
-    case core::Level::standard: return 0.9;
-    case core::Level::full: return 1.0;
+    case core::Level::quick:
+      return 0.25;
+    case core::Level::standard:
+      return 0.9;
+    case core::Level::full:
+      return 1.0;
   }
   return 0.25;
 }

@@ -23,9 +23,9 @@ struct HostPaths {
 struct HostMemory {
   std::optional<uint64_t> mem_available;  // /proc/meminfo MemAvailable
   std::optional<uint64_t> mem_total;
-  std::optional<uint64_t> cgroup_room;    // limit - usage of the tightest cgroup with a limit
-  std::string cgroup_source;              // e.g. "cgroup memory.max (/sys/fs/cgroup/x)"
-  std::optional<uint64_t> rlimit_as_room; // RLIMIT_AS - this process's address space
+  std::optional<uint64_t> cgroup_room;     // limit - usage of the tightest cgroup with a limit
+  std::string cgroup_source;               // e.g. "cgroup memory.max (/sys/fs/cgroup/x)"
+  std::optional<uint64_t> rlimit_as_room;  // RLIMIT_AS - this process's address space
 };
 
 core::Result<uint64_t> parse_meminfo_field(const std::string& text, const std::string& field);

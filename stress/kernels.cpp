@@ -86,17 +86,21 @@ KernelSource make(const char* name, std::string_view cl, uint32_t buffers, uint3
 
 const char* to_string(Pattern pattern) {
   switch (pattern) {
-    case Pattern::walking_ones: return "walking_ones";
-    case Pattern::walking_zeros: return "walking_zeros";
-    case Pattern::own_address: return "own_address";
-    case Pattern::random: return "random";
+    case Pattern::walking_ones:
+      return "walking_ones";
+    case Pattern::walking_zeros:
+      return "walking_zeros";
+    case Pattern::own_address:
+      return "own_address";
+    case Pattern::random:
+      return "random";
   }
   return "unknown";
 }
 
 uint32_t groups_for(uint64_t count) {
-  return static_cast<uint32_t>(std::clamp<uint64_t>((count + kWorkgroup - 1) / kWorkgroup, 1,
-                                                    kMaxGroups));
+  return static_cast<uint32_t>(
+      std::clamp<uint64_t>((count + kWorkgroup - 1) / kWorkgroup, 1, kMaxGroups));
 }
 
 KernelSource fill_kernel() {

@@ -44,10 +44,14 @@ inline uint32_t pattern_word(Pattern pattern, uint32_t seed, uint64_t index) {
   const auto lo = static_cast<uint32_t>(index);
   const auto hi = static_cast<uint32_t>(index >> 32);
   switch (pattern) {
-    case Pattern::walking_ones: return 1u << (lo & 31u);
-    case Pattern::walking_zeros: return ~(1u << (lo & 31u));
-    case Pattern::own_address: return static_cast<uint32_t>(index << 2);
-    case Pattern::random: return mix32(lo ^ mix32(seed ^ hi));
+    case Pattern::walking_ones:
+      return 1u << (lo & 31u);
+    case Pattern::walking_zeros:
+      return ~(1u << (lo & 31u));
+    case Pattern::own_address:
+      return static_cast<uint32_t>(index << 2);
+    case Pattern::random:
+      return mix32(lo ^ mix32(seed ^ hi));
   }
   return 0;
 }

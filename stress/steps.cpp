@@ -100,8 +100,8 @@ core::Json run_step(const core::DeviceInfo& claimed, const core::Options& option
   auto runner = PatternRunner::create(**device, options);
   if (!runner) return error_json(runner.error().describe());
 
-  core::Json out{{"status", "pass"}, {"reason", ""}, {"verified_bytes", 0},
-                 {"allocated_bytes", 0}, {"chunks", 0}, {"errors", 0}};
+  core::Json out{{"status", "pass"},     {"reason", ""}, {"verified_bytes", 0},
+                 {"allocated_bytes", 0}, {"chunks", 0},  {"errors", 0}};
   std::vector<std::unique_ptr<backends::Buffer>> chunks;
   uint64_t allocated = 0;
   while (allocated < plan.bytes) {
@@ -153,8 +153,10 @@ core::Json run_step(const core::DeviceInfo& claimed, const core::Options& option
     }
     if (failed.empty() && plan.level == core::Level::full) {
       auto r = runner->moving_inversions(*chunks[i], seed ^ 0x5bd1e995u);
-      if (r) chunk_report.merge(*r);
-      else failed = r.error().describe();
+      if (r)
+        chunk_report.merge(*r);
+      else
+        failed = r.error().describe();
     }
     if (!failed.empty()) {
       out["status"] = "error";

@@ -36,9 +36,9 @@ class Shared {
 };
 
 struct SearchState {
-  uint64_t upper = 0;           // the largest size to try
-  uint64_t largest_ok = 0;      // verified so far
-  uint64_t smallest_failed = 0; // 0 = none yet
+  uint64_t upper = 0;            // the largest size to try
+  uint64_t largest_ok = 0;       // verified so far
+  uint64_t smallest_failed = 0;  // 0 = none yet
 };
 
 // Grows geometrically from 1 MiB to `upper`, then bisects between the largest verified and the

@@ -26,9 +26,12 @@ uint64_t round_mib(uint64_t bytes) { return bytes / kMiB * kMiB; }
 
 std::vector<double> step_fractions(core::Level level) {
   switch (level) {
-    case core::Level::quick: return {0.5, 1.0};
-    case core::Level::standard: return {0.25 / 0.9, 0.5 / 0.9, 0.75 / 0.9, 1.0};
-    case core::Level::full: return {0.25, 0.5, 0.75, 0.9, 1.0};
+    case core::Level::quick:
+      return {0.5, 1.0};
+    case core::Level::standard:
+      return {0.25 / 0.9, 0.5 / 0.9, 0.75 / 0.9, 1.0};
+    case core::Level::full:
+      return {0.25, 0.5, 0.75, 0.9, 1.0};
   }
   return {1.0};
 }
@@ -85,11 +88,12 @@ SearchOutcome search(const core::DeviceInfo& claimed, const core::Options& optio
     const uint64_t dying = progress ? progress.get()->in_progress.load() : 0;
     Row crash = run.failure;
     crash.id = "stress.max_single_alloc.attempt" + std::to_string(attempt + 1);
-    crash.reason += dying ? " while verifying an allocation of " + std::to_string(dying) + " bytes"
-                          : "";
+    crash.reason +=
+        dying ? " while verifying an allocation of " + std::to_string(dying) + " bytes" : "";
     crash.metrics["bytes"] = dying;
     rows.push_back(crash);
-    if (progress) state.largest_ok = std::max(state.largest_ok, progress.get()->largest_verified.load());
+    if (progress)
+      state.largest_ok = std::max(state.largest_ok, progress.get()->largest_verified.load());
     if (dying == 0 || dying <= state.largest_ok) break;
     // A timeout covers the whole search, not one size: go on from what was verified, unless
     // this size alone used the attempt.
@@ -134,10 +138,14 @@ StressResult run_stress(const core::DeviceInfo& claimed, const core::Options& op
   const HostMemory host = read_host_memory();
   const Cap cap = compute_cap(claimed, stress.level, stress.max_fraction, stress.cap_bytes, host);
   Row cap_row = core::make_row("stress.cap", dev, RowStatus::pass);
-  cap_row.metrics = {{"cap_bytes", cap.bytes},      {"bound_by", cap.bound_by},
-                     {"device_memory", memory},     {"shares_host_memory", shares_host_memory(claimed)},
-                     {"host", host_json(host)},     {"host_margin_bytes", cap.host_margin_bytes},
-                     {"host_margin_rule", cap.margin_rule}, {"level", core::to_string(stress.level)}};
+  cap_row.metrics = {{"cap_bytes", cap.bytes},
+                     {"bound_by", cap.bound_by},
+                     {"device_memory", memory},
+                     {"shares_host_memory", shares_host_memory(claimed)},
+                     {"host", host_json(host)},
+                     {"host_margin_bytes", cap.host_margin_bytes},
+                     {"host_margin_rule", cap.margin_rule},
+                     {"level", core::to_string(stress.level)}};
   log("cap " + mib(cap.bytes) + " of " + mib(memory) + " (bound by " + cap.bound_by + ")");
   result.host_memcpy_gbps =
       measure_host_memcpy_gbps(std::clamp<uint64_t>(cap.bytes / 4, kMiB, 64 * kMiB));
@@ -152,7 +160,8 @@ StressResult run_stress(const core::DeviceInfo& claimed, const core::Options& op
     return result;
   }
 
-  log("largest single allocation, up to " + mib(std::min(cap.bytes, api_max_allocation(claimed).first)));
+  log("largest single allocation, up to " +
+      mib(std::min(cap.bytes, api_max_allocation(claimed).first)));
   SearchOutcome single = search(claimed, options, stress, cap, result.rows);
   result.max_single_alloc_verified_bytes = single.largest;
   result.max_single_alloc_bound_by = single.bound_by;
@@ -161,9 +170,9 @@ StressResult run_stress(const core::DeviceInfo& claimed, const core::Options& op
   const uint32_t seed = 0x5eed0000u + static_cast<uint32_t>(claimed.id.index);
   {
     // Without a verified allocation the suite still runs, on a small buffer: its rows say why.
-    const uint64_t bytes = std::min<uint64_t>(
-        single.largest > 0 ? single.largest : round_mib(cap.bytes),
-        stress.level == core::Level::quick ? 16 * kMiB : 64 * kMiB);
+    const uint64_t bytes =
+        std::min<uint64_t>(single.largest > 0 ? single.largest : round_mib(cap.bytes),
+                           stress.level == core::Level::quick ? 16 * kMiB : 64 * kMiB);
     const int passes = stress.level == core::Level::full ? 3 : 1;
     log("pattern suite on " + mib(bytes) + ", " + std::to_string(passes) + " pass(es)");
     auto run = core::run_isolated("stress.pattern", dev, stress.limits, [&] {
@@ -198,10 +207,9 @@ StressResult run_stress(const core::DeviceInfo& claimed, const core::Options& op
     row.metrics = {{"step", point.step}, {"bytes", point.bytes}, {"fraction", point.fraction}};
     if (unsafe_from > 0 || single.largest == 0) {
       point.status = RowStatus::skipped;
-      point.reason = single.largest == 0
-                         ? "not run: no single allocation was verified"
-                         : "not run: step " + std::to_string(unsafe_from) +
-                               " did not complete, so this larger step is unsafe";
+      point.reason = single.largest == 0 ? "not run: no single allocation was verified"
+                                         : "not run: step " + std::to_string(unsafe_from) +
+                                               " did not complete, so this larger step is unsafe";
       row.status = point.status;
       row.reason = point.reason;
       result.curve.push_back(point);
@@ -211,8 +219,8 @@ StressResult run_stress(const core::DeviceInfo& claimed, const core::Options& op
     StepPlan plan;
     plan.step = point.step;
     plan.bytes = point.bytes;
-    plan.chunk_bytes = std::max(kMiB, round_mib(std::min({single.largest, 256 * kMiB,
-                                                          point.bytes / 2})));
+    plan.chunk_bytes =
+        std::max(kMiB, round_mib(std::min({single.largest, 256 * kMiB, point.bytes / 2})));
     plan.level = stress.level;
     plan.seed = seed + static_cast<uint32_t>(i) * 104729u;
     row.metrics["chunk_bytes"] = plan.chunk_bytes;
@@ -235,8 +243,8 @@ StressResult run_stress(const core::DeviceInfo& claimed, const core::Options& op
       }
     } else {
       const Json& p = run.payload;
-      point.status = core::row_status_from_string(p.value("status", "error"))
-                         .value_or(RowStatus::error);
+      point.status =
+          core::row_status_from_string(p.value("status", "error")).value_or(RowStatus::error);
       point.reason = p.value("reason", "");
       point.verified = point.status == RowStatus::pass;
       row.status = point.status;
@@ -274,32 +282,36 @@ StressResult run_stress(const core::DeviceInfo& claimed, const core::Options& op
   result.margin_rule = "10% of the largest verified total, at least min(64 MiB, a quarter of it)";
   result.margin_bytes = std::max(largest_verified / 10, std::min(64 * kMiB, largest_verified / 4));
   result.safe_budget_bytes = largest_verified - result.margin_bytes;
-  result.bound_by = single.largest == 0  ? "no verified allocation: " + single.bound_by
+  result.bound_by = single.largest == 0     ? "no verified allocation: " + single.bound_by
                     : first_trouble.empty() ? cap.bound_by
                                             : first_trouble;
   Row budget = core::make_row("stress.budget", dev,
                               largest_verified > 0 ? RowStatus::pass : RowStatus::fail);
   if (largest_verified == 0) budget.reason = "no occupancy step was verified: " + result.bound_by;
-  budget.metrics = {{"safe_budget_bytes", result.safe_budget_bytes},
-                    {"largest_verified_bytes", largest_verified},
-                    {"margin_bytes", result.margin_bytes},
-                    {"margin_rule", result.margin_rule},
-                    {"bound_by", result.bound_by},
-                    {"copy_gbps", result.copy_bandwidth_gbps},
-                    {"host_memcpy_gbps", result.host_memcpy_gbps},
-                    {"copy_vs_host_memcpy",
-                     result.host_memcpy_gbps > 0 ? result.copy_bandwidth_gbps / result.host_memcpy_gbps
-                                                 : 0.0}};
+  budget.metrics = {
+      {"safe_budget_bytes", result.safe_budget_bytes},
+      {"largest_verified_bytes", largest_verified},
+      {"margin_bytes", result.margin_bytes},
+      {"margin_rule", result.margin_rule},
+      {"bound_by", result.bound_by},
+      {"copy_gbps", result.copy_bandwidth_gbps},
+      {"host_memcpy_gbps", result.host_memcpy_gbps},
+      {"copy_vs_host_memcpy",
+       result.host_memcpy_gbps > 0 ? result.copy_bandwidth_gbps / result.host_memcpy_gbps : 0.0}};
   result.rows.push_back(budget);
-  log("safe budget " + mib(result.safe_budget_bytes) + " (largest verified " + mib(largest_verified) +
-      " less " + mib(result.margin_bytes) + "; bound by " + result.bound_by + ")");
+  log("safe budget " + mib(result.safe_budget_bytes) + " (largest verified " +
+      mib(largest_verified) + " less " + mib(result.margin_bytes) + "; bound by " +
+      result.bound_by + ")");
   return result;
 }
 
 void to_json(core::Json& j, const CurvePoint& p) {
-  j = {{"step", p.step},          {"bytes", p.bytes},
-       {"fraction", p.fraction},  {"verified", p.verified},
-       {"bandwidth_gbps", p.bandwidth_gbps}, {"status", core::to_string(p.status)},
+  j = {{"step", p.step},
+       {"bytes", p.bytes},
+       {"fraction", p.fraction},
+       {"verified", p.verified},
+       {"bandwidth_gbps", p.bandwidth_gbps},
+       {"status", core::to_string(p.status)},
        {"reason", p.reason}};
 }
 

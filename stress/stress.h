@@ -16,8 +16,8 @@ namespace gauntlet::stress {
 
 struct StressOptions {
   core::Level level = core::Level::quick;
-  double max_fraction = 0;  // of the device's memory; 0 = the level's default
-  uint64_t cap_bytes = 0;   // 0 = none; e.g. a --simulate clamp
+  double max_fraction = 0;       // of the device's memory; 0 = the level's default
+  uint64_t cap_bytes = 0;        // 0 = none; e.g. a --simulate clamp
   core::IsolationLimits limits;  // per step
   std::function<void(const std::string&)> progress;  // one line per step, e.g. for stderr
 };
@@ -42,8 +42,8 @@ struct StressResult {
   std::string bound_by;
   uint64_t max_single_alloc_verified_bytes = 0;
   std::string max_single_alloc_bound_by;  // e.g. "max_mem_alloc_size", "maxStorageBufferRange"
-  double copy_bandwidth_gbps = 0, read_bandwidth_gbps = 0, write_bandwidth_gbps = 0,
-         h2d_gbps = 0, d2h_gbps = 0, host_memcpy_gbps = 0;
+  double copy_bandwidth_gbps = 0, read_bandwidth_gbps = 0, write_bandwidth_gbps = 0, h2d_gbps = 0,
+         d2h_gbps = 0, host_memcpy_gbps = 0;
   std::vector<CurvePoint> curve;
   std::vector<core::Row> rows;
 };

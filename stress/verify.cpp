@@ -90,8 +90,9 @@ core::Status PatternRunner::fill(backends::Buffer& buffer, Pattern pattern, uint
   const uint64_t words = buffer.size() / 4;
   for (uint64_t start = 0; start < words; start += kMaxDispatchBytes / 4) {
     const uint64_t count = std::min<uint64_t>(kMaxDispatchBytes / 4, words - start);
-    FillParams p{static_cast<uint32_t>(pattern), seed, static_cast<uint32_t>(start),
-                 static_cast<uint32_t>(start >> 32), static_cast<uint32_t>(count), mask};
+    FillParams p{static_cast<uint32_t>(pattern), seed,
+                 static_cast<uint32_t>(start),   static_cast<uint32_t>(start >> 32),
+                 static_cast<uint32_t>(count),   mask};
     backends::DispatchArgs args;
     args.buffers = {&buffer};
     args.params = std::as_bytes(std::span(&p, 1));
@@ -183,8 +184,8 @@ std::vector<core::Row> run_pattern_suite(PatternRunner& runner, backends::Buffer
   std::vector<core::Row> rows;
   for (const auto& c : cases) {
     const auto start = std::chrono::steady_clock::now();
-    core::Row row = core::make_row(std::string("stress.pattern.") + c.name, device,
-                                   core::RowStatus::pass);
+    core::Row row =
+        core::make_row(std::string("stress.pattern.") + c.name, device, core::RowStatus::pass);
     VerifyReport total;
     for (int pass = 0; pass < passes; ++pass) {
       const uint32_t pass_seed = seed + static_cast<uint32_t>(pass) * 7919u;

@@ -51,8 +51,8 @@ class HostDevice final : public Device {
       return error(core::ErrorKind::out_of_memory,
                    "host allocation of " + std::to_string(bytes) + " bytes failed");
     }
-    return std::unique_ptr<Buffer>(std::make_unique<HostBuffer>(
-        uid(), name(), bytes, accounting(), static_cast<std::byte*>(data)));
+    return std::unique_ptr<Buffer>(std::make_unique<HostBuffer>(uid(), name(), bytes, accounting(),
+                                                                static_cast<std::byte*>(data)));
   }
 
   Status do_upload(Buffer& dst, std::span<const std::byte> src, size_t offset) override {

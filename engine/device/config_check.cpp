@@ -15,9 +15,9 @@ core::Status local_fits(const KernelVariant& v, const KernelDims& d, uint64_t li
                         const std::string& dims_text) {
   const uint64_t need = planner::local_mem_bytes(v, d);
   if (need > limit) {
-    return core::make_error(core::ErrorKind::unsupported,
-                            "local memory " + std::to_string(need) + " > " + std::to_string(limit) +
-                                " (" + v.name() + ", " + dims_text + ")");
+    return core::make_error(core::ErrorKind::unsupported, "local memory " + std::to_string(need) +
+                                                              " > " + std::to_string(limit) + " (" +
+                                                              v.name() + ", " + dims_text + ")");
   }
   return core::Status::ok();
 }
@@ -26,9 +26,9 @@ std::set<uint32_t> matvec_inputs(const model::LlamaShape& s) { return {s.n_embd,
 
 core::Status check_variant_shape(const KernelVariant& v, const std::string& what) {
   if (v.workgroup == 0 || (v.workgroup & (v.workgroup - 1)) != 0 || v.workgroup > 1024) {
-    return core::make_error(core::ErrorKind::invalid_argument,
-                            what + " workgroup " + std::to_string(v.workgroup) +
-                                " is not a power of two up to 1024");
+    return core::make_error(
+        core::ErrorKind::invalid_argument,
+        what + " workgroup " + std::to_string(v.workgroup) + " is not a power of two up to 1024");
   }
   return core::Status::ok();
 }
@@ -55,8 +55,7 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
   }
   GAUNTLET_TRY(model::validate_shape(shape, config.weights));
   if (config.compute == planner::ActivationType::f16 && !device.features.fp16_arithmetic) {
-    return core::make_error(core::ErrorKind::unsupported,
-                            "f16 arithmetic not supported by " + dev);
+    return core::make_error(core::ErrorKind::unsupported, "f16 arithmetic not supported by " + dev);
   }
   const KernelVariant mv = effective_matvec(config), at = effective_attention(config);
   GAUNTLET_TRY(check_variant_shape(mv, mv.name()));
@@ -87,11 +86,11 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
   }
   KernelVariant norm = mv;
   norm.op = planner::KernelOp::rmsnorm;
-  GAUNTLET_TRY(local_fits(norm, {shape.n_embd, 0, 0}, local_mem_limit,
-                          "n " + std::to_string(shape.n_embd)));
-  GAUNTLET_TRY(local_fits(at, {0, hd, context}, local_mem_limit,
-                          "head_dim " + std::to_string(hd) + ", context " +
-                              std::to_string(context)));
+  GAUNTLET_TRY(
+      local_fits(norm, {shape.n_embd, 0, 0}, local_mem_limit, "n " + std::to_string(shape.n_embd)));
+  GAUNTLET_TRY(
+      local_fits(at, {0, hd, context}, local_mem_limit,
+                 "head_dim " + std::to_string(hd) + ", context " + std::to_string(context)));
   return core::Status::ok();
 }
 
@@ -101,7 +100,8 @@ DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_l
   c.weights = weights;
   c.context = shape.context;
   // Fewer passes are faster: the whole vector first, then ever smaller chunks.
-  for (uint32_t tile : {planner::kWholeVector, 8192u, 4096u, 2048u, 1024u, 512u, 256u, 128u, 64u, 32u}) {
+  for (uint32_t tile :
+       {planner::kWholeVector, 8192u, 4096u, 2048u, 1024u, 512u, 256u, 128u, 64u, 32u}) {
     c.matvec.activation_tile = tile;
     bool fits = true;
     for (uint32_t n_in : matvec_inputs(shape)) {

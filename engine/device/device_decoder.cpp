@@ -9,8 +9,9 @@ namespace {
 using model::TensorType;
 }
 
-core::Result<std::unique_ptr<DeviceDecoder>> DeviceDecoder::create(
-    backends::Device& device, const loader::DeviceModel& model, const DecodeConfig& config) {
+core::Result<std::unique_ptr<DeviceDecoder>> DeviceDecoder::create(backends::Device& device,
+                                                                   const loader::DeviceModel& model,
+                                                                   const DecodeConfig& config) {
   const uint32_t context = config.context == 0 ? model.shape.context : config.context;
   if (context == 0 || context > model.shape.context) {
     return core::make_error(core::ErrorKind::invalid_argument,
@@ -50,11 +51,11 @@ core::Status DeviceDecoder::bind() {
     }
     return it->second;
   };
-#define GAUNTLET_BIND(target, name)  \
-  do {                               \
-    auto found = find(name);         \
+#define GAUNTLET_BIND(target, name)   \
+  do {                                \
+    auto found = find(name);          \
     if (!found) return found.error(); \
-    target = *found;                 \
+    target = *found;                  \
   } while (0)
   GAUNTLET_BIND(token_embd_, "token_embd.weight");
   GAUNTLET_BIND(output_norm_, "output_norm.weight");
@@ -135,27 +136,38 @@ core::Status DeviceDecoder::run_layer(uint32_t l) {
 
   GAUNTLET_TRY(ops_.rmsnorm(act, *L.attn_norm.buffer, matvec_.workgroup,
                             {s.n_embd, off(a.x), off(a.xb), s.rms_eps}));
-  GAUNTLET_TRY(ops_.matvec(*L.wq.buffer, L.wq.type, matvec_, s.n_embd, s.n_embd, act, off(a.xb), off(a.q), rows));
-  GAUNTLET_TRY(ops_.matvec(*L.wk.buffer, L.wk.type, matvec_, s.n_embd, n_kv, act, off(a.xb), off(a.k), rows));
-  GAUNTLET_TRY(ops_.matvec(*L.wv.buffer, L.wv.type, matvec_, s.n_embd, n_kv, act, off(a.xb), off(a.v), rows));
+  GAUNTLET_TRY(ops_.matvec(*L.wq.buffer, L.wq.type, matvec_, s.n_embd, s.n_embd, act, off(a.xb),
+                           off(a.q), rows));
+  GAUNTLET_TRY(ops_.matvec(*L.wk.buffer, L.wk.type, matvec_, s.n_embd, n_kv, act, off(a.xb),
+                           off(a.k), rows));
+  GAUNTLET_TRY(ops_.matvec(*L.wv.buffer, L.wv.type, matvec_, s.n_embd, n_kv, act, off(a.xb),
+                           off(a.v), rows));
   const uint64_t layer_off = uint64_t{l} * context_ * n_kv;
-  const RopeParams rope{off(a.q),         off(a.k), off(a.v), s.n_embd / 2, n_kv / 2, hd,
-                        s.rope_dims(), off(layer_off + uint64_t{pos_} * n_kv)};
+  const RopeParams rope{off(a.q), off(a.k), off(a.v),      s.n_embd / 2,
+                        n_kv / 2, hd,       s.rope_dims(), off(layer_off + uint64_t{pos_} * n_kv)};
   GAUNTLET_TRY(ops_.rope_kv(act, *k_cache_, *v_cache_, *rope_table_, config_.kv, rope));
-  const AttentionParams att{off(a.q), off(a.xb2), s.n_head / s.n_head_kv, n_kv,
-                            off(layer_off), pos_ + 1,
+  const AttentionParams att{off(a.q),
+                            off(a.xb2),
+                            s.n_head / s.n_head_kv,
+                            n_kv,
+                            off(layer_off),
+                            pos_ + 1,
                             1.0f / std::sqrt(static_cast<float>(hd))};
   GAUNTLET_TRY(ops_.attention(act, *k_cache_, *v_cache_, attention_, s.n_head, hd, context_,
                               config_.kv, att));
-  GAUNTLET_TRY(ops_.matvec(*L.wo.buffer, L.wo.type, matvec_, s.n_embd, s.n_embd, act, off(a.xb2), off(a.xb), rows));
+  GAUNTLET_TRY(ops_.matvec(*L.wo.buffer, L.wo.type, matvec_, s.n_embd, s.n_embd, act, off(a.xb2),
+                           off(a.xb), rows));
   GAUNTLET_TRY(ops_.elementwise(act, Elementwise::add, {s.n_embd, off(a.x), off(a.xb)}));
 
   GAUNTLET_TRY(ops_.rmsnorm(act, *L.ffn_norm.buffer, matvec_.workgroup,
                             {s.n_embd, off(a.x), off(a.xb), s.rms_eps}));
-  GAUNTLET_TRY(ops_.matvec(*L.w_gate.buffer, L.w_gate.type, matvec_, s.n_embd, s.n_ff, act, off(a.xb), off(a.hb), rows));
-  GAUNTLET_TRY(ops_.matvec(*L.w_up.buffer, L.w_up.type, matvec_, s.n_embd, s.n_ff, act, off(a.xb), off(a.hb2), rows));
+  GAUNTLET_TRY(ops_.matvec(*L.w_gate.buffer, L.w_gate.type, matvec_, s.n_embd, s.n_ff, act,
+                           off(a.xb), off(a.hb), rows));
+  GAUNTLET_TRY(ops_.matvec(*L.w_up.buffer, L.w_up.type, matvec_, s.n_embd, s.n_ff, act, off(a.xb),
+                           off(a.hb2), rows));
   GAUNTLET_TRY(ops_.elementwise(act, Elementwise::swiglu, {s.n_ff, off(a.hb), off(a.hb2)}));
-  GAUNTLET_TRY(ops_.matvec(*L.w_down.buffer, L.w_down.type, matvec_, s.n_ff, s.n_embd, act, off(a.hb), off(a.xb), rows));
+  GAUNTLET_TRY(ops_.matvec(*L.w_down.buffer, L.w_down.type, matvec_, s.n_ff, s.n_embd, act,
+                           off(a.hb), off(a.xb), rows));
   GAUNTLET_TRY(ops_.elementwise(act, Elementwise::add, {s.n_embd, off(a.x), off(a.xb)}));
   return core::Status::ok();
 }
@@ -168,26 +180,26 @@ core::Result<std::span<const float>> DeviceDecoder::step(int32_t token) {
                                 std::to_string(s.n_vocab - 1));
   }
   if (pos_ >= context_) {
-    return core::make_error(core::ErrorKind::invalid_argument,
-                            "position " + std::to_string(pos_) + " is past the context of " +
-                                std::to_string(context_));
+    return core::make_error(
+        core::ErrorKind::invalid_argument,
+        "position " + std::to_string(pos_) + " is past the context of " + std::to_string(context_));
   }
   // cos/sin of this position's angles, computed in double as the reference does.
   const uint32_t rd = s.rope_dims();
   for (uint32_t i = 0; i < rd / 2; ++i) {
-    const double theta = pos_ * std::pow(static_cast<double>(s.rope_freq_base),
-                                         -2.0 * i / static_cast<double>(rd));
+    const double theta =
+        pos_ * std::pow(static_cast<double>(s.rope_freq_base), -2.0 * i / static_cast<double>(rd));
     table_[2 * i] = static_cast<float>(std::cos(theta));
     table_[2 * i + 1] = static_cast<float>(std::sin(theta));
   }
   GAUNTLET_TRY(device_.upload(*rope_table_, std::as_bytes(std::span<const float>(table_))));
   const auto& a = layout_;
-  GAUNTLET_TRY(ops_.embed(*token_embd_.buffer, token_embd_.type, s.n_embd, static_cast<uint32_t>(token),
-                          *act_, static_cast<uint32_t>(a.x)));
+  GAUNTLET_TRY(ops_.embed(*token_embd_.buffer, token_embd_.type, s.n_embd,
+                          static_cast<uint32_t>(token), *act_, static_cast<uint32_t>(a.x)));
   for (uint32_t l = 0; l < s.n_layer; ++l) GAUNTLET_TRY(run_layer(l));
-  GAUNTLET_TRY(ops_.rmsnorm(*act_, *output_norm_.buffer, matvec_.workgroup,
-                            {s.n_embd, static_cast<uint32_t>(a.x), static_cast<uint32_t>(a.xb),
-                             s.rms_eps}));
+  GAUNTLET_TRY(
+      ops_.rmsnorm(*act_, *output_norm_.buffer, matvec_.workgroup,
+                   {s.n_embd, static_cast<uint32_t>(a.x), static_cast<uint32_t>(a.xb), s.rms_eps}));
   GAUNTLET_TRY(ops_.matvec(*output_.buffer, output_.type, matvec_, s.n_embd, s.n_vocab, *act_,
                            static_cast<uint32_t>(a.xb), static_cast<uint32_t>(a.logits),
                            kMatvecRows));

@@ -44,9 +44,9 @@ core::Result<KernelSource> make(core::Api api, const std::string& entry, Embedde
     }
     s.spirv = code.spirv;
   } else {
-    return core::make_error(core::ErrorKind::unsupported,
-                            std::string("the decode kernels run on OpenCL and Vulkan, not ") +
-                                core::to_string(api));
+    return core::make_error(
+        core::ErrorKind::unsupported,
+        std::string("the decode kernels run on OpenCL and Vulkan, not ") + core::to_string(api));
   }
   return s;
 }
@@ -76,7 +76,8 @@ core::Result<KernelSource> matvec_source(core::Api api, model::TensorType weight
   const uint32_t tile = v.activation_tile == planner::kWholeVector
                             ? n_in
                             : std::min<uint32_t>(v.activation_tile, n_in);
-  if (tile % 2 != 0 || (v.activation_tile != planner::kWholeVector && tile % 32 != 0 && tile != n_in)) {
+  if (tile % 2 != 0 ||
+      (v.activation_tile != planner::kWholeVector && tile % 32 != 0 && tile != n_in)) {
     return core::make_error(core::ErrorKind::invalid_argument,
                             v.name() + ": an activation chunk must be a multiple of 32 elements");
   }
@@ -150,8 +151,8 @@ core::Result<KernelSource> attention_source(core::Api api, const planner::Kernel
   }
   const uint32_t score_tile = v.score_tile == 0 ? context : std::min(v.score_tile, context);
   const bool f16 = v.activation_type == planner::ActivationType::f16;
-  auto s = make(api, "attention", {kernels::engine_attention_cl, SPIRV(engine_attention_comp)},
-                3, sizeof(AttentionParams), v.workgroup, true);
+  auto s = make(api, "attention", {kernels::engine_attention_cl, SPIRV(engine_attention_comp)}, 3,
+                sizeof(AttentionParams), v.workgroup, true);
   if (!s) return s;
   s->constants = {{"HEAD_DIM", head_dim},
                   {"SCORE_TILE", score_tile},
@@ -164,9 +165,9 @@ core::Result<KernelSource> attention_source(core::Api api, const planner::Kernel
 }
 
 core::Result<KernelSource> elementwise_source(core::Api api, Elementwise op) {
-  auto s = make(api, "elementwise",
-                {kernels::engine_elementwise_cl, SPIRV(engine_elementwise_comp)}, 1,
-                sizeof(ElementwiseParams), kSimpleWorkgroup, false);
+  auto s =
+      make(api, "elementwise", {kernels::engine_elementwise_cl, SPIRV(engine_elementwise_comp)}, 1,
+           sizeof(ElementwiseParams), kSimpleWorkgroup, false);
   if (!s) return s;
   s->constants = {{"OP", static_cast<int64_t>(op)}};
   return s;

@@ -69,8 +69,7 @@ void finish_result(CheckResult& r, const DecodeConfig& config, uint32_t position
   }
   if (!(r.logits_nmse <= r.nmse_bound)) {
     if (!r.reason.empty()) r.reason += "; ";
-    r.reason += "logits NMSE " + scientific(r.logits_nmse) + " > bound " +
-                scientific(r.nmse_bound);
+    r.reason += "logits NMSE " + scientific(r.logits_nmse) + " > bound " + scientific(r.nmse_bound);
   }
 }
 
@@ -85,13 +84,13 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
   auto shape = model::read_llama_shape(file.info());
   if (!shape) return shape.error();
   const uint64_t needed = prompt.size() + steps;
-  const uint32_t context =
-      config.context != 0 ? config.context
-                          : static_cast<uint32_t>(std::min<uint64_t>(needed, shape->context));
+  const uint32_t context = config.context != 0
+                               ? config.context
+                               : static_cast<uint32_t>(std::min<uint64_t>(needed, shape->context));
   if (needed > context) {
-    return core::make_error(core::ErrorKind::invalid_argument,
-                            std::to_string(needed) + " positions are over the context of " +
-                                std::to_string(context));
+    return core::make_error(
+        core::ErrorKind::invalid_argument,
+        std::to_string(needed) + " positions are over the context of " + std::to_string(context));
   }
   auto both = load_both(device, file, config, context);
   if (!both) return both.error();
@@ -105,14 +104,14 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
   Clock::time_point gen_start = Clock::now();
   auto record = [&](Steps& into, bool time_it) {
     return [&into, &gen_start, time_it, n = prompt.size()](uint32_t step, int32_t token,
-                                                          std::span<const float> logits) {
+                                                           std::span<const float> logits) {
       into.fed.push_back(token);
       into.logits.emplace_back(logits.begin(), logits.end());
       if (time_it && step + 1 == n) gen_start = Clock::now();
     };
   };
-  auto dev_tokens = reference::greedy_decode(
-      [&](int32_t t) { return (*decoder)->step(t); }, prompt, steps, record(dev, true));
+  auto dev_tokens = reference::greedy_decode([&](int32_t t) { return (*decoder)->step(t); }, prompt,
+                                             steps, record(dev, true));
   if (!dev_tokens) return dev_tokens.error();
   const double seconds = std::chrono::duration<double>(Clock::now() - gen_start).count();
   r.device_tokens = *dev_tokens;
@@ -122,18 +121,19 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
   if (steps > 1 && seconds > 0) {
     r.tokens_per_second = (steps - 1) / seconds;
     const uint32_t mid = static_cast<uint32_t>(prompt.size() + steps / 2);
-    r.effective_gbps = static_cast<double>(bytes_read_per_token(both->host.shape, config.weights,
-                                                                config.kv, mid)) *
+    r.effective_gbps = static_cast<double>(
+                           bytes_read_per_token(both->host.shape, config.weights, config.kv, mid)) *
                        r.tokens_per_second / 1e9;
   }
 
   auto ref = reference::Decoder::create(both->host, {0, config.kv, context});
   if (!ref) return ref.error();
-  auto host_tokens = reference::greedy_decode(
-      [&](int32_t t) { return (*ref)->step(t); }, prompt, steps, record(host, false));
+  auto host_tokens = reference::greedy_decode([&](int32_t t) { return (*ref)->step(t); }, prompt,
+                                              steps, record(host, false));
   if (!host_tokens) return host_tokens.error();
   r.host_tokens = *host_tokens;
-  const double error_scale = std::sqrt(logits_nmse_bound(c, static_cast<uint32_t>(prompt.size() + steps)));
+  const double error_scale =
+      std::sqrt(logits_nmse_bound(c, static_cast<uint32_t>(prompt.size() + steps)));
   for (size_t i = 0; i < std::min(dev.fed.size(), host.fed.size()); ++i) {
     if (dev.fed[i] != host.fed[i]) break;
     r.logits_nmse = std::max(r.logits_nmse, nmse(dev.logits[i], host.logits[i]));
@@ -145,10 +145,11 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
       const double rms = std::sqrt(sum / static_cast<double>(host.logits[i].size()));
       const double gap = host.logits[i][want] - host.logits[i][got];
       if (gap <= error_scale * rms) {
-        r.note = "greedy tokens part at step " + std::to_string(i) + " on a near tie: host logits " +
-                 scientific(host.logits[i][want]) + " (token " + std::to_string(want) + ") and " +
-                 scientific(host.logits[i][got]) + " (token " + std::to_string(got) +
-                 ") differ by less than the error scale " + scientific(error_scale * rms);
+        r.note = "greedy tokens part at step " + std::to_string(i) +
+                 " on a near tie: host logits " + scientific(host.logits[i][want]) + " (token " +
+                 std::to_string(want) + ") and " + scientific(host.logits[i][got]) + " (token " +
+                 std::to_string(got) + ") differ by less than the error scale " +
+                 scientific(error_scale * rms);
       }
       break;
     }
@@ -162,9 +163,9 @@ core::Result<CheckResult> check_context(backends::Device& device, const model::G
   auto shape = model::read_llama_shape(file.info());
   if (!shape) return shape.error();
   if (context == 0 || context > shape->context) {
-    return core::make_error(core::ErrorKind::invalid_argument,
-                            "context " + std::to_string(context) + " is outside 1.." +
-                                std::to_string(shape->context));
+    return core::make_error(
+        core::ErrorKind::invalid_argument,
+        "context " + std::to_string(context) + " is outside 1.." + std::to_string(shape->context));
   }
   auto both = load_both(device, file, config, context);
   if (!both) return both.error();
@@ -209,19 +210,20 @@ core::Result<CheckResult> check_context(backends::Device& device, const model::G
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   r.device_tokens = {reference::argmax(*dev_logits)};
   r.device_peak_bytes = device.peak_bytes();
-  r.planned_peak_bytes = planner::plan_memory(s, {config.weights, context, 1, config.kv}).steady_state;
+  r.planned_peak_bytes =
+      planner::plan_memory(s, {config.weights, context, 1, config.kv}).steady_state;
   if (seconds > 0) {
     r.tokens_per_second = 1.0 / seconds;
-    r.effective_gbps = static_cast<double>(bytes_read_per_token(s, config.weights, config.kv,
-                                                                context)) /
-                       seconds / 1e9;
+    r.effective_gbps =
+        static_cast<double>(bytes_read_per_token(s, config.weights, config.kv, context)) / seconds /
+        1e9;
   }
 
   reference::ThreadPool pool(0);
   std::vector<float> act(planner::activation_layout(s, context).total);
   reference::KvCacheView view{k.data(), v.data(), config.kv, context};
-  GAUNTLET_TRY(reference::forward_token(s, both->host.weights, view, act.data(), token,
-                                        context - 1, pool));
+  GAUNTLET_TRY(
+      reference::forward_token(s, both->host.weights, view, act.data(), token, context - 1, pool));
   std::span<const float> host_logits(act.data() + planner::activation_layout(s, context).logits,
                                      s.n_vocab);
   r.host_tokens = {reference::argmax(host_logits)};

@@ -76,8 +76,8 @@ core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::
     auto buffer = device.allocate(t.bytes);
     if (!buffer) {
       core::Error e = buffer.error();
-      e.message = "loading tensor '" + t.name + "' (" + std::to_string(t.bytes) +
-                  " bytes): " + e.message;
+      e.message =
+          "loading tensor '" + t.name + "' (" + std::to_string(t.bytes) + " bytes): " + e.message;
       return e;
     }
     const uint64_t base = file.info().data_offset + t.offset;

@@ -68,11 +68,24 @@ class Cursor {
 // before anything is allocated for it.
 uint64_t min_value_bytes(MetaType type) {
   switch (type) {
-    case MetaType::u8: case MetaType::i8: case MetaType::boolean: return 1;
-    case MetaType::u16: case MetaType::i16: return 2;
-    case MetaType::u32: case MetaType::i32: case MetaType::f32: return 4;
-    case MetaType::u64: case MetaType::i64: case MetaType::f64: case MetaType::string: return 8;
-    case MetaType::array: return 12;
+    case MetaType::u8:
+    case MetaType::i8:
+    case MetaType::boolean:
+      return 1;
+    case MetaType::u16:
+    case MetaType::i16:
+      return 2;
+    case MetaType::u32:
+    case MetaType::i32:
+    case MetaType::f32:
+      return 4;
+    case MetaType::u64:
+    case MetaType::i64:
+    case MetaType::f64:
+    case MetaType::string:
+      return 8;
+    case MetaType::array:
+      return 12;
   }
   return 1;
 }
@@ -84,23 +97,33 @@ core::Result<MetaValue> read_value(Cursor& c, MetaType type, const std::string& 
   v.type = type;
   const char* what = "a metadata value";
   switch (type) {
-#define GAUNTLET_READ(T, field)                  \
-  {                                              \
-    auto r = c.read<T>(what);                    \
-    if (!r) return r.error();                    \
-    v.field = *r;                                \
-    return v;                                    \
+#define GAUNTLET_READ(T, field) \
+  {                             \
+    auto r = c.read<T>(what);   \
+    if (!r) return r.error();   \
+    v.field = *r;               \
+    return v;                   \
   }
-    case MetaType::u8: GAUNTLET_READ(uint8_t, u)
-    case MetaType::i8: GAUNTLET_READ(int8_t, i)
-    case MetaType::u16: GAUNTLET_READ(uint16_t, u)
-    case MetaType::i16: GAUNTLET_READ(int16_t, i)
-    case MetaType::u32: GAUNTLET_READ(uint32_t, u)
-    case MetaType::i32: GAUNTLET_READ(int32_t, i)
-    case MetaType::u64: GAUNTLET_READ(uint64_t, u)
-    case MetaType::i64: GAUNTLET_READ(int64_t, i)
-    case MetaType::f32: GAUNTLET_READ(float, f)
-    case MetaType::f64: GAUNTLET_READ(double, f)
+    case MetaType::u8:
+      GAUNTLET_READ(uint8_t, u)
+    case MetaType::i8:
+      GAUNTLET_READ(int8_t, i)
+    case MetaType::u16:
+      GAUNTLET_READ(uint16_t, u)
+    case MetaType::i16:
+      GAUNTLET_READ(int16_t, i)
+    case MetaType::u32:
+      GAUNTLET_READ(uint32_t, u)
+    case MetaType::i32:
+      GAUNTLET_READ(int32_t, i)
+    case MetaType::u64:
+      GAUNTLET_READ(uint64_t, u)
+    case MetaType::i64:
+      GAUNTLET_READ(int64_t, i)
+    case MetaType::f32:
+      GAUNTLET_READ(float, f)
+    case MetaType::f64:
+      GAUNTLET_READ(double, f)
 #undef GAUNTLET_READ
     case MetaType::boolean: {
       auto r = c.read<uint8_t>(what);
@@ -163,11 +186,19 @@ std::optional<uint64_t> GgufInfo::get_uint(const std::string& key) const {
   const MetaValue* v = meta(key);
   if (v == nullptr) return std::nullopt;
   switch (v->type) {
-    case MetaType::u8: case MetaType::u16: case MetaType::u32: case MetaType::u64: return v->u;
-    case MetaType::i8: case MetaType::i16: case MetaType::i32: case MetaType::i64:
+    case MetaType::u8:
+    case MetaType::u16:
+    case MetaType::u32:
+    case MetaType::u64:
+      return v->u;
+    case MetaType::i8:
+    case MetaType::i16:
+    case MetaType::i32:
+    case MetaType::i64:
       if (v->i < 0) return std::nullopt;
       return static_cast<uint64_t>(v->i);
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -293,9 +324,9 @@ core::Result<GgufInfo> parse_gguf(std::span<const std::byte> data) {
     uint64_t begin = 0, end = 0;
     if (__builtin_add_overflow(info.data_offset, ti.offset, &begin) ||
         __builtin_add_overflow(begin, ti.bytes, &end) || end > size) {
-      return bad("tensor '" + ti.name + "' (" + std::to_string(ti.bytes) + " bytes at data offset " +
-                 std::to_string(ti.offset) + ") lies outside the file of " +
-                 std::to_string(size) + " bytes");
+      return bad("tensor '" + ti.name + "' (" + std::to_string(ti.bytes) +
+                 " bytes at data offset " + std::to_string(ti.offset) +
+                 ") lies outside the file of " + std::to_string(size) + " bytes");
     }
   }
   return info;

@@ -27,8 +27,19 @@ inline constexpr uint32_t kGgufDefaultAlignment = 32;
 inline constexpr uint64_t kMaxStoredArray = 4096;
 
 enum class MetaType : uint32_t {
-  u8 = 0, i8 = 1, u16 = 2, i16 = 3, u32 = 4, i32 = 5, f32 = 6, boolean = 7, string = 8,
-  array = 9, u64 = 10, i64 = 11, f64 = 12,
+  u8 = 0,
+  i8 = 1,
+  u16 = 2,
+  i16 = 3,
+  u32 = 4,
+  i32 = 5,
+  f32 = 6,
+  boolean = 7,
+  string = 8,
+  array = 9,
+  u64 = 10,
+  i64 = 11,
+  f64 = 12,
 };
 
 struct MetaValue {
@@ -48,7 +59,7 @@ struct TensorInfo {
   std::string name;
   std::vector<uint64_t> ne;  // fastest-varying first
   TensorType type = TensorType::f32;
-  uint64_t offset = 0;       // relative to the data section
+  uint64_t offset = 0;  // relative to the data section
   uint64_t n_elements = 0;
   uint64_t bytes = 0;
 };

@@ -47,10 +47,14 @@ bool put_string(Sink& sink, const std::string& s) {
 template <typename Sink>
 bool put_meta(Sink& sink, const MetaValue& v) {
   switch (v.type) {
-    case MetaType::u32: return put_value<Sink, uint32_t>(sink, static_cast<uint32_t>(v.u));
-    case MetaType::u64: return put_value<Sink, uint64_t>(sink, v.u);
-    case MetaType::f32: return put_value<Sink, float>(sink, static_cast<float>(v.f));
-    case MetaType::string: return put_string(sink, v.s);
+    case MetaType::u32:
+      return put_value<Sink, uint32_t>(sink, static_cast<uint32_t>(v.u));
+    case MetaType::u64:
+      return put_value<Sink, uint64_t>(sink, v.u);
+    case MetaType::f32:
+      return put_value<Sink, float>(sink, static_cast<float>(v.f));
+    case MetaType::string:
+      return put_string(sink, v.s);
     case MetaType::array: {
       if (!put_value<Sink, uint32_t>(sink, static_cast<uint32_t>(v.array_type)) ||
           !put_value<Sink, uint64_t>(sink, v.array.size())) {
@@ -61,7 +65,8 @@ bool put_meta(Sink& sink, const MetaValue& v) {
       }
       return true;
     }
-    default: return false;  // the setters make only the types above
+    default:
+      return false;  // the setters make only the types above
   }
 }
 
@@ -174,14 +179,12 @@ core::Status GgufWriter::emit(Sink& sink) const {
   Counting<Sink> out{sink};
   using C = Counting<Sink>;
 
-  bool ok = put_value<C, uint32_t>(out, kGgufMagic) &&
-            put_value<C, uint32_t>(out, kGgufVersion) &&
+  bool ok = put_value<C, uint32_t>(out, kGgufMagic) && put_value<C, uint32_t>(out, kGgufVersion) &&
             put_value<C, uint64_t>(out, tensors_.size()) &&
             put_value<C, uint64_t>(out, metadata_.size());
   for (const auto& [key, value] : metadata_) {
     ok = ok && put_string(out, key) &&
-         put_value<C, uint32_t>(out, static_cast<uint32_t>(value.type)) &&
-         put_meta(out, value);
+         put_value<C, uint32_t>(out, static_cast<uint32_t>(value.type)) && put_meta(out, value);
   }
   for (size_t i = 0; i < tensors_.size(); ++i) {
     const auto& t = tensors_[i];
@@ -233,8 +236,8 @@ core::Status GgufWriter::write(const std::filesystem::path& path, bool overwrite
   {
     std::unique_ptr<std::FILE, FileCloser> f(std::fopen(tmp.c_str(), "wb"));
     if (!f) {
-      return core::make_error(core::ErrorKind::io_error, "cannot create '" + tmp.string() +
-                                                             "': " + std::strerror(errno));
+      return core::make_error(core::ErrorKind::io_error,
+                              "cannot create '" + tmp.string() + "': " + std::strerror(errno));
     }
     FileSink sink(f.get());
     core::Status s = emit(sink);

@@ -44,8 +44,8 @@ const std::vector<LlamaShape>& presets() {
 
 core::Status validate_shape(const LlamaShape& s, TensorType format) {
   const std::pair<const char*, uint32_t> dims[] = {
-      {"n_embd", s.n_embd}, {"n_layer", s.n_layer}, {"n_head", s.n_head},
-      {"n_head_kv", s.n_head_kv}, {"n_ff", s.n_ff}, {"n_vocab", s.n_vocab},
+      {"n_embd", s.n_embd},       {"n_layer", s.n_layer}, {"n_head", s.n_head},
+      {"n_head_kv", s.n_head_kv}, {"n_ff", s.n_ff},       {"n_vocab", s.n_vocab},
       {"context", s.context}};
   for (const auto& [name, value] : dims) {
     if (value == 0) return bad_shape(std::string(name) + " must be positive");
@@ -58,7 +58,8 @@ core::Status validate_shape(const LlamaShape& s, TensorType format) {
     return bad_shape("n_head " + std::to_string(s.n_head) + " is not a multiple of n_head_kv " +
                      std::to_string(s.n_head_kv));
   }
-  if (s.head_dim() % 2 != 0) return bad_shape("the head dimension must be even for rotary embedding");
+  if (s.head_dim() % 2 != 0)
+    return bad_shape("the head dimension must be even for rotary embedding");
   if (s.rope_dims() % 2 != 0 || s.rope_dims() > s.head_dim()) {
     return bad_shape("rope_dim " + std::to_string(s.rope_dims()) +
                      " must be even and at most the head dimension " +
@@ -94,10 +95,10 @@ std::vector<std::string> preset_names() {
 
 core::Result<LlamaShape> parse_dims(const std::string& text) {
   LlamaShape s;
-  std::map<std::string, uint32_t*> ints = {
-      {"n_embd", &s.n_embd}, {"n_layer", &s.n_layer}, {"n_head", &s.n_head},
-      {"n_head_kv", &s.n_head_kv}, {"n_ff", &s.n_ff}, {"n_vocab", &s.n_vocab},
-      {"context", &s.context}, {"rope_dim", &s.rope_dim}};
+  std::map<std::string, uint32_t*> ints = {{"n_embd", &s.n_embd},   {"n_layer", &s.n_layer},
+                                           {"n_head", &s.n_head},   {"n_head_kv", &s.n_head_kv},
+                                           {"n_ff", &s.n_ff},       {"n_vocab", &s.n_vocab},
+                                           {"context", &s.context}, {"rope_dim", &s.rope_dim}};
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
@@ -136,7 +137,9 @@ uint64_t TensorDesc::n_elements() const {
   return n;
 }
 
-uint64_t TensorDesc::bytes() const { return n_elements() / block_elements(type) * block_bytes(type); }
+uint64_t TensorDesc::bytes() const {
+  return n_elements() / block_elements(type) * block_bytes(type);
+}
 
 std::vector<TensorDesc> llama_tensors(const LlamaShape& s, TensorType format) {
   const uint64_t embd = s.n_embd, kv = s.n_embd_kv(), ff = s.n_ff, vocab = s.n_vocab;

@@ -49,11 +49,16 @@ float f16_lookup(uint16_t bits) { return f16_table()[bits]; }
 
 const char* to_string(TensorType type) {
   switch (type) {
-    case TensorType::f32: return "f32";
-    case TensorType::f16: return "f16";
-    case TensorType::bf16: return "bf16";
-    case TensorType::q8_0: return "q8_0";
-    case TensorType::q4_0: return "q4_0";
+    case TensorType::f32:
+      return "f32";
+    case TensorType::f16:
+      return "f16";
+    case TensorType::bf16:
+      return "bf16";
+    case TensorType::q8_0:
+      return "q8_0";
+    case TensorType::q4_0:
+      return "q4_0";
   }
   return "unknown";
 }
@@ -61,8 +66,8 @@ const char* to_string(TensorType type) {
 std::optional<TensorType> parse_tensor_type(std::string_view name) {
   std::string lower(name);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (TensorType t : {TensorType::f32, TensorType::f16, TensorType::bf16, TensorType::q8_0,
-                       TensorType::q4_0}) {
+  for (TensorType t :
+       {TensorType::f32, TensorType::f16, TensorType::bf16, TensorType::q8_0, TensorType::q4_0}) {
     if (lower == to_string(t)) return t;
   }
   return std::nullopt;
@@ -70,12 +75,18 @@ std::optional<TensorType> parse_tensor_type(std::string_view name) {
 
 std::optional<TensorType> tensor_type_from_id(uint32_t id) {
   switch (id) {
-    case 0: return TensorType::f32;
-    case 1: return TensorType::f16;
-    case 2: return TensorType::q4_0;
-    case 8: return TensorType::q8_0;
-    case 30: return TensorType::bf16;
-    default: return std::nullopt;
+    case 0:
+      return TensorType::f32;
+    case 1:
+      return TensorType::f16;
+    case 2:
+      return TensorType::q4_0;
+    case 8:
+      return TensorType::q8_0;
+    case 30:
+      return TensorType::bf16;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -85,11 +96,15 @@ uint32_t block_elements(TensorType type) {
 
 size_t block_bytes(TensorType type) {
   switch (type) {
-    case TensorType::f32: return 4;
+    case TensorType::f32:
+      return 4;
     case TensorType::f16:
-    case TensorType::bf16: return 2;
-    case TensorType::q8_0: return kQ8_0BlockBytes;
-    case TensorType::q4_0: return kQ4_0BlockBytes;
+    case TensorType::bf16:
+      return 2;
+    case TensorType::q8_0:
+      return kQ8_0BlockBytes;
+    case TensorType::q4_0:
+      return kQ4_0BlockBytes;
   }
   return 0;
 }
@@ -141,7 +156,8 @@ void quantize_row(TensorType type, const float* src, std::byte* dst, uint64_t n)
         store_u16(out, core::f32_to_f16(d));
         for (uint32_t j = 0; j < kQuantBlock / 2; ++j) {
           auto lo = static_cast<uint8_t>(std::clamp(std::floor(x[j] * id + 8.5f), 0.0f, 15.0f));
-          auto hi = static_cast<uint8_t>(std::clamp(std::floor(x[j + 16] * id + 8.5f), 0.0f, 15.0f));
+          auto hi =
+              static_cast<uint8_t>(std::clamp(std::floor(x[j + 16] * id + 8.5f), 0.0f, 15.0f));
           out[2 + j] = static_cast<std::byte>(lo | (hi << 4));
         }
       }

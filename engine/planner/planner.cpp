@@ -76,8 +76,9 @@ uint32_t activation_element_bytes(ActivationType type) {
 }
 
 std::string KernelVariant::name() const {
-  std::string n = op == KernelOp::matvec ? "matvec" : op == KernelOp::attention ? "attention"
-                                                                                : "rmsnorm";
+  std::string n = op == KernelOp::matvec      ? "matvec"
+                  : op == KernelOp::attention ? "attention"
+                                              : "rmsnorm";
   n += ".wg" + std::to_string(workgroup);
   if (op == KernelOp::attention) {
     n += score_tile == 0 ? ".sall" : ".s" + std::to_string(score_tile);

@@ -24,8 +24,8 @@ Decoder::Decoder(const model::LlamaModel& model, const DecodeOptions& options, u
 
 core::Result<std::span<const float>> Decoder::step(int32_t token) {
   KvCacheView kv{k_cache_.data(), v_cache_.data(), kv_, context_};
-  GAUNTLET_TRY(forward_token(model_.shape, model_.weights, kv, activations_.data(), token, pos_,
-                             pool_));
+  GAUNTLET_TRY(
+      forward_token(model_.shape, model_.weights, kv, activations_.data(), token, pos_, pool_));
   ++pos_;
   const auto layout = planner::activation_layout(model_.shape, context_);
   return std::span<const float>(activations_.data() + layout.logits, model_.shape.n_vocab);

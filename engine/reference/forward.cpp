@@ -92,9 +92,9 @@ core::Status forward_token(const model::LlamaShape& s, const model::LlamaWeights
                                 std::to_string(s.n_vocab - 1));
   }
   if (pos >= kv.context) {
-    return core::make_error(core::ErrorKind::invalid_argument,
-                            "position " + std::to_string(pos) + " is past the context of " +
-                                std::to_string(kv.context));
+    return core::make_error(core::ErrorKind::invalid_argument, "position " + std::to_string(pos) +
+                                                                   " is past the context of " +
+                                                                   std::to_string(kv.context));
   }
   const auto layout = planner::activation_layout(s, kv.context);
   float* x = act + layout.x;

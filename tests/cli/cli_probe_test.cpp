@@ -47,7 +47,8 @@ TEST(CliProbe, FallbackToHostRunsOnHostAndSaysSo) {
 }
 
 TEST(CliProbe, FlagOverridesTheEnvironment) {
-  auto r = run_command("GAUNTLET_DEVICE=vulkan:7 " + gauntlet_exe() + " probe --device host --json");
+  auto r =
+      run_command("GAUNTLET_DEVICE=vulkan:7 " + gauntlet_exe() + " probe --device host --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto json = core::Json::parse(r.output);
   ASSERT_EQ(json["devices"].size(), 1u);

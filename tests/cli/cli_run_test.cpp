@@ -20,12 +20,15 @@ namespace fs = std::filesystem;
 
 // One feed-forward layer 11008 wide (field case 2's width): its f32 activations need more than
 // llvmpipe's 32 KiB of local memory.
-constexpr const char* kWideShape = "n_embd=64,n_layer=1,n_head=2,n_ff=11008,n_vocab=256,context=1024";
+constexpr const char* kWideShape =
+    "n_embd=64,n_layer=1,n_head=2,n_ff=11008,n_vocab=256,context=1024";
 // A KV cache of 256 MiB at its full context: PoCL with POCL_MEMORY_LIMIT=1 cannot hold it.
-constexpr const char* kLongShape = "n_embd=128,n_layer=2,n_head=2,n_ff=256,n_vocab=256,context=131072";
+constexpr const char* kLongShape =
+    "n_embd=128,n_layer=2,n_head=2,n_ff=256,n_vocab=256,context=131072";
 
 fs::path fresh_dir(const std::string& name) {
-  auto dir = fs::temp_directory_path() / ("gauntlet_run_" + std::to_string(::getpid()) + "_" + name);
+  auto dir =
+      fs::temp_directory_path() / ("gauntlet_run_" + std::to_string(::getpid()) + "_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

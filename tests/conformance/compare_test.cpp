@@ -1,10 +1,11 @@
 // Error-bound logic on hand-worked values, failure evidence text, globs, verdict JSON.
+#include "conformance/compare.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "conformance/compare.h"
 #include "conformance/conformance.h"
 #include "conformance/registry.h"
 #include "conformance/run_kernel.h"
@@ -33,11 +34,11 @@ TEST(UlpDistance, F32HandWorked) {
 TEST(UlpDistance, F64AndSixteenBit) {
   EXPECT_EQ(ulp_distance(1.0, std::nextafter(1.0, 0.0)), 1u);
   EXPECT_EQ(ulp_distance(-0.0, 0.0), 0u);
-  EXPECT_EQ(ulp_distance_f16(0x3c00, 0x3c01), 1u);      // 1.0 and the next half
-  EXPECT_EQ(ulp_distance_f16(0x0000, 0x8000), 0u);      // +0, -0
-  EXPECT_EQ(ulp_distance_f16(0x0001, 0x8001), 2u);      // smallest subnormals, both signs
-  EXPECT_EQ(ulp_distance_f16(0x7bff, 0x7c00), 1u);      // 65504 and inf
-  EXPECT_EQ(ulp_distance_f16(0x7e00, 0x7c01), 0u);      // two NaNs
+  EXPECT_EQ(ulp_distance_f16(0x3c00, 0x3c01), 1u);  // 1.0 and the next half
+  EXPECT_EQ(ulp_distance_f16(0x0000, 0x8000), 0u);  // +0, -0
+  EXPECT_EQ(ulp_distance_f16(0x0001, 0x8001), 2u);  // smallest subnormals, both signs
+  EXPECT_EQ(ulp_distance_f16(0x7bff, 0x7c00), 1u);  // 65504 and inf
+  EXPECT_EQ(ulp_distance_f16(0x7e00, 0x7c01), 0u);  // two NaNs
   EXPECT_EQ(ulp_distance_f16(0x7e00, 0x3c00), std::numeric_limits<uint64_t>::max());
   EXPECT_EQ(ulp_distance_bf16(0x3f80, 0x3f82), 2u);
   EXPECT_EQ(ulp_distance_bf16(0x7fc0, 0x7f80), std::numeric_limits<uint64_t>::max());
@@ -67,9 +68,11 @@ TEST(Evidence, HexFloatText) {
 TEST(Evidence, MismatchNamesIndexInputsExpectedActualSeed) {
   const float a = 1.5f, b = 1.0f;
   const float wrong_reference = 2.25f, actual = a + b;
-  Mismatch m{17, {{"a", hex_float(a)}, {"b", hex_float(b)}}, hex_float(wrong_reference),
-             hex_float(actual), "ulp " + std::to_string(ulp_distance(wrong_reference, actual)) +
-                                    " > 0",
+  Mismatch m{17,
+             {{"a", hex_float(a)}, {"b", hex_float(b)}},
+             hex_float(wrong_reference),
+             hex_float(actual),
+             "ulp " + std::to_string(ulp_distance(wrong_reference, actual)) + " > 0",
              0x2a};
   EXPECT_EQ(describe(m),
             "index 17: a = 0x1.8p+0 (1.5), b = 0x1p+0 (1); expected 0x1.2p+1 (2.25), actual "

@@ -26,8 +26,8 @@ TEST(ConformOpenCL, HalfArithmeticUnsupportedEmulatedPathsVerified) {
 
 TEST(ConformOpenCL, EveryOtherFeatureVerified) {
   const auto& r = full_run(kDevice);
-  for (const char* key : {"f32", "f64", "int8", "int8.dot", "q8_0", "q4_0", "local_memory",
-                          "workgroup"}) {
+  for (const char* key :
+       {"f32", "f64", "int8", "int8.dot", "q8_0", "q4_0", "local_memory", "workgroup"}) {
     EXPECT_EQ(verdict(r, key), Verdict::verified) << key << "\n" << rows_text(r);
   }
   EXPECT_EQ(find_row(r, "conform.gguf.q8_0")->status, core::RowStatus::pass);

@@ -62,8 +62,7 @@ TEST(ConformVulkan, WrongConversionFailsWithEvidence) {
   ASSERT_NE(row, nullptr) << rows_text(r);
   EXPECT_EQ(row->status, core::RowStatus::fail);
   EXPECT_NE(row->reason.find("index 32768: in = 0x8000"), std::string::npos) << row->reason;
-  EXPECT_NE(row->reason.find("; expected -0x0p+0 (-0), actual "), std::string::npos)
-      << row->reason;
+  EXPECT_NE(row->reason.find("; expected -0x0p+0 (-0), actual "), std::string::npos) << row->reason;
   EXPECT_NE(row->reason.find("; seed 0x"), std::string::npos) << row->reason;
   expect_no_validation_rows(r);
 }

@@ -32,10 +32,11 @@ TEST(Isolate, ReturnsRowsFromTheChild) {
 }
 
 TEST(Isolate, ASegfaultBecomesACrashRowNamingTheSignal) {
-  auto rows = run_isolated_rows("unit.crash", "opencl:0", limits_ms(10'000), []() -> std::vector<Row> {
-    ::raise(SIGSEGV);
-    return {};
-  });
+  auto rows =
+      run_isolated_rows("unit.crash", "opencl:0", limits_ms(10'000), []() -> std::vector<Row> {
+        ::raise(SIGSEGV);
+        return {};
+      });
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].status, RowStatus::crash);
   EXPECT_EQ(rows[0].device, "opencl:0");
@@ -65,9 +66,8 @@ TEST(Isolate, AChildIgnoringSigtermIsKilled) {
 }
 
 TEST(Isolate, ANonZeroExitBecomesAnErrorRow) {
-  auto rows = run_isolated_rows("unit.exit", "", limits_ms(10'000), []() -> std::vector<Row> {
-    ::_exit(7);
-  });
+  auto rows = run_isolated_rows("unit.exit", "", limits_ms(10'000),
+                                []() -> std::vector<Row> { ::_exit(7); });
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].status, RowStatus::error);
   EXPECT_NE(rows[0].reason.find("code 7"), std::string::npos) << rows[0].reason;

@@ -1,7 +1,6 @@
 #include "core/json.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -18,7 +17,8 @@ TEST(Json, ParseErrorNamesTheSourceAndByte) {
 }
 
 TEST(Json, AtomicWriteReplacesAndLeavesNoTemporary) {
-  auto dir = std::filesystem::temp_directory_path() / ("gauntlet_json_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("gauntlet_json_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   auto file = dir / "out.json";
   ASSERT_TRUE(write_file_atomically(file, "first").is_ok());

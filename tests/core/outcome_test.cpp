@@ -26,10 +26,11 @@ TEST(Outcome, UnknownStatusIsRejected) {
 }
 
 TEST(Outcome, AllPassedTreatsUnsupportedAsNoFailure) {
-  EXPECT_TRUE(all_passed({make_row("a", "", RowStatus::pass),
-                          make_row("b", "", RowStatus::unsupported),
-                          make_row("c", "", RowStatus::skipped)}));
-  EXPECT_FALSE(all_passed({make_row("a", "", RowStatus::pass), make_row("b", "", RowStatus::crash)}));
+  EXPECT_TRUE(
+      all_passed({make_row("a", "", RowStatus::pass), make_row("b", "", RowStatus::unsupported),
+                  make_row("c", "", RowStatus::skipped)}));
+  EXPECT_FALSE(
+      all_passed({make_row("a", "", RowStatus::pass), make_row("b", "", RowStatus::crash)}));
 }
 
 TEST(DeviceId, ParsesAndRejects) {

@@ -74,10 +74,18 @@ TEST(GgufFuzz, MutatedAndTruncatedFilesAreRejectedCleanly) {
       for (int e = 0; e < edits; ++e) {
         const size_t at = rng.next_u64() % header;
         switch (rng.next_u64() % 4) {
-          case 0: bytes[at] = static_cast<std::byte>(rng.next_u32()); break;
-          case 1: bytes[at] ^= static_cast<std::byte>(1u << (rng.next_u32() % 8)); break;
-          case 2: bytes[at] = std::byte{0xff}; break;
-          default: bytes[at] = std::byte{0}; break;
+          case 0:
+            bytes[at] = static_cast<std::byte>(rng.next_u32());
+            break;
+          case 1:
+            bytes[at] ^= static_cast<std::byte>(1u << (rng.next_u32() % 8));
+            break;
+          case 2:
+            bytes[at] = std::byte{0xff};
+            break;
+          default:
+            bytes[at] = std::byte{0};
+            break;
         }
       }
       check(bytes, tally);

@@ -14,8 +14,8 @@ namespace {
 
 using model::TensorType;
 
-const TensorType kFormats[] = {TensorType::f32, TensorType::f16, TensorType::bf16,
-                               TensorType::q8_0, TensorType::q4_0};
+const TensorType kFormats[] = {TensorType::f32, TensorType::f16, TensorType::bf16, TensorType::q8_0,
+                               TensorType::q4_0};
 
 // Writes a parsed file again from what the reader returned: identical bytes prove that the
 // reader lost nothing.
@@ -95,16 +95,24 @@ struct Reader {
   }
   void skip_value(uint32_t type) {
     switch (type) {
-      case 4: case 6: pos += 4; break;
-      case 10: pos += 8; break;
-      case 8: str(); break;
+      case 4:
+      case 6:
+        pos += 4;
+        break;
+      case 10:
+        pos += 8;
+        break;
+      case 8:
+        str();
+        break;
       case 9: {
         auto et = get<uint32_t>();
         auto n = get<uint64_t>();
         for (uint64_t i = 0; i < n; ++i) skip_value(et);
         break;
       }
-      default: ADD_FAILURE() << "unexpected value type " << type;
+      default:
+        ADD_FAILURE() << "unexpected value type " << type;
     }
   }
 };
@@ -227,9 +235,10 @@ TEST(Quant, RoundTripErrorWithinEachFormatsStep) {
     const float bound = t == TensorType::f32    ? 0.0f
                         : t == TensorType::f16  ? 3.0f / 1024
                         : t == TensorType::bf16 ? 3.0f / 128
-                        : t == TensorType::q8_0 ? 3.0f / 127 * 0.5f + 1e-3f
-                        // q4_0 maps the largest magnitude to -8, so +amax clamps at 7 * d.
-                                                : 3.0f / 8 + 1e-2f;
+                        : t == TensorType::q8_0
+                            ? 3.0f / 127 * 0.5f + 1e-3f
+                            // q4_0 maps the largest magnitude to -8, so +amax clamps at 7 * d.
+                            : 3.0f / 8 + 1e-2f;
     for (size_t i = 0; i < x.size(); ++i) {
       ASSERT_LE(std::fabs(x[i] - back[i]), bound) << model::to_string(t) << " element " << i;
     }

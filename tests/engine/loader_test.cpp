@@ -1,11 +1,12 @@
 // Bounded loading onto the host backend's Device, and the planner against measured peaks.
+#include "engine/loader/loader.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "backends/host/host_device.h"
 #include "engine/decode.h"
-#include "engine/loader/loader.h"
 #include "test_models.h"
 
 namespace gauntlet::engine {
@@ -87,8 +88,8 @@ TEST(Loader, LoadPeakStaysUnderSteadyStatePlusOneChunk) {
   auto m = loader::load_to_device(*file, *device, {chunk});
   ASSERT_TRUE(m.is_ok()) << m.error().describe();
   const uint64_t peak = loader::rss_peak_bytes();
-  const auto plan = planner::plan_memory(shape, {TensorType::f32, 64, 1, planner::KvPrecision::f32,
-                                                 chunk});
+  const auto plan =
+      planner::plan_memory(shape, {TensorType::f32, 64, 1, planner::KvPrecision::f32, chunk});
   const uint64_t weights = plan.weights;
   ASSERT_GT(weights, 40ull << 20);
   EXPECT_EQ(device->peak_bytes(), weights);

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "engine/planner/planner.h"
+
+#include <gtest/gtest.h>
 
 namespace gauntlet::engine {
 namespace {

@@ -19,9 +19,10 @@ using model::TensorType;
 struct Naive {
   model::LlamaShape s;
   std::map<std::string, std::vector<float>> w;  // dequantized, row-major [n_out][n_in]
-  std::vector<std::vector<float>> kc, vc;      // per layer, [pos * n_kv + i]
+  std::vector<std::vector<float>> kc, vc;       // per layer, [pos * n_kv + i]
 
-  Naive(const model::GgufInfo& info, std::span<const std::byte> bytes, const model::LlamaShape& shape)
+  Naive(const model::GgufInfo& info, std::span<const std::byte> bytes,
+        const model::LlamaShape& shape)
       : s(shape), kc(shape.n_layer), vc(shape.n_layer) {
     for (const auto& t : info.tensors) {
       std::vector<float> f(t.n_elements);
@@ -116,8 +117,8 @@ double relative_error(std::span<const float> got, const std::vector<double>& wan
   return std::sqrt(num / den);
 }
 
-const TensorType kFormats[] = {TensorType::f32, TensorType::f16, TensorType::bf16,
-                               TensorType::q8_0, TensorType::q4_0};
+const TensorType kFormats[] = {TensorType::f32, TensorType::f16, TensorType::bf16, TensorType::q8_0,
+                               TensorType::q4_0};
 
 TEST(Reference, MatchesNaiveImplementationInAllFormats) {
   for (const char* shape_name : {"test-tiny", "test-gqa"}) {

@@ -1,10 +1,10 @@
 #pragma once
 // Small models shared by the engine tests.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
-#include <unistd.h>
 
 #include "engine/model/gguf.h"
 #include "engine/model/llama.h"
@@ -27,7 +27,8 @@ inline std::filesystem::path temp_path(const std::string& name) {
 }
 
 inline model::LlamaShape micro_shape() {
-  auto s = model::parse_dims("n_embd=32,n_layer=1,n_head=2,n_head_kv=1,n_ff=64,n_vocab=48,context=16");
+  auto s =
+      model::parse_dims("n_embd=32,n_layer=1,n_head=2,n_head_kv=1,n_ff=64,n_vocab=48,context=16");
   EXPECT_TRUE(s.is_ok());
   s->name = "micro";
   return *s;

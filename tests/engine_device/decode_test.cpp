@@ -41,11 +41,11 @@ class EngineDecode : public DeviceTest {
 };
 
 TEST_F(EngineDecode, SameGreedyTokensAsHostInAllFiveFormats) {
-  for (TensorType t : {TensorType::f32, TensorType::f16, TensorType::bf16, TensorType::q8_0,
-                       TensorType::q4_0}) {
+  for (TensorType t :
+       {TensorType::f32, TensorType::f16, TensorType::bf16, TensorType::q8_0, TensorType::q4_0}) {
     SCOPED_TRACE(model::to_string(t));
-    expect_decode(t, device::default_config(device().info(), device().info().local_mem_size,
-                                            tiny(), t));
+    expect_decode(
+        t, device::default_config(device().info(), device().info().local_mem_size, tiny(), t));
   }
 }
 
@@ -53,7 +53,7 @@ TEST_F(EngineDecode, ChunkedTilesAndF16KvCache) {
   DecodeConfig c;
   c.matvec.activation_tile = 32;  // two passes over n_embd 64, four over n_ff 128
   c.matvec.workgroup = 32;
-  c.attention.score_tile = 8;     // several passes over the positions
+  c.attention.score_tile = 8;  // several passes over the positions
   c.attention.workgroup = 16;
   c.kv = planner::KvPrecision::f16;
   expect_decode(TensorType::q8_0, c);
@@ -118,8 +118,8 @@ TEST_F(EngineDecode, LongContextFromAFilledKvCache) {
   auto file = synthetic_file(tiny(), TensorType::q4_0);
   ASSERT_NE(file, nullptr);
   for (auto kv : {planner::KvPrecision::f32, planner::KvPrecision::f16}) {
-    DecodeConfig c = device::default_config(device().info(), device().info().local_mem_size,
-                                            tiny(), TensorType::q4_0);
+    DecodeConfig c = device::default_config(device().info(), device().info().local_mem_size, tiny(),
+                                            TensorType::q4_0);
     c.kv = kv;
     c.attention.score_tile = 32;  // four passes over 128 positions
     auto r = device::check_context(device(), *file, c, 128);

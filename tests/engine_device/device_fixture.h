@@ -3,12 +3,12 @@
 // GAUNTLET_TEST_API is "opencl" or "vulkan"; Vulkan runs under the validation layer and every
 // test ends with no validation message.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "backends/catalog.h"
@@ -35,13 +35,11 @@ class DeviceTest : public ::testing::Test {
     ASSERT_TRUE(env->vulkan_validation) << "the test must run with GAUNTLET_VK_VALIDATION=1";
 #endif
     auto d = backends::open(test_device_id(), *env);
-    ASSERT_TRUE(d.is_ok()) << "no " << GAUNTLET_TEST_API << ":0 (is the driver installed?): "
-                           << d.error().describe();
+    ASSERT_TRUE(d.is_ok()) << "no " << GAUNTLET_TEST_API
+                           << ":0 (is the driver installed?): " << d.error().describe();
     device_ = std::move(*d);
   }
-  static void TearDownTestSuite() {
-    device_.reset();
-  }
+  static void TearDownTestSuite() { device_.reset(); }
   void SetUp() override {
     ASSERT_NE(device_, nullptr) << GAUNTLET_TEST_API << ":0 could not be opened";
 #ifdef GAUNTLET_TEST_VULKAN

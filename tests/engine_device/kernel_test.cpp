@@ -84,7 +84,8 @@ class EngineKernels : public DeviceTest {
       model::quantize_row(c.type, weights.data() + uint64_t{r} * n_in, wq.data() + r * rb, n_in);
     }
     std::vector<float> expected(n_out);
-    for (uint32_t r = 0; r < n_out; ++r) expected[r] = model::dot_row(c.type, wq.data() + r * rb, x.data(), n_in);
+    for (uint32_t r = 0; r < n_out; ++r)
+      expected[r] = model::dot_row(c.type, wq.data() + r * rb, x.data(), n_in);
 
     auto a = act_layout(x, n_out);
     auto wbuf = upload(device(), wq);
@@ -102,8 +103,8 @@ class EngineKernels : public DeviceTest {
 };
 
 TEST_F(EngineKernels, MatvecEveryFormatWholeAndChunked) {
-  for (TensorType t : {TensorType::f32, TensorType::f16, TensorType::bf16, TensorType::q8_0,
-                       TensorType::q4_0}) {
+  for (TensorType t :
+       {TensorType::f32, TensorType::f16, TensorType::bf16, TensorType::q8_0, TensorType::q4_0}) {
     // Rows that are not a multiple of the rows per workgroup; chunks that leave a remainder.
     run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 320, 37, 4);
     run_matvec({t, 64, planner::ActivationType::f32, 1e-10}, 320, 37, 4);
@@ -126,11 +127,12 @@ TEST_F(EngineKernels, MatvecF16ActivationTileHasItsBound) {
 TEST_F(EngineKernels, EmbedDequantizesARowExactly) {
   const uint32_t n = 96, rows = 5, row = 3;
   const auto weights = random_floats(n * rows, 21);
-  for (TensorType t : {TensorType::f32, TensorType::f16, TensorType::bf16, TensorType::q8_0,
-                       TensorType::q4_0}) {
+  for (TensorType t :
+       {TensorType::f32, TensorType::f16, TensorType::bf16, TensorType::q8_0, TensorType::q4_0}) {
     const uint64_t rb = model::row_bytes(t, n);
     std::vector<std::byte> wq(rb * rows);
-    for (uint32_t r = 0; r < rows; ++r) model::quantize_row(t, weights.data() + r * n, wq.data() + r * rb, n);
+    for (uint32_t r = 0; r < rows; ++r)
+      model::quantize_row(t, weights.data() + r * n, wq.data() + r * rb, n);
     std::vector<float> expected(n);
     model::dequantize_row(t, wq.data() + row * rb, expected.data(), n);
     auto a = act_layout({}, n);
@@ -291,14 +293,16 @@ TEST_F(EngineKernels, AttentionOnlineSoftmaxMatchesDirectSoftmax) {
       double mx = -INFINITY, sum = 0;
       for (uint32_t t = 0; t < n_pos; ++t) {
         double d = 0;
-        for (uint32_t i = 0; i < hd; ++i) d += double{q[h * hd + i]} * kr[layer_off + t * n_kv + kvh * hd + i];
+        for (uint32_t i = 0; i < hd; ++i)
+          d += double{q[h * hd + i]} * kr[layer_off + t * n_kv + kvh * hd + i];
         s[t] = d * scale;
         mx = std::max(mx, s[t]);
       }
       for (auto& v : s) sum += (v = std::exp(v - mx));
       for (uint32_t i = 0; i < hd; ++i) {
         double o = 0;
-        for (uint32_t t = 0; t < n_pos; ++t) o += s[t] / sum * vr[layer_off + t * n_kv + kvh * hd + i];
+        for (uint32_t t = 0; t < n_pos; ++t)
+          o += s[t] / sum * vr[layer_off + t * n_kv + kvh * hd + i];
         expected[h * hd + i] = static_cast<float>(o);
       }
     }

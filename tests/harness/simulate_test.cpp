@@ -45,7 +45,8 @@ TEST(Simulate, PresetsLoadAndClamp) {
 }
 
 TEST(Simulate, BadFilesAreNamedErrors) {
-  auto path = std::filesystem::temp_directory_path() / ("sim_" + std::to_string(::getpid()) + ".json");
+  auto path =
+      std::filesystem::temp_directory_path() / ("sim_" + std::to_string(::getpid()) + ".json");
   std::ofstream(path) << R"({"local_mem_size": -5})";
   auto negative = load_simulate(path.string());
   ASSERT_FALSE(negative.is_ok());

@@ -25,7 +25,8 @@ TEST(Inventory, FindsPoclLlvmpipeAndHost) {
   ASSERT_GE(vk->devices.size(), 1u);
   EXPECT_NE(cl->devices[0].platform_name.find("Portable Computing Language"), std::string::npos);
   bool llvmpipe = false;
-  for (const auto& d : vk->devices) llvmpipe = llvmpipe || d.name.find("llvmpipe") != std::string::npos;
+  for (const auto& d : vk->devices)
+    llvmpipe = llvmpipe || d.name.find("llvmpipe") != std::string::npos;
   EXPECT_TRUE(llvmpipe);
   ASSERT_NE(inventory.find({core::Api::host, 0}), nullptr);
 }

@@ -22,7 +22,8 @@ Inventory sample_inventory() {
   cl.devices[0].pci_bus_id = "0000:C1:00.0";
   ApiEnumeration vk;
   vk.api = core::Api::vulkan;
-  vk.devices = {view(core::Api::vulkan, 0, "Radeon (Vulkan)"), view(core::Api::vulkan, 1, "broken")};
+  vk.devices = {view(core::Api::vulkan, 0, "Radeon (Vulkan)"),
+                view(core::Api::vulkan, 1, "broken")};
   vk.devices[0].pci_bus_id = "c1:00.0";
   vk.devices[1].usable = false;
   vk.devices[1].unusable_reason = "vkCreateDevice returned VK_ERROR_INITIALIZATION_FAILED";

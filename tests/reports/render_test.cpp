@@ -57,8 +57,8 @@ TEST(RenderText, SummaryPerDeviceWithReasons) {
             std::string::npos);
   EXPECT_NE(text.find("exit 1"), std::string::npos);
   // Unsafe profiles are not listed as safe.
-  const auto safe_table = text.substr(text.find("SAFE PROFILE"),
-                                      text.find("UNSAFE ") - text.find("SAFE PROFILE"));
+  const auto safe_table =
+      text.substr(text.find("SAFE PROFILE"), text.find("UNSAFE ") - text.find("SAFE PROFILE"));
   EXPECT_EQ(safe_table.find("wg256"), std::string::npos);
 
   // Aligned columns: each row's FAMILIAR cell starts where the header's does.

@@ -1,12 +1,11 @@
 // Host safety caps from fixture files: meminfo, cgroup v2 and v1, and the level and caller caps.
+#include "stress/host_limits.h"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include <unistd.h>
-
-#include "stress/host_limits.h"
 
 namespace gauntlet::stress {
 namespace {

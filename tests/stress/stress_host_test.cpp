@@ -45,8 +45,8 @@ TEST(StressHostTest, VerifiedBudgetWithinTheCap) {
   EXPECT_GT(r.copy_bandwidth_gbps, 0.0);
   EXPECT_GT(r.read_bandwidth_gbps, 0.0);
   EXPECT_GT(r.write_bandwidth_gbps, 0.0);
-  for (const char* name : {"walking_ones", "walking_zeros", "own_address", "moving_inversions",
-                           "random"}) {
+  for (const char* name :
+       {"walking_ones", "walking_zeros", "own_address", "moving_inversions", "random"}) {
     const core::Row* row = find_row(r, std::string("stress.pattern.") + name);
     ASSERT_NE(row, nullptr) << name;
     EXPECT_EQ(row->status, core::RowStatus::pass) << row->reason;
