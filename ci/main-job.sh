@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ci/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)"
+cmake --build --preset release -j "$(nproc)" --target gauntlet
 status=0
 build/release/cli/gauntlet run --level quick --out report.json || status=$?
 if [ -f report.json ]; then
