@@ -16,6 +16,14 @@ struct EwParams {
   uint32_t fault;
 };
 
+// The parameter block of the kernels in limits.cl (local memory and workgroup cases).
+struct LimitsParams {
+  uint32_t bytes;
+  uint32_t seed;
+  uint32_t n;
+  uint32_t pad;
+};
+
 enum EwOp : uint32_t { op_copy = 0, op_add = 1, op_mul = 2, op_fma = 3, op_reduce = 4 };
 
 // A seed per case and repetition, so that a failure names a seed that reproduces it alone.

@@ -16,13 +16,6 @@ namespace {
 
 using core::RowStatus;
 
-struct LParams {
-  uint32_t bytes;
-  uint32_t seed;
-  uint32_t n;
-  uint32_t pad;
-};
-
 constexpr uint32_t kGroup = 64;
 
 std::vector<uint32_t> expected_sums(bool vulkan, uint64_t bytes, uint32_t seed, uint32_t group) {
@@ -63,12 +56,12 @@ Attempt attempt(CaseContext& ctx, const Form& form, uint64_t bytes, uint32_t gro
   s.opencl_c = kernels::limits_cl;
   s.spirv = kernels::local_shared_comp;
   s.buffer_count = 1;
-  s.params_bytes = sizeof(LParams);
+  s.params_bytes = sizeof(LimitsParams);
   s.workgroup = {group, 1, 1};
   KernelRun run;
   run.buffers = {Bytes(size_t{group} * 4)};
   run.is_output = {true};
-  run.params = to_bytes(std::vector<LParams>{{static_cast<uint32_t>(bytes), seed, 0, 0}});
+  run.params = to_bytes(std::vector<LimitsParams>{{static_cast<uint32_t>(bytes), seed, 0, 0}});
   if (form.name == "opencl_arg") {
     s.name = "local_arg";
     s.dynamic_local = true;

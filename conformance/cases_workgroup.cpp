@@ -15,13 +15,6 @@ namespace {
 
 using core::RowStatus;
 
-struct LParams {
-  uint32_t bytes;
-  uint32_t seed;
-  uint32_t n;
-  uint32_t pad;
-};
-
 constexpr uint32_t kGroups = 4;
 
 // Empty when `size` computes correctly; otherwise why not. `subgroup` gets the size seen.
@@ -30,10 +23,10 @@ std::string try_size(CaseContext& ctx, bool barrier, uint32_t size, bool subgrou
   const uint32_t n = size * kGroups;
   backends::KernelSource s;
   s.opencl_c = kernels::limits_cl;
-  s.params_bytes = sizeof(LParams);
+  s.params_bytes = sizeof(LimitsParams);
   s.workgroup = {size, 1, 1};
   KernelRun run;
-  run.params = to_bytes(std::vector<LParams>{{0, 0, n, 0}});
+  run.params = to_bytes(std::vector<LimitsParams>{{0, 0, n, 0}});
   run.groups = {kGroups, 1, 1};
   if (barrier) {
     s.name = "wg_barrier";

@@ -54,8 +54,6 @@ reports::StressResult to_report_stress(const stress::StressResult& s) {
   return r;
 }
 
-core::Level conformance_level(core::Level level) { return level; }
-
 }  // namespace
 
 core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
@@ -77,7 +75,7 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
     } else {
       progress(dev + ": conformance ...");
       conformance::ConformanceOptions conf;
-      conf.level = conformance_level(options.level);
+      conf.level = options.level;
       result = conformance::run_conformance(claimed, options, conf);
       GAUNTLET_TRY(journal.append(unit, core::Json(result)));
       progress(dev + ": conformance done, " + std::to_string(result.rows.size()) + " rows");

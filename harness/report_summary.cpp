@@ -1,11 +1,6 @@
 #include "harness/report_summary.h"
 
-#include <sys/sysinfo.h>
-#include <sys/utsname.h>
-#include <unistd.h>
-
 #include <cstdio>
-#include <fstream>
 
 namespace gauntlet::harness {
 
@@ -37,26 +32,6 @@ void summarize_device(reports::DeviceReport& device) {
                   *fastest->figures.tok_s);
     device.recommendation = reports::Recommendation{fastest->name, why};
   }
-}
-
-reports::HostInfo describe_host() {
-  reports::HostInfo host;
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) == 0) host.hostname = name;
-  struct utsname uts {};
-  if (::uname(&uts) == 0)
-    host.os = std::string(uts.sysname) + " " + uts.release + " " + uts.machine;
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      host.cpu = line.substr(line.find(':') + 2);
-      break;
-    }
-  }
-  struct sysinfo si {};
-  if (::sysinfo(&si) == 0) host.memory_bytes = static_cast<uint64_t>(si.totalram) * si.mem_unit;
-  return host;
 }
 
 }  // namespace gauntlet::harness

@@ -1,11 +1,10 @@
 #pragma once
 // What a device's profiles add up to: the largest safe context per format and the recommended
-// configuration (the fastest safe one); and the host the run was made on.
+// configuration (the fastest safe one).
 #include "reports/report.h"
 
 namespace gauntlet::harness {
 
 void summarize_device(reports::DeviceReport& device);
-reports::HostInfo describe_host();
 
 }  // namespace gauntlet::harness

@@ -15,6 +15,7 @@
 #include "probes/inventory.h"
 #include "probes/merge.h"
 #include "probes/select.h"
+#include "reports/host.h"
 #include "reports/io.h"
 #include "version.h"
 
@@ -127,7 +128,7 @@ core::Result<RunOutcome> run(const RunConfig& config) {
   reports::Report report;
   report.tool.version = kVersion;
   report.tool.git_revision = kGitRevision;
-  report.host = describe_host();
+  report.host = reports::detect_host();
   report.started = reports::now_iso8601();
   report.level = core::to_string(options.level);
   report.model = models->info;

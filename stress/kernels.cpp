@@ -70,11 +70,19 @@ Status write_host(const HostInvocation& call) {
   return Status::ok();
 }
 
-KernelSource make(const char* name, std::string_view cl, uint32_t buffers, uint32_t params_bytes,
-                  backends::HostKernelFn host) {
+// Builds without Vulkan have no SPIR-V to embed.
+#ifdef GAUNTLET_HAVE_SPIRV
+#define STRESS_SPIRV(symbol) kernels::symbol
+#else
+#define STRESS_SPIRV(symbol) std::span<const uint32_t>()
+#endif
+
+KernelSource make(const char* name, std::string_view cl, std::span<const uint32_t> spirv,
+                  uint32_t buffers, uint32_t params_bytes, backends::HostKernelFn host) {
   KernelSource source;
   source.name = name;
   source.opencl_c = cl;
+  source.spirv = spirv;
   source.host = std::move(host);
   source.workgroup = {kWorkgroup, 1, 1};
   source.buffer_count = buffers;
@@ -104,43 +112,28 @@ uint32_t groups_for(uint64_t count) {
 }
 
 KernelSource fill_kernel() {
-  auto s = make("stress_fill", kernels::stress_fill_cl, 1, sizeof(FillParams), fill_host);
-#ifdef GAUNTLET_HAVE_SPIRV
-  s.spirv = kernels::stress_fill_comp;
-#endif
-  return s;
+  return make("stress_fill", kernels::stress_fill_cl, STRESS_SPIRV(stress_fill_comp), 1,
+              sizeof(FillParams), fill_host);
 }
 
 KernelSource invert_kernel() {
-  auto s = make("stress_invert", kernels::stress_invert_cl, 1, sizeof(InvertParams), invert_host);
-#ifdef GAUNTLET_HAVE_SPIRV
-  s.spirv = kernels::stress_invert_comp;
-#endif
-  return s;
+  return make("stress_invert", kernels::stress_invert_cl, STRESS_SPIRV(stress_invert_comp), 1,
+              sizeof(InvertParams), invert_host);
 }
 
 KernelSource copy_kernel() {
-  auto s = make("stress_copy", kernels::stress_copy_cl, 2, sizeof(BwParams), copy_host);
-#ifdef GAUNTLET_HAVE_SPIRV
-  s.spirv = kernels::stress_copy_comp;
-#endif
-  return s;
+  return make("stress_copy", kernels::stress_copy_cl, STRESS_SPIRV(stress_copy_comp), 2,
+              sizeof(BwParams), copy_host);
 }
 
 KernelSource read_kernel() {
-  auto s = make("stress_read", kernels::stress_read_cl, 2, sizeof(BwParams), read_host);
-#ifdef GAUNTLET_HAVE_SPIRV
-  s.spirv = kernels::stress_read_comp;
-#endif
-  return s;
+  return make("stress_read", kernels::stress_read_cl, STRESS_SPIRV(stress_read_comp), 2,
+              sizeof(BwParams), read_host);
 }
 
 KernelSource write_kernel() {
-  auto s = make("stress_write", kernels::stress_write_cl, 1, sizeof(BwParams), write_host);
-#ifdef GAUNTLET_HAVE_SPIRV
-  s.spirv = kernels::stress_write_comp;
-#endif
-  return s;
+  return make("stress_write", kernels::stress_write_cl, STRESS_SPIRV(stress_write_comp), 1,
+              sizeof(BwParams), write_host);
 }
 
 }  // namespace gauntlet::stress
