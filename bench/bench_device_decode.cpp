@@ -1,8 +1,8 @@
-// Device decode speed on OpenCL and Vulkan: the copy bandwidth of each device (a copy kernel,
-// read + write bytes), the matrix-vector product per weight format, and whole decode tok/s with
-// its effective bandwidth (weight + KV bytes read per token x tok/s) and the ratio to the copy
-// bandwidth measured in the same run. Devices: opencl:0 and vulkan:0 (GAUNTLET_BENCH_DEVICES to
-// change, e.g. "vulkan:0").
+// Device decode speed on OpenCL and Vulkan: the copy bandwidth of each device (stress's copy
+// kernel, read + write bytes) and its read bandwidth, the matrix-vector product per weight format,
+// and whole decode tok/s with its effective bandwidth (weight + KV bytes read per token x tok/s)
+// and the ratio to the copy bandwidth measured in the same run. Devices: opencl:0 and vulkan:0
+// (GAUNTLET_BENCH_DEVICES to change, e.g. "vulkan:0").
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -19,6 +19,7 @@
 #include "engine/loader/loader.h"
 #include "engine/model/synthetic.h"
 #include "engine/reference/decoder.h"
+#include "stress/bandwidth.h"
 
 namespace {
 
@@ -44,35 +45,26 @@ void check(const core::Status& st) {
   if (!st) throw std::runtime_error(st.error().describe());
 }
 
-// Copy bandwidth (GB/s, read + write) of a 64 MiB buffer, measured once per device per run.
-double copy_gbps(const std::string& name) {
-  static std::map<std::string, double> measured;
+// Copy (read + write) and read bandwidth of 64 MiB buffers, with stress's kernels, measured once
+// per device per run.
+const stress::Bandwidth& bandwidth(const std::string& name) {
+  static std::map<std::string, stress::Bandwidth> measured;
   if (auto it = measured.find(name); it != measured.end()) return it->second;
   auto& d = device_for(name);
   const uint64_t bytes = 64ull << 20;
-  auto src = d.allocate(bytes).value();
-  auto dst = d.allocate(bytes).value();
-  std::vector<std::byte> fill(bytes, std::byte{1});
-  check(d.upload(*src, fill));
-  device::Ops ops(d);
-  check(ops.copy(*src, *dst, bytes));  // build and warm up
-  check(d.finish());
-  double best = 0;
-  for (int rep = 0; rep < 5; ++rep) {
-    const auto t0 = Clock::now();
-    for (int i = 0; i < 4; ++i) check(ops.copy(*src, *dst, bytes));
-    check(d.finish());
-    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-    best = std::max(best, 4.0 * 2.0 * bytes / s / 1e9);
-  }
-  return measured[name] = best;
+  auto a = d.allocate(bytes).value();
+  auto b = d.allocate(bytes).value();
+  auto bw = stress::measure_device_bandwidth(d, *a, *b, 5);
+  if (!bw) throw std::runtime_error(bw.error().describe());
+  return measured[name] = *bw;
 }
 
 void BM_Copy(benchmark::State& state, const std::string& name) {
   try {
-    double gbps = 0;
-    for (auto _ : state) gbps = copy_gbps(name);
-    state.counters["copy_GBps"] = gbps;
+    stress::Bandwidth bw;
+    for (auto _ : state) bw = bandwidth(name);
+    state.counters["copy_GBps"] = bw.copy_gbps;
+    state.counters["read_GBps"] = bw.read_gbps;
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
@@ -81,8 +73,11 @@ void BM_Copy(benchmark::State& state, const std::string& name) {
 void BM_Matvec(benchmark::State& state, const std::string& name, model::TensorType type) {
   try {
     auto& d = device_for(name);
-    const uint32_t n_in = 2816, n_out = 4096;  // an ffn_down-sized product
+    // ffn_down-wide rows, 96 MiB of them: more than the CPU's last-level cache, so the weights
+    // stream from memory as in a decode step.
+    const uint32_t n_in = 2816;
     const uint64_t rb = model::row_bytes(type, n_in);
+    const auto n_out = static_cast<uint32_t>((96ull << 20) / rb / 256 * 256);
     std::vector<float> row(n_in);
     std::vector<std::byte> w(rb * n_out);
     for (uint32_t r = 0; r < n_out; ++r) {
@@ -127,7 +122,7 @@ struct DecodeSetup {
 void BM_Decode(benchmark::State& state, const std::string& name, model::TensorType type) {
   try {
     auto& d = device_for(name);
-    const double copy = copy_gbps(name);
+    const auto& bw = bandwidth(name);
     auto shape = model::parse_dims(kDecodeDims).value();
     shape.name = "bench-220m";
     const auto path = std::filesystem::temp_directory_path() /
@@ -143,6 +138,7 @@ void BM_Decode(benchmark::State& state, const std::string& name, model::TensorTy
     int32_t token = 1;
     for (int i = 0; i < 2; ++i) token = reference::argmax(s.decoder->step(token).value());
     const uint32_t first = s.decoder->position();
+    const auto start = Clock::now();
     for (auto _ : state) {
       if (s.decoder->position() + 1 >= shape.context) {
         state.SkipWithError("context exhausted");
@@ -150,6 +146,7 @@ void BM_Decode(benchmark::State& state, const std::string& name, model::TensorTy
       }
       token = reference::argmax(s.decoder->step(token).value());
     }
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     const uint32_t mid = (first + s.decoder->position()) / 2;
     const double bytes =
         static_cast<double>(device::bytes_read_per_token(shape, type, s.config.kv, mid));
@@ -157,7 +154,10 @@ void BM_Decode(benchmark::State& state, const std::string& name, model::TensorTy
         benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
     state.counters["effective_GBps"] = benchmark::Counter(
         static_cast<double>(state.iterations()) * bytes / 1e9, benchmark::Counter::kIsRate);
-    state.counters["copy_GBps"] = copy;
+    state.counters["copy_GBps"] = bw.copy_gbps;
+    state.counters["read_GBps"] = bw.read_gbps;
+    state.counters["ratio_to_copy"] =
+        static_cast<double>(state.iterations()) * bytes / 1e9 / seconds / bw.copy_gbps;
     state.counters["model_MB"] = planner::weight_bytes(shape, type) / 1e6;
     state.SetLabel(device::effective_matvec(s.config).name() + " " +
                    device::effective_attention(s.config).name());

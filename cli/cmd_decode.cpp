@@ -1,5 +1,5 @@
-// gauntlet decode: greedy decode on a device, with tok/s and peak memory; a thin shell over
-// engine::run_decode, which the harness calls too.
+// gauntlet decode: greedy decode on a device, with tok/s, peak memory and bandwidth; a thin shell
+// over engine::run_decode, which the harness calls too.
 #include <charconv>
 #include <fstream>
 #include <iostream>
@@ -12,6 +12,7 @@
 #include "core/json.h"
 #include "core/options.h"
 #include "engine/decode.h"
+#include "stress/bandwidth.h"
 
 namespace gauntlet::cli {
 
@@ -26,6 +27,53 @@ struct DecodeArgs {
   uint64_t chunk_mib = 16;
   bool json = false;
 };
+
+// The device's copy and read bandwidth, measured after the decode in the same run (the decode's
+// figures compare with them): stress's kernels over 64 MiB, or the host's memcpy on the host.
+struct MeasuredBandwidth {
+  double copy_gbps = 0, read_gbps = 0;
+  std::string error;
+};
+
+MeasuredBandwidth measure_bandwidth(backends::Device& device) {
+  MeasuredBandwidth m;
+  const uint64_t bytes = 64ull << 20;
+  if (device.info().id.api == core::Api::host) {
+    m.copy_gbps = stress::measure_host_memcpy_gbps(bytes);
+    return m;
+  }
+  const uint64_t size = std::min(bytes, device.info().max_mem_alloc_size);
+  auto a = device.allocate(size);
+  auto b = a ? device.allocate(size) : core::Result<std::unique_ptr<backends::Buffer>>(a.error());
+  if (!b) {
+    m.error = b.error().describe();
+    return m;
+  }
+  auto bw = stress::measure_device_bandwidth(device, **a, **b);
+  if (!bw) {
+    m.error = bw.error().describe();
+    return m;
+  }
+  m.copy_gbps = bw->copy_gbps;
+  m.read_gbps = bw->read_gbps;
+  return m;
+}
+
+std::string bandwidth_line(const engine::DecodeReport& rep, const MeasuredBandwidth& bw) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%.2f GB/s effective (%s read per token)", rep.effective_gbps,
+                format_bytes(rep.bytes_read_per_token).c_str());
+  std::string out = line;
+  if (!bw.error.empty()) return out + "; copy bandwidth not measured: " + bw.error;
+  std::snprintf(line, sizeof line, ", copy %.2f GB/s", bw.copy_gbps);
+  out += line;
+  if (bw.read_gbps > 0) {
+    std::snprintf(line, sizeof line, ", read %.2f GB/s", bw.read_gbps);
+    out += line;
+  }
+  std::snprintf(line, sizeof line, "; %.2f of copy", rep.effective_gbps / bw.copy_gbps);
+  return out + line;
+}
 
 int fail(const std::string& message, int code) {
   std::cerr << "gauntlet: " << message << "\n";
@@ -98,8 +146,17 @@ int decode(const DecodeArgs& a) {
   }
   if (dump.is_open() && !dump.flush())
     return fail("writing '" + a.dump + "' failed", kExitFailures);
+  const MeasuredBandwidth bw = measure_bandwidth(**device);
   if (a.json) {
-    std::cout << rep->to_json().dump(2) << "\n";
+    auto j = rep->to_json();
+    if (bw.error.empty()) {
+      j["bandwidth"]["copy_gbps"] = bw.copy_gbps;
+      if (bw.read_gbps > 0) j["bandwidth"]["read_gbps"] = bw.read_gbps;
+      j["bandwidth"]["ratio_to_copy"] = rep->effective_gbps / bw.copy_gbps;
+    } else {
+      j["bandwidth"]["copy_error"] = bw.error;
+    }
+    std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
   std::cout << "model   " << rep->shape.name << " " << engine::model::to_string(rep->format) << " ("
@@ -115,6 +172,7 @@ int decode(const DecodeArgs& a) {
   std::cout << "memory  device peak " << format_bytes(rep->device_peak_bytes) << " (planned "
             << format_bytes(rep->plan.steady_state) << "), process peak RSS "
             << format_bytes(rep->rss_peak_bytes) << "\n";
+  std::cout << "bandwidth " << bandwidth_line(*rep, bw) << "\n";
   return kExitOk;
 }
 
@@ -124,7 +182,8 @@ void add_decode_command(CLI::App& app, CommandContext& context) {
   auto a = std::make_shared<DecodeArgs>();
   auto* cmd = app.add_subcommand("decode",
                                  "Greedy decode of a llama model on a device: tokens, "
-                                 "tok/s and peak memory");
+                                 "tok/s, peak memory, and the decode's effective bandwidth "
+                                 "beside the device's copy bandwidth");
   cmd->add_option("--model", a->model, "a GGUF file");
   cmd->add_option("--shape", a->shape, "a synthetic model of this preset shape instead");
   cmd->add_option("--format", a->format, "the synthetic model's format (default q8_0)");

@@ -115,6 +115,9 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& 
   // The last generated token is not fed back, so n tokens cost n - 1 steps after the prompt.
   const double steps = r.n_tokens > 1 ? r.n_tokens - 1 : 0;
   rep.tokens_per_second = rep.generate_seconds > 0 ? steps / rep.generate_seconds : 0;
+  const auto middle = static_cast<uint32_t>(r.prompt.size() + r.n_tokens / 2);
+  rep.bytes_read_per_token = device::bytes_read_per_token(rep.shape, rep.format, r.kv, middle);
+  rep.effective_gbps = static_cast<double>(rep.bytes_read_per_token) * rep.tokens_per_second / 1e9;
   rep.device_peak_bytes = device.peak_bytes();
   rep.rss_peak_bytes = loader::rss_peak_bytes();
   rep.plan = planner::plan_memory(rep.shape, {rep.format, rep.context, 1, r.kv, r.chunk_bytes});
@@ -133,6 +136,8 @@ core::OrderedJson DecodeReport::to_json() const {
   j["prompt"] = prompt;
   j["tokens"] = generated;
   j["tokens_per_second"] = tokens_per_second;
+  j["bandwidth"] = {{"bytes_read_per_token", bytes_read_per_token},
+                    {"effective_gbps", effective_gbps}};
   j["seconds"] = {
       {"load", load_seconds}, {"prompt", prompt_seconds}, {"generate", generate_seconds}};
   j["memory"] = {{"device_peak_bytes", device_peak_bytes},

@@ -42,6 +42,10 @@ struct DecodeReport {
   double prompt_seconds = 0;
   double generate_seconds = 0;
   double tokens_per_second = 0;  // generated tokens after the prompt
+  // Weight and KV cache bytes one step reads at the middle of the generated tokens, and that
+  // times tok/s: the decode's effective bandwidth.
+  uint64_t bytes_read_per_token = 0;
+  double effective_gbps = 0;
   uint64_t device_peak_bytes = 0;
   uint64_t rss_peak_bytes = 0;  // process high-water mark, from the start of the call
   uint64_t rss_before_bytes = 0;

@@ -46,7 +46,8 @@ Status invert_host(const HostInvocation& call) {
 
 Status copy_host(const HostInvocation& call) {
   auto p = call.params_as<BwParams>();
-  std::copy_n(call.buffer<const uint32_t>(0).data(), p.count, call.buffer<uint32_t>(1).data());
+  std::copy_n(call.buffer<const uint32_t>(0).data(), uint64_t{p.count} * 4,
+              call.buffer<uint32_t>(1).data());
   return Status::ok();
 }
 
@@ -57,7 +58,9 @@ Status read_host(const HostInvocation& call) {
   const uint64_t threads = uint64_t{call.groups[0]} * kWorkgroup;
   for (uint64_t t = 0; t < threads && t < out.size(); ++t) {
     uint32_t acc = 0;
-    for (uint64_t i = t; i < p.count; i += threads) acc ^= src[i];
+    for (uint64_t i = t; i < p.count; i += threads) {
+      for (uint64_t lane = 0; lane < 4; ++lane) acc ^= src[4 * i + lane];
+    }
     out[t] = acc;
   }
   return Status::ok();
@@ -66,7 +69,9 @@ Status read_host(const HostInvocation& call) {
 Status write_host(const HostInvocation& call) {
   auto p = call.params_as<BwParams>();
   auto dst = call.buffer<uint32_t>(0);
-  for (uint32_t i = 0; i < p.count; ++i) dst[i] = i ^ 0x5a5a5a5au;
+  for (uint32_t i = 0; i < p.count; ++i) {
+    for (uint32_t lane = 0; lane < 4; ++lane) dst[4 * uint64_t{i} + lane] = i ^ 0x5a5a5a5au;
+  }
   return Status::ok();
 }
 

@@ -27,7 +27,7 @@ struct InvertParams {
 };
 
 struct BwParams {
-  uint32_t count;
+  uint32_t count;  // 16-byte vectors
 };
 
 inline uint32_t mix32(uint32_t x) {

@@ -1,14 +1,12 @@
 #include "engine/device/kernels.h"
 
 #include "kernels/engine_attention_cl.h"
-#include "kernels/engine_copy_cl.h"
 #include "kernels/engine_elementwise_cl.h"
 #include "kernels/engine_matvec_cl.h"
 #include "kernels/engine_rmsnorm_cl.h"
 #include "kernels/engine_rope_kv_cl.h"
 #ifdef GAUNTLET_HAVE_SPIRV
 #include "kernels/engine_attention_comp.h"
-#include "kernels/engine_copy_comp.h"
 #include "kernels/engine_elementwise_comp.h"
 #include "kernels/engine_matvec_comp.h"
 #include "kernels/engine_rmsnorm_comp.h"
@@ -171,11 +169,6 @@ core::Result<KernelSource> elementwise_source(core::Api api, Elementwise op) {
   if (!s) return s;
   s->constants = {{"OP", static_cast<int64_t>(op)}};
   return s;
-}
-
-core::Result<KernelSource> copy_source(core::Api api) {
-  return make(api, "copy", {kernels::engine_copy_cl, SPIRV(engine_copy_comp)}, 2,
-              sizeof(CopyParams), 256, false);
 }
 
 core::Result<backends::Kernel*> KernelCache::get(const KernelSource& source) {

@@ -32,9 +32,6 @@ struct AttentionParams {
 struct ElementwiseParams {
   uint32_t n, a_off, b_off;
 };
-struct CopyParams {
-  uint32_t n;  // 16-byte elements
-};
 
 enum class Elementwise { add = 0, swiglu = 1 };
 
@@ -53,7 +50,6 @@ core::Result<backends::KernelSource> attention_source(core::Api api,
                                                       uint32_t head_dim, uint32_t context,
                                                       planner::KvPrecision kv);
 core::Result<backends::KernelSource> elementwise_source(core::Api api, Elementwise op);
-core::Result<backends::KernelSource> copy_source(core::Api api);
 
 // Builds each distinct source once per device (keyed by entry point and constants).
 class KernelCache {

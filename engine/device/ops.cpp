@@ -76,15 +76,4 @@ core::Status Ops::elementwise(backends::Buffer& act, Elementwise op, const Eleme
              groups_for(p.n, kSimpleWorkgroup), 0);
 }
 
-core::Status Ops::copy(backends::Buffer& src, backends::Buffer& dst, uint64_t bytes) {
-  if (bytes % 16 != 0 || bytes / 16 > UINT32_MAX) {
-    return core::make_error(
-        core::ErrorKind::invalid_argument,
-        "copy of " + std::to_string(bytes) + " bytes: a multiple of 16 below 64 GiB is needed");
-  }
-  const CopyParams p{static_cast<uint32_t>(bytes / 16)};
-  auto source = copy_source(device().info().id.api);
-  return run(source, {&src, &dst}, bytes_of(p), groups_for(p.n, 256), 0);
-}
-
 }  // namespace gauntlet::engine::device

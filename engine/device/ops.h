@@ -33,8 +33,6 @@ class Ops {
                          uint32_t n_head, uint32_t head_dim, uint32_t context,
                          planner::KvPrecision kv, const AttentionParams& p);
   core::Status elementwise(backends::Buffer& act, Elementwise op, const ElementwiseParams& p);
-  // Copies `bytes` (a multiple of 16) from src to dst.
-  core::Status copy(backends::Buffer& src, backends::Buffer& dst, uint64_t bytes);
 
  private:
   core::Status run(core::Result<backends::KernelSource> source,

@@ -1,9 +1,9 @@
-// Bandwidth: device-side copy of `count` 32-bit words.
+// Bandwidth: device-side copy of `count` 16-byte vectors.
 typedef struct {
   uint count;
 } BwParams;
 
-__kernel void stress_copy(__global const uint* src, __global uint* dst, BwParams p) {
+__kernel void stress_copy(__global const uint4* src, __global uint4* dst, BwParams p) {
   size_t stride = get_global_size(0);
   for (size_t i = get_global_id(0); i < p.count; i += stride) dst[i] = src[i];
 }

@@ -1,8 +1,9 @@
 #version 450
-// Bandwidth: device-side copy of `count` 32-bit words.
+// Bandwidth: device-side copy of `count` 16-byte vectors (the widest load a shader has: CPU
+// drivers pay per load, not per byte).
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
-layout(std430, binding = 0) readonly buffer Src { uint src[]; };
-layout(std430, binding = 1) writeonly buffer Dst { uint dst[]; };
+layout(std430, binding = 0) readonly buffer Src { uvec4 src[]; };
+layout(std430, binding = 1) writeonly buffer Dst { uvec4 dst[]; };
 layout(push_constant) uniform Params { uint count; } p;
 
 void main() {

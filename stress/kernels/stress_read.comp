@@ -1,14 +1,14 @@
 #version 450
-// Bandwidth: device-side read of `count` 32-bit words; one xor per thread is kept so that the
+// Bandwidth: device-side read of `count` 16-byte vectors; one xor per thread is kept so that the
 // reads cannot be optimised away.
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
-layout(std430, binding = 0) readonly buffer Src { uint src[]; };
+layout(std430, binding = 0) readonly buffer Src { uvec4 src[]; };
 layout(std430, binding = 1) writeonly buffer Out { uint out_words[]; };
 layout(push_constant) uniform Params { uint count; } p;
 
 void main() {
   uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  uint acc = 0u;
+  uvec4 acc = uvec4(0u);
   for (uint i = gl_GlobalInvocationID.x; i < p.count; i += stride) acc ^= src[i];
-  out_words[gl_GlobalInvocationID.x] = acc;
+  out_words[gl_GlobalInvocationID.x] = acc.x ^ acc.y ^ acc.z ^ acc.w;
 }

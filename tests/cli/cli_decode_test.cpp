@@ -1,0 +1,61 @@
+// gauntlet decode's bandwidth figures: the effective bandwidth of the decode beside the copy (and
+// read) bandwidth of the same device, measured in the same run.
+#include <gtest/gtest.h>
+
+#include "core/json.h"
+#include "engine/device/profile_check.h"
+#include "engine/model/shape.h"
+#include "tests/support/run_command.h"
+
+namespace gauntlet::testing {
+namespace {
+
+core::Json decode_json(const std::string& device) {
+  auto r = run_command(gauntlet_exe() + " decode --shape test-small --format q8_0 -n 4 --device " +
+                       device + " --json 2>/dev/null");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return core::Json::parse(r.output);
+}
+
+uint64_t expected_bytes_per_token() {
+  // One prompt token and four generated: the middle of the generated tokens is position 3.
+  const auto shape = engine::model::preset_shape("test-small").value();
+  return engine::device::bytes_read_per_token(shape, engine::model::TensorType::q8_0,
+                                              engine::planner::KvPrecision::f32, 3);
+}
+
+TEST(CliDecode, EffectiveBandwidthBesideCopyAndReadOnEachDevice) {
+  for (const std::string device : {"opencl:0", "vulkan:0"}) {
+    SCOPED_TRACE(device);
+    const auto j = decode_json(device);
+    const auto& bw = j["bandwidth"];
+    EXPECT_EQ(bw["bytes_read_per_token"].get<uint64_t>(), expected_bytes_per_token());
+    const double tok_s = j["tokens_per_second"].get<double>();
+    ASSERT_GT(tok_s, 0.0);
+    EXPECT_NEAR(bw["effective_gbps"].get<double>(),
+                static_cast<double>(expected_bytes_per_token()) * tok_s / 1e9, 1e-9);
+    ASSERT_GT(bw["copy_gbps"].get<double>(), 0.0);
+    EXPECT_GT(bw["read_gbps"].get<double>(), 0.0);
+    EXPECT_NEAR(bw["ratio_to_copy"].get<double>(),
+                bw["effective_gbps"].get<double>() / bw["copy_gbps"].get<double>(), 1e-12);
+  }
+}
+
+TEST(CliDecode, HostComparesWithItsMemcpy) {
+  const auto j = decode_json("host");
+  const auto& bw = j["bandwidth"];
+  EXPECT_GT(bw["copy_gbps"].get<double>(), 0.0);
+  EXPECT_FALSE(bw.contains("read_gbps"));
+}
+
+TEST(CliDecode, TextOutputNamesTheFigures) {
+  auto r = run_command(gauntlet_exe() +
+                       " decode --shape test-tiny --format q4_0 -n 2 --device opencl:0");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("GB/s effective"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(", copy "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" of copy"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace gauntlet::testing
