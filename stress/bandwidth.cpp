@@ -49,33 +49,43 @@ core::Result<Bandwidth> measure_device_bandwidth(backends::Device& device, backe
   bw.bytes = std::min<uint64_t>({a.size(), b.size(), uint64_t{64} << 20}) / 16 * 16;
   const uint64_t vectors = bw.bytes / 16;
   const BwParams params{static_cast<uint32_t>(vectors)};
-  const uint32_t groups = groups_for(vectors);
+  // Two launch shapes, the better one counting: one vector per invocation (what GPUs and PoCL
+  // stream best) and 1024 workgroups that loop (what llvmpipe reads best).
+  const uint32_t shapes[] = {groups_for(vectors), std::min<uint32_t>(groups_for(vectors), 1024)};
   auto copy = device.build(copy_kernel());
   if (!copy) return copy.error();
   auto read = device.build(read_kernel());
   if (!read) return read.error();
   auto write = device.build(write_kernel());
   if (!write) return write.error();
-  auto sink = device.allocate(uint64_t{groups} * kWorkgroup * 4);
+  auto sink = device.allocate(uint64_t{shapes[0]} * kWorkgroup * 4);
   if (!sink) return sink.error();
 
-  auto run = [&](const backends::Kernel& kernel, std::vector<backends::Buffer*> buffers) {
-    return [&device, &kernel, buffers, &params, groups]() -> core::Status {
-      backends::DispatchArgs args;
-      args.buffers = buffers;
-      args.params = std::as_bytes(std::span(&params, 1));
-      args.groups = {groups, 1, 1};
-      GAUNTLET_TRY(device.dispatch(kernel, args));
-      return device.finish();
-    };
+  // The shortest time of `kernel` over `buffers` in either shape.
+  auto fastest = [&](const backends::Kernel& kernel,
+                     std::vector<backends::Buffer*> buffers) -> core::Result<double> {
+    double best = 0;
+    for (uint32_t groups : shapes) {
+      auto t = best_time(reps, [&]() -> core::Status {
+        backends::DispatchArgs args;
+        args.buffers = buffers;
+        args.params = std::as_bytes(std::span(&params, 1));
+        args.groups = {groups, 1, 1};
+        GAUNTLET_TRY(device.dispatch(kernel, args));
+        return device.finish();
+      });
+      if (!t) return t.error();
+      if (best == 0 || *t < best) best = *t;
+    }
+    return best;
   };
-  auto t = best_time(reps, run(**copy, {&a, &b}));
+  auto t = fastest(**copy, {&a, &b});
   if (!t) return t.error();
   bw.copy_gbps = gbps(2 * bw.bytes, *t);
-  t = best_time(reps, run(**read, {&a, sink->get()}));
+  t = fastest(**read, {&a, sink->get()});
   if (!t) return t.error();
   bw.read_gbps = gbps(bw.bytes, *t);
-  t = best_time(reps, run(**write, {&b}));
+  t = fastest(**write, {&b});
   if (!t) return t.error();
   bw.write_gbps = gbps(bw.bytes, *t);
 
