@@ -155,9 +155,9 @@ core::Status DeviceDecoder::run_layer(uint32_t l) {
                             1.0f / std::sqrt(static_cast<float>(hd))};
   GAUNTLET_TRY(ops_.attention(act, *k_cache_, *v_cache_, attention_, s.n_head, hd, context_,
                               config_.kv, att));
+  // x += Wo . attention: the residual add is the matvec's own write.
   GAUNTLET_TRY(ops_.matvec(*L.wo.buffer, L.wo.type, matvec_, s.n_embd, s.n_embd, act, off(a.xb2),
-                           off(a.xb), rows));
-  GAUNTLET_TRY(ops_.elementwise(act, Elementwise::add, {s.n_embd, off(a.x), off(a.xb)}));
+                           off(a.x), rows, true));
 
   GAUNTLET_TRY(ops_.rmsnorm(act, *L.ffn_norm.buffer, matvec_.workgroup,
                             {s.n_embd, off(a.x), off(a.xb), s.rms_eps}));
@@ -167,8 +167,7 @@ core::Status DeviceDecoder::run_layer(uint32_t l) {
                            off(a.hb2), rows));
   GAUNTLET_TRY(ops_.elementwise(act, Elementwise::swiglu, {s.n_ff, off(a.hb), off(a.hb2)}));
   GAUNTLET_TRY(ops_.matvec(*L.w_down.buffer, L.w_down.type, matvec_, s.n_ff, s.n_embd, act,
-                           off(a.hb), off(a.xb), rows));
-  GAUNTLET_TRY(ops_.elementwise(act, Elementwise::add, {s.n_embd, off(a.x), off(a.xb)}));
+                           off(a.hb), off(a.x), rows, true));
   return core::Status::ok();
 }
 

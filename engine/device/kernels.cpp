@@ -69,7 +69,7 @@ core::Status check_workgroup(const planner::KernelVariant& v) {
 
 core::Result<KernelSource> matvec_source(core::Api api, model::TensorType weights,
                                          const planner::KernelVariant& v, uint32_t n_in,
-                                         uint32_t rows) {
+                                         uint32_t rows, bool accumulate) {
   GAUNTLET_TRY(check_workgroup(v));
   const uint32_t tile = v.activation_tile == planner::kWholeVector
                             ? n_in
@@ -92,7 +92,8 @@ core::Result<KernelSource> matvec_source(core::Api api, model::TensorType weight
                   {"ROWS", rows},
                   {"TILE_WORDS", ((f16 ? tile / 2 : tile) + 3) / 4 * 4},
                   {"RED", v.workgroup},
-                  {"MODE", 0}};
+                  {"MODE", 0},
+                  {"ACCUMULATE", accumulate ? 1 : 0}};
   return s;
 }
 
@@ -108,7 +109,8 @@ core::Result<KernelSource> embed_source(core::Api api, model::TensorType weights
                   {"ROWS", 1},
                   {"TILE_WORDS", 4},
                   {"RED", 1},
-                  {"MODE", 1}};
+                  {"MODE", 1},
+                  {"ACCUMULATE", 0}};
   return s;
 }
 

@@ -41,7 +41,8 @@ inline constexpr uint32_t kSimpleWorkgroup = 64;
 // `api` picks the embedded text (OpenCL) or SPIR-V (Vulkan); host has no device kernels.
 core::Result<backends::KernelSource> matvec_source(core::Api api, model::TensorType weights,
                                                    const planner::KernelVariant& variant,
-                                                   uint32_t n_in, uint32_t rows);
+                                                   uint32_t n_in, uint32_t rows,
+                                                   bool accumulate = false);
 core::Result<backends::KernelSource> embed_source(core::Api api, model::TensorType weights);
 core::Result<backends::KernelSource> rmsnorm_source(core::Api api, uint32_t workgroup);
 core::Result<backends::KernelSource> rope_kv_source(core::Api api, planner::KvPrecision kv);

@@ -32,11 +32,12 @@ core::Status Ops::run(core::Result<backends::KernelSource> source,
 
 core::Status Ops::matvec(backends::Buffer& w, model::TensorType type,
                          const planner::KernelVariant& v, uint32_t n_in, uint32_t n_out,
-                         backends::Buffer& act, uint32_t x_off, uint32_t out_off, uint32_t rows) {
+                         backends::Buffer& act, uint32_t x_off, uint32_t out_off, uint32_t rows,
+                         bool accumulate) {
   const MatvecParams p{n_in, n_out, x_off, out_off, 0};
   const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
-  return run(matvec_source(device().info().id.api, type, v, n_in, rows), {&w, &act}, bytes_of(p),
-             groups_for(n_out, uint64_t{rows} * v.workgroup), local);
+  return run(matvec_source(device().info().id.api, type, v, n_in, rows, accumulate), {&w, &act},
+             bytes_of(p), groups_for(n_out, uint64_t{rows} * v.workgroup), local);
 }
 
 core::Status Ops::embed(backends::Buffer& w, model::TensorType type, uint32_t n, uint32_t row,

@@ -16,11 +16,11 @@ class Ops {
   backends::Device& device() { return cache_.device(); }
   KernelCache& cache() { return cache_; }
 
-  // act[out_off + r] = W[r] . act[x_off ..], r < n_out; `rows` rows per work-item (a
-  // workgroup computes workgroup * rows rows).
+  // act[out_off + r] = W[r] . act[x_off ..], r < n_out (+= with `accumulate`: a residual add in
+  // the same pass); `rows` rows per work-item (a workgroup computes workgroup * rows rows).
   core::Status matvec(backends::Buffer& w, model::TensorType type, const planner::KernelVariant& v,
                       uint32_t n_in, uint32_t n_out, backends::Buffer& act, uint32_t x_off,
-                      uint32_t out_off, uint32_t rows = 1);
+                      uint32_t out_off, uint32_t rows = 1, bool accumulate = false);
   // act[out_off ..] = row `row` of W (n elements), dequantized.
   core::Status embed(backends::Buffer& w, model::TensorType type, uint32_t n, uint32_t row,
                      backends::Buffer& act, uint32_t out_off);

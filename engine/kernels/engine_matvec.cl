@@ -6,6 +6,7 @@
 //   TILE           activation elements held in local memory per pass (n_in for the whole vector;
 //                  a multiple of 32 otherwise)
 //   ACT_F16        1: the local activation tile is stored as f16
+//   ACCUMULATE     1: out[r] += W[r] . x (a residual add in the same pass); 0: out[r] = W[r] . x
 //   ROWS           rows per work-item (a workgroup computes WG_X * ROWS rows and shares each
 //                  loaded tile)
 // Local memory (the dynamic __local argument): WG_X floats of reduction scratch, then the tile;
@@ -145,7 +146,11 @@ __kernel void matvec(__global const uchar* w, __global float* act, MatvecParams 
   // memory, which the planner counts).
   for (uint r = 0; r < ROWS; ++r) {
     red[lid] = sum16(acc[r]);
+#if ACCUMULATE
+    if (row0 + r < p.n_out) act[p.out_off + row0 + r] += red[lid];
+#else
     if (row0 + r < p.n_out) act[p.out_off + row0 + r] = red[lid];
+#endif
   }
 }
 

@@ -7,7 +7,8 @@
 // Specialization constants: 0 workgroup; 3 WEIGHT_FORMAT (ggml id); 4 TILE activation elements
 // per pass; 5 ACT_F16; 6 ROWS per invocation; 7 TILE_WORDS shared words for the tile (TILE, or
 // TILE / 2 when ACT_F16, rounded up to a multiple of 4: the tile is read as 16-byte vectors); 8 RED
-// = workgroup (reduction scratch); 9 MODE.
+// = workgroup (reduction scratch); 9 MODE; 10 ACCUMULATE (1: out[r] += W[r] . x, a residual add in
+// the same pass).
 layout(local_size_x_id = 0) in;
 layout(constant_id = 3) const uint WEIGHT_FORMAT = 0;
 layout(constant_id = 4) const uint TILE = 64;
@@ -16,6 +17,7 @@ layout(constant_id = 6) const uint ROWS = 1;
 layout(constant_id = 7) const uint TILE_WORDS = 64;
 layout(constant_id = 8) const uint RED = 64;
 layout(constant_id = 9) const uint MODE = 0;
+layout(constant_id = 10) const uint ACCUMULATE = 0;
 
 layout(std430, binding = 0) readonly buffer W { uint w[]; };
 // The same weights as 16-byte vectors: CPU drivers load a whole vector per invocation at once.
@@ -300,7 +302,13 @@ void main() {
   [[unroll]] for (uint r = 0; r < 8; ++r) {
     if (r < ROWS) {
       red[lid] = dot(acc[r], vec4(1.0));
-      if (row0 + r < p.n_out) act[p.out_off + row0 + r] = red[lid];
+      if (row0 + r < p.n_out) {
+        if (ACCUMULATE != 0) {
+          act[p.out_off + row0 + r] += red[lid];
+        } else {
+          act[p.out_off + row0 + r] = red[lid];
+        }
+      }
     }
   }
 }

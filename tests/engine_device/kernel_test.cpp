@@ -75,7 +75,9 @@ struct MatvecCase {
 
 class EngineKernels : public DeviceTest {
  protected:
-  void run_matvec(const MatvecCase& c, uint32_t n_in, uint32_t n_out, uint32_t rows) {
+  // With `accumulate`, the output starts as a residual that the product is added to.
+  void run_matvec(const MatvecCase& c, uint32_t n_in, uint32_t n_out, uint32_t rows,
+                  bool accumulate = false) {
     const auto weights = random_floats(uint64_t{n_in} * n_out, 11, 1.0f);
     const auto x = random_floats(n_in, 12, 1.0f);
     const uint64_t rb = model::row_bytes(c.type, n_in);
@@ -88,11 +90,17 @@ class EngineKernels : public DeviceTest {
       expected[r] = model::dot_row(c.type, wq.data() + r * rb, x.data(), n_in);
 
     auto a = act_layout(x, n_out);
+    if (accumulate) {
+      const auto residual = random_floats(n_out, 13, 8.0f);
+      std::copy(residual.begin(), residual.end(), a.host.begin() + a.out_off);
+      for (uint32_t r = 0; r < n_out; ++r) expected[r] = residual[r] + expected[r];
+    }
     auto wbuf = upload(device(), wq);
     auto abuf = upload_floats(device(), a.host);
     Ops ops(device());
     KernelVariant v{planner::KernelOp::matvec, 64, c.tile, c.act};
-    auto st = ops.matvec(*wbuf, c.type, v, n_in, n_out, *abuf, a.in_off, a.out_off, rows);
+    auto st =
+        ops.matvec(*wbuf, c.type, v, n_in, n_out, *abuf, a.in_off, a.out_off, rows, accumulate);
     ASSERT_TRUE(st.is_ok()) << st.error().describe();
     const auto after = download_floats(device(), *abuf);
     expect_untouched(a, after, n_out);
@@ -112,6 +120,13 @@ TEST_F(EngineKernels, MatvecEveryFormatWholeAndChunked) {
     // Whole groups of 8 quantized blocks per row and per chunk (the vector-load path).
     run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 512, 37, 4);
     run_matvec({t, 256, planner::ActivationType::f32, 1e-10}, 768, 37, 4);
+  }
+}
+
+TEST_F(EngineKernels, MatvecAccumulatesOntoTheResidual) {
+  for (TensorType t : {TensorType::f32, TensorType::bf16, TensorType::q8_0, TensorType::q4_0}) {
+    run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 512, 37, 4, true);
+    run_matvec({t, 64, planner::ActivationType::f32, 1e-10}, 320, 37, 1, true);
   }
 }
 
