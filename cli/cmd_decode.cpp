@@ -104,7 +104,7 @@ int decode(const DecodeArgs& a) {
   engine::DecodeRequest r;
   r.model_path = a.model;
   if (!a.shape.empty()) {
-    auto shape = engine::model::preset_shape(a.shape);
+    auto shape = engine::model::parse_shape(a.shape);
     if (!shape) return fail(shape.error().message, kExitUsage);
     r.shape = *shape;
   }
@@ -185,7 +185,9 @@ void add_decode_command(CLI::App& app, CommandContext& context) {
                                  "tok/s, peak memory, and the decode's effective bandwidth "
                                  "beside the device's copy bandwidth");
   cmd->add_option("--model", a->model, "a GGUF file");
-  cmd->add_option("--shape", a->shape, "a synthetic model of this preset shape instead");
+  cmd->add_option("--shape", a->shape,
+                  "a synthetic model of this preset shape, or of these dims "
+                  "(n_embd=..,n_layer=..,n_head=..,n_ff=..,n_vocab=..,context=..), instead");
   cmd->add_option("--format", a->format, "the synthetic model's format (default q8_0)");
   cmd->add_option("--seed", a->seed, "the synthetic model's seed (default 1)");
   cmd->add_option("--device", a->device, "where to decode (default host)");

@@ -73,9 +73,7 @@ core::Result<ModelSet> prepare_models(const std::filesystem::path& model_path,
     if (shape_name.empty()) {
       set.shape = quick_shape();
     } else {
-      auto shape = shape_name.find('=') != std::string::npos
-                       ? engine::model::parse_dims(shape_name)
-                       : engine::model::preset_shape(shape_name);
+      auto shape = engine::model::parse_shape(shape_name);
       if (!shape) return shape.error();
       if (shape->name.empty() || shape->name == "custom") {
         shape->name = "custom-" + std::to_string(std::hash<std::string>{}(shape_name) % 100000);

@@ -93,6 +93,10 @@ std::vector<std::string> preset_names() {
   return names;
 }
 
+core::Result<LlamaShape> parse_shape(const std::string& text) {
+  return text.find('=') != std::string::npos ? parse_dims(text) : preset_shape(text);
+}
+
 core::Result<LlamaShape> parse_dims(const std::string& text) {
   LlamaShape s;
   std::map<std::string, uint32_t*> ints = {{"n_embd", &s.n_embd},   {"n_layer", &s.n_layer},

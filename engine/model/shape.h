@@ -41,6 +41,8 @@ std::vector<std::string> preset_names();
 // "n_embd=64,n_layer=2,n_head=4,n_head_kv=2,n_ff=128,n_vocab=256,context=128" (n_head_kv defaults
 // to n_head; also rope_dim, rope_freq_base, rms_eps, tied=0|1).
 core::Result<LlamaShape> parse_dims(const std::string& text);
+// A command line's shape: dims when it has an '=', else a preset's name.
+core::Result<LlamaShape> parse_shape(const std::string& text);
 
 struct TensorDesc {
   std::string name;

@@ -269,5 +269,15 @@ TEST(Shapes, PresetsHaveRealDimensions) {
   EXPECT_NE(status.error().message.find("multiples of 32"), std::string::npos);
 }
 
+TEST(Shapes, ACommandLineShapeIsDimsOrAPresetName) {
+  EXPECT_EQ(model::parse_shape("test-small").value().n_embd, 128u);
+  auto dims = model::parse_shape("n_embd=96,n_layer=1,n_head=3,n_ff=64,n_vocab=10,context=8");
+  ASSERT_TRUE(dims.is_ok());
+  EXPECT_EQ(dims->n_embd, 96u);
+  auto unknown = model::parse_shape("test-huge");
+  ASSERT_FALSE(unknown.is_ok());
+  EXPECT_NE(unknown.error().message.find("test-huge"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gauntlet::engine
