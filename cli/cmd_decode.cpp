@@ -1,5 +1,6 @@
 // gauntlet decode: greedy decode on a device, with tok/s, peak memory and bandwidth; a thin shell
 // over engine::run_decode, which the harness calls too.
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <iostream>
@@ -26,6 +27,7 @@ struct DecodeArgs {
   uint64_t seed = 1;
   uint64_t chunk_mib = 16;
   bool json = false;
+  bool profile = false;
 };
 
 // The device's copy and read bandwidth, measured after the decode in the same run (the decode's
@@ -75,6 +77,25 @@ std::string bandwidth_line(const engine::DecodeReport& rep, const MeasuredBandwi
   return out + line;
 }
 
+// Device time per generated token, by kernel, largest first.
+void print_profile(const engine::DecodeReport& rep) {
+  const double steps = rep.generated.size() > 1 ? rep.generated.size() - 1.0 : 1.0;
+  auto times = rep.kernel_times;
+  std::sort(times.begin(), times.end(),
+            [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+  double total = 0;
+  for (const auto& t : times) total += t.seconds;
+  std::cout << "profile device time per generated token (each dispatch waited for, so tok/s above "
+               "has no overlap)\n";
+  for (const auto& t : times) {
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-12s %6.1f dispatches %9.3f ms %5.1f %%\n",
+                  t.kernel.c_str(), static_cast<double>(t.dispatches) / steps,
+                  t.seconds / steps * 1e3, total > 0 ? 100.0 * t.seconds / total : 0.0);
+    std::cout << line;
+  }
+}
+
 int fail(const std::string& message, int code) {
   std::cerr << "gauntlet: " << message << "\n";
   return code;
@@ -99,10 +120,15 @@ int decode(const DecodeArgs& a) {
   if (!device_id || device_id->api == core::Api::drm) {
     return fail("--device must be host, opencl:N or vulkan:N, not '" + a.device + "'", kExitUsage);
   }
+  if (a.profile && device_id->api == core::Api::host) {
+    return fail("--profile times OpenCL and Vulkan kernels; the host runs the reference decoder",
+                kExitUsage);
+  }
   if (a.model.empty() == a.shape.empty())
     return fail("give exactly one of --model and --shape", kExitUsage);
   engine::DecodeRequest r;
   r.model_path = a.model;
+  r.time_kernels = a.profile;
   if (!a.shape.empty()) {
     auto shape = engine::model::parse_shape(a.shape);
     if (!shape) return fail(shape.error().message, kExitUsage);
@@ -173,6 +199,7 @@ int decode(const DecodeArgs& a) {
             << format_bytes(rep->plan.steady_state) << "), process peak RSS "
             << format_bytes(rep->rss_peak_bytes) << "\n";
   std::cout << "bandwidth " << bandwidth_line(*rep, bw) << "\n";
+  if (a.profile) print_profile(*rep);
   return kExitOk;
 }
 
@@ -199,6 +226,8 @@ void add_decode_command(CLI::App& app, CommandContext& context) {
   cmd->add_option("--chunk-mib", a->chunk_mib, "load chunk in MiB (default 16)");
   cmd->add_option("--dump-logits", a->dump, "write each step's logits as JSON lines");
   cmd->add_flag("--json", a->json, "print JSON");
+  cmd->add_flag("--profile", a->profile,
+                "device time per kernel (OpenCL, Vulkan); waits for each dispatch, so tok/s drops");
   cmd->callback([&context, a] { context.exit_code = decode(*a); });
 }
 

@@ -104,6 +104,7 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& 
   auto on_step = [&](uint32_t step, int32_t token, std::span<const float> logits) {
     if (step + 1 == prompt_steps) {
       rep.prompt_seconds = since(start);
+      if (r.time_kernels && device_decoder) device_decoder->time_dispatches(&rep.kernel_times);
       gen_start = std::chrono::steady_clock::now();
     }
     if (r.on_step) r.on_step(step, token, logits);
@@ -151,6 +152,13 @@ core::OrderedJson DecodeReport::to_json() const {
                    {"steady_state", plan.steady_state},
                    {"load_peak", plan.load_peak},
                    {"peak", plan.peak}}}};
+  if (!kernel_times.empty()) {
+    core::OrderedJson times = core::OrderedJson::array();
+    for (const auto& t : kernel_times) {
+      times.push_back({{"kernel", t.kernel}, {"dispatches", t.dispatches}, {"seconds", t.seconds}});
+    }
+    j["kernel_times"] = times;
+  }
   return j;
 }
 

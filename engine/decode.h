@@ -11,6 +11,7 @@
 #include "backends/device.h"
 #include "core/json.h"
 #include "core/status.h"
+#include "engine/device/ops.h"
 #include "engine/model/shape.h"
 #include "engine/planner/planner.h"
 #include "engine/reference/decoder.h"
@@ -29,6 +30,9 @@ struct DecodeRequest {
   uint32_t context = 0;  // 0: prompt + n_tokens (at most the model's context)
   uint64_t chunk_bytes = 16ull << 20;
   reference::StepCallback on_step;
+  // OpenCL and Vulkan: wait for each dispatch of the generated steps and sum its device time per
+  // kernel (DecodeReport::kernel_times); tok/s is then measured without overlap.
+  bool time_kernels = false;
 };
 
 struct DecodeReport {
@@ -50,6 +54,7 @@ struct DecodeReport {
   uint64_t rss_peak_bytes = 0;  // process high-water mark, from the start of the call
   uint64_t rss_before_bytes = 0;
   planner::MemoryPlan plan;
+  device::KernelTimes kernel_times;  // with DecodeRequest::time_kernels, over the generated steps
   core::OrderedJson to_json() const;
 };
 

@@ -29,6 +29,8 @@ class DeviceDecoder {
   core::Status fill_kv(std::span<const std::byte> k, std::span<const std::byte> v,
                        uint32_t position);
   uint32_t position() const { return pos_; }
+  // Times every dispatch from now on into `times` (see Ops::time_dispatches); nullptr stops.
+  void time_dispatches(KernelTimes* times) { ops_.time_dispatches(times); }
   uint32_t context() const { return context_; }
 
   DeviceDecoder(backends::Device& device, const loader::DeviceModel& model,

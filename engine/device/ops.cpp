@@ -1,5 +1,7 @@
 #include "engine/device/ops.h"
 
+#include <algorithm>
+
 namespace gauntlet::engine::device {
 
 namespace {
@@ -27,7 +29,16 @@ core::Status Ops::run(core::Result<backends::KernelSource> source,
   args.groups = {groups, 1, 1};
   // OpenCL takes the local memory as a __local argument; Vulkan sizes it by the constants.
   if (source->dynamic_local) args.dynamic_local_bytes = local_bytes;
-  return device().dispatch(**kernel, args);
+  if (times_ == nullptr) return device().dispatch(**kernel, args);
+  double seconds = 0;
+  args.device_seconds = &seconds;
+  GAUNTLET_TRY(device().dispatch(**kernel, args));
+  auto it = std::find_if(times_->begin(), times_->end(),
+                         [&](const KernelTime& t) { return t.kernel == source->name; });
+  if (it == times_->end()) it = times_->insert(times_->end(), {source->name, 0, 0});
+  ++it->dispatches;
+  it->seconds += seconds;
+  return core::Status::ok();
 }
 
 core::Status Ops::matvec(backends::Buffer& w, model::TensorType type,

@@ -10,11 +10,22 @@
 
 namespace gauntlet::engine::device {
 
+// Device time per kernel entry point (matvec, attention, ...), over the dispatches timed.
+struct KernelTime {
+  std::string kernel;
+  uint64_t dispatches = 0;
+  double seconds = 0;
+};
+using KernelTimes = std::vector<KernelTime>;
+
 class Ops {
  public:
   explicit Ops(backends::Device& device) : cache_(device) {}
   backends::Device& device() { return cache_.device(); }
   KernelCache& cache() { return cache_; }
+  // When set, every dispatch waits for its completion and adds its device time here: a breakdown,
+  // at the cost of the overlap between dispatches.
+  void time_dispatches(KernelTimes* times) { times_ = times; }
 
   // act[out_off + r] = W[r] . act[x_off ..], r < n_out (+= with `accumulate`: a residual add in
   // the same pass); `rows` rows per work-item (a workgroup computes workgroup * rows rows).
@@ -40,6 +51,7 @@ class Ops {
                    uint32_t groups, uint64_t local_bytes);
 
   KernelCache cache_;
+  KernelTimes* times_ = nullptr;
 };
 
 }  // namespace gauntlet::engine::device

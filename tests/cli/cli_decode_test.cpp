@@ -2,6 +2,8 @@
 // read) bandwidth of the same device, measured in the same run.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "core/json.h"
 #include "engine/device/profile_check.h"
 #include "engine/model/shape.h"
@@ -46,6 +48,34 @@ TEST(CliDecode, HostComparesWithItsMemcpy) {
   const auto& bw = j["bandwidth"];
   EXPECT_GT(bw["copy_gbps"].get<double>(), 0.0);
   EXPECT_FALSE(bw.contains("read_gbps"));
+}
+
+TEST(CliDecode, ProfileCountsEveryDispatchOfTheGeneratedSteps) {
+  for (const std::string device : {"opencl:0", "vulkan:0"}) {
+    SCOPED_TRACE(device);
+    // test-small: 3 layers; -n 4 after a 1-token prompt is 3 timed steps.
+    auto r = run_command(gauntlet_exe() + " decode --shape test-small -n 4 --profile --json " +
+                         "--device " + device + " 2>/dev/null");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto j = core::Json::parse(r.output);
+    std::map<std::string, uint64_t> dispatches;
+    double matvec_seconds = 0;
+    for (const auto& t : j["kernel_times"]) {
+      dispatches[t["kernel"].get<std::string>()] = t["dispatches"].get<uint64_t>();
+      if (t["kernel"] == "matvec") matvec_seconds = t["seconds"].get<double>();
+    }
+    const std::map<std::string, uint64_t> expected = {
+        {"embed", 3},     {"matvec", 3 * (3 * 7 + 1)}, {"rmsnorm", 3 * (3 * 2 + 1)}, {"rope_kv", 9},
+        {"attention", 9}, {"elementwise", 9}};
+    EXPECT_EQ(dispatches, expected);
+    EXPECT_GT(matvec_seconds, 0.0);
+  }
+}
+
+TEST(CliDecode, ProfileOnTheHostIsAUsageError) {
+  auto r = run_command(gauntlet_exe() + " decode --shape test-tiny --device host --profile");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--profile times OpenCL and Vulkan kernels"), std::string::npos);
 }
 
 TEST(CliDecode, TextOutputNamesTheFigures) {
