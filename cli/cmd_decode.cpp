@@ -56,6 +56,10 @@ MeasuredBandwidth measure_bandwidth(backends::Device& device) {
     m.error = bw.error().describe();
     return m;
   }
+  if (bw->copy_gbps <= 0) {
+    m.error = "the copy of " + std::to_string(bw->bytes) + " bytes took no measurable time";
+    return m;
+  }
   m.copy_gbps = bw->copy_gbps;
   m.read_gbps = bw->read_gbps;
   return m;

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "stress/kernels.h"
-#include "stress/verify.h"
 
 namespace gauntlet::stress {
 
