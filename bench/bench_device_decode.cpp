@@ -45,13 +45,13 @@ void check(const core::Status& st) {
   if (!st) throw std::runtime_error(st.error().describe());
 }
 
-// Copy (read + write) and read bandwidth of 64 MiB buffers, with stress's kernels, measured once
-// per device per run.
+// Copy (read + write) and read bandwidth of stress::kBandwidthBytes buffers, with stress's kernels,
+// measured once per device per run.
 const stress::Bandwidth& bandwidth(const std::string& name) {
   static std::map<std::string, stress::Bandwidth> measured;
   if (auto it = measured.find(name); it != measured.end()) return it->second;
   auto& d = device_for(name);
-  const uint64_t bytes = 64ull << 20;
+  const uint64_t bytes = stress::kBandwidthBytes;
   auto a = d.allocate(bytes).value();
   auto b = d.allocate(bytes).value();
   auto bw = stress::measure_device_bandwidth(d, *a, *b, 5);

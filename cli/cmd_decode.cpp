@@ -31,7 +31,7 @@ struct DecodeArgs {
 };
 
 // The device's copy and read bandwidth, measured after the decode in the same run (the decode's
-// figures compare with them): stress's kernels over 64 MiB, or the host's memcpy on the host.
+// figures compare with them): stress's kernels over 128 MiB, or the host's memcpy on the host.
 struct MeasuredBandwidth {
   double copy_gbps = 0, read_gbps = 0;
   std::string error;
@@ -39,7 +39,7 @@ struct MeasuredBandwidth {
 
 MeasuredBandwidth measure_bandwidth(backends::Device& device) {
   MeasuredBandwidth m;
-  const uint64_t bytes = 64ull << 20;
+  const uint64_t bytes = stress::kBandwidthBytes;
   if (device.info().id.api == core::Api::host) {
     m.copy_gbps = stress::measure_host_memcpy_gbps(bytes);
     return m;

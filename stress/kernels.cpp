@@ -57,8 +57,12 @@ Status read_host(const HostInvocation& call) {
   auto out = call.buffer<uint32_t>(1);
   const uint64_t threads = uint64_t{call.groups[0]} * kWorkgroup;
   for (uint64_t t = 0; t < threads && t < out.size(); ++t) {
+    const uint64_t per = p.per_invocation;
+    const uint64_t begin = per == 0 ? t : t * per;
+    const uint64_t end = per == 0 ? p.count : std::min<uint64_t>(begin + per, p.count);
+    const uint64_t step = per == 0 ? threads : 1;
     uint32_t acc = 0;
-    for (uint64_t i = t; i < p.count; i += threads) {
+    for (uint64_t i = begin; i < end; i += step) {
       for (uint64_t lane = 0; lane < 4; ++lane) acc ^= src[4 * i + lane];
     }
     out[t] = acc;

@@ -27,7 +27,8 @@ struct InvertParams {
 };
 
 struct BwParams {
-  uint32_t count;  // 16-byte vectors
+  uint32_t count;           // 16-byte vectors
+  uint32_t per_invocation;  // 0: grid-stride; otherwise one contiguous run per invocation
 };
 
 inline uint32_t mix32(uint32_t x) {

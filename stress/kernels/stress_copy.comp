@@ -4,9 +4,13 @@
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(std430, binding = 0) readonly buffer Src { uvec4 src[]; };
 layout(std430, binding = 1) writeonly buffer Dst { uvec4 dst[]; };
-layout(push_constant) uniform Params { uint count; } p;
+// per_invocation 0: grid-stride; otherwise each invocation moves one contiguous run this long.
+layout(push_constant) uniform Params { uint count; uint per_invocation; } p;
 
 void main() {
-  uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  for (uint i = gl_GlobalInvocationID.x; i < p.count; i += stride) dst[i] = src[i];
+  uint id = gl_GlobalInvocationID.x;
+  uint begin = p.per_invocation == 0 ? id : id * p.per_invocation;
+  uint end = p.per_invocation == 0 ? p.count : min(begin + p.per_invocation, p.count);
+  uint step = p.per_invocation == 0 ? gl_NumWorkGroups.x * gl_WorkGroupSize.x : 1;
+  for (uint i = begin; i < end; i += step) dst[i] = src[i];
 }
