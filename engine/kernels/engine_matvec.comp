@@ -108,6 +108,12 @@ vec4 q8_4(uint v) {
               bitfieldExtract(int(v), 16, 8), bitfieldExtract(int(v), 24, 8));
 }
 
+// Four weights of a 16-bit float format from two words.
+vec4 half_pair4(uint u0, uint u1) {
+  if (WEIGHT_FORMAT == 1) return vec4(unpackHalf2x16(u0), unpackHalf2x16(u1));
+  return uintBitsToFloat(uvec4(u0 << 16, u0 & 0xffff0000u, u1 << 16, u1 & 0xffff0000u));
+}
+
 // The two words j and j + 1 of a block that starts at an even byte offset, shifted to the word that
 // begins 2 bytes into the block when the block starts on a word: quant word j of q8_0 or q4_0
 // (misaligned blocks start 2 bytes into a word, so their quant words are whole words).
@@ -122,6 +128,9 @@ vec4 row_dot(uint row_off, uint base, uint len) {
   if (WEIGHT_FORMAT == 0) {
     uint at = (row_off >> 2) + base;
     uint i = 0;
+    if ((at & 3u) == 0u) {
+      for (; i + 4 <= len; i += 4) acc += uintBitsToFloat(w4[(at + i) >> 2]) * tile4(i);
+    }
     for (; i + 4 <= len; i += 4) {
       acc += uintBitsToFloat(uvec4(w[at + i], w[at + i + 1], w[at + i + 2], w[at + i + 3])) *
              tile4(i);
@@ -130,15 +139,14 @@ vec4 row_dot(uint row_off, uint base, uint len) {
   } else if (WEIGHT_FORMAT == 1 || WEIGHT_FORMAT == 30) {
     uint at = (row_off >> 2) + base / 2;
     uint i = 0;
-    for (; i + 4 <= len; i += 4) {
-      uint u0 = w[at + i / 2], u1 = w[at + i / 2 + 1];
-      vec4 v;
-      if (WEIGHT_FORMAT == 1) {
-        v = vec4(unpackHalf2x16(u0), unpackHalf2x16(u1));
-      } else {
-        v = uintBitsToFloat(uvec4(u0 << 16, u0 & 0xffff0000u, u1 << 16, u1 & 0xffff0000u));
+    if ((at & 3u) == 0u) {
+      for (; i + 8 <= len; i += 8) {
+        uvec4 u = w4[(at + i / 2) >> 2];
+        acc += half_pair4(u.x, u.y) * tile4(i) + half_pair4(u.z, u.w) * tile4(i + 4);
       }
-      acc += v * tile4(i);
+    }
+    for (; i + 4 <= len; i += 4) {
+      acc += half_pair4(w[at + i / 2], w[at + i / 2 + 1]) * tile4(i);
     }
     for (; i < len; i += 2) acc.xy += weight_pair(row_off, (base + i) / 2) * tile_pair(i / 2);
   } else if (WEIGHT_FORMAT == 8) {

@@ -120,6 +120,12 @@ TEST_F(EngineKernels, MatvecEveryFormatWholeAndChunked) {
     // Whole groups of 8 quantized blocks per row and per chunk (the vector-load path).
     run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 512, 37, 4);
     run_matvec({t, 256, planner::ActivationType::f32, 1e-10}, 768, 37, 4);
+    // Float rows of 330 elements: every other row starts off a 16-byte boundary (the word path),
+    // and chunks end in a tail shorter than a vector.
+    if (t == TensorType::f32 || t == TensorType::f16 || t == TensorType::bf16) {
+      run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 330, 37, 4);
+      run_matvec({t, 64, planner::ActivationType::f32, 1e-10}, 330, 37, 4);
+    }
   }
 }
 
