@@ -31,12 +31,15 @@ function(gauntlet_add_kernels target)
   foreach(src IN LISTS K_COMP)
     get_filename_component(abs "${src}" ABSOLUTE)
     get_filename_component(stem "${src}" NAME_WE)
+    # A .comp may #include the .glsl files beside it.
+    get_filename_component(dir "${abs}" DIRECTORY)
+    file(GLOB includes "${dir}/*.glsl")
     set(words "${GAUNTLET_KERNEL_OUT}/kernels/${stem}.spv.inc")
     set(out "${GAUNTLET_KERNEL_OUT}/kernels/${stem}_comp.h")
     add_custom_command(
       OUTPUT "${words}"
       COMMAND ${GLSLC_EXECUTABLE} --target-env=vulkan1.2 -O -mfmt=num -o "${words}" "${abs}"
-      DEPENDS "${abs}"
+      DEPENDS "${abs}" ${includes}
       COMMENT "Compiling GLSL kernel ${stem}.comp to SPIR-V")
     add_custom_command(
       OUTPUT "${out}"

@@ -49,21 +49,19 @@ core::Result<Bandwidth> measure_device_bandwidth(backends::Device& device, backe
   // Launch shapes; the best one counts. Grid-stride with one vector per invocation is what GPUs
   // and PoCL stream best; a contiguous run per invocation is what llvmpipe reads best (each lane
   // of its per-lane loads then walks its own cache lines), measured at 2-3x its grid-stride rate.
-  const uint32_t all = groups_for(vectors);
-  auto run_of = [&](uint32_t groups) {
-    return static_cast<uint32_t>((vectors + uint64_t{groups} * kWorkgroup - 1) /
-                                 (uint64_t{groups} * kWorkgroup));
-  };
   struct Shape {
     uint32_t groups;
     BwParams params;
   };
+  const uint32_t all = groups_for(vectors);
   const auto count = static_cast<uint32_t>(vectors);
-  const Shape shapes[] = {
-      {all, {count, 0}},
-      {std::min<uint32_t>(all, 1024), {count, 0}},
-      {std::min<uint32_t>(all, 64), {count, run_of(std::min<uint32_t>(all, 64))}},
-      {std::min<uint32_t>(all, 256), {count, run_of(std::min<uint32_t>(all, 256))}}};
+  auto strided = [&](uint32_t groups) { return Shape{std::min(all, groups), {count, 0}}; };
+  auto runs = [&](uint32_t groups) {
+    const uint64_t invocations = uint64_t{std::min(all, groups)} * kWorkgroup;
+    const auto run = static_cast<uint32_t>((vectors + invocations - 1) / invocations);
+    return Shape{std::min(all, groups), {count, run}};
+  };
+  const Shape shapes[] = {strided(all), strided(1024), runs(64), runs(256)};
   auto copy = device.build(copy_kernel());
   if (!copy) return copy.error();
   auto read = device.build(read_kernel());

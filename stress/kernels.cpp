@@ -2,11 +2,9 @@
 
 #include <algorithm>
 
-#include "kernels/stress_copy_cl.h"
+#include "kernels/stress_bandwidth_cl.h"
 #include "kernels/stress_fill_cl.h"
 #include "kernels/stress_invert_cl.h"
-#include "kernels/stress_read_cl.h"
-#include "kernels/stress_write_cl.h"
 #ifdef GAUNTLET_HAVE_SPIRV
 #include "kernels/stress_copy_comp.h"
 #include "kernels/stress_fill_comp.h"
@@ -131,17 +129,17 @@ KernelSource invert_kernel() {
 }
 
 KernelSource copy_kernel() {
-  return make("stress_copy", kernels::stress_copy_cl, STRESS_SPIRV(stress_copy_comp), 2,
+  return make("stress_copy", kernels::stress_bandwidth_cl, STRESS_SPIRV(stress_copy_comp), 2,
               sizeof(BwParams), copy_host);
 }
 
 KernelSource read_kernel() {
-  return make("stress_read", kernels::stress_read_cl, STRESS_SPIRV(stress_read_comp), 2,
+  return make("stress_read", kernels::stress_bandwidth_cl, STRESS_SPIRV(stress_read_comp), 2,
               sizeof(BwParams), read_host);
 }
 
 KernelSource write_kernel() {
-  return make("stress_write", kernels::stress_write_cl, STRESS_SPIRV(stress_write_comp), 1,
+  return make("stress_write", kernels::stress_bandwidth_cl, STRESS_SPIRV(stress_write_comp), 1,
               sizeof(BwParams), write_host);
 }
 
