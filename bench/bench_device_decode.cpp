@@ -94,7 +94,8 @@ void BM_Matvec(benchmark::State& state, const std::string& name, model::TensorTy
     check(d.upload(*act, std::as_bytes(std::span(x))));
     auto shape =
         model::parse_dims("n_embd=128,n_layer=1,n_head=1,n_ff=2816,n_vocab=32,context=8").value();
-    const auto cfg = device::default_config(d.info(), d.info().local_mem_size, shape, type);
+    const auto cfg = device::default_config(d.info(), d.info().local_mem_size, shape,
+                                            model::file_type_for(type).value_or(model::FileType::f32));
     const auto v = device::effective_matvec(cfg);
     device::Ops ops(d);
     check(ops.matvec(*wb, type, v, n_in, n_out, *act, 0, n_in, device::kMatvecRows));
@@ -121,7 +122,7 @@ struct DecodeSetup {
   device::DecodeConfig config;
 };
 
-void BM_Decode(benchmark::State& state, const std::string& name, model::TensorType type) {
+void BM_Decode(benchmark::State& state, const std::string& name, model::FileType type) {
   try {
     auto& d = device_for(name);
     const auto& bw = bandwidth(name);
@@ -151,7 +152,7 @@ void BM_Decode(benchmark::State& state, const std::string& name, model::TensorTy
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     const uint32_t mid = (first + s.decoder->position()) / 2;
     const double bytes =
-        static_cast<double>(device::bytes_read_per_token(shape, type, s.config.kv, mid));
+        static_cast<double>(device::bytes_read_per_token(shape, s.model.mix, s.config.kv, mid));
     state.counters["tok_per_s"] =
         benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
     state.counters["effective_GBps"] = benchmark::Counter(
@@ -179,9 +180,8 @@ std::vector<std::string> bench_devices() {
 }
 
 const int registered = [] {
-  const model::TensorType formats[] = {model::TensorType::f32, model::TensorType::f16,
-                                       model::TensorType::bf16, model::TensorType::q8_0,
-                                       model::TensorType::q4_0};
+  std::vector<model::TensorType> formats;
+  for (const auto& t : model::all_tensor_types()) formats.push_back(t.type);
   for (const auto& dev : bench_devices()) {
     benchmark::RegisterBenchmark(("BM_Copy/" + dev).c_str(), BM_Copy, dev)
         ->Iterations(1)
@@ -198,7 +198,7 @@ const int registered = [] {
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }
-    for (auto f : {model::TensorType::q8_0, model::TensorType::q4_0}) {
+    for (auto f : {model::FileType::q8_0, model::FileType::q4_0, model::FileType::q4_K_M}) {
       benchmark::RegisterBenchmark(("BM_Decode/" + dev + "/" + model::to_string(f)).c_str(),
                                    BM_Decode, dev, f)
           ->Iterations(24)

@@ -23,7 +23,7 @@ struct Loaded {
 };
 
 // One model per (shape, format), kept for the whole run.
-Loaded& model_for(const std::string& shape_name, model::TensorType format) {
+Loaded& model_for(const std::string& shape_name, model::FileType format) {
   static std::map<std::string, Loaded> cache;
   const std::string key = shape_name + "." + model::to_string(format);
   auto it = cache.find(key);
@@ -42,12 +42,16 @@ Loaded& model_for(const std::string& shape_name, model::TensorType format) {
   return cache.emplace(key, std::move(l)).first->second;
 }
 
-const model::TensorType kFormats[] = {model::TensorType::f32, model::TensorType::f16,
-                                      model::TensorType::bf16, model::TensorType::q8_0,
-                                      model::TensorType::q4_0};
+const model::FileType kFileTypes[] = {model::FileType::f32,  model::FileType::f16,
+                                      model::FileType::bf16, model::FileType::q8_0,
+                                      model::FileType::q4_0, model::FileType::q4_K_M};
+const model::TensorType kTypes[] = {
+    model::TensorType::f32,  model::TensorType::f16,  model::TensorType::bf16, model::TensorType::q8_0,
+    model::TensorType::q4_0, model::TensorType::q4_1, model::TensorType::q5_0, model::TensorType::q5_1,
+    model::TensorType::q4_K, model::TensorType::q5_K, model::TensorType::q6_K};
 
 void BM_HostDecode(benchmark::State& state, const std::string& shape_name) {
-  const auto format = kFormats[state.range(0)];
+  const auto format = kFileTypes[state.range(0)];
   auto& l = model_for(shape_name, format);
   const uint32_t context = 128;
   auto decoder =
@@ -62,7 +66,7 @@ void BM_HostDecode(benchmark::State& state, const std::string& shape_name) {
     }
     token = reference::argmax(*logits);
   }
-  const uint64_t weights = planner::weight_bytes(l.model.shape, format);
+  const uint64_t weights = planner::weight_bytes(l.model.tensors);
   state.counters["tok/s"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["weight_GB/s"] = benchmark::Counter(
@@ -72,7 +76,7 @@ void BM_HostDecode(benchmark::State& state, const std::string& shape_name) {
 }
 
 void BM_MatVec(benchmark::State& state) {
-  const auto format = kFormats[state.range(0)];
+  const auto format = kTypes[state.range(0)];
   const uint64_t n_in = 4096, n_out = 1024;
   gauntlet::core::Rng rng(3);
   std::vector<float> row(n_in), x(n_in), y(n_out);
@@ -95,15 +99,16 @@ void BM_MatVec(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK_CAPTURE(BM_HostDecode, test_tiny, std::string("test-tiny"))
-    ->DenseRange(0, 4)
+    ->DenseRange(0, 5)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK_CAPTURE(BM_HostDecode, bench_110m, std::string("bench-110m"))
     ->Arg(3)
     ->Arg(4)
+    ->Arg(5)
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0)
     ->UseRealTime();
-BENCHMARK(BM_MatVec)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_MatVec)->DenseRange(0, 10)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 BENCHMARK_MAIN();

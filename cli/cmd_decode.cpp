@@ -20,7 +20,7 @@ namespace gauntlet::cli {
 namespace {
 
 struct DecodeArgs {
-  std::string model, shape, format = "q8_0", device = "host", tokens = "1", dump, kv = "f32";
+  std::string model, shape, format = "Q8_0", device = "host", tokens = "1", dump, kv = "f32";
   uint32_t n = 32;
   uint32_t context = 0;
   unsigned threads = 0;
@@ -138,8 +138,11 @@ int decode(const DecodeArgs& a) {
     if (!shape) return fail(shape.error().message, kExitUsage);
     r.shape = *shape;
   }
-  auto format = engine::model::parse_tensor_type(a.format);
-  if (!format) return fail("unknown format '" + a.format + "'", kExitUsage);
+  auto format = engine::model::parse_file_type(a.format);
+  if (!format) {
+    return fail("unknown format '" + a.format + "' (" + engine::model::known_file_types() + ")",
+                kExitUsage);
+  }
   r.format = *format;
   if (a.kv != "f32" && a.kv != "f16") return fail("--kv must be f32 or f16", kExitUsage);
   r.kv = a.kv == "f16" ? engine::planner::KvPrecision::f16 : engine::planner::KvPrecision::f32;
@@ -219,7 +222,8 @@ void add_decode_command(CLI::App& app, CommandContext& context) {
   cmd->add_option("--shape", a->shape,
                   "a synthetic model of this preset shape, or of these dims "
                   "(n_embd=..,n_layer=..,n_head=..,n_ff=..,n_vocab=..,context=..), instead");
-  cmd->add_option("--format", a->format, "the synthetic model's format (default q8_0)");
+  cmd->add_option("--format", a->format,
+                  "the synthetic model's llama.cpp file type (default Q8_0)");
   cmd->add_option("--seed", a->seed, "the synthetic model's seed (default 1)");
   cmd->add_option("--device", a->device, "where to decode (default host)");
   cmd->add_option("--tokens", a->tokens, "the prompt's token ids, e.g. 1,2,3 (default 1)");

@@ -14,10 +14,8 @@ namespace gauntlet::cli {
 
 namespace {
 
-using engine::model::TensorType;
-
 struct MakeArgs {
-  std::string shape, dims, format = "q8_0", out;
+  std::string shape, dims, format = "Q8_0", out;
   uint64_t seed = 1;
   bool force = false;
 };
@@ -30,9 +28,10 @@ int fail(const std::string& message, int code) {
 int make_model(const MakeArgs& a) {
   if (a.shape.empty() == a.dims.empty())
     return fail("give exactly one of --shape and --dims", kExitUsage);
-  auto format = engine::model::parse_tensor_type(a.format);
+  auto format = engine::model::parse_file_type(a.format);
   if (!format) {
-    return fail("unknown format '" + a.format + "' (f32, f16, bf16, q8_0, q4_0)", kExitUsage);
+    return fail("unknown format '" + a.format + "' (" + engine::model::known_file_types() + ")",
+                kExitUsage);
   }
   auto shape =
       a.shape.empty() ? engine::model::parse_dims(a.dims) : engine::model::preset_shape(a.shape);
@@ -57,24 +56,34 @@ int model_info(const std::string& path, bool json) {
   if (!model) return fail("'" + path + "': " + model.error().message, kExitUsage);
   const auto& s = model->shape;
   uint64_t params = 0, bytes = 0;
-  std::map<std::string, uint64_t> bytes_per_type;
+  // Per type in ggml id order: tensor count and bytes.
+  std::map<uint32_t, std::pair<uint64_t, uint64_t>> mix;
   for (const auto& t : info.tensors) {
     params += t.n_elements;
     bytes += t.bytes;
-    bytes_per_type[engine::model::to_string(t.type)] += t.bytes;
+    auto& [count, type_bytes] = mix[static_cast<uint32_t>(t.type)];
+    ++count;
+    type_bytes += t.bytes;
   }
+  const std::string format = std::string(engine::model::to_string(model->file_type)) +
+                             (model->file_type_guessed ? " (guessed)" : "");
   if (json) {
     core::OrderedJson j;
     j["path"] = path;
     j["architecture"] = "llama";
     j["name"] = s.name;
-    j["format"] = engine::model::to_string(model->format);
+    j["format"] = format;
     j["gguf_version"] = info.version;
     j["alignment"] = info.alignment;
     j["file_bytes"] = (*file)->bytes().size();
     j["tensor_bytes"] = bytes;
     j["parameters"] = params;
-    j["bytes_per_type"] = bytes_per_type;
+    j["type_mix"] = core::OrderedJson::array();
+    for (const auto& [id, share] : mix) {
+      j["type_mix"].push_back({{"type", engine::model::to_string(engine::model::TensorType{id})},
+                               {"tensors", share.first},
+                               {"bytes", share.second}});
+    }
     j["shape"] = {{"n_embd", s.n_embd},        {"n_layer", s.n_layer},
                   {"n_head", s.n_head},        {"n_head_kv", s.n_head_kv},
                   {"head_dim", s.head_dim()},  {"n_ff", s.n_ff},
@@ -92,13 +101,19 @@ int model_info(const std::string& path, bool json) {
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
-  std::cout << path << ": llama '" << s.name << "', " << engine::model::to_string(model->format)
+  std::cout << path << ": llama '" << s.name << "', " << format
             << ", GGUF v" << info.version << "\n"
             << "  n_embd " << s.n_embd << ", n_layer " << s.n_layer << ", n_head " << s.n_head
             << ", n_head_kv " << s.n_head_kv << ", n_ff " << s.n_ff << ", n_vocab " << s.n_vocab
             << ", context " << s.context << (s.tied_output ? ", tied output" : "") << "\n"
             << "  " << params << " parameters, " << format_bytes(bytes) << " of tensors in a "
             << format_bytes((*file)->bytes().size()) << " file\n";
+  std::vector<std::vector<std::string>> types{{"TYPE", "TENSORS", "BYTES"}};
+  for (const auto& [id, share] : mix) {
+    types.push_back({engine::model::to_string(engine::model::TensorType{id}),
+                     std::to_string(share.first), format_bytes(share.second)});
+  }
+  std::cout << format_table(types);
   std::vector<std::vector<std::string>> table{{"TENSOR", "TYPE", "SHAPE", "BYTES"}};
   for (const auto& t : info.tensors) {
     std::string ne;
@@ -124,7 +139,9 @@ void add_model_command(CLI::App& app, CommandContext& context) {
                  "bench-110m");
   mk->add_option("--dims", make->dims,
                  "n_embd=..,n_layer=..,n_head=..,n_head_kv=..,n_ff=..,n_vocab=..,context=..");
-  mk->add_option("--format", make->format, "f32, f16, bf16, q8_0 or q4_0 (default q8_0)");
+  mk->add_option("--format", make->format,
+                 "llama.cpp file type: each tensor gets the type llama.cpp's quantizer gives it "
+                 "(" + engine::model::known_file_types() + "; default Q8_0)");
   mk->add_option("--seed", make->seed, "weight seed (default 1)");
   mk->add_option("-o,--output", make->out, "the GGUF file to write")->required();
   mk->add_flag("--force", make->force, "replace an existing file");

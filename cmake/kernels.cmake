@@ -73,3 +73,74 @@ function(gauntlet_embed_text target suffix)
   target_sources(${target} PRIVATE ${headers})
   target_include_directories(${target} PUBLIC "${GAUNTLET_KERNEL_OUT}")
 endfunction()
+
+# gauntlet_add_typed_kernels(<target> BODY body.glsl TYPES type ...): one SPIR-V per weight type
+# from one GLSL body. For each type a .comp is generated that declares the weights (binding 0,
+# `uint w[]`), includes core/kernels/types/access.glsl and the type's block decoder
+# core/kernels/types/<type>.glsl, then the body. The prelude requires
+# GL_EXT_control_flow_attributes, so the body may use [[unroll]]. The header <body stem>_typed.h
+# defines gauntlet::kernels::<body stem>_spirv(ggml type id), an empty span for a type not listed.
+set(GAUNTLET_TYPE_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}/../core/kernels")
+set(GAUNTLET_TYPE_IDS f32=0 f16=1 q4_0=2 q4_1=3 q5_0=6 q5_1=7 q8_0=8 q4_K=12 q5_K=13 q6_K=14 bf16=30)
+
+function(gauntlet_add_typed_kernels target)
+  cmake_parse_arguments(K "" "BODY" "TYPES" ${ARGN})
+  if(NOT GLSLC_EXECUTABLE)
+    message(FATAL_ERROR "glslc is needed to compile ${K_BODY} (install glslc)")
+  endif()
+  get_filename_component(body "${K_BODY}" ABSOLUTE)
+  get_filename_component(body_stem "${K_BODY}" NAME_WE)
+  get_filename_component(body_name "${K_BODY}" NAME)
+  get_filename_component(body_dir "${body}" DIRECTORY)
+  get_filename_component(types_dir "${GAUNTLET_TYPE_KERNELS_DIR}" ABSOLUTE)
+  file(GLOB type_includes "${types_dir}/types/*.glsl")
+  set(gen "${GAUNTLET_KERNEL_OUT}/kernels/typed")
+  set(headers)
+  set(includes_text "")
+  set(cases "")
+  foreach(type IN LISTS K_TYPES)
+    set(id "")
+    foreach(pair IN LISTS GAUNTLET_TYPE_IDS)
+      if(pair MATCHES "^${type}=([0-9]+)$")
+        set(id "${CMAKE_MATCH_1}")
+      endif()
+    endforeach()
+    if(id STREQUAL "")
+      message(FATAL_ERROR "gauntlet_add_typed_kernels: unknown weight type ${type}")
+    endif()
+    set(stem "${body_stem}_${type}")
+    set(comp "${gen}/${stem}.comp")
+    file(WRITE "${comp}.in"
+      "#version 450\n#extension GL_GOOGLE_include_directive : require\n"
+      "#extension GL_EXT_control_flow_attributes : require\n"
+      "layout(std430, binding = 0) readonly buffer W { uint w[]; };\n"
+      "#include \"types/access.glsl\"\n#include \"types/${type}.glsl\"\n#include \"${body_name}\"\n")
+    configure_file("${comp}.in" "${comp}" COPYONLY)
+    set(words "${gen}/${stem}.spv.inc")
+    set(out "${GAUNTLET_KERNEL_OUT}/kernels/${stem}_comp.h")
+    add_custom_command(
+      OUTPUT "${words}"
+      COMMAND ${GLSLC_EXECUTABLE} --target-env=vulkan1.2 -O -mfmt=num -I "${types_dir}"
+              -I "${body_dir}" -o "${words}" "${comp}"
+      DEPENDS "${comp}" "${body}" ${type_includes}
+      COMMENT "Compiling GLSL kernel ${stem} to SPIR-V")
+    add_custom_command(
+      OUTPUT "${out}"
+      COMMAND ${CMAKE_COMMAND} -DMODE=spirv -DINPUT=${words} -DOUTPUT=${out} -DSYMBOL=${stem}_comp
+              -P "${GAUNTLET_EMBED_SCRIPT}"
+      DEPENDS "${words}" "${GAUNTLET_EMBED_SCRIPT}"
+      COMMENT "Embedding SPIR-V of ${stem}")
+    list(APPEND headers "${out}")
+    string(APPEND includes_text "#include \"kernels/${stem}_comp.h\"\n")
+    string(APPEND cases "    case ${id}: return ${stem}_comp;\n")
+  endforeach()
+  set(lookup "${GAUNTLET_KERNEL_OUT}/kernels/${body_stem}_typed.h")
+  file(WRITE "${lookup}.in"
+    "#pragma once\n#include <cstdint>\n#include <span>\n${includes_text}"
+    "namespace gauntlet::kernels {\n"
+    "inline std::span<const uint32_t> ${body_stem}_spirv(uint32_t type_id) {\n"
+    "  switch (type_id) {\n${cases}    default: return {};\n  }\n}\n}  // namespace gauntlet::kernels\n")
+  configure_file("${lookup}.in" "${lookup}" COPYONLY)
+  target_sources(${target} PRIVATE ${headers})
+  target_include_directories(${target} PUBLIC "${GAUNTLET_KERNEL_OUT}")
+endfunction()

@@ -5,6 +5,7 @@
 #include "backends/catalog.h"
 #include "backends/host/host_device.h"
 #include "conformance/registry.h"
+#include "core/tensor_type.h"
 #ifdef GAUNTLET_WITH_VULKAN
 #include "backends/vulkan/vulkan_device.h"
 #endif
@@ -197,9 +198,19 @@ core::Result<Verdict> verdict_from_string(const std::string& text) {
 }
 
 const std::vector<std::string>& feature_keys() {
-  static const std::vector<std::string> keys = {
-      "f32", "f16",  "f16.storage", "f16.arithmetic", "bf16", "bf16.storage", "bf16.arithmetic",
-      "f64", "int8", "int8.dot",    "q8_0",           "q4_0", "local_memory", "workgroup"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k = {
+        "f32", "f16",  "f16.storage", "f16.arithmetic", "bf16", "bf16.storage", "bf16.arithmetic",
+        "f64", "int8", "int8.dot",    "q8_0",           "q4_0"};
+    // Every other quantized weight type, by its ggml name ("q4_K"): its dequantization row.
+    for (const core::TypeTraits& t : core::all_tensor_types()) {
+      if (core::is_quantized(t.type) && std::find(k.begin(), k.end(), t.name) == k.end()) {
+        k.emplace_back(t.name);
+      }
+    }
+    k.insert(k.end(), {"local_memory", "workgroup"});
+    return k;
+  }();
   return keys;
 }
 

@@ -61,7 +61,8 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& 
   if (!loaded) return loaded.error();
   rep.load_seconds = since(t0);
   rep.shape = loaded->shape;
-  rep.format = loaded->format;
+  rep.format = loaded->file_type;
+  rep.mix = loaded->mix;
 
   const uint64_t needed = r.prompt.size() + r.n_tokens;
   rep.context = r.context != 0
@@ -117,11 +118,11 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& 
   const double steps = r.n_tokens > 1 ? r.n_tokens - 1 : 0;
   rep.tokens_per_second = rep.generate_seconds > 0 ? steps / rep.generate_seconds : 0;
   const auto middle = static_cast<uint32_t>(r.prompt.size() + r.n_tokens / 2);
-  rep.bytes_read_per_token = device::bytes_read_per_token(rep.shape, rep.format, r.kv, middle);
+  rep.bytes_read_per_token = device::bytes_read_per_token(rep.shape, rep.mix, r.kv, middle);
   rep.effective_gbps = static_cast<double>(rep.bytes_read_per_token) * rep.tokens_per_second / 1e9;
   rep.device_peak_bytes = device.peak_bytes();
   rep.rss_peak_bytes = loader::rss_peak_bytes();
-  rep.plan = planner::plan_memory(rep.shape, {rep.format, rep.context, 1, r.kv, r.chunk_bytes});
+  rep.plan = planner::plan_memory(rep.shape, {rep.format, rep.context, 1, r.kv, r.chunk_bytes, rep.mix});
   return rep;
 }
 

@@ -21,7 +21,7 @@ namespace gauntlet::engine {
 struct DecodeRequest {
   std::filesystem::path model_path;                    // a GGUF file, or empty with `shape` set
   std::optional<model::LlamaShape> shape;              // a synthetic model of this shape
-  model::TensorType format = model::TensorType::q8_0;  // for the synthetic model
+  model::FileType format = model::FileType::q8_0;  // for the synthetic model
   uint64_t seed = 1;
   std::vector<int32_t> prompt = {1};
   uint32_t n_tokens = 32;
@@ -37,7 +37,8 @@ struct DecodeRequest {
 
 struct DecodeReport {
   model::LlamaShape shape;
-  model::TensorType format = model::TensorType::f32;
+  model::FileType format = model::FileType::f32;
+  std::vector<model::TensorDesc> mix;  // the model's tensors with their types
   std::string device;
   uint32_t context = 0;
   std::vector<int32_t> prompt;

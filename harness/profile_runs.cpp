@@ -13,7 +13,7 @@ namespace gauntlet::harness {
 
 namespace {
 
-using engine::model::TensorType;
+using engine::model::FileType;
 
 enum class CheckKind { decode, context };
 
@@ -97,17 +97,17 @@ core::Json run_items_in_child(const core::DeviceInfo& device, const std::filesys
 
 // The runs a level asks for, per format: the default key only at quick, every key otherwise;
 // a decode check at each key's smallest context and an attention check at its largest.
-std::map<TensorType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>& candidates,
+std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>& candidates,
                                                      const ModelSet& models, core::Level level,
                                                      bool host) {
-  std::map<TensorType, std::map<std::string, std::vector<size_t>>> by_key;
+  std::map<FileType, std::map<std::string, std::vector<size_t>>> by_key;
   for (size_t i = 0; i < candidates.size(); ++i) {
     const auto& c = candidates[i];
     if (!c.runnable || c.setup.config.batch != 1) continue;
     if (!models.files.count(c.setup.config.weights)) continue;
     by_key[c.setup.config.weights][setup_key(c.setup)].push_back(i);
   }
-  std::map<TensorType, std::vector<RunItem>> plan;
+  std::map<FileType, std::vector<RunItem>> plan;
   for (auto& [format, keys] : by_key) {
     std::vector<std::string> chosen;
     if (level == core::Level::quick) {

@@ -8,14 +8,14 @@ namespace gauntlet::harness {
 
 namespace {
 
+using engine::model::FileType;
+using engine::model::TensorDesc;
 using engine::model::TensorType;
 using engine::planner::ActivationType;
 using engine::planner::KernelOp;
 using engine::planner::KernelVariant;
 using engine::planner::KvPrecision;
 
-constexpr TensorType kFormats[] = {TensorType::f32, TensorType::f16, TensorType::bf16,
-                                   TensorType::q8_0, TensorType::q4_0};
 constexpr uint32_t kMatvecTile = 1024;
 constexpr uint32_t kScoreTile = 256;
 constexpr uint32_t kWorkgroup = 64;
@@ -30,7 +30,7 @@ std::string gib(uint64_t bytes) {
   return text;
 }
 
-DecodeSetup make_setup(TensorType weights, ActivationType compute, KvPrecision kv, bool tiled,
+DecodeSetup make_setup(FileType weights, ActivationType compute, KvPrecision kv, bool tiled,
                        uint32_t context, uint32_t batch) {
   DecodeSetup s;
   auto& c = s.config;
@@ -52,8 +52,9 @@ bool usable_verdict(reports::FeatureVerdict v) {
 }
 
 // The first needed feature that conformance did not verify, with its verdict, or "".
-std::string missing_feature(const DecodeSetup& setup, const DeviceFacts& facts) {
-  for (const auto& key : required_features(setup)) {
+std::string missing_feature(const DecodeSetup& setup, std::span<const TensorDesc> weights,
+                            const DeviceFacts& facts) {
+  for (const auto& key : required_features(setup, weights)) {
     auto it = facts.features.find(key);
     reports::FeatureVerdict verdict =
         it == facts.features.end() ? reports::FeatureVerdict::not_tested : it->second;
@@ -109,23 +110,11 @@ void point_to_fitting_variants(std::vector<Candidate>& candidates, uint64_t limi
 
 }  // namespace
 
-std::vector<std::string> required_features(const DecodeSetup& setup) {
+std::vector<std::string> required_features(const DecodeSetup& setup,
+                                           std::span<const engine::model::TensorDesc> weights) {
   std::vector<std::string> keys{"f32"};
-  switch (setup.config.weights) {
-    case TensorType::f16:
-      keys.push_back("f16");
-      break;
-    case TensorType::bf16:
-      keys.push_back("bf16");
-      break;
-    case TensorType::q8_0:
-      keys.push_back("q8_0");
-      break;
-    case TensorType::q4_0:
-      keys.push_back("q4_0");
-      break;
-    default:
-      break;
+  for (TensorType type : engine::model::types_in(weights)) {
+    if (type != TensorType::f32) keys.push_back(engine::model::to_string(type));
   }
   if (setup.config.compute == ActivationType::f16) keys.push_back("f16.arithmetic");
   if (setup.config.kv == KvPrecision::f16) keys.push_back("f16.storage");
@@ -140,8 +129,8 @@ std::vector<uint32_t> planned_contexts(const engine::model::LlamaShape& shape) {
 }
 
 std::vector<Candidate> plan_profiles(const engine::model::LlamaShape& shape,
-                                     const DeviceFacts& facts, const std::string& device_key,
-                                     core::Level level) {
+                                     const WeightMixes& mixes, const DeviceFacts& facts,
+                                     const std::string& device_key, core::Level level) {
   std::vector<Candidate> out;
   std::vector<uint32_t> batches{1};
   if (level == core::Level::full) batches.push_back(4);
@@ -151,7 +140,7 @@ std::vector<Candidate> plan_profiles(const engine::model::LlamaShape& shape,
   if (!host) computes.push_back(ActivationType::f16);
   std::vector<bool> families{false};
   if (!host) families.push_back(true);
-  for (TensorType weights : kFormats) {
+  for (const auto& [weights, tensors] : mixes) {
     for (ActivationType compute : computes) {
       for (KvPrecision kv : {KvPrecision::f32, KvPrecision::f16}) {
         for (bool tiled : families) {
@@ -180,6 +169,7 @@ std::vector<Candidate> plan_profiles(const engine::model::LlamaShape& shape,
               p.variant.local_mem_bytes = local;
               engine::planner::PlanOptions plan_options;
               plan_options.format = weights;
+              plan_options.tensors = tensors;
               plan_options.context = context;
               plan_options.batch = batch;
               plan_options.kv = kv;
@@ -189,7 +179,7 @@ std::vector<Candidate> plan_profiles(const engine::model::LlamaShape& shape,
               p.familiar_name = reports::familiar_name(p.weight_format, p.compute_precision);
               p.verdict = reports::ProfileVerdict::untested;
 
-              if (auto missing = missing_feature(c.setup, facts); !missing.empty()) {
+              if (auto missing = missing_feature(c.setup, tensors, facts); !missing.empty()) {
                 p.verdict = reports::ProfileVerdict::unsafe;
                 p.reason = missing;
               } else if (!host && local > facts.local_mem_verified_bytes) {

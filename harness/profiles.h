@@ -4,6 +4,7 @@
 // give it. Candidates that pass every static check are left for the engine to run.
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -46,11 +47,17 @@ std::vector<uint32_t> planned_contexts(const engine::model::LlamaShape& shape);
 // Every candidate for the device, each with its static verdict: unsafe when a feature it needs
 // is not verified, when a kernel's local memory exceeds the verified limit, or when its planned
 // peak exceeds the budget (untested instead when the budget was only capped by the level).
-std::vector<Candidate> plan_profiles(const engine::model::LlamaShape& shape,
-                                     const DeviceFacts& facts, const std::string& device_key,
-                                     core::Level level);
+// Each weight format planned comes with its tensors and their types (a file's own, or llama.cpp's
+// rules for a synthetic model).
+using WeightMixes = std::map<engine::model::FileType, std::vector<engine::model::TensorDesc>>;
 
-// The feature keys (conformance's names) a setup needs, and the first one not verified.
-std::vector<std::string> required_features(const DecodeSetup& setup);
+std::vector<Candidate> plan_profiles(const engine::model::LlamaShape& shape,
+                                     const WeightMixes& mixes, const DeviceFacts& facts,
+                                     const std::string& device_key, core::Level level);
+
+// The feature keys (conformance's names) a setup with these weights needs: each tensor type's
+// dequantization ("q4_K", ..., "f16", "bf16"), and f16 arithmetic or storage where asked.
+std::vector<std::string> required_features(const DecodeSetup& setup,
+                                           std::span<const engine::model::TensorDesc> weights);
 
 }  // namespace gauntlet::harness

@@ -11,10 +11,27 @@ namespace gauntlet::harness {
 
 namespace {
 
-using engine::model::TensorType;
-constexpr TensorType kFormats[] = {TensorType::f32, TensorType::f16, TensorType::bf16,
-                                   TensorType::q8_0, TensorType::q4_0};
+using engine::model::FileType;
+// The formats llama.cpp users ship most (Q4_K_M, Q5_K_M, Q6_K, Q8_0), the legacy Q4_0, and the
+// unquantized ones.
+constexpr FileType kFormats[] = {FileType::f32,    FileType::f16,    FileType::bf16,
+                                 FileType::q8_0,   FileType::q6_K,   FileType::q5_K_M,
+                                 FileType::q4_K_M, FileType::q4_0};
 constexpr uint64_t kSeed = 20261121;
+
+std::vector<reports::TypeShare> type_shares(std::span<const engine::model::TensorDesc> tensors) {
+  std::vector<reports::TypeShare> shares;
+  for (auto type : engine::model::types_in(tensors)) {
+    reports::TypeShare share{engine::model::to_string(type), 0, 0};
+    for (const auto& t : tensors) {
+      if (t.type != type) continue;
+      ++share.tensors;
+      share.bytes += t.bytes();
+    }
+    shares.push_back(share);
+  }
+  return shares;
+}
 
 std::string describe(const engine::model::LlamaShape& s) {
   return "llama d=" + std::to_string(s.n_embd) + " L=" + std::to_string(s.n_layer) +
@@ -37,6 +54,8 @@ bool cached_model_is_valid(const std::filesystem::path& path,
 }
 
 }  // namespace
+
+std::span<const FileType> planned_formats() { return kFormats; }
 
 engine::model::LlamaShape quick_shape() {
   engine::model::LlamaShape s;
@@ -65,10 +84,12 @@ core::Result<ModelSet> prepare_models(const std::filesystem::path& model_path,
     if (!model) return model.error();
     set.shape = *shape;
     set.info.name = model_path.filename().string();
-    set.info.format = engine::model::to_string(model->format);
-    set.files[model->format] = model_path;
-    set.note =
-        "the model file holds " + set.info.format + " weights; other formats are planned only";
+    set.info.format = engine::model::to_string(model->file_type);
+    set.files[model->file_type] = model_path;
+    set.mixes[model->file_type] = model->tensors;
+    set.note = "the model file holds " + set.info.format + " weights" +
+               (model->file_type_guessed ? " (named by its largest type)" : "") +
+               "; only they are planned";
   } else {
     if (shape_name.empty()) {
       set.shape = quick_shape();
@@ -89,15 +110,17 @@ core::Result<ModelSet> prepare_models(const std::filesystem::path& model_path,
           core::ErrorKind::io_error,
           "cannot create the model cache " + cache_dir.string() + ": " + ec.message());
     }
-    for (TensorType format : kFormats) {
-      const uint64_t bytes = engine::planner::weight_bytes(set.shape, format);
+    for (FileType format : kFormats) {
+      set.mixes[format] = engine::model::llama_tensors(set.shape, format);
+      const uint64_t bytes = engine::planner::weight_bytes(set.mixes[format]);
       if (bytes > max_synthetic_bytes) {
         set.note = "weights over " + std::to_string(max_synthetic_bytes >> 20) +
                    " MiB are planned only, not synthesized";
         continue;
       }
+      // "v2": files with llama.cpp's type mixes and a tokenizer (earlier caches had neither).
       auto path = cache_dir / (set.shape.name + "-" + engine::model::to_string(format) + "-" +
-                               std::to_string(kSeed) + ".gguf");
+                               std::to_string(kSeed) + "-v2.gguf");
       if (!cached_model_is_valid(path, set.shape)) {
         GAUNTLET_TRY(engine::model::write_synthetic_model(set.shape, format, kSeed, path, true));
       }
@@ -106,8 +129,13 @@ core::Result<ModelSet> prepare_models(const std::filesystem::path& model_path,
   }
   set.info.shape = describe(set.shape);
   set.info.params = engine::model::parameter_count(set.shape);
-  set.info.bytes = engine::planner::weight_bytes(
-      set.shape, set.files.empty() ? TensorType::q4_0 : set.files.begin()->first);
+  // The report's one size: Q4_K_M's where it is planned (the file type teams deploy most).
+  const auto shown =
+      set.mixes.count(FileType::q4_K_M) ? set.mixes.find(FileType::q4_K_M) : set.mixes.begin();
+  set.info.bytes = engine::planner::weight_bytes(shown->second);
+  for (const auto& [format, tensors] : set.mixes) {
+    set.info.type_mix[engine::model::to_string(format)] = type_shares(tensors);
+  }
   return set;
 }
 

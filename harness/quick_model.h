@@ -3,11 +3,14 @@
 // in each weight format, written once into a cache folder and reused.
 #include <filesystem>
 #include <map>
+#include <span>
+#include <vector>
 #include <string>
 
 #include "core/status.h"
 #include "engine/model/shape.h"
-#include "engine/model/tensor_type.h"
+#include "engine/model/file_type.h"
+#include "engine/model/shape.h"
 #include "reports/report.h"
 
 namespace gauntlet::harness {
@@ -21,14 +24,19 @@ engine::model::LlamaShape quick_shape();
 struct ModelSet {
   engine::model::LlamaShape shape;
   reports::ModelInfo info;
+  // Every weight format planned, with its tensors and their types.
+  std::map<engine::model::FileType, std::vector<engine::model::TensorDesc>> mixes;
   // A GGUF file per weight format the run can decode; formats absent here are planned only.
-  std::map<engine::model::TensorType, std::filesystem::path> files;
+  std::map<engine::model::FileType, std::filesystem::path> files;
   std::string note;  // why some formats are planned only
 };
 
-// A user's GGUF file: its own format only. A preset shape, dims (n_embd=..,n_layer=..,...) or
-// the quick model: every format
-// whose weights fit in `max_synthetic_bytes`, synthesized into `cache_dir`.
+// The weight formats a synthetic model is planned and run in: the file types teams deploy.
+std::span<const engine::model::FileType> planned_formats();
+
+// A user's GGUF file: its own mix only. A preset shape, dims (n_embd=..,n_layer=..,...) or the
+// quick model: every planned format, each synthesized into `cache_dir` where its weights fit in
+// `max_synthetic_bytes`.
 core::Result<ModelSet> prepare_models(const std::filesystem::path& model_path,
                                       const std::string& shape_name,
                                       const std::filesystem::path& cache_dir,

@@ -1,6 +1,7 @@
 #include "reports/report.h"
 
 #include <array>
+#include <cctype>
 #include <ctime>
 
 namespace gauntlet::reports {
@@ -71,11 +72,13 @@ std::string familiar_name(const std::string& weight_format, const std::string& c
   // precision between bits and variant. Unquantized weights count as 0 bits.
   std::string bits = "0";
   std::string variant;
-  if (weight_format.size() > 1 && weight_format[0] == 'q') {
-    auto underscore = weight_format.find('_');
-    bits = weight_format.substr(
+  std::string format = weight_format;
+  for (char& c : format) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (format.size() > 1 && format[0] == 'q') {
+    auto underscore = format.find('_');
+    bits = format.substr(
         1, underscore == std::string::npos ? std::string::npos : underscore - 1);
-    if (underscore != std::string::npos) variant = weight_format.substr(underscore);
+    if (underscore != std::string::npos) variant = format.substr(underscore);
   }
   return "q" + bits + compute_precision + variant;
 }
@@ -177,12 +180,18 @@ void from_json(const Json& j, OptionValue& v) {
   v.source = j.at("source").get<std::string>();
 }
 
+void to_json(Json& j, const TypeShare& v) {
+  j = Json{{"type", v.type}, {"tensors", v.tensors}, {"bytes", v.bytes}};
+}
+void from_json(const Json& j, TypeShare& v) {
+  v.type = j.at("type").get<std::string>();
+  v.tensors = j.at("tensors").get<uint64_t>();
+  v.bytes = j.at("bytes").get<uint64_t>();
+}
+
 void to_json(Json& j, const ModelInfo& v) {
-  j = Json{{"name", v.name},
-           {"shape", v.shape},
-           {"format", v.format},
-           {"params", v.params},
-           {"bytes", v.bytes}};
+  j = Json{{"name", v.name},   {"shape", v.shape}, {"format", v.format},
+           {"params", v.params}, {"bytes", v.bytes}, {"type_mix", v.type_mix}};
 }
 void from_json(const Json& j, ModelInfo& v) {
   v.name = j.at("name").get<std::string>();
@@ -190,6 +199,9 @@ void from_json(const Json& j, ModelInfo& v) {
   v.format = j.at("format").get<std::string>();
   v.params = j.at("params").get<uint64_t>();
   v.bytes = j.at("bytes").get<uint64_t>();
+  if (j.contains("type_mix")) {
+    v.type_mix = j.at("type_mix").get<std::map<std::string, std::vector<TypeShare>>>();
+  }
 }
 
 void to_json(Json& j, const FeatureResult& v) {

@@ -16,7 +16,7 @@ namespace gauntlet::reports {
 
 using core::Json;
 
-inline constexpr const char* kSchemaVersion = "1.0";
+inline constexpr const char* kSchemaVersion = "1.1";
 
 struct ToolInfo {
   std::string name = "gauntlet";
@@ -38,12 +38,21 @@ struct OptionValue {
   std::string source;
 };
 
+// How many tensors of one type a weight format holds, and their bytes.
+struct TypeShare {
+  std::string type;  // ggml's type name, e.g. "q4_K"
+  uint64_t tensors = 0;
+  uint64_t bytes = 0;
+};
+
 struct ModelInfo {
   std::string name;    // a GGUF file name or a built-in shape name
   std::string shape;   // e.g. "llama d=256 L=4 H=4 ff=688 vocab=1024"
-  std::string format;  // the file's weight format, e.g. "q4_0"
+  std::string format;  // the file's weight format, e.g. "Q4_K_M", or "all" for synthetic sets
   uint64_t params = 0;
   uint64_t bytes = 0;
+  // Per weight format planned (llama.cpp's file type names), its tensor types.
+  std::map<std::string, std::vector<TypeShare>> type_mix;
 };
 
 enum class FeatureVerdict { verified, emulated, unsupported, failed, not_tested };
@@ -125,7 +134,7 @@ struct Profile {
   std::string familiar_name;  // "q4f16_0"
   std::string device;         // the physical device key
   std::string api;            // "opencl", "vulkan", "host"
-  std::string weight_format;  // f32, f16, bf16, q8_0, q4_0
+  std::string weight_format;  // llama.cpp's file type: F32, F16, BF16, Q8_0, Q4_K_M, ...
   std::string compute_precision;
   std::string kv_precision;
   KernelVariant variant;
@@ -188,7 +197,7 @@ struct Report {
   Summary summary;
 };
 
-// "q4_0" + "f16" -> "q4f16_0"; "f32" + "f32" -> "q0f32"; "f16" + "f16" -> "q0f16".
+// "Q4_0" + "f16" -> "q4f16_0"; "Q4_K_M" + "f32" -> "q4f32_k_m"; "F32" + "f32" -> "q0f32".
 std::string familiar_name(const std::string& weight_format, const std::string& compute_precision);
 // "q4_0/f16/kv-f16/wg64-tile-chunk1024/ctx2048/b1"
 std::string profile_name(const Profile& profile);
@@ -207,6 +216,8 @@ void to_json(Json& j, const HostInfo& v);
 void from_json(const Json& j, HostInfo& v);
 void to_json(Json& j, const OptionValue& v);
 void from_json(const Json& j, OptionValue& v);
+void to_json(Json& j, const TypeShare& v);
+void from_json(const Json& j, TypeShare& v);
 void to_json(Json& j, const ModelInfo& v);
 void from_json(const Json& j, ModelInfo& v);
 void to_json(Json& j, const FeatureResult& v);

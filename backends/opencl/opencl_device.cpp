@@ -107,7 +107,10 @@ class ClDevice final : public Device {
                    "kernel '" + source.name + "' has no OpenCL C source");
     }
     cl_int err = CL_SUCCESS;
-    cl::Program program(context_, std::string(source.opencl_c), false, &err);
+    std::string text;
+    for (std::string_view header : source.opencl_headers) (text += header) += '\n';
+    text += source.opencl_c;
+    cl::Program program(context_, text, false, &err);
     if (err != CL_SUCCESS) {
       return cl_error("clCreateProgramWithSource", err, name(), "kernel '" + source.name + "'");
     }

@@ -2,13 +2,15 @@
 // A device decode configuration (the profile the harness plans and checks).
 #include <cstdint>
 
-#include "engine/model/tensor_type.h"
+#include "engine/model/file_type.h"
 #include "engine/planner/planner.h"
 
 namespace gauntlet::engine::device {
 
 struct DecodeConfig {
-  model::TensorType weights = model::TensorType::f32;  // f32 f16 bf16 q8_0 q4_0
+  // The weights' file type (the mix of tensor types, file_type.h); each matvec reads its own
+  // tensor's type.
+  model::FileType weights = model::FileType::f32;
   // Activations held in local memory (matvec tiles, the attention query) in f32, or in f16
   // (needs claimed f16 arithmetic). The kernels' arithmetic is f32 in both cases; the variants'
   // activation_type is taken from here.

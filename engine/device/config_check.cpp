@@ -24,6 +24,15 @@ core::Status local_fits(const KernelVariant& v, const KernelDims& d, uint64_t li
 
 std::set<uint32_t> matvec_inputs(const model::LlamaShape& s) { return {s.n_embd, s.n_ff}; }
 
+// An activation chunk holds whole blocks of every tensor type in the file's mix.
+uint32_t largest_block(const model::LlamaShape& s, model::FileType weights) {
+  uint32_t block = 32;
+  for (auto type : model::types_in(model::llama_tensors(s, weights))) {
+    block = std::max(block, model::block_elements(type));
+  }
+  return block;
+}
+
 core::Status check_variant_shape(const KernelVariant& v, const std::string& what) {
   if (v.workgroup == 0 || (v.workgroup & (v.workgroup - 1)) != 0 || v.workgroup > 1024) {
     return core::make_error(
@@ -53,7 +62,7 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
                             "context " + std::to_string(context) + " is outside 1.." +
                                 std::to_string(shape.context) + " (the model's)");
   }
-  GAUNTLET_TRY(model::validate_shape(shape, config.weights));
+  GAUNTLET_TRY(model::validate_shape(shape));
   if (config.compute == planner::ActivationType::f16 && !device.features.fp16_arithmetic) {
     return core::make_error(core::ErrorKind::unsupported, "f16 arithmetic not supported by " + dev);
   }
@@ -68,9 +77,12 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
                                   ", max_work_group_size of " + dev + ")");
     }
   }
-  if (mv.activation_tile != planner::kWholeVector && mv.activation_tile % 32 != 0) {
+  const uint32_t block = largest_block(shape, config.weights);
+  if (mv.activation_tile != planner::kWholeVector && mv.activation_tile % block != 0) {
     return core::make_error(core::ErrorKind::invalid_argument,
-                            mv.name() + ": an activation chunk must be a multiple of 32");
+                            mv.name() + ": an activation chunk must hold whole " +
+                                std::to_string(block) + "-element blocks of " +
+                                model::to_string(config.weights));
   }
   const uint32_t hd = shape.head_dim();
   if (hd % 2 != 0 || shape.n_embd % 2 != 0 || shape.n_ff % 2 != 0 ||
@@ -95,13 +107,14 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
 }
 
 DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_limit,
-                            const model::LlamaShape& shape, model::TensorType weights) {
+                            const model::LlamaShape& shape, model::FileType weights) {
   DecodeConfig c;
   c.weights = weights;
   c.context = shape.context;
   // Fewer passes are faster: the whole vector first, then ever smaller chunks.
   for (uint32_t tile :
        {planner::kWholeVector, 8192u, 4096u, 2048u, 1024u, 512u, 256u, 128u, 64u, 32u}) {
+    if (tile != planner::kWholeVector && tile % largest_block(shape, weights) != 0) continue;
     c.matvec.activation_tile = tile;
     bool fits = true;
     for (uint32_t n_in : matvec_inputs(shape)) {
@@ -143,10 +156,11 @@ double nmse(std::span<const float> a, std::span<const float> b) {
   return num / den;
 }
 
-uint64_t bytes_read_per_token(const model::LlamaShape& s, model::TensorType weights,
-                              planner::KvPrecision kv, uint32_t positions) {
+uint64_t bytes_read_per_token(const model::LlamaShape& s,
+                              std::span<const model::TensorDesc> weights, planner::KvPrecision kv,
+                              uint32_t positions) {
   uint64_t total = 0;
-  for (const auto& t : model::llama_tensors(s, weights)) {
+  for (const auto& t : weights) {
     if (t.name == "token_embd.weight" && !s.tied_output) {
       total += t.bytes() / s.n_vocab;  // one row
     } else {

@@ -1,5 +1,7 @@
 #include "engine/device/kernels.h"
 
+#include "core/type_kernels.h"
+
 #include "kernels/engine_attention_cl.h"
 #include "kernels/engine_elementwise_cl.h"
 #include "kernels/engine_matvec_cl.h"
@@ -8,6 +10,7 @@
 #ifdef GAUNTLET_HAVE_SPIRV
 #include "kernels/engine_attention_comp.h"
 #include "kernels/engine_elementwise_comp.h"
+#include "kernels/engine_matvec_blocks_typed.h"
 #include "kernels/engine_matvec_comp.h"
 #include "kernels/engine_rmsnorm_comp.h"
 #include "kernels/engine_rope_kv_comp.h"
@@ -55,6 +58,32 @@ core::Result<KernelSource> make(core::Api api, const std::string& entry, Embedde
 #define SPIRV(x) std::span<const uint32_t>()
 #endif
 
+// The matvec and embed kernels of a weight type: OpenCL builds one text with the type's block
+// decoder in front; Vulkan has engine_matvec.comp's tuned paths for the first five types and one
+// SPIR-V per block type from engine_matvec_blocks.glsl.
+core::Result<KernelSource> matvec_kernel(core::Api api, model::TensorType weights,
+                                         const std::string& entry, uint32_t workgroup,
+                                         bool dynamic_local) {
+  std::span<const uint32_t> spirv;
+#ifdef GAUNTLET_HAVE_SPIRV
+  switch (weights) {
+    case model::TensorType::f32:
+    case model::TensorType::f16:
+    case model::TensorType::bf16:
+    case model::TensorType::q8_0:
+    case model::TensorType::q4_0:
+      spirv = kernels::engine_matvec_comp;
+      break;
+    default:
+      spirv = kernels::engine_matvec_blocks_spirv(static_cast<uint32_t>(weights));
+  }
+#endif
+  auto s = make(api, entry, {kernels::engine_matvec_cl, spirv}, 2, sizeof(MatvecParams), workgroup,
+                dynamic_local);
+  if (s && api == core::Api::opencl) s->opencl_headers = core::opencl_type_headers(weights);
+  return s;
+}
+
 bool is_pow2(uint32_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 core::Status check_workgroup(const planner::KernelVariant& v) {
@@ -83,8 +112,14 @@ core::Result<KernelSource> matvec_source(core::Api api, model::TensorType weight
     return core::make_error(core::ErrorKind::invalid_argument, "matvec rows per workgroup 1..8");
   }
   const bool f16 = v.activation_type == planner::ActivationType::f16;
-  auto s = make(api, "matvec", {kernels::engine_matvec_cl, SPIRV(engine_matvec_comp)}, 2,
-                sizeof(MatvecParams), v.workgroup, true);
+  if (v.activation_tile != planner::kWholeVector && tile % model::block_elements(weights) != 0 &&
+      tile != n_in) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            v.name() + ": an activation chunk of " + std::to_string(tile) +
+                                " elements does not hold whole " + model::to_string(weights) +
+                                " blocks of " + std::to_string(model::block_elements(weights)));
+  }
+  auto s = matvec_kernel(api, weights, "matvec", v.workgroup, true);
   if (!s) return s;
   s->constants = {{"WEIGHT_FORMAT", static_cast<int64_t>(weights)},
                   {"TILE", tile},
@@ -98,8 +133,7 @@ core::Result<KernelSource> matvec_source(core::Api api, model::TensorType weight
 }
 
 core::Result<KernelSource> embed_source(core::Api api, model::TensorType weights) {
-  auto s = make(api, "embed", {kernels::engine_matvec_cl, SPIRV(engine_matvec_comp)}, 2,
-                sizeof(MatvecParams), kSimpleWorkgroup, false);
+  auto s = matvec_kernel(api, weights, "embed", kSimpleWorkgroup, false);
   if (!s) return s;
   // TILE_WORDS of 4 (one 16-byte vector) and RED of 1: the embed mode declares almost no shared
   // memory.

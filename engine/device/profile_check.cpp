@@ -32,10 +32,10 @@ core::Result<Loaded> load_both(backends::Device& device, const model::GgufFile& 
                                const DecodeConfig& config, uint32_t context) {
   auto host = model::load_llama(file.info(), file.bytes());
   if (!host) return host.error();
-  if (host->format != config.weights) {
+  if (host->file_type != config.weights) {
     return core::make_error(core::ErrorKind::invalid_argument,
                             std::string("the model's weights are ") +
-                                model::to_string(host->format) + ", the configuration says " +
+                                model::to_string(host->file_type) + ", the configuration says " +
                                 model::to_string(config.weights));
   }
   DecodeConfig c = config;
@@ -117,12 +117,14 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
   r.device_tokens = *dev_tokens;
   r.device_peak_bytes = device.peak_bytes();
   r.planned_peak_bytes =
-      planner::plan_memory(both->host.shape, {config.weights, context, 1, config.kv}).steady_state;
+      planner::plan_memory(both->host.shape,
+                           {config.weights, context, 1, config.kv, 16ull << 20, both->host.tensors})
+          .steady_state;
   if (steps > 1 && seconds > 0) {
     r.tokens_per_second = (steps - 1) / seconds;
     const uint32_t mid = static_cast<uint32_t>(prompt.size() + steps / 2);
     r.effective_gbps = static_cast<double>(
-                           bytes_read_per_token(both->host.shape, config.weights, config.kv, mid)) *
+                           bytes_read_per_token(both->host.shape, both->host.tensors, config.kv, mid)) *
                        r.tokens_per_second / 1e9;
   }
 
@@ -211,11 +213,12 @@ core::Result<CheckResult> check_context(backends::Device& device, const model::G
   r.device_tokens = {reference::argmax(*dev_logits)};
   r.device_peak_bytes = device.peak_bytes();
   r.planned_peak_bytes =
-      planner::plan_memory(s, {config.weights, context, 1, config.kv}).steady_state;
+      planner::plan_memory(s, {config.weights, context, 1, config.kv, 16ull << 20, both->host.tensors})
+          .steady_state;
   if (seconds > 0) {
     r.tokens_per_second = 1.0 / seconds;
     r.effective_gbps =
-        static_cast<double>(bytes_read_per_token(s, config.weights, config.kv, context)) / seconds /
+        static_cast<double>(bytes_read_per_token(s, both->host.tensors, config.kv, context)) / seconds /
         1e9;
   }
 

@@ -27,7 +27,7 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
 // the largest chunk; the whole context's scores, else the largest score tile. f32 compute and
 // KV cache, the model's context.
 DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_limit,
-                            const model::LlamaShape& shape, model::TensorType weights);
+                            const model::LlamaShape& shape, model::FileType weights);
 
 // The logits NMSE bound the checks apply (worst step): 1e-6 with f32 activations and KV cache
 // (only summation order differs from the reference), 1e-4 with an f16 KV cache, 1e-3 with f16
@@ -53,8 +53,9 @@ struct CheckResult {
 
 // Bytes one decode step reads: every weight once (one row of token_embd unless it is tied to the
 // output), and K and V of `positions` positions of every layer.
-uint64_t bytes_read_per_token(const model::LlamaShape& shape, model::TensorType weights,
-                              planner::KvPrecision kv, uint32_t positions);
+uint64_t bytes_read_per_token(const model::LlamaShape& shape,
+                              std::span<const model::TensorDesc> weights, planner::KvPrecision kv,
+                              uint32_t positions);
 
 // Loads the model onto `device` (bounded chunks), decodes `steps` greedy tokens after `prompt` on
 // the device and on the host reference, and compares tokens and logits (over the steps that were

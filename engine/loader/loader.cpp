@@ -56,12 +56,13 @@ core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::
 
   DeviceModel m;
   m.shape = checked->shape;
-  m.format = checked->format;
+  m.file_type = checked->file_type;
+  m.mix = checked->tensors;
   m.layout.version = file.info().version;
   m.layout.alignment = file.info().alignment;
   m.layout.metadata = {};
   std::set<std::string> wanted;
-  for (const auto& t : model::llama_tensors(m.shape, model::TensorType::f32)) wanted.insert(t.name);
+  for (const auto& t : model::llama_tensors(m.shape, model::FileType::f32)) wanted.insert(t.name);
 
   uint64_t largest = 0;
   for (const auto& t : file.info().tensors) {
@@ -73,7 +74,8 @@ core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::
 
   for (const auto& t : file.info().tensors) {
     if (!wanted.count(t.name)) continue;
-    auto buffer = device.allocate(t.bytes);
+    // Whole 32-bit words: shaders read q6_K and q5_0 rows (2-byte aligned blocks) as words.
+    auto buffer = device.allocate((t.bytes + 3) / 4 * 4);
     if (!buffer) {
       core::Error e = buffer.error();
       e.message =

@@ -28,7 +28,8 @@ struct DeviceTensor {
 // A llama model whose weights live on one device, one buffer per tensor.
 struct DeviceModel {
   model::LlamaShape shape;
-  model::TensorType format = model::TensorType::f32;
+  model::FileType file_type = model::FileType::f32;
+  std::vector<model::TensorDesc> mix;  // the tensors with their types, as the planner sees them
   model::GgufInfo layout;  // the tensors below, in the same order (offsets as in the file)
   std::vector<DeviceTensor> tensors;
   uint64_t weight_bytes() const;

@@ -80,7 +80,7 @@ core::Result<LlamaShape> read_llama_shape(const GgufInfo& info) {
   }
   s.n_vocab = static_cast<uint32_t>(embd_t->ne[1]);
   s.tied_output = info.find("output.weight") == nullptr;
-  auto valid = validate_shape(s, TensorType::f32);
+  auto valid = validate_shape(s);
   if (!valid) return bad_model(valid.error().message);
   return s;
 }
@@ -90,7 +90,7 @@ core::Result<LlamaWeights> bind_llama(const GgufInfo& info, const LlamaShape& sh
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < info.tensors.size(); ++i) index[info.tensors[i].name] = i;
   std::map<std::string, TensorView> views;
-  for (const auto& want : llama_tensors(shape, TensorType::f32)) {
+  for (const auto& want : llama_tensors(shape, FileType::f32)) {
     auto it = index.find(want.name);
     if (it == index.end()) return bad_model("tensor '" + want.name + "' is missing");
     const TensorInfo& have = info.tensors[it->second];
@@ -131,6 +131,17 @@ core::Result<LlamaWeights> bind_llama(const GgufInfo& info, const LlamaShape& sh
   return w;
 }
 
+std::vector<TensorDesc> tensors_of(const GgufInfo& info, const LlamaShape& shape) {
+  std::vector<TensorDesc> out;
+  for (auto want : llama_tensors(shape, FileType::f32)) {
+    if (const TensorInfo* have = info.find(want.name)) {
+      want.type = have->type;
+      out.push_back(std::move(want));
+    }
+  }
+  return out;
+}
+
 core::Result<LlamaModel> load_llama(const GgufInfo& info, std::span<const std::byte> file_bytes) {
   auto shape = read_llama_shape(info);
   if (!shape) return shape.error();
@@ -143,9 +154,22 @@ core::Result<LlamaModel> load_llama(const GgufInfo& info, std::span<const std::b
   if (!weights) return weights.error();
   LlamaModel m;
   m.shape = *shape;
-  m.format = m.weights.token_embd.type;
   m.weights = std::move(*weights);
-  m.format = m.weights.layers.empty() ? m.weights.token_embd.type : m.weights.layers[0].w_up.type;
+  m.tensors = tensors_of(info, m.shape);
+  auto named = file_type_from_id(
+      static_cast<uint32_t>(info.get_uint("general.file_type").value_or(UINT32_MAX)));
+  if (named) {
+    m.file_type = *named;
+  } else {
+    std::map<TensorType, uint64_t> bytes;
+    for (const auto& t : m.tensors) bytes[t.type] += t.bytes();
+    TensorType most = TensorType::f32;
+    for (const auto& [type, b] : bytes) {
+      if (b > bytes[most]) most = type;
+    }
+    m.file_type = file_type_for(most).value_or(FileType::f32);
+    m.file_type_guessed = true;
+  }
   return m;
 }
 

@@ -43,9 +43,16 @@ core::Result<LlamaWeights> bind_llama(const GgufInfo& info, const LlamaShape& sh
 
 struct LlamaModel {
   LlamaShape shape;
-  TensorType format = TensorType::f32;  // the type of the largest matrices
+  // The file's mix: general.file_type where it names one gauntlet knows, else the file type of
+  // the type holding the most bytes (file_type_guessed).
+  FileType file_type = FileType::f32;
+  bool file_type_guessed = false;
+  std::vector<TensorDesc> tensors;  // the tensors the engine uses, each with its own type
   LlamaWeights weights;
 };
+
+// The file's tensors that a llama model of `shape` uses, with their types from the file.
+std::vector<TensorDesc> tensors_of(const GgufInfo& info, const LlamaShape& shape);
 
 // The whole check, for a file held in memory (a GgufFile's bytes or a test's buffer).
 core::Result<LlamaModel> load_llama(const GgufInfo& info, std::span<const std::byte> file_bytes);

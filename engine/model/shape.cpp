@@ -1,5 +1,7 @@
 #include "engine/model/shape.h"
 
+#include "engine/model/tokenizer_meta.h"
+
 #include <charconv>
 #include <map>
 #include <sstream>
@@ -42,7 +44,7 @@ const std::vector<LlamaShape>& presets() {
 
 }  // namespace
 
-core::Status validate_shape(const LlamaShape& s, TensorType format) {
+core::Status validate_shape(const LlamaShape& s) {
   const std::pair<const char*, uint32_t> dims[] = {
       {"n_embd", s.n_embd},       {"n_layer", s.n_layer}, {"n_head", s.n_head},
       {"n_head_kv", s.n_head_kv}, {"n_ff", s.n_ff},       {"n_vocab", s.n_vocab},
@@ -65,11 +67,16 @@ core::Status validate_shape(const LlamaShape& s, TensorType format) {
                      " must be even and at most the head dimension " +
                      std::to_string(s.head_dim()));
   }
-  const uint32_t block = block_elements(format);
-  if (s.n_embd % block != 0 || s.n_ff % block != 0) {
+  // Every quantized type has 32-element blocks or falls back to one (file_type.cpp).
+  constexpr uint32_t kBlock = 32;
+  if (s.n_embd % kBlock != 0 || s.n_ff % kBlock != 0) {
     return bad_shape("n_embd " + std::to_string(s.n_embd) + " and n_ff " + std::to_string(s.n_ff) +
-                     " must be multiples of " + std::to_string(block) + " for " +
-                     to_string(format));
+                     " must be multiples of " + std::to_string(kBlock));
+  }
+  if (s.n_vocab < kMinimalTokenizerVocab) {
+    return bad_shape("n_vocab " + std::to_string(s.n_vocab) + " is below " +
+                     std::to_string(kMinimalTokenizerVocab) +
+                     " (the smallest vocabulary with the byte token for a newline)");
   }
   if (!(s.rope_freq_base > 0) || !(s.rms_eps > 0)) {
     return bad_shape("rope_freq_base and rms_eps must be positive");
@@ -145,30 +152,49 @@ uint64_t TensorDesc::bytes() const {
   return n_elements() / block_elements(type) * block_bytes(type);
 }
 
-std::vector<TensorDesc> llama_tensors(const LlamaShape& s, TensorType format) {
+std::vector<TensorDesc> llama_tensors(const LlamaShape& s, FileType format) {
   const uint64_t embd = s.n_embd, kv = s.n_embd_kv(), ff = s.n_ff, vocab = s.n_vocab;
   std::vector<TensorDesc> t;
-  t.push_back({"token_embd.weight", {embd, vocab}, format, false});
+  auto add = [&](std::string name, std::vector<uint64_t> ne, uint32_t layer) {
+    TensorPlace place{name, ne[0], static_cast<uint32_t>(ne.size()), layer, s.n_layer,
+                      s.tied_output};
+    const bool norm = ne.size() == 1;
+    t.push_back({std::move(name), std::move(ne), tensor_type_for(format, place), norm});
+  };
+  add("token_embd.weight", {embd, vocab}, 0);
   for (uint32_t l = 0; l < s.n_layer; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
-    t.push_back({p + "attn_norm.weight", {embd}, TensorType::f32, true});
-    t.push_back({p + "attn_q.weight", {embd, embd}, format, false});
-    t.push_back({p + "attn_k.weight", {embd, kv}, format, false});
-    t.push_back({p + "attn_v.weight", {embd, kv}, format, false});
-    t.push_back({p + "attn_output.weight", {embd, embd}, format, false});
-    t.push_back({p + "ffn_norm.weight", {embd}, TensorType::f32, true});
-    t.push_back({p + "ffn_gate.weight", {embd, ff}, format, false});
-    t.push_back({p + "ffn_up.weight", {embd, ff}, format, false});
-    t.push_back({p + "ffn_down.weight", {ff, embd}, format, false});
+    add(p + "attn_norm.weight", {embd}, l);
+    add(p + "attn_q.weight", {embd, embd}, l);
+    add(p + "attn_k.weight", {embd, kv}, l);
+    add(p + "attn_v.weight", {embd, kv}, l);
+    add(p + "attn_output.weight", {embd, embd}, l);
+    add(p + "ffn_norm.weight", {embd}, l);
+    add(p + "ffn_gate.weight", {embd, ff}, l);
+    add(p + "ffn_up.weight", {embd, ff}, l);
+    add(p + "ffn_down.weight", {ff, embd}, l);
   }
-  t.push_back({"output_norm.weight", {embd}, TensorType::f32, true});
-  if (!s.tied_output) t.push_back({"output.weight", {embd, vocab}, format, false});
+  add("output_norm.weight", {embd}, 0);
+  if (!s.tied_output) add("output.weight", {embd, vocab}, 0);
   return t;
+}
+
+std::vector<TensorType> types_in(std::span<const TensorDesc> tensors) {
+  std::vector<TensorType> types;
+  for (const auto& t : all_tensor_types()) {
+    for (const auto& d : tensors) {
+      if (d.type == t.type) {
+        types.push_back(t.type);
+        break;
+      }
+    }
+  }
+  return types;
 }
 
 uint64_t parameter_count(const LlamaShape& shape) {
   uint64_t n = 0;
-  for (const auto& t : llama_tensors(shape, TensorType::f32)) n += t.n_elements();
+  for (const auto& t : llama_tensors(shape, FileType::f32)) n += t.n_elements();
   return n;
 }
 

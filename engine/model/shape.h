@@ -3,10 +3,12 @@
 // tensors such a model has (names as llama.cpp writes them). Writer, validator and planner all
 // take the tensor list from here, so that they agree.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "core/status.h"
+#include "engine/model/file_type.h"
 #include "engine/model/tensor_type.h"
 
 namespace gauntlet::engine::model {
@@ -30,9 +32,9 @@ struct LlamaShape {
   uint32_t rope_dims() const { return rope_dim == 0 ? head_dim() : rope_dim; }
 };
 
-// Checks that the dimensions make a llama model that `format` can hold (head counts divide,
-// rows are whole quantization blocks, ...); the error names the offending dimension.
-core::Status validate_shape(const LlamaShape& shape, TensorType format);
+// Checks that the dimensions make a llama model (head counts divide, even rotary dimensions,
+// rows of whole 32-element blocks, ...); the error names the offending dimension.
+core::Status validate_shape(const LlamaShape& shape);
 
 // "tinyllama-1.1b", "llama-7b", "llama3-8b", "test-tiny", "test-small", "test-gqa",
 // "bench-110m".
@@ -53,8 +55,11 @@ struct TensorDesc {
   uint64_t n_elements() const;
 };
 
-// Every tensor of the model in file order; norms are f32, the matrices are `format`.
-std::vector<TensorDesc> llama_tensors(const LlamaShape& shape, TensorType format);
+// Every tensor of the model in file order, each with the type llama.cpp's quantizer gives it in
+// a file of `format` (norms f32; see file_type.h).
+std::vector<TensorDesc> llama_tensors(const LlamaShape& shape, FileType format);
+// The tensor types a list holds, each once, in ggml id order.
+std::vector<TensorType> types_in(std::span<const TensorDesc> tensors);
 uint64_t parameter_count(const LlamaShape& shape);
 
 }  // namespace gauntlet::engine::model

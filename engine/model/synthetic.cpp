@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "core/rng.h"
+#include "engine/model/tokenizer_meta.h"
 
 namespace gauntlet::engine::model {
 
@@ -20,13 +21,14 @@ uint64_t name_hash(const std::string& name) {
 
 }  // namespace
 
-core::Result<GgufWriter> synthetic_writer(const LlamaShape& shape, TensorType format,
+core::Result<GgufWriter> synthetic_writer(const LlamaShape& shape, FileType format,
                                           uint64_t seed) {
-  GAUNTLET_TRY(validate_shape(shape, format));
+  GAUNTLET_TRY(validate_shape(shape));
   GgufWriter w;
   w.set_string("general.architecture", "llama");
   w.set_string("general.name", shape.name);
   w.set_u32("general.file_type", static_cast<uint32_t>(format));
+  w.set_u32("general.quantization_version", 2);  // GGML_QNT_VERSION
   w.set_u64("gauntlet.synthetic_seed", seed);
   w.set_u32("llama.context_length", shape.context);
   w.set_u32("llama.embedding_length", shape.n_embd);
@@ -37,6 +39,7 @@ core::Result<GgufWriter> synthetic_writer(const LlamaShape& shape, TensorType fo
   w.set_u32("llama.rope.dimension_count", shape.rope_dims());
   w.set_f32("llama.rope.freq_base", shape.rope_freq_base);
   w.set_f32("llama.attention.layer_norm_rms_epsilon", shape.rms_eps);
+  add_minimal_tokenizer(w, shape.n_vocab);
   for (const auto& t : llama_tensors(shape, format)) {
     const uint64_t tensor_seed = seed ^ name_hash(t.name);
     // Rows are generated in order, so one generator per tensor gives the same values each time.
@@ -60,7 +63,7 @@ core::Result<GgufWriter> synthetic_writer(const LlamaShape& shape, TensorType fo
   return w;
 }
 
-core::Status write_synthetic_model(const LlamaShape& shape, TensorType format, uint64_t seed,
+core::Status write_synthetic_model(const LlamaShape& shape, FileType format, uint64_t seed,
                                    const std::filesystem::path& path, bool overwrite) {
   auto w = synthetic_writer(shape, format, seed);
   if (!w) return w.error();

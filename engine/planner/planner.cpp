@@ -10,15 +10,19 @@ const char* to_string(KvPrecision precision) {
 
 uint32_t kv_element_bytes(KvPrecision precision) { return precision == KvPrecision::f16 ? 2 : 4; }
 
-uint64_t weight_bytes(const LlamaShape& shape, TensorType format) {
+uint64_t weight_bytes(std::span<const TensorDesc> tensors) {
   uint64_t total = 0;
-  for (const auto& t : model::llama_tensors(shape, format)) total += t.bytes();
+  for (const auto& t : tensors) total += t.bytes();
   return total;
 }
 
-uint64_t largest_tensor_bytes(const LlamaShape& shape, TensorType format) {
+uint64_t weight_bytes(const LlamaShape& shape, FileType format) {
+  return weight_bytes(model::llama_tensors(shape, format));
+}
+
+uint64_t largest_tensor_bytes(std::span<const TensorDesc> tensors) {
   uint64_t largest = 0;
-  for (const auto& t : model::llama_tensors(shape, format)) largest = std::max(largest, t.bytes());
+  for (const auto& t : tensors) largest = std::max(largest, t.bytes());
   return largest;
 }
 
@@ -54,17 +58,23 @@ uint64_t activation_bytes(const LlamaShape& shape, uint32_t context, uint32_t ba
   return activation_layout(shape, context).total * sizeof(float) * batch;
 }
 
-uint64_t staging_bytes(const LlamaShape& shape, TensorType format, uint64_t chunk_bytes) {
-  return std::min(chunk_bytes, largest_tensor_bytes(shape, format));
+uint64_t staging_bytes(std::span<const TensorDesc> tensors, uint64_t chunk_bytes) {
+  return std::min(chunk_bytes, largest_tensor_bytes(tensors));
 }
 
 MemoryPlan plan_memory(const LlamaShape& shape, const PlanOptions& o) {
   const uint32_t context = o.context == 0 ? shape.context : o.context;
   MemoryPlan p;
-  p.weights = weight_bytes(shape, o.format);
+  std::vector<TensorDesc> by_rule;
+  std::span<const TensorDesc> tensors = o.tensors;
+  if (tensors.empty()) {
+    by_rule = model::llama_tensors(shape, o.format);
+    tensors = by_rule;
+  }
+  p.weights = weight_bytes(tensors);
   p.kv_cache = kv_cache_bytes(shape, context, o.batch, o.kv);
   p.activations = activation_bytes(shape, context, o.batch);
-  p.staging = staging_bytes(shape, o.format, o.chunk_bytes);
+  p.staging = staging_bytes(tensors, o.chunk_bytes);
   p.steady_state = p.weights + p.kv_cache + p.activations;
   p.load_peak = p.weights + p.staging;
   p.peak = std::max(p.steady_state, p.load_peak);

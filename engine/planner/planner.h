@@ -3,6 +3,7 @@
 // decode, the loader, the device kernels of part 2) and by the harness that plans profiles, so
 // that a prediction and the allocation it predicts cannot drift apart.
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "engine/model/shape.h"
@@ -10,7 +11,9 @@
 
 namespace gauntlet::engine::planner {
 
+using model::FileType;
 using model::LlamaShape;
+using model::TensorDesc;
 using model::TensorType;
 
 enum class KvPrecision { f32, f16 };
@@ -19,10 +22,12 @@ uint32_t kv_element_bytes(KvPrecision precision);
 
 // --- global memory -------------------------------------------------------------------------
 
-// Bytes of all weights when the matrices are in `format` (norms stay f32).
-uint64_t weight_bytes(const LlamaShape& shape, TensorType format);
+// Bytes of all the tensors, each in its own type.
+uint64_t weight_bytes(std::span<const TensorDesc> tensors);
+// The same for a file of `format` (llama_tensors gives each tensor's type).
+uint64_t weight_bytes(const LlamaShape& shape, FileType format);
 // The largest single tensor (bounds one allocation and the loader's staging buffer).
-uint64_t largest_tensor_bytes(const LlamaShape& shape, TensorType format);
+uint64_t largest_tensor_bytes(std::span<const TensorDesc> tensors);
 // 2 (K and V) * n_layer * n_head_kv * head_dim * context * batch * bytes per element.
 uint64_t kv_cache_bytes(const LlamaShape& shape, uint32_t context, uint32_t batch,
                         KvPrecision precision);
@@ -37,14 +42,16 @@ ActivationLayout activation_layout(const LlamaShape& shape, uint32_t context);
 uint64_t activation_bytes(const LlamaShape& shape, uint32_t context, uint32_t batch);
 
 // The loader stages one chunk at a time: min(chunk, largest tensor) bytes.
-uint64_t staging_bytes(const LlamaShape& shape, TensorType format, uint64_t chunk_bytes);
+uint64_t staging_bytes(std::span<const TensorDesc> tensors, uint64_t chunk_bytes);
 
 struct PlanOptions {
-  TensorType format = TensorType::f32;
+  // The file type whose tensors are planned, unless `tensors` names them (a real file's own).
+  FileType format = FileType::f32;
   uint32_t context = 0;  // 0: the model's context
   uint32_t batch = 1;
   KvPrecision kv = KvPrecision::f32;
   uint64_t chunk_bytes = 16ull << 20;
+  std::span<const TensorDesc> tensors = {};
 };
 
 struct MemoryPlan {

@@ -13,7 +13,7 @@ namespace gauntlet::testing {
 namespace {
 
 core::Json decode_json(const std::string& device) {
-  auto r = run_command(gauntlet_exe() + " decode --shape test-small --format q8_0 -n 4 --device " +
+  auto r = run_command(gauntlet_exe() + " decode --shape test-small --format Q8_0 -n 4 --device " +
                        device + " --json 2>/dev/null");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return core::Json::parse(r.output);
@@ -22,7 +22,9 @@ core::Json decode_json(const std::string& device) {
 uint64_t expected_bytes_per_token() {
   // One prompt token and four generated: the middle of the generated tokens is position 3.
   const auto shape = engine::model::preset_shape("test-small").value();
-  return engine::device::bytes_read_per_token(shape, engine::model::TensorType::q8_0,
+  return engine::device::bytes_read_per_token(shape,
+                                              engine::model::llama_tensors(
+                                                  shape, engine::model::FileType::q8_0),
                                               engine::planner::KvPrecision::f32, 3);
 }
 

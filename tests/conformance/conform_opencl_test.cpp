@@ -1,5 +1,5 @@
 // The suite on PoCL: fp16 arithmetic is not claimed (unsupported), the emulated 16-bit paths
-// are verified, quantized formats are bit-exact, and the 1 MiB local memory is verified.
+// are verified, every weight type dequantizes bit-exactly, and the 1 MiB local memory is verified.
 #include "conform_fixture.h"
 
 namespace gauntlet::conformance::testing {
@@ -32,6 +32,14 @@ TEST(ConformOpenCL, EveryOtherFeatureVerified) {
   }
   EXPECT_EQ(find_row(r, "conform.gguf.q8_0")->status, core::RowStatus::pass);
   EXPECT_EQ(find_row(r, "conform.gguf.q4_0")->status, core::RowStatus::pass);
+}
+
+TEST(ConformOpenCL, EveryWeightTypeDequantizesBitExactly) {
+  expect_every_type_dequantizes(full_run(kDevice));
+}
+
+TEST(ConformOpenCL, WrongDequantizationFailsWithEvidence) {
+  expect_wrong_dequantization_fails(kDevice, "q4_0");
 }
 
 TEST(ConformOpenCL, LocalMemoryBothFormsAndRefusalOverTheLimit) {

@@ -35,6 +35,27 @@ TEST(ConformVulkan, HalfVerified) {
   EXPECT_EQ(find_row(r, "conform.gguf.q4_0")->status, core::RowStatus::pass);
 }
 
+TEST(ConformVulkan, EveryWeightTypeDequantizesBitExactly) {
+  const auto& r = full_run(kDevice);
+  expect_every_type_dequantizes(r);
+  expect_no_validation_rows(r);
+}
+
+TEST(ConformVulkan, WrongDequantizationFailsWithEvidence) {
+  expect_no_validation_rows(expect_wrong_dequantization_fails(kDevice, "q6_K"));
+}
+
+TEST(ConformVulkan, DequantizationOutOfBoundsWriteCaughtByGuard) {
+  auto r = run(kDevice, "conform.gguf.q5_0", "conform.gguf.q5_0=oob");
+  const core::Row* row = find_row(r, "conform.gguf.q5_0");
+  ASSERT_NE(row, nullptr) << rows_text(r);
+  EXPECT_EQ(row->status, core::RowStatus::fail);
+  EXPECT_NE(row->reason.find("guard region of buffer 1 overwritten at byte 0"), std::string::npos)
+      << row->reason;
+  EXPECT_EQ(verdict(r, "q5_0"), Verdict::failed);
+  expect_no_validation_rows(r);
+}
+
 TEST(ConformVulkan, LocalMemoryVerifiedAt32KiBAndOverLimitRefused) {
   const auto& r = full_run(kDevice);
   EXPECT_EQ(r.local_mem_verified_bytes, 32768u) << rows_text(r);

@@ -49,11 +49,17 @@ size_t header_size(const std::vector<std::byte>& bytes) {
 TEST(GgufFuzz, MutatedAndTruncatedFilesAreRejectedCleanly) {
   Tally tally;
   int files = 0;
-  const model::TensorType formats[] = {model::TensorType::q4_0, model::TensorType::f16,
-                                       model::TensorType::q8_0};
+  // The legacy block types on the micro shape; the k-quant mixes need rows of 256.
+  auto k_shape = test::micro_shape();
+  k_shape.n_embd = 256;
+  k_shape.n_ff = 256;
+  const std::pair<model::LlamaShape, model::FileType> models[] = {
+      {test::micro_shape(), model::FileType::q4_0}, {test::micro_shape(), model::FileType::f16},
+      {test::micro_shape(), model::FileType::q8_0}, {test::micro_shape(), model::FileType::q5_1},
+      {k_shape, model::FileType::q4_K_M},           {k_shape, model::FileType::q5_K_M}};
   core::Rng rng(2024);
-  for (auto format : formats) {
-    const auto valid = test::synthetic_bytes(test::micro_shape(), format, 5);
+  for (const auto& [shape, format] : models) {
+    const auto valid = test::synthetic_bytes(shape, format, 5);
     const size_t header = header_size(valid);
 
     // Truncations: every header length, then a spread through the data.
@@ -98,7 +104,7 @@ TEST(GgufFuzz, MutatedAndTruncatedFilesAreRejectedCleanly) {
 }
 
 TEST(GgufFuzz, SpecificDefectsNameTheProblem) {
-  const auto valid = test::synthetic_bytes(test::micro_shape(), model::TensorType::q8_0, 5);
+  const auto valid = test::synthetic_bytes(test::micro_shape(), model::FileType::q8_0, 5);
   auto expect_error = [](std::vector<std::byte> bytes, const std::string& needle) {
     auto info = model::parse_gguf(bytes);
     std::string message;
@@ -136,9 +142,10 @@ TEST(GgufFuzz, SpecificDefectsNameTheProblem) {
   std::memcpy(bytes.data() + dims_at + 12, &huge, 8);
   expect_error(bytes, "overflows");
   bytes = valid;
-  const uint32_t unknown = 13;  // q5_K
+  const uint32_t unknown = 10;  // q2_K: a ggml type gauntlet does not run
   std::memcpy(bytes.data() + dims_at + 20, &unknown, 4);
-  expect_error(bytes, "unsupported type id 13");
+  expect_error(bytes, "tensor 'token_embd.weight' has type q2_K (id 10), which gauntlet cannot run");
+  expect_error(bytes, "q4_K (12)");
   bytes = valid;
   const uint64_t other_vocab = 47;  // token_embd [32, 47]: output.weight no longer fits
   std::memcpy(bytes.data() + dims_at + 12, &other_vocab, 8);

@@ -12,18 +12,18 @@
 namespace gauntlet::engine {
 namespace {
 
-using model::TensorType;
+using model::FileType;
 
 TEST(Loader, UploadsEveryTensorExactly) {
   auto shape = model::preset_shape("test-small").value();
   auto path = test::temp_path("load-exact.gguf");
-  ASSERT_TRUE(model::write_synthetic_model(shape, TensorType::q4_0, 9, path, true).is_ok());
+  ASSERT_TRUE(model::write_synthetic_model(shape, FileType::q4_K_M, 9, path, true).is_ok());
   auto file = model::GgufFile::open(path).value();
   auto device = backends::host::open();
   loader::LoadStats stats;
   auto m = loader::load_to_device(*file, *device, {1000}, &stats);
   ASSERT_TRUE(m.is_ok()) << m.error().describe();
-  EXPECT_EQ(m->weight_bytes(), planner::weight_bytes(shape, TensorType::q4_0));
+  EXPECT_EQ(m->weight_bytes(), planner::weight_bytes(shape, FileType::q4_K_M));
   EXPECT_EQ(stats.bytes, m->weight_bytes());
   EXPECT_EQ(stats.staging_bytes, 1000u);
   EXPECT_GT(stats.chunks, m->weight_bytes() / 1000);
@@ -41,13 +41,13 @@ TEST(Loader, UploadsEveryTensorExactly) {
 TEST(Loader, PlannedPeakMatchesMeasuredDevicePeak) {
   struct Case {
     const char* shape;
-    TensorType format;
+    FileType format;
     planner::KvPrecision kv;
   };
-  const Case cases[] = {{"test-tiny", TensorType::f32, planner::KvPrecision::f32},
-                        {"test-small", TensorType::q8_0, planner::KvPrecision::f16},
-                        {"test-gqa", TensorType::q4_0, planner::KvPrecision::f32},
-                        {"test-gqa", TensorType::bf16, planner::KvPrecision::f16}};
+  const Case cases[] = {{"test-tiny", FileType::f32, planner::KvPrecision::f32},
+                        {"test-small", FileType::q8_0, planner::KvPrecision::f16},
+                        {"test-gqa", FileType::q4_K_M, planner::KvPrecision::f32},
+                        {"test-gqa", FileType::bf16, planner::KvPrecision::f16}};
   for (const auto& c : cases) {
     SCOPED_TRACE(std::string(c.shape) + " " + model::to_string(c.format));
     auto device = backends::host::open();
@@ -79,7 +79,7 @@ TEST(Loader, LoadPeakStaysUnderSteadyStatePlusOneChunk) {
   shape.n_vocab = 8000;
   shape.name = "load-peak";
   auto path = test::temp_path("load-peak.gguf");
-  ASSERT_TRUE(model::write_synthetic_model(shape, TensorType::f32, 4, path, true).is_ok());
+  ASSERT_TRUE(model::write_synthetic_model(shape, FileType::f32, 4, path, true).is_ok());
   auto file = model::GgufFile::open(path).value();
   const uint64_t chunk = 4ull << 20;
   auto device = backends::host::open();
@@ -89,7 +89,7 @@ TEST(Loader, LoadPeakStaysUnderSteadyStatePlusOneChunk) {
   ASSERT_TRUE(m.is_ok()) << m.error().describe();
   const uint64_t peak = loader::rss_peak_bytes();
   const auto plan =
-      planner::plan_memory(shape, {TensorType::f32, 64, 1, planner::KvPrecision::f32, chunk});
+      planner::plan_memory(shape, {FileType::f32, 64, 1, planner::KvPrecision::f32, chunk});
   const uint64_t weights = plan.weights;
   ASSERT_GT(weights, 40ull << 20);
   EXPECT_EQ(device->peak_bytes(), weights);

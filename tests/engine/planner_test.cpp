@@ -6,6 +6,7 @@ namespace gauntlet::engine {
 namespace {
 
 using namespace planner;
+using model::FileType;
 using model::TensorType;
 
 TEST(Planner, WeightBytesPerFormatFromBlockSizes) {
@@ -13,15 +14,25 @@ TEST(Planner, WeightBytesPerFormatFromBlockSizes) {
   const uint64_t params = model::parameter_count(s);
   const uint64_t norms = (2ull * s.n_layer + 1) * s.n_embd;
   const uint64_t matrices = params - norms;
-  EXPECT_EQ(weight_bytes(s, TensorType::f32), params * 4);
-  EXPECT_EQ(weight_bytes(s, TensorType::f16), matrices * 2 + norms * 4);
-  EXPECT_EQ(weight_bytes(s, TensorType::bf16), matrices * 2 + norms * 4);
-  EXPECT_EQ(weight_bytes(s, TensorType::q8_0), matrices / 32 * 34 + norms * 4);
-  EXPECT_EQ(weight_bytes(s, TensorType::q4_0), matrices / 32 * 18 + norms * 4);
+  const uint64_t output = uint64_t{s.n_embd} * s.n_vocab;  // output.weight
+  EXPECT_EQ(weight_bytes(s, FileType::f32), params * 4);
+  EXPECT_EQ(weight_bytes(s, FileType::f16), matrices * 2 + norms * 4);
+  EXPECT_EQ(weight_bytes(s, FileType::bf16), matrices * 2 + norms * 4);
+  // Q8_0 keeps its output in q8_0; every other quantized file type writes it as q6_K (210 bytes
+  // per 256), as llama.cpp's quantizer does.
+  EXPECT_EQ(weight_bytes(s, FileType::q8_0), matrices / 32 * 34 + norms * 4);
+  EXPECT_EQ(weight_bytes(s, FileType::q4_0),
+            (matrices - output) / 32 * 18 + output / 256 * 210 + norms * 4);
+  // Q4_K_M: q4_K (144 bytes per 256) but for the output and, on the layers use_more_bits picks
+  // (32 layers: 0-3, 28-31 and every third from 6: 16 layers), attn_v and ffn_down in q6_K.
+  const uint64_t v = uint64_t{s.n_embd} * s.n_embd_kv(), down = uint64_t{s.n_ff} * s.n_embd;
+  const uint64_t six = output + 16 * (v + down);
+  EXPECT_EQ(weight_bytes(s, FileType::q4_K_M),
+            (matrices - six) / 256 * 144 + six / 256 * 210 + norms * 4);
   // Case 5: a 7B model in f16 does not fit 16 GB with a 4096 context; in q4_0 it does.
   const uint64_t budget = 15ull << 30;
-  auto f16 = plan_memory(s, {TensorType::f16, 4096, 1, KvPrecision::f16});
-  auto q4 = plan_memory(s, {TensorType::q4_0, 4096, 1, KvPrecision::f16});
+  auto f16 = plan_memory(s, {FileType::f16, 4096, 1, KvPrecision::f16});
+  auto q4 = plan_memory(s, {FileType::q4_0, 4096, 1, KvPrecision::f16});
   EXPECT_GT(f16.steady_state, 13ull << 30);
   EXPECT_LT(q4.steady_state, budget);
   EXPECT_LT(q4.steady_state, f16.steady_state / 2);
@@ -38,7 +49,7 @@ TEST(Planner, KvCacheFormula) {
 
 TEST(Planner, PlanAddsUp) {
   auto s = model::preset_shape("tinyllama-1.1b").value();
-  auto p = plan_memory(s, {TensorType::q8_0, 1024, 2, KvPrecision::f16, 16ull << 20});
+  auto p = plan_memory(s, {FileType::q8_0, 1024, 2, KvPrecision::f16, 16ull << 20});
   EXPECT_EQ(p.steady_state, p.weights + p.kv_cache + p.activations);
   EXPECT_EQ(p.staging, 16ull << 20);
   EXPECT_EQ(p.load_peak, p.weights + p.staging);
@@ -48,7 +59,7 @@ TEST(Planner, PlanAddsUp) {
   EXPECT_EQ(p.activations, (4ull * 2048 + 2 * 256 + 32 * 1024 + 2 * 5632 + 32000) * 4 * 2);
   // The staging chunk never exceeds the largest tensor.
   auto tiny = model::preset_shape("test-tiny").value();
-  EXPECT_EQ(staging_bytes(tiny, TensorType::f32, 16ull << 20), 256ull * 64 * 4);
+  EXPECT_EQ(staging_bytes(model::llama_tensors(tiny, FileType::f32), 16ull << 20), 256ull * 64 * 4);
 }
 
 TEST(Planner, LocalMemoryOfKernelVariants) {

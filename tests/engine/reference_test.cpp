@@ -117,13 +117,12 @@ double relative_error(std::span<const float> got, const std::vector<double>& wan
   return std::sqrt(num / den);
 }
 
-const TensorType kFormats[] = {TensorType::f32, TensorType::f16, TensorType::bf16, TensorType::q8_0,
-                               TensorType::q4_0};
+using model::FileType;
 
 TEST(Reference, MatchesNaiveImplementationInAllFormats) {
   for (const char* shape_name : {"test-tiny", "test-gqa"}) {
     auto shape = model::preset_shape(shape_name).value();
-    for (TensorType format : kFormats) {
+    for (FileType format : model::all_file_types()) {
       SCOPED_TRACE(std::string(shape_name) + " " + model::to_string(format));
       auto bytes = test::synthetic_bytes(shape, format);
       auto info = model::parse_gguf(bytes).value();
@@ -149,7 +148,7 @@ TEST(Reference, TiedOutputAndPartialRope) {
   shape.tied_output = true;
   shape.rope_dim = 8;
   shape.rope_freq_base = 500000.0f;
-  auto bytes = test::synthetic_bytes(shape, TensorType::q8_0);
+  auto bytes = test::synthetic_bytes(shape, FileType::q8_0);
   auto info = model::parse_gguf(bytes).value();
   EXPECT_EQ(info.find("output.weight"), nullptr);
   auto m = model::load_llama(info, bytes).value();
@@ -180,7 +179,7 @@ std::vector<std::vector<float>> run_greedy(const model::LlamaModel& m, unsigned 
 
 TEST(Reference, DeterministicAcrossRunsAndThreadCounts) {
   auto shape = model::preset_shape("test-gqa").value();
-  auto bytes = test::synthetic_bytes(shape, TensorType::q4_0);
+  auto bytes = test::synthetic_bytes(shape, FileType::q4_0);
   auto m = model::load_llama(model::parse_gguf(bytes).value(), bytes).value();
   std::vector<int32_t> t1, t2, t4, again;
   auto l1 = run_greedy(m, 1, &t1);
@@ -207,7 +206,7 @@ TEST(Reference, DeterministicAcrossRunsAndThreadCounts) {
 TEST(Reference, HostDeviceDecodeEqualsInMemoryDecode) {
   auto shape = model::preset_shape("test-tiny").value();
   auto path = test::temp_path("hostdev.gguf");
-  ASSERT_TRUE(model::write_synthetic_model(shape, TensorType::q8_0, 3, path, true).is_ok());
+  ASSERT_TRUE(model::write_synthetic_model(shape, FileType::q8_0, 3, path, true).is_ok());
   auto file = model::GgufFile::open(path).value();
   auto device = backends::host::open();
   auto loaded = loader::load_to_device(*file, *device, {4096});

@@ -13,7 +13,7 @@
 namespace gauntlet::engine::test {
 
 inline std::vector<std::byte> synthetic_bytes(const model::LlamaShape& shape,
-                                              model::TensorType format, uint64_t seed = 7) {
+                                              model::FileType format, uint64_t seed = 7) {
   auto w = model::synthetic_writer(shape, format, seed);
   EXPECT_TRUE(w.is_ok()) << w.error().describe();
   auto bytes = w->to_bytes();

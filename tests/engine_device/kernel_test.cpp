@@ -129,6 +129,20 @@ TEST_F(EngineKernels, MatvecEveryFormatWholeAndChunked) {
   }
 }
 
+// Every type, rows of whole 256-element blocks (the k-quants' super-blocks), whole and chunked,
+// one and four rows per work-item.
+TEST_F(EngineKernels, MatvecEveryTensorType) {
+  for (const auto& type : model::all_tensor_types()) {
+    const TensorType t = type.type;
+    SCOPED_TRACE(type.name);
+    run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 512, 37, 4);
+    run_matvec({t, 256, planner::ActivationType::f32, 1e-10}, 768, 37, 4);
+    run_matvec({t, 256, planner::ActivationType::f32, 1e-10}, 512, 5, 1);
+    run_matvec({t, 256, planner::ActivationType::f32, 1e-10}, 512, 37, 4, true);
+    run_matvec({t, 256, planner::ActivationType::f16, 1e-5}, 2048, 16, 4);
+  }
+}
+
 TEST_F(EngineKernels, MatvecAccumulatesOntoTheResidual) {
   for (TensorType t : {TensorType::f32, TensorType::bf16, TensorType::q8_0, TensorType::q4_0}) {
     run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 512, 37, 4, true);
@@ -146,10 +160,10 @@ TEST_F(EngineKernels, MatvecF16ActivationTileHasItsBound) {
 }
 
 TEST_F(EngineKernels, EmbedDequantizesARowExactly) {
-  const uint32_t n = 96, rows = 5, row = 3;
+  const uint32_t n = 512, rows = 5, row = 3;
   const auto weights = random_floats(n * rows, 21);
-  for (TensorType t :
-       {TensorType::f32, TensorType::f16, TensorType::bf16, TensorType::q8_0, TensorType::q4_0}) {
+  for (const auto& type : model::all_tensor_types()) {
+    const TensorType t = type.type;
     const uint64_t rb = model::row_bytes(t, n);
     std::vector<std::byte> wq(rb * rows);
     for (uint32_t r = 0; r < rows; ++r)

@@ -14,7 +14,8 @@ using reports::ProfileVerdict;
 DeviceFacts facts(core::Api api, uint64_t local, uint64_t budget, bool f16_arithmetic) {
   DeviceFacts f;
   f.info.id = {api, 0};
-  for (const char* key : {"f32", "f16", "f16.storage", "bf16", "q8_0", "q4_0"}) {
+  for (const char* key : {"f32", "f16", "f16.storage", "bf16", "q8_0", "q4_0", "q4_K", "q5_K",
+                          "q6_K", "q5_0", "q5_1"}) {
     f.features[key] = FeatureVerdict::verified;
   }
   f.features["f16.arithmetic"] =
@@ -22,6 +23,13 @@ DeviceFacts facts(core::Api api, uint64_t local, uint64_t budget, bool f16_arith
   f.local_mem_verified_bytes = local;
   f.safe_budget_bytes = budget;
   return f;
+}
+
+// The synthetic run's formats, each with the tensor types llama.cpp's rules give it.
+WeightMixes mixes(const engine::model::LlamaShape& shape) {
+  WeightMixes m;
+  for (auto format : planned_formats()) m[format] = engine::model::llama_tensors(shape, format);
+  return m;
 }
 
 const Candidate& find(const std::vector<Candidate>& all, const std::string& name) {
@@ -34,9 +42,9 @@ const Candidate& find(const std::vector<Candidate>& all, const std::string& name
 
 TEST(Profiles, WholeF32VectorOverLlvmpipeLocalMemoryIsUnsafeWithBothNumbers) {
   auto shape = quick_shape();
-  auto all = plan_profiles(shape, facts(core::Api::vulkan, 32768, 1ull << 30, true), "vk",
+  auto all = plan_profiles(shape, mixes(shape), facts(core::Api::vulkan, 32768, 1ull << 30, true), "vk",
                            core::Level::quick);
-  const auto& whole = find(all, "f32/f32/kv-f32/wg64-whole/ctx512/b1");
+  const auto& whole = find(all, "F32/f32/kv-f32/wg64-whole/ctx512/b1");
   const uint64_t need = engine::planner::decode_local_mem_bytes(
       engine::device::effective_matvec(whole.setup.config),
       engine::device::effective_attention(whole.setup.config), shape, 512);
@@ -46,15 +54,15 @@ TEST(Profiles, WholeF32VectorOverLlvmpipeLocalMemoryIsUnsafeWithBothNumbers) {
   EXPECT_EQ(whole.profile.reason.rfind("local memory " + std::to_string(need) + " > 32768", 0), 0u)
       << whole.profile.reason;
   EXPECT_NE(whole.profile.reason.find("these fit: "), std::string::npos) << whole.profile.reason;
-  const auto& tiled = find(all, "f32/f32/kv-f32/wg64-t1024-s256/ctx512/b1");
+  const auto& tiled = find(all, "F32/f32/kv-f32/wg64-t1024-s256/ctx512/b1");
   EXPECT_TRUE(tiled.runnable) << tiled.profile.reason;
   EXPECT_LE(tiled.profile.variant.local_mem_bytes, 32768u);
   // f16 activations halve the whole vector: it fits, as field case 2 says.
-  EXPECT_TRUE(find(all, "f32/f16/kv-f32/wg64-whole/ctx512/b1").runnable);
+  EXPECT_TRUE(find(all, "F32/f16/kv-f32/wg64-whole/ctx512/b1").runnable);
 }
 
 TEST(Profiles, F16ComputeOnPoclIsUnsafeBecauseF16IsUnsupported) {
-  auto all = plan_profiles(quick_shape(), facts(core::Api::opencl, 1 << 20, 1ull << 30, false),
+  auto all = plan_profiles(quick_shape(), mixes(quick_shape()), facts(core::Api::opencl, 1 << 20, 1ull << 30, false),
                            "cl", core::Level::quick);
   int f16_compute = 0;
   for (const auto& c : all) {
@@ -64,28 +72,28 @@ TEST(Profiles, F16ComputeOnPoclIsUnsafeBecauseF16IsUnsupported) {
     EXPECT_EQ(c.profile.reason.rfind("f16 unsupported", 0), 0u) << c.profile.reason;
   }
   EXPECT_GT(f16_compute, 0);
-  EXPECT_TRUE(find(all, "f16/f32/kv-f16/wg64-whole/ctx512/b1").runnable);
+  EXPECT_TRUE(find(all, "F16/f32/kv-f16/wg64-whole/ctx512/b1").runnable);
 }
 
 TEST(Profiles, A7bModelFitsA16GbDeviceInQ4ButNotInF16) {
   auto shape = engine::model::preset_shape("llama-7b");
   ASSERT_TRUE(shape.is_ok());
   const uint64_t budget = 15ull << 30;  // a 16 GB card less its margin
-  auto all = plan_profiles(*shape, facts(core::Api::vulkan, 65536, budget, true), "arc",
+  auto all = plan_profiles(*shape, mixes(*shape), facts(core::Api::vulkan, 65536, budget, true), "arc",
                            core::Level::quick);
-  const auto& f16 = find(all, "f16/f32/kv-f32/wg64-t1024-s256/ctx4096/b1");
+  const auto& f16 = find(all, "F16/f32/kv-f32/wg64-t1024-s256/ctx4096/b1");
   EXPECT_EQ(f16.profile.verdict, ProfileVerdict::unsafe);
   EXPECT_EQ(f16.profile.reason.rfind("needs ", 0), 0u) << f16.profile.reason;
   EXPECT_NE(f16.profile.reason.find("> budget 15.0 GiB"), std::string::npos) << f16.profile.reason;
-  EXPECT_TRUE(find(all, "q4_0/f32/kv-f32/wg64-t1024-s256/ctx4096/b1").runnable);
-  EXPECT_TRUE(find(all, "q8_0/f32/kv-f16/wg64-t1024-s256/ctx4096/b1").runnable);
+  EXPECT_TRUE(find(all, "Q4_0/f32/kv-f32/wg64-t1024-s256/ctx4096/b1").runnable);
+  EXPECT_TRUE(find(all, "Q8_0/f32/kv-f16/wg64-t1024-s256/ctx4096/b1").runnable);
 }
 
 TEST(Profiles, OverABudgetCappedByTheLevelIsUntestedNotUnsafe) {
   auto f = facts(core::Api::opencl, 1 << 20, 64ull << 20, true);
   f.budget_capped_by_level = true;
-  auto all = plan_profiles(quick_shape(), f, "cl", core::Level::quick);
-  const auto& big = find(all, "f32/f32/kv-f32/wg64-whole/ctx65536/b1");
+  auto all = plan_profiles(quick_shape(), mixes(quick_shape()), f, "cl", core::Level::quick);
+  const auto& big = find(all, "F32/f32/kv-f32/wg64-whole/ctx65536/b1");
   EXPECT_EQ(big.profile.verdict, ProfileVerdict::untested);
   EXPECT_FALSE(big.runnable);
   EXPECT_NE(big.profile.reason.find("needs "), std::string::npos);
@@ -100,7 +108,7 @@ TEST(Profiles, ContextsArePowersOfTwoUpToTheModel) {
 }
 
 TEST(Profiles, TheHostPlansOnlyReferenceConfigurations) {
-  auto all = plan_profiles(quick_shape(), facts(core::Api::host, UINT32_MAX, 8ull << 30, true),
+  auto all = plan_profiles(quick_shape(), mixes(quick_shape()), facts(core::Api::host, UINT32_MAX, 8ull << 30, true),
                            "host", core::Level::quick);
   for (const auto& c : all) {
     EXPECT_EQ(c.profile.compute_precision, "f32");

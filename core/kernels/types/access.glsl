@@ -1,0 +1,61 @@
+// Reads of the weights for the GLSL block decoders (core/kernels/types/<type>.glsl). The includer
+// declares `layout(std430, binding = 0) readonly buffer W { uint w[]; };`: the weights as 32-bit
+// words, read at byte offsets without 8- or 16-bit storage (real drivers may not have it).
+// Blocks are at least 2-byte aligned, so 16-bit fields never straddle a word; a 32-bit read at
+// an offset of 2 mod 4 takes two words. The buffer's size must be a whole number of words (pad
+// it), or the last word of a row ending at 2 mod 4 lies past the end of w[].
+
+// The byte, u16 (off even) and little-endian u32 (off even) at byte offset off.
+uint u8_at(uint off) { return (w[off >> 2] >> ((off & 3u) << 3)) & 0xffu; }
+uint u16_at(uint off) { return (w[off >> 2] >> ((off & 2u) << 3)) & 0xffffu; }
+uint u32_at(uint off) {
+  const uint i = off >> 2;
+  if ((off & 2u) == 0u) return w[i];
+  return (w[i] >> 16) | (w[i + 1u] << 16);
+}
+
+// The four bytes of a word, unsigned and sign-extended, lowest first.
+uvec4 u8x4(uint word) { return (uvec4(word) >> uvec4(0u, 8u, 16u, 24u)) & 0xffu; }
+ivec4 i8x4(uint word) { return ivec4(uvec4(word) << uvec4(24u, 16u, 8u, 0u)) >> 24; }
+
+// f16 bits (the low 16 bits of h) to f32, exact for every value as core::f16_to_f32: normal
+// numbers rebias the exponent (15 -> 127), subnormals are m * 2^-24 (an exact product: m has 10
+// bits and the result is a normal f32), inf and NaN keep their mantissa bits.
+float f16_bits_to_f32(uint h) {
+  const uint em = h & 0x7fffu;
+  uint bits = (em << 13) + 0x38000000u;
+  if (em < 0x0400u) bits = floatBitsToUint(float(em) * uintBitsToFloat(0x33800000u));
+  if (em >= 0x7c00u) bits = (em << 13) | 0x7f800000u;
+  return uintBitsToFloat(bits | ((h & 0x8000u) << 16));
+}
+vec4 f16_bits_to_f32(uvec4 h) {
+  const uvec4 em = h & 0x7fffu;
+  uvec4 bits = (em << 13) + 0x38000000u;
+  bits = mix(bits, floatBitsToUint(vec4(em) * uintBitsToFloat(0x33800000u)),
+             lessThan(em, uvec4(0x0400u)));
+  bits = mix(bits, (em << 13) | 0x7f800000u, greaterThanEqual(em, uvec4(0x7c00u)));
+  return uintBitsToFloat(bits | ((h & 0x8000u) << 16));
+}
+// The two f16 of a word (low half first).
+vec2 f16x2_to_f32(uint word) {
+  return f16_bits_to_f32(uvec4(word & 0xffffu, word >> 16, 0u, 0u)).xy;
+}
+
+// bf16 bits (the low 16 bits of b) to f32: the top half of the f32.
+float bf16_bits_to_f32(uint b) { return uintBitsToFloat(b << 16); }
+vec2 bf16x2_to_f32(uint word) {
+  return uintBitsToFloat(uvec2(word << 16, word & 0xffff0000u));
+}
+
+// The f16 at byte offset off (off even).
+float f16_at(uint off) { return f16_bits_to_f32(u16_at(off)); }
+
+// The 6-bit scale and min of sub-block j (0..7) from the 12 scale bytes at byte offset off of a
+// q4_K or q5_K block, as ggml's get_scale_min_k4: sub-blocks 0..3 are the low 6 bits of bytes j
+// and j + 4; 4..7 take their low 4 bits from byte j + 4 and their top 2 bits from the top of
+// bytes j - 4 and j.
+uvec2 k_scale_min(uint off, uint j) {
+  if (j < 4u) return uvec2(u8_at(off + j), u8_at(off + j + 4u)) & 63u;
+  const uint b = u8_at(off + j + 4u);
+  return uvec2((b & 0x0fu) | ((u8_at(off + j - 4u) >> 6) << 4), (b >> 4) | ((u8_at(off + j) >> 6) << 4));
+}

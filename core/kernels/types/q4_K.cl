@@ -1,0 +1,27 @@
+// q4_K: 256 elements in 144 bytes {f16 d, f16 dmin, u8 scales[12], u8 qs[128]}: 8 sub-blocks of
+// 32 with a 6-bit scale sc and min m each (k_scale_min); 64 elements [64i, 64i + 64) come from
+// qs[32i .. 32i + 32), the first 32 from the low nibbles, the next 32 from the high ones;
+// value = (d * sc) * q - dmin * m. Follows ggml's dequantize_row_q4_K (the products are exact, so
+// a fused multiply-add gives the same value).
+#define BLOCK_ELEMS 256
+#define BLOCK_BYTES 144
+
+// Elements [16c, 16c + 16), c in 0..15: sub-block c / 2.
+inline float16 decode16(const __global uchar* blk, uint c) {
+  const uint sub = c >> 1;
+  const uint2 sm = k_scale_min(blk + 4, sub);
+  const float d1 = load_f16(blk) * (float)sm.x;
+  const float m1 = load_f16(blk + 2) * (float)sm.y;
+  const uchar16 q =
+      (vload16(0, blk + 16 + 32 * (c >> 2) + 16 * (c & 1)) >> (uchar)(4 * (sub & 1))) & (uchar)15;
+  return d1 * convert_float16(q) - m1;
+}
+
+inline float value_at(const __global uchar* blk, uint j) {
+  const uint sub = j >> 5;
+  const uint2 sm = k_scale_min(blk + 4, sub);
+  const float d1 = load_f16(blk) * (float)sm.x;
+  const float m1 = load_f16(blk + 2) * (float)sm.y;
+  const uint q = (blk[16 + 32 * (j >> 6) + (j & 31)] >> (4 * (sub & 1))) & 15u;
+  return d1 * (float)q - m1;
+}

@@ -1,0 +1,32 @@
+// q4_K: 256 elements in 144 bytes {f16 d, f16 dmin, u8 scales[12], u8 qs[128]}: 8 sub-blocks of
+// 32 with a 6-bit scale sc and min m each (k_scale_min); 64 elements [64i, 64i + 64) come from
+// qs[32i .. 32i + 32), the first 32 from the low nibbles, the next 32 from the high ones;
+// value = (d * sc) * q - dmin * m. Follows ggml's dequantize_row_q4_K (the products are exact, so
+// a fused multiply-add gives the same value).
+const uint BLOCK_ELEMS = 256u;
+const uint BLOCK_BYTES = 144u;
+
+// Elements [16c, 16c + 16), c in 0..15 (sub-block c / 2): column k holds
+// [16c + 4k, 16c + 4k + 4).
+mat4 decode16(uint off, uint c) {
+  const uint sub = c >> 1;
+  const uvec2 sm = k_scale_min(off + 4u, sub);
+  const float d1 = f16_at(off) * float(sm.x);
+  const float m1 = f16_at(off + 2u) * float(sm.y);
+  const uint base = off + 16u + 32u * (c >> 2) + 16u * (c & 1u);
+  mat4 r;
+  for (uint k = 0u; k < 4u; ++k) {
+    const uint q = (u32_at(base + 4u * k) >> (4u * (sub & 1u))) & 0x0f0f0f0fu;
+    r[k] = d1 * vec4(u8x4(q)) - m1;
+  }
+  return r;
+}
+
+float value_at(uint off, uint j) {
+  const uint sub = j >> 5;
+  const uvec2 sm = k_scale_min(off + 4u, sub);
+  const float d1 = f16_at(off) * float(sm.x);
+  const float m1 = f16_at(off + 2u) * float(sm.y);
+  const uint q = (u8_at(off + 16u + 32u * (j >> 6) + (j & 31u)) >> (4u * (sub & 1u))) & 0x0fu;
+  return d1 * float(q) - m1;
+}

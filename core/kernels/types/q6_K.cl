@@ -1,0 +1,26 @@
+// q6_K: 256 elements in 210 bytes {u8 ql[128], u8 qh[64], i8 scales[16], f16 d}: two halves of
+// 128; in half h, element 32k + l (k 0..3, l 0..31) takes its low 4 bits from
+// ql[64h + 32(k & 1) + l] (low nibble for k < 2, high for k >= 2) and its top 2 bits from bits
+// 2k, 2k + 1 of qh[32h + l]; sub-block e / 16 has the signed scale sc;
+// value = (d * sc) * (q - 32). Follows ggml's dequantize_row_q6_K (every product is exact).
+#define BLOCK_ELEMS 256
+#define BLOCK_BYTES 210
+
+// Elements [16c, 16c + 16), c in 0..15: scale c.
+inline float16 decode16(const __global uchar* blk, uint c) {
+  const uint h = c >> 3, k = (c >> 1) & 3, l = 16 * (c & 1);
+  const uchar16 lo = (vload16(0, blk + 64 * h + 32 * (k & 1) + l) >> (uchar)(4 * (k >> 1))) &
+                     (uchar)15;
+  const uchar16 hi = ((vload16(0, blk + 128 + 32 * h + l) >> (uchar)(2 * k)) & (uchar)3)
+                     << (uchar)4;
+  const float ds = load_f16(blk + 208) * (float)((const __global char*)(blk + 192))[c];
+  return ds * convert_float16(convert_int16(lo | hi) - 32);
+}
+
+inline float value_at(const __global uchar* blk, uint j) {
+  const uint h = j >> 7, k = (j >> 5) & 3, l = j & 31;
+  const uint lo = (blk[64 * h + 32 * (k & 1) + l] >> (4 * (k >> 1))) & 15u;
+  const uint hi = (blk[128 + 32 * h + l] >> (2 * k)) & 3u;
+  const float ds = load_f16(blk + 208) * (float)((const __global char*)(blk + 192))[j >> 4];
+  return ds * (float)((int)(lo | (hi << 4)) - 32);
+}

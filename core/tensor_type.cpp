@@ -1,0 +1,126 @@
+#include "core/tensor_type.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <memory>
+
+#include "core/half.h"
+#include "core/types/codecs.h"
+
+namespace gauntlet::core {
+
+namespace {
+
+using namespace types;
+
+#define GAUNTLET_TYPE(name, elements, bytes) \
+  TypeTraits { TensorType::name, #name, elements, bytes, quantize_##name, dequantize_##name }
+
+// In ggml id order. Block sizes from ggml-common.h.
+constexpr TypeTraits kTypes[] = {
+    GAUNTLET_TYPE(f32, 1, 4),      GAUNTLET_TYPE(f16, 1, 2),      GAUNTLET_TYPE(q4_0, 32, 18),
+    GAUNTLET_TYPE(q4_1, 32, 20),   GAUNTLET_TYPE(q5_0, 32, 22),   GAUNTLET_TYPE(q5_1, 32, 24),
+    GAUNTLET_TYPE(q8_0, 32, 34),   GAUNTLET_TYPE(q4_K, 256, 144), GAUNTLET_TYPE(q5_K, 256, 176),
+    GAUNTLET_TYPE(q6_K, 256, 210), GAUNTLET_TYPE(bf16, 1, 2),
+};
+
+#undef GAUNTLET_TYPE
+
+const std::array<float, 65536>& f16_table() {
+  static const auto table = [] {
+    auto t = std::make_unique<std::array<float, 65536>>();
+    for (uint32_t i = 0; i < 65536; ++i) (*t)[i] = f16_to_f32(static_cast<uint16_t>(i));
+    return t;
+  }();
+  return *table;
+}
+
+// Eight partial sums, added in a fixed order, so the compiler can vectorise the loop and the
+// result depends only on the inputs.
+float dot_floats(const float* w, const float* x, uint32_t n) {
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  uint32_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (uint32_t k = 0; k < 8; ++k) acc[k] += w[i + k] * x[i + k];
+  }
+  for (; i < n; ++i) acc[i % 8] += w[i] * x[i];
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+}  // namespace
+
+float f16_lookup(uint16_t bits) { return f16_table()[bits]; }
+
+std::span<const TypeTraits> all_tensor_types() { return kTypes; }
+
+const TypeTraits& traits(TensorType type) {
+  for (const auto& t : kTypes) {
+    if (t.type == type) return t;
+  }
+  return kTypes[0];  // unreachable for a valid enum value
+}
+
+const char* to_string(TensorType type) {
+  for (const auto& t : kTypes) {
+    if (t.type == type) return t.name;
+  }
+  return "unknown";
+}
+
+std::optional<TensorType> parse_tensor_type(std::string_view name) {
+  auto lower = [](std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  for (const auto& t : kTypes) {
+    if (lower(name) == lower(t.name)) return t.type;
+  }
+  return std::nullopt;
+}
+
+std::optional<TensorType> tensor_type_from_id(uint32_t id) {
+  for (const auto& t : kTypes) {
+    if (static_cast<uint32_t>(t.type) == id) return t.type;
+  }
+  return std::nullopt;
+}
+
+std::string known_tensor_types() {
+  std::string s;
+  for (const auto& t : kTypes) {
+    s += (s.empty() ? "" : ", ") + std::string(t.name) + " (" +
+         std::to_string(static_cast<uint32_t>(t.type)) + ")";
+  }
+  return s;
+}
+
+bool is_quantized(TensorType type) { return block_elements(type) > 1; }
+
+void quantize_row(TensorType type, const float* src, std::byte* dst, uint64_t n) {
+  traits(type).quantize(src, dst, n);
+}
+
+void dequantize_row(TensorType type, const std::byte* src, float* dst, uint64_t n) {
+  traits(type).dequantize(src, dst, n);
+}
+
+float dot_row(TensorType type, const std::byte* row, const float* x, uint64_t n) {
+  if (type == TensorType::f32) {
+    return dot_floats(reinterpret_cast<const float*>(row), x, static_cast<uint32_t>(n));
+  }
+  // Decoded a chunk of whole blocks (256 elements, or one block if larger) at a time.
+  const TypeTraits& t = traits(type);
+  const uint32_t chunk = std::max<uint32_t>(256, t.block_elements);
+  float w[256];
+  float sum = 0;
+  for (uint64_t i = 0; i < n; i += chunk) {
+    const auto len = static_cast<uint32_t>(std::min<uint64_t>(chunk, n - i));
+    t.dequantize(row + row_bytes(type, i), w, len);
+    sum += dot_floats(w, x + i, len);
+  }
+  return sum;
+}
+
+}  // namespace gauntlet::core

@@ -1,0 +1,89 @@
+#pragma once
+// The tensor (weight) types gauntlet reads and writes: ggml's type ids, names and block layouts.
+// A type is one TypeTraits entry (block size, bytes per block, name, id, and its host encode and
+// decode); the planner's bytes, the GGUF reader and writer, the host reference and the kernel
+// choice all read from it. Each type's layout is written down once per language: the C++ in
+// core/types/*.cpp, the OpenCL C in core/kernels/types/<name>.cl, the GLSL in
+// core/kernels/types/<name>.glsl.
+//
+// Layouts (ggml's ggml-common.h; d, dmin and m are f16; QK_K = 256):
+//   f32, f16, bf16   one element per "block"
+//   q4_0  32 elems,  18 bytes  {d, qs[16]}: value = d * (q - 8)
+//   q4_1  32 elems,  20 bytes  {d, m, qs[16]}: value = d * q + m
+//   q5_0  32 elems,  22 bytes  {d, qh[4], qs[16]}: 5th bit from qh; value = d * (q - 16)
+//   q5_1  32 elems,  24 bytes  {d, m, qh[4], qs[16]}: value = d * q + m
+//   q8_0  32 elems,  34 bytes  {d, qs[32] int8}: value = d * q
+//   q4_K 256 elems, 144 bytes  {d, dmin, scales[12], qs[128]}: 8 sub-blocks of 32 with 6-bit
+//                              scale and min; value = d * sc * q - dmin * m
+//   q5_K 256 elems, 176 bytes  {d, dmin, scales[12], qh[32], qs[128]}
+//   q6_K 256 elems, 210 bytes  {ql[128], qh[64], scales[16] int8, d}: value = d * sc * (q - 32)
+// In q4_0/q4_1/q5_0/q5_1, byte j holds element j in its low nibble and element j + 16 in its
+// high nibble.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace gauntlet::core {
+
+enum class TensorType : uint32_t {
+  f32 = 0,
+  f16 = 1,
+  q4_0 = 2,
+  q4_1 = 3,
+  q5_0 = 6,
+  q5_1 = 7,
+  q8_0 = 8,
+  q4_K = 12,
+  q5_K = 13,
+  q6_K = 14,
+  bf16 = 30,
+};
+
+// Encodes n floats (whole blocks) into the type's bytes / decodes them back.
+using QuantizeFn = void (*)(const float* src, std::byte* dst, uint64_t n);
+using DequantizeFn = void (*)(const std::byte* src, float* dst, uint64_t n);
+
+struct TypeTraits {
+  TensorType type;
+  const char* name;  // ggml's type name: "f32", "q4_0", "q4_K", ...
+  uint32_t block_elements;
+  uint32_t block_bytes;
+  QuantizeFn quantize;
+  DequantizeFn dequantize;
+};
+
+// Every type gauntlet can read, write and run, in ggml id order.
+std::span<const TypeTraits> all_tensor_types();
+const TypeTraits& traits(TensorType type);
+
+const char* to_string(TensorType type);
+// ggml's names, case-insensitive ("q4_k" finds q4_K).
+std::optional<TensorType> parse_tensor_type(std::string_view name);
+// The type for a ggml type id, if gauntlet knows it.
+std::optional<TensorType> tensor_type_from_id(uint32_t id);
+// "f32, f16, q4_0, ..." with their ids, for error messages.
+std::string known_tensor_types();
+
+inline uint32_t block_elements(TensorType type) { return traits(type).block_elements; }
+inline size_t block_bytes(TensorType type) { return traits(type).block_bytes; }
+// Bytes of one row of n elements; n must be a multiple of block_elements(type).
+inline uint64_t row_bytes(TensorType type, uint64_t n) {
+  return n / block_elements(type) * block_bytes(type);
+}
+bool is_quantized(TensorType type);
+
+// Converts one row of n floats into `type`'s encoding (dst has row_bytes(type, n) bytes).
+void quantize_row(TensorType type, const float* src, std::byte* dst, uint64_t n);
+// Converts one encoded row back to n floats, exactly as the format defines.
+void dequantize_row(TensorType type, const std::byte* src, float* dst, uint64_t n);
+// Dot product of one encoded row of n elements with n floats, computed in a fixed order (each
+// block decoded, then multiplied in eight lanes added pairwise).
+float dot_row(TensorType type, const std::byte* row, const float* x, uint64_t n);
+
+// f16 -> f32 through a table (the hot loops need it inline and fast).
+float f16_lookup(uint16_t bits);
+
+}  // namespace gauntlet::core

@@ -1,0 +1,223 @@
+// ggml's 32-element block types (ggml-common.h block_q4_0 ... block_q8_0); the quantizers follow
+// ggml-quants.c's reference versions (quantize_row_*_ref).
+#include <algorithm>
+#include <cmath>
+
+#include "core/half.h"
+#include "core/tensor_type.h"
+#include "core/types/bytes.h"
+#include "core/types/codecs.h"
+
+namespace gauntlet::core::types {
+
+namespace {
+
+constexpr uint32_t QK = 32;
+
+// Element j's low four bits sit in byte j % 16 of qs: the low nibble for j < 16, the high one
+// above (ggml dequantize_row_q4_1 / q5_0 / q5_1).
+void pack_nibbles(const uint8_t* codes, std::byte* qs) {
+  for (uint32_t j = 0; j < QK / 2; ++j) {
+    qs[j] = static_cast<std::byte>((codes[j] & 0x0f) | ((codes[j + QK / 2] & 0x0f) << 4));
+  }
+}
+
+uint8_t low_bits(const std::byte* qs, uint32_t j) {
+  const auto byte = static_cast<uint8_t>(qs[j % (QK / 2)]);
+  return j < QK / 2 ? byte & 0x0f : byte >> 4;
+}
+
+// Element j's fifth bit is bit j of qh, read as a little-endian uint32 (ggml
+// dequantize_row_q5_0: qh >> j for the low half, qh >> (j + 12) & 0x10 for the high half).
+void pack_fifth_bits(const uint8_t* codes, std::byte* qh) {
+  uint8_t bytes[4] = {0, 0, 0, 0};
+  for (uint32_t j = 0; j < QK; ++j) bytes[j / 8] |= ((codes[j] >> 4) & 1) << (j % 8);
+  for (uint32_t k = 0; k < 4; ++k) qh[k] = static_cast<std::byte>(bytes[k]);
+}
+
+uint8_t fifth_bit(const std::byte* qh, uint32_t j) {
+  return static_cast<uint8_t>(((static_cast<uint8_t>(qh[j / 8]) >> (j % 8)) & 1) << 4);
+}
+
+// The five-bit code of element j in a block whose qh and qs are given.
+uint8_t five_bit_code(const std::byte* qh, const std::byte* qs, uint32_t j) {
+  return low_bits(qs, j) | fifth_bit(qh, j);
+}
+
+// An unsigned block: value = d * q + min, q in [0, nmax], min the block's minimum.
+struct AffineBlock {
+  float d;
+  float min;
+  uint8_t codes[QK];
+};
+
+// ggml quantize_row_q4_1_ref / quantize_row_q5_1_ref: d spans [min, max] in nmax steps, codes
+// round half up (x * id + 0.5, truncated) and are capped at nmax.
+AffineBlock quantize_affine(const float* x, uint8_t nmax) {
+  AffineBlock block{};
+  float min = x[0], max = x[0];
+  for (uint32_t i = 1; i < QK; ++i) {
+    min = std::min(min, x[i]);
+    max = std::max(max, x[i]);
+  }
+  block.d = (max - min) / nmax;
+  block.min = min;
+  const float id = block.d != 0 ? 1.0f / block.d : 0.0f;
+  for (uint32_t i = 0; i < QK; ++i) {
+    const auto q = static_cast<int>((x[i] - min) * id + 0.5f);
+    block.codes[i] = static_cast<uint8_t>(std::min<int>(nmax, q));
+  }
+  return block;
+}
+
+void store_d_and_min(std::byte* out, const AffineBlock& block) {
+  store_u16(out, f32_to_f16(block.d));
+  store_u16(out + 2, f32_to_f16(block.min));
+}
+
+}  // namespace
+
+// q8_0: {f16 d, int8 qs[32]}; d = amax / 127, q = round(x / d).
+void quantize_q8_0(const float* src, std::byte* dst, uint64_t n) {
+  for (uint64_t b = 0; b < n / QK; ++b) {
+    const float* x = src + b * QK;
+    std::byte* out = dst + b * 34;
+    float amax = 0;
+    for (uint32_t i = 0; i < QK; ++i) amax = std::max(amax, std::fabs(x[i]));
+    const float d = amax / 127.0f;
+    const float id = d != 0 ? 1.0f / d : 0.0f;
+    store_u16(out, f32_to_f16(d));
+    for (uint32_t i = 0; i < QK; ++i) {
+      out[2 + i] = static_cast<std::byte>(static_cast<int8_t>(std::lround(x[i] * id)));
+    }
+  }
+}
+
+void dequantize_q8_0(const std::byte* src, float* dst, uint64_t n) {
+  for (uint64_t b = 0; b < n / QK; ++b) {
+    const std::byte* in = src + b * 34;
+    const float d = f16_lookup(load_u16(in));
+    for (uint32_t i = 0; i < QK; ++i) {
+      dst[b * QK + i] = static_cast<float>(static_cast<int8_t>(in[2 + i])) * d;
+    }
+  }
+}
+
+// q4_0: {f16 d, qs[16]}; the value of largest magnitude maps to -8, so its sign sets d's.
+void quantize_q4_0(const float* src, std::byte* dst, uint64_t n) {
+  for (uint64_t b = 0; b < n / QK; ++b) {
+    const float* x = src + b * QK;
+    std::byte* out = dst + b * 18;
+    float amax = 0, max = 0;
+    for (uint32_t i = 0; i < QK; ++i) {
+      if (std::fabs(x[i]) > amax) {
+        amax = std::fabs(x[i]);
+        max = x[i];
+      }
+    }
+    const float d = max / -8.0f;
+    const float id = d != 0 ? 1.0f / d : 0.0f;
+    store_u16(out, f32_to_f16(d));
+    for (uint32_t j = 0; j < QK / 2; ++j) {
+      auto lo = static_cast<uint8_t>(std::clamp(std::floor(x[j] * id + 8.5f), 0.0f, 15.0f));
+      auto hi = static_cast<uint8_t>(std::clamp(std::floor(x[j + 16] * id + 8.5f), 0.0f, 15.0f));
+      out[2 + j] = static_cast<std::byte>(lo | (hi << 4));
+    }
+  }
+}
+
+void dequantize_q4_0(const std::byte* src, float* dst, uint64_t n) {
+  for (uint64_t b = 0; b < n / QK; ++b) {
+    const std::byte* in = src + b * 18;
+    const float d = f16_lookup(load_u16(in));
+    for (uint32_t j = 0; j < QK / 2; ++j) {
+      const auto byte = static_cast<uint8_t>(in[2 + j]);
+      dst[b * QK + j] = static_cast<float>((byte & 0x0f) - 8) * d;
+      dst[b * QK + j + 16] = static_cast<float>((byte >> 4) - 8) * d;
+    }
+  }
+}
+
+// q4_1: {f16 d, f16 m, qs[16]}; value = d * q + m.
+void quantize_q4_1(const float* src, std::byte* dst, uint64_t n) {
+  for (uint64_t b = 0; b < n / QK; ++b) {
+    const AffineBlock block = quantize_affine(src + b * QK, 15);
+    std::byte* out = dst + b * 20;
+    store_d_and_min(out, block);
+    pack_nibbles(block.codes, out + 4);
+  }
+}
+
+// ggml dequantize_row_q4_1.
+void dequantize_q4_1(const std::byte* src, float* dst, uint64_t n) {
+  for (uint64_t b = 0; b < n / QK; ++b) {
+    const std::byte* in = src + b * 20;
+    const float d = f16_lookup(load_u16(in));
+    const float m = f16_lookup(load_u16(in + 2));
+    for (uint32_t j = 0; j < QK; ++j) {
+      dst[b * QK + j] = static_cast<float>(low_bits(in + 4, j)) * d + m;
+    }
+  }
+}
+
+// q5_0: {f16 d, qh[4], qs[16]}; value = d * (q - 16). As in q4_0, the value of largest magnitude
+// maps to -16 (ggml quantize_row_q5_0_ref).
+void quantize_q5_0(const float* src, std::byte* dst, uint64_t n) {
+  for (uint64_t b = 0; b < n / QK; ++b) {
+    const float* x = src + b * QK;
+    std::byte* out = dst + b * 22;
+    float amax = 0, max = 0;
+    for (uint32_t i = 0; i < QK; ++i) {
+      if (std::fabs(x[i]) > amax) {
+        amax = std::fabs(x[i]);
+        max = x[i];
+      }
+    }
+    const float d = max / -16.0f;
+    const float id = d != 0 ? 1.0f / d : 0.0f;
+    uint8_t codes[QK];
+    for (uint32_t i = 0; i < QK; ++i) {
+      codes[i] = static_cast<uint8_t>(std::min(31, static_cast<int>(x[i] * id + 16.5f)));
+    }
+    store_u16(out, f32_to_f16(d));
+    pack_fifth_bits(codes, out + 2);
+    pack_nibbles(codes, out + 6);
+  }
+}
+
+// ggml dequantize_row_q5_0.
+void dequantize_q5_0(const std::byte* src, float* dst, uint64_t n) {
+  for (uint64_t b = 0; b < n / QK; ++b) {
+    const std::byte* in = src + b * 22;
+    const float d = f16_lookup(load_u16(in));
+    for (uint32_t j = 0; j < QK; ++j) {
+      const int q = five_bit_code(in + 2, in + 6, j) - 16;
+      dst[b * QK + j] = static_cast<float>(q) * d;
+    }
+  }
+}
+
+// q5_1: {f16 d, f16 m, qh[4], qs[16]}; value = d * q + m.
+void quantize_q5_1(const float* src, std::byte* dst, uint64_t n) {
+  for (uint64_t b = 0; b < n / QK; ++b) {
+    const AffineBlock block = quantize_affine(src + b * QK, 31);
+    std::byte* out = dst + b * 24;
+    store_d_and_min(out, block);
+    pack_fifth_bits(block.codes, out + 4);
+    pack_nibbles(block.codes, out + 8);
+  }
+}
+
+// ggml dequantize_row_q5_1.
+void dequantize_q5_1(const std::byte* src, float* dst, uint64_t n) {
+  for (uint64_t b = 0; b < n / QK; ++b) {
+    const std::byte* in = src + b * 24;
+    const float d = f16_lookup(load_u16(in));
+    const float m = f16_lookup(load_u16(in + 2));
+    for (uint32_t j = 0; j < QK; ++j) {
+      dst[b * QK + j] = static_cast<float>(five_bit_code(in + 4, in + 8, j)) * d + m;
+    }
+  }
+}
+
+}  // namespace gauntlet::core::types

@@ -1,0 +1,59 @@
+#pragma once
+// A model file's weight format: the mix of tensor types llama.cpp's quantizer writes for one of
+// its file types (`general.file_type`, LLAMA_FTYPE_* in llama.h), named as llama.cpp names them
+// ("Q4_K_M", "Q8_0", "F16"). The rules that give each tensor its type are llama.cpp's
+// (src/llama-quant.cpp); see file_type.cpp.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "engine/model/tensor_type.h"
+
+namespace gauntlet::engine::model {
+
+// Values are llama.cpp's LLAMA_FTYPE_* ids, written as general.file_type.
+enum class FileType : uint32_t {
+  f32 = 0,  // LLAMA_FTYPE_ALL_F32
+  f16 = 1,
+  q4_0 = 2,
+  q4_1 = 3,
+  q8_0 = 7,
+  q5_0 = 8,
+  q5_1 = 9,
+  q4_K_S = 14,
+  q4_K_M = 15,
+  q5_K_S = 16,
+  q5_K_M = 17,
+  q6_K = 18,
+  bf16 = 32,
+};
+
+// "F32", "F16", "BF16", "Q4_0", ..., "Q4_K_M", "Q6_K".
+const char* to_string(FileType type);
+// Case-insensitive: "q4_k_m" finds Q4_K_M.
+std::optional<FileType> parse_file_type(std::string_view name);
+std::optional<FileType> file_type_from_id(uint32_t id);
+std::span<const FileType> all_file_types();
+std::string known_file_types();
+// The type most tensors get (Q4_K for Q4_K_M).
+TensorType base_type(FileType type);
+// The file type whose every tensor is `type` where the rules allow (f32 -> F32, q8_0 -> Q8_0);
+// nullopt for a type that names no file type of its own.
+std::optional<FileType> file_type_for(TensorType type);
+
+// Where a tensor sits in the model, as llama.cpp's quantizer sees it.
+struct TensorPlace {
+  std::string name;      // "blk.3.attn_v.weight", "output.weight", ...
+  uint64_t n_cols = 0;   // ne[0], the row length
+  uint32_t n_dims = 2;
+  uint32_t layer = 0;    // for blk.N.* tensors
+  uint32_t n_layer = 1;
+  bool tied_output = false;  // no output.weight: token_embd serves as the output
+};
+
+// The type llama.cpp's quantizer gives this tensor in a file of `type`.
+TensorType tensor_type_for(FileType type, const TensorPlace& place);
+
+}  // namespace gauntlet::engine::model
