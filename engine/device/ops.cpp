@@ -41,10 +41,30 @@ core::Status Ops::run(core::Result<backends::KernelSource> source,
   return core::Status::ok();
 }
 
+namespace {
+
+// Shaders read weights as 32-bit words, so the buffer must hold the rows rounded up to a word
+// (rows of 2-byte-aligned blocks can end mid-word).
+core::Status check_weights(const backends::Buffer& w, model::TensorType type, uint32_t n_in,
+                           uint32_t n_rows) {
+  const uint64_t need = (model::row_bytes(type, n_in) * n_rows + 3) / 4 * 4;
+  if (w.size() < need) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            std::string("a ") + model::to_string(type) + " weight buffer of " +
+                                std::to_string(w.size()) + " bytes; " + std::to_string(n_rows) +
+                                " rows of " + std::to_string(n_in) + " need " +
+                                std::to_string(need) + " (whole 32-bit words)");
+  }
+  return core::Status::ok();
+}
+
+}  // namespace
+
 core::Status Ops::matvec(backends::Buffer& w, model::TensorType type,
                          const planner::KernelVariant& v, uint32_t n_in, uint32_t n_out,
                          backends::Buffer& act, uint32_t x_off, uint32_t out_off, uint32_t rows,
                          bool accumulate) {
+  GAUNTLET_TRY(check_weights(w, type, n_in, n_out));
   const MatvecParams p{n_in, n_out, x_off, out_off, 0};
   const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
   return run(matvec_source(device().info().id.api, type, v, n_in, rows, accumulate), {&w, &act},
@@ -53,6 +73,7 @@ core::Status Ops::matvec(backends::Buffer& w, model::TensorType type,
 
 core::Status Ops::embed(backends::Buffer& w, model::TensorType type, uint32_t n, uint32_t row,
                         backends::Buffer& act, uint32_t out_off) {
+  GAUNTLET_TRY(check_weights(w, type, n, row + 1));
   const MatvecParams p{n, 1, 0, out_off, row};
   return run(embed_source(device().info().id.api, type), {&w, &act}, bytes_of(p),
              groups_for(n, kSimpleWorkgroup), 0);

@@ -99,13 +99,13 @@ TEST_F(RunOnEveryDevice, LlvmpipeRefusesTheWholeF32VectorAndRunsTheTiledVariant)
   auto report = load(dir_ / "report.json");
   const auto* vk = device_with_view(report, "vulkan");
   ASSERT_NE(vk, nullptr);
-  const auto* whole = profile(*vk, "f32/f32/kv-f32/wg64-whole/ctx512/b1");
+  const auto* whole = profile(*vk, "F32/f32/kv-f32/wg64-whole/ctx512/b1");
   ASSERT_NE(whole, nullptr);
   EXPECT_EQ((*whole)["verdict"], "unsafe");
   const std::string reason = (*whole)["reason"];
   EXPECT_EQ(reason.rfind("local memory ", 0), 0u) << reason;
   EXPECT_NE(reason.find(" > 32768"), std::string::npos) << reason;
-  const auto* tiled = profile(*vk, "f32/f32/kv-f32/wg64-t1024-s256/ctx512/b1");
+  const auto* tiled = profile(*vk, "F32/f32/kv-f32/wg64-t1024-s256/ctx512/b1");
   ASSERT_NE(tiled, nullptr);
   EXPECT_EQ((*tiled)["verdict"], "safe") << (*tiled)["reason"];
   EXPECT_GT((*tiled)["figures"]["tok_s"].get<double>(), 0.0);
@@ -183,8 +183,8 @@ TEST(RunOnPocl, TheSafeContextShrinksUnderPoclMemoryLimit) {
   auto full_report = load(dir / "full.json");
   big_device = device_with_view(full_report, "opencl");
   ASSERT_NE(big_device, nullptr);
-  const uint32_t with_limit = largest_safe_context(*small_device, "f32");
-  const uint32_t without = largest_safe_context(*big_device, "f32");
+  const uint32_t with_limit = largest_safe_context(*small_device, "F32");
+  const uint32_t without = largest_safe_context(*big_device, "F32");
   EXPECT_GT(with_limit, 0u);
   EXPECT_LT(with_limit, without);
   EXPECT_LE((*small_device)["stress"]["safe_budget_bytes"].get<uint64_t>(), 1ull << 30);
@@ -200,7 +200,7 @@ TEST(RunOnPocl, ASimulatedThirtyTwoKilobyteDeviceRefusesTheWholeVector) {
   ASSERT_NE(cl, nullptr);
   EXPECT_TRUE((*cl)["simulation"]["simulated"].get<bool>());
   EXPECT_EQ((*cl)["verified"]["local_mem_verified_bytes"], 32768);
-  const auto* whole = profile(*cl, "f32/f32/kv-f32/wg64-whole/ctx512/b1");
+  const auto* whole = profile(*cl, "F32/f32/kv-f32/wg64-whole/ctx512/b1");
   ASSERT_NE(whole, nullptr);
   EXPECT_EQ((*whole)["verdict"], "unsafe");
   EXPECT_NE((*whole)["reason"].get<std::string>().find(" > 32768"), std::string::npos);

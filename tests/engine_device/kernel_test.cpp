@@ -81,7 +81,7 @@ class EngineKernels : public DeviceTest {
     const auto weights = random_floats(uint64_t{n_in} * n_out, 11, 1.0f);
     const auto x = random_floats(n_in, 12, 1.0f);
     const uint64_t rb = model::row_bytes(c.type, n_in);
-    std::vector<std::byte> wq(rb * n_out);
+    std::vector<std::byte> wq((rb * n_out + 3) / 4 * 4);  // whole words, as Ops::matvec asks
     for (uint32_t r = 0; r < n_out; ++r) {
       model::quantize_row(c.type, weights.data() + uint64_t{r} * n_in, wq.data() + r * rb, n_in);
     }
@@ -165,7 +165,7 @@ TEST_F(EngineKernels, EmbedDequantizesARowExactly) {
   for (const auto& type : model::all_tensor_types()) {
     const TensorType t = type.type;
     const uint64_t rb = model::row_bytes(t, n);
-    std::vector<std::byte> wq(rb * rows);
+    std::vector<std::byte> wq((rb * rows + 3) / 4 * 4);
     for (uint32_t r = 0; r < rows; ++r)
       model::quantize_row(t, weights.data() + r * n, wq.data() + r * rb, n);
     std::vector<float> expected(n);

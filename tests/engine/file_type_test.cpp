@@ -1,0 +1,126 @@
+// llama.cpp's quantizer rules (src/llama-quant.cpp) as gauntlet applies them to synthetic files,
+// and the metadata llama.cpp's loader needs.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "engine/model/file_type.h"
+#include "engine/model/shape.h"
+#include "test_models.h"
+
+namespace gauntlet::engine {
+namespace {
+
+using model::FileType;
+using model::TensorType;
+
+model::LlamaShape layers(uint32_t n) {
+  auto s = model::parse_dims("n_embd=256,n_layer=" + std::to_string(n) +
+                             ",n_head=4,n_head_kv=2,n_ff=512,n_vocab=300,context=64")
+               .value();
+  return s;
+}
+
+TensorType type_of(const std::vector<model::TensorDesc>& tensors, const std::string& name) {
+  for (const auto& t : tensors) {
+    if (t.name == name) return t.type;
+  }
+  ADD_FAILURE() << "no tensor " << name;
+  return TensorType::f32;
+}
+
+// use_more_bits(i, n): i < n/8, i >= 7n/8, or (i - n/8) % 3 == 2, worked by hand.
+void expect_q4_k_m(uint32_t n_layer, const std::set<uint32_t>& more_bits) {
+  SCOPED_TRACE(std::to_string(n_layer) + " layers");
+  const auto tensors = model::llama_tensors(layers(n_layer), FileType::q4_K_M);
+  EXPECT_EQ(type_of(tensors, "token_embd.weight"), TensorType::q4_K);
+  EXPECT_EQ(type_of(tensors, "output.weight"), TensorType::q6_K);
+  EXPECT_EQ(type_of(tensors, "output_norm.weight"), TensorType::f32);
+  for (uint32_t l = 0; l < n_layer; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    const TensorType sensitive = more_bits.count(l) ? TensorType::q6_K : TensorType::q4_K;
+    EXPECT_EQ(type_of(tensors, p + "attn_v.weight"), sensitive) << l;
+    EXPECT_EQ(type_of(tensors, p + "ffn_down.weight"), sensitive) << l;
+    for (const char* plain : {"attn_q", "attn_k", "attn_output", "ffn_gate", "ffn_up"}) {
+      EXPECT_EQ(type_of(tensors, p + plain + ".weight"), TensorType::q4_K) << p << plain;
+    }
+    EXPECT_EQ(type_of(tensors, p + "attn_norm.weight"), TensorType::f32);
+    EXPECT_EQ(type_of(tensors, p + "ffn_norm.weight"), TensorType::f32);
+  }
+}
+
+TEST(FileTypes, Q4KMGivesAttnVAndFfnDownMoreBitsOnTheLayersLlamaCppPicks) {
+  expect_q4_k_m(8, {0, 3, 6, 7});
+  expect_q4_k_m(32, {0, 1, 2, 3, 6, 9, 12, 15, 18, 21, 24, 27, 28, 29, 30, 31});
+}
+
+// Qwen2.5-0.5B's width: rows of 896 are not whole 256-element super-blocks, so llama.cpp falls
+// back (tensor_type_fallback): q4_K -> q5_0, q6_K -> q8_0; ffn_down's rows of 4864 (19 * 256)
+// keep the k-quants.
+TEST(FileTypes, RowsOf896FallBackToLegacyTypes) {
+  auto s =
+      model::parse_dims("n_embd=896,n_layer=8,n_head=14,n_head_kv=2,n_ff=4864,n_vocab=400,context=64")
+          .value();
+  const auto q4 = model::llama_tensors(s, FileType::q4_K_M);
+  EXPECT_EQ(type_of(q4, "blk.1.attn_q.weight"), TensorType::q5_0);
+  EXPECT_EQ(type_of(q4, "blk.1.attn_v.weight"), TensorType::q5_0);
+  EXPECT_EQ(type_of(q4, "blk.0.attn_v.weight"), TensorType::q8_0);  // q6_K, then its fallback
+  EXPECT_EQ(type_of(q4, "blk.1.ffn_down.weight"), TensorType::q4_K);
+  EXPECT_EQ(type_of(q4, "blk.0.ffn_down.weight"), TensorType::q6_K);
+  EXPECT_EQ(type_of(q4, "token_embd.weight"), TensorType::q5_0);
+  EXPECT_EQ(type_of(q4, "output.weight"), TensorType::q8_0);  // the output's own rule
+  const auto q5 = model::llama_tensors(s, FileType::q5_K_M);
+  EXPECT_EQ(type_of(q5, "blk.1.attn_q.weight"), TensorType::q5_1);
+  EXPECT_EQ(type_of(q5, "blk.1.ffn_down.weight"), TensorType::q5_K);
+}
+
+TEST(FileTypes, OutputAndTiedEmbeddingRules) {
+  auto s = layers(4);
+  // Every quantized file type but Q8_0 writes the output in q6_K; unquantized ones keep theirs.
+  EXPECT_EQ(type_of(model::llama_tensors(s, FileType::q4_0), "output.weight"), TensorType::q6_K);
+  EXPECT_EQ(type_of(model::llama_tensors(s, FileType::q5_1), "output.weight"), TensorType::q6_K);
+  EXPECT_EQ(type_of(model::llama_tensors(s, FileType::q8_0), "output.weight"), TensorType::q8_0);
+  EXPECT_EQ(type_of(model::llama_tensors(s, FileType::f16), "output.weight"), TensorType::f16);
+  EXPECT_EQ(type_of(model::llama_tensors(s, FileType::q4_0), "blk.0.attn_v.weight"),
+            TensorType::q4_0);
+  // Tied: token_embd is the output matrix and gets the output's type.
+  s.tied_output = true;
+  EXPECT_EQ(type_of(model::llama_tensors(s, FileType::q4_K_M), "token_embd.weight"),
+            TensorType::q6_K);
+}
+
+TEST(FileTypes, NamesIdsAndParsing) {
+  EXPECT_EQ(model::parse_file_type("q4_k_m"), FileType::q4_K_M);
+  EXPECT_EQ(model::parse_file_type("Q8_0"), FileType::q8_0);
+  EXPECT_FALSE(model::parse_file_type("q3_k_m").has_value());
+  EXPECT_EQ(static_cast<uint32_t>(FileType::q4_K_M), 15u);  // LLAMA_FTYPE_MOSTLY_Q4_K_M
+  EXPECT_EQ(static_cast<uint32_t>(FileType::bf16), 32u);    // LLAMA_FTYPE_MOSTLY_BF16
+  EXPECT_STREQ(model::to_string(FileType::q5_K_M), "Q5_K_M");
+  EXPECT_EQ(model::file_type_from_id(18), FileType::q6_K);
+}
+
+TEST(FileTypes, WrittenFilesCarryTheFileTypeAndATokenizerLlamaCppLoads) {
+  const auto bytes = test::synthetic_bytes(layers(2), FileType::q4_K_M);
+  auto info = model::parse_gguf(bytes).value();
+  EXPECT_EQ(info.get_uint("general.file_type"), 15u);
+  EXPECT_EQ(info.get_uint("general.quantization_version"), 2u);
+  EXPECT_EQ(info.get_string("tokenizer.ggml.model"), "llama");
+  EXPECT_EQ(info.get_uint("tokenizer.ggml.bos_token_id"), 1u);
+  EXPECT_EQ(info.get_uint("tokenizer.ggml.eos_token_id"), 2u);
+  const auto* tokens = info.meta("tokenizer.ggml.tokens");
+  ASSERT_NE(tokens, nullptr);
+  EXPECT_EQ(tokens->array_count, 300u);  // one per vocabulary entry
+  EXPECT_EQ(tokens->array[0].s, "<unk>");
+  EXPECT_EQ(tokens->array[3 + 0x0A].s, "<0x0A>");  // the newline byte the SPM loader looks up
+  const auto* types = info.meta("tokenizer.ggml.token_type");
+  ASSERT_NE(types, nullptr);
+  EXPECT_EQ(types->array_type, model::MetaType::i32);
+  EXPECT_EQ(types->array[3 + 0x0A].i, 6);  // LLAMA_TOKEN_TYPE_BYTE
+  const auto* scores = info.meta("tokenizer.ggml.scores");
+  ASSERT_NE(scores, nullptr);
+  EXPECT_EQ(scores->array_type, model::MetaType::f32);
+  EXPECT_EQ(scores->array_count, 300u);
+}
+
+}  // namespace
+}  // namespace gauntlet::engine
