@@ -105,6 +105,10 @@ std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>&
     const auto& c = candidates[i];
     if (!c.runnable || c.setup.config.batch != 1) continue;
     if (!models.files.count(c.setup.config.weights)) continue;
+    if (level == core::Level::quick && !models.user_file &&
+        !runs_at_quick_level(c.setup.config.weights)) {
+      continue;
+    }
     by_key[c.setup.config.weights][setup_key(c.setup)].push_back(i);
   }
   std::map<FileType, std::vector<RunItem>> plan;
@@ -206,8 +210,8 @@ void settle_unrun(std::vector<Candidate>& candidates, core::Level level, bool in
         p.verdict = reports::ProfileVerdict::derived;
       } else if (level == core::Level::quick) {
         p.reason =
-            "not run at the quick level, which runs the default variant of each format "
-            "(--level standard runs every variant)";
+            "not run at the quick level, which runs the default variant of F32, F16, Q8_0 and "
+            "Q4_K_M (--level standard runs every variant of every format)";
       } else {
         p.reason = "not run: no model file of this format";
       }

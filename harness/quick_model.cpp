@@ -57,6 +57,11 @@ bool cached_model_is_valid(const std::filesystem::path& path,
 
 std::span<const FileType> planned_formats() { return kFormats; }
 
+bool runs_at_quick_level(FileType format) {
+  return format == FileType::f32 || format == FileType::f16 || format == FileType::q8_0 ||
+         format == FileType::q4_K_M;
+}
+
 engine::model::LlamaShape quick_shape() {
   engine::model::LlamaShape s;
   s.name = "gauntlet-quick";
@@ -86,6 +91,7 @@ core::Result<ModelSet> prepare_models(const std::filesystem::path& model_path,
     set.info.name = model_path.filename().string();
     set.info.format = engine::model::to_string(model->file_type);
     set.files[model->file_type] = model_path;
+    set.user_file = true;
     set.mixes[model->file_type] = model->tensors;
     set.note = "the model file holds " + set.info.format + " weights" +
                (model->file_type_guessed ? " (named by its largest type)" : "") +

@@ -29,10 +29,14 @@ struct ModelSet {
   // A GGUF file per weight format the run can decode; formats absent here are planned only.
   std::map<engine::model::FileType, std::filesystem::path> files;
   std::string note;  // why some formats are planned only
+  bool user_file = false;  // the user's --model, always run in its own format
 };
 
 // The weight formats a synthetic model is planned and run in: the file types teams deploy.
 std::span<const engine::model::FileType> planned_formats();
+// The quick level runs these (the formats teams deploy most, and F32 as the reference); the
+// other formats are planned, and run from the standard level on.
+bool runs_at_quick_level(engine::model::FileType format);
 
 // A user's GGUF file: its own mix only. A preset shape, dims (n_embd=..,n_layer=..,...) or the
 // quick model: every planned format, each synthesized into `cache_dir` where its weights fit in
