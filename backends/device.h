@@ -68,8 +68,8 @@ struct KernelConstant {
 };
 
 struct KernelSource {
-  std::string name;                 // entry point (OpenCL kernel name; Vulkan uses "main")
-  std::string_view opencl_c;        // .cl text
+  std::string name;           // entry point (OpenCL kernel name; Vulkan uses "main")
+  std::string_view opencl_c;  // .cl text
   // OpenCL C placed before opencl_c, in order (e.g. a weight type's block decoder).
   std::vector<std::string_view> opencl_headers;
   std::span<const uint32_t> spirv;  // compiled .comp

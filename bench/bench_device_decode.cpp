@@ -94,8 +94,9 @@ void BM_Matvec(benchmark::State& state, const std::string& name, model::TensorTy
     check(d.upload(*act, std::as_bytes(std::span(x))));
     auto shape =
         model::parse_dims("n_embd=128,n_layer=1,n_head=1,n_ff=2816,n_vocab=32,context=8").value();
-    const auto cfg = device::default_config(d.info(), d.info().local_mem_size, shape,
-                                            model::file_type_for(type).value_or(model::FileType::f32));
+    const auto cfg =
+        device::default_config(d.info(), d.info().local_mem_size, shape,
+                               model::file_type_for(type).value_or(model::FileType::f32));
     const auto v = device::effective_matvec(cfg);
     device::Ops ops(d);
     check(ops.matvec(*wb, type, v, n_in, n_out, *act, 0, n_in, device::kMatvecRows));

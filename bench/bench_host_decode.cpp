@@ -46,9 +46,10 @@ const model::FileType kFileTypes[] = {model::FileType::f32,  model::FileType::f1
                                       model::FileType::bf16, model::FileType::q8_0,
                                       model::FileType::q4_0, model::FileType::q4_K_M};
 const model::TensorType kTypes[] = {
-    model::TensorType::f32,  model::TensorType::f16,  model::TensorType::bf16, model::TensorType::q8_0,
-    model::TensorType::q4_0, model::TensorType::q4_1, model::TensorType::q5_0, model::TensorType::q5_1,
-    model::TensorType::q4_K, model::TensorType::q5_K, model::TensorType::q6_K};
+    model::TensorType::f32,  model::TensorType::f16,  model::TensorType::bf16,
+    model::TensorType::q8_0, model::TensorType::q4_0, model::TensorType::q4_1,
+    model::TensorType::q5_0, model::TensorType::q5_1, model::TensorType::q4_K,
+    model::TensorType::q5_K, model::TensorType::q6_K};
 
 void BM_HostDecode(benchmark::State& state, const std::string& shape_name) {
   const auto format = kFileTypes[state.range(0)];

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Repository checks CI runs before building: formatting (.clang-format at the root) and the
-# include directions of ../shared/DESIGN.md (a folder includes only the folders below it).
+# include directions of docs/DESIGN.md (a folder includes only the folders below it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0

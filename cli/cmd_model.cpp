@@ -101,8 +101,8 @@ int model_info(const std::string& path, bool json) {
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
-  std::cout << path << ": llama '" << s.name << "', " << format
-            << ", GGUF v" << info.version << "\n"
+  std::cout << path << ": llama '" << s.name << "', " << format << ", GGUF v" << info.version
+            << "\n"
             << "  n_embd " << s.n_embd << ", n_layer " << s.n_layer << ", n_head " << s.n_head
             << ", n_head_kv " << s.n_head_kv << ", n_ff " << s.n_ff << ", n_vocab " << s.n_vocab
             << ", context " << s.context << (s.tied_output ? ", tied output" : "") << "\n"
@@ -141,7 +141,8 @@ void add_model_command(CLI::App& app, CommandContext& context) {
                  "n_embd=..,n_layer=..,n_head=..,n_head_kv=..,n_ff=..,n_vocab=..,context=..");
   mk->add_option("--format", make->format,
                  "llama.cpp file type: each tensor gets the type llama.cpp's quantizer gives it "
-                 "(" + engine::model::known_file_types() + "; default Q8_0)");
+                 "(" +
+                     engine::model::known_file_types() + "; default Q8_0)");
   mk->add_option("--seed", make->seed, "weight seed (default 1)");
   mk->add_option("-o,--output", make->out, "the GGUF file to write")->required();
   mk->add_flag("--force", make->force, "replace an existing file");

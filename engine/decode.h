@@ -19,8 +19,8 @@
 namespace gauntlet::engine {
 
 struct DecodeRequest {
-  std::filesystem::path model_path;                    // a GGUF file, or empty with `shape` set
-  std::optional<model::LlamaShape> shape;              // a synthetic model of this shape
+  std::filesystem::path model_path;                // a GGUF file, or empty with `shape` set
+  std::optional<model::LlamaShape> shape;          // a synthetic model of this shape
   model::FileType format = model::FileType::q8_0;  // for the synthetic model
   uint64_t seed = 1;
   std::vector<int32_t> prompt = {1};

@@ -98,8 +98,8 @@ core::Json run_items_in_child(const core::DeviceInfo& device, const std::filesys
 // The runs a level asks for, per format: the default key only at quick, every key otherwise;
 // a decode check at each key's smallest context and an attention check at its largest.
 std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>& candidates,
-                                                     const ModelSet& models, core::Level level,
-                                                     bool host) {
+                                                   const ModelSet& models, core::Level level,
+                                                   bool host) {
   std::map<FileType, std::map<std::string, std::vector<size_t>>> by_key;
   for (size_t i = 0; i < candidates.size(); ++i) {
     const auto& c = candidates[i];

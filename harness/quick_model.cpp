@@ -14,8 +14,8 @@ namespace {
 using engine::model::FileType;
 // The formats llama.cpp users ship most (Q4_K_M, Q5_K_M, Q6_K, Q8_0), the legacy Q4_0, and the
 // unquantized ones.
-constexpr FileType kFormats[] = {FileType::f32,    FileType::f16,    FileType::bf16,
-                                 FileType::q8_0,   FileType::q6_K,   FileType::q5_K_M,
+constexpr FileType kFormats[] = {FileType::f32,    FileType::f16,  FileType::bf16,
+                                 FileType::q8_0,   FileType::q6_K, FileType::q5_K_M,
                                  FileType::q4_K_M, FileType::q4_0};
 constexpr uint64_t kSeed = 20261121;
 

@@ -4,11 +4,10 @@
 #include <filesystem>
 #include <map>
 #include <span>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
-#include "engine/model/shape.h"
 #include "engine/model/file_type.h"
 #include "engine/model/shape.h"
 #include "reports/report.h"
@@ -28,7 +27,7 @@ struct ModelSet {
   std::map<engine::model::FileType, std::vector<engine::model::TensorDesc>> mixes;
   // A GGUF file per weight format the run can decode; formats absent here are planned only.
   std::map<engine::model::FileType, std::filesystem::path> files;
-  std::string note;  // why some formats are planned only
+  std::string note;        // why some formats are planned only
   bool user_file = false;  // the user's --model, always run in its own format
 };
 

@@ -168,7 +168,8 @@ core::Result<RunOutcome> run(const RunConfig& config) {
     device.conformance = stage->conformance;
     device.stress = stage->stress;
 
-    auto candidates = plan_profiles(models->shape, models->mixes, stage->facts, device.key, options.level);
+    auto candidates =
+        plan_profiles(models->shape, models->mixes, stage->facts, device.key, options.level);
     GAUNTLET_TRY(run_profiles(claimed, *models, candidates, options, *journal, progress,
                               config.interrupted));
     for (auto& c : candidates) device.profiles.push_back(std::move(c.profile));

@@ -76,8 +76,7 @@ std::string familiar_name(const std::string& weight_format, const std::string& c
   for (char& c : format) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (format.size() > 1 && format[0] == 'q') {
     auto underscore = format.find('_');
-    bits = format.substr(
-        1, underscore == std::string::npos ? std::string::npos : underscore - 1);
+    bits = format.substr(1, underscore == std::string::npos ? std::string::npos : underscore - 1);
     if (underscore != std::string::npos) variant = format.substr(underscore);
   }
   return "q" + bits + compute_precision + variant;
@@ -190,7 +189,7 @@ void from_json(const Json& j, TypeShare& v) {
 }
 
 void to_json(Json& j, const ModelInfo& v) {
-  j = Json{{"name", v.name},   {"shape", v.shape}, {"format", v.format},
+  j = Json{{"name", v.name},     {"shape", v.shape}, {"format", v.format},
            {"params", v.params}, {"bytes", v.bytes}, {"type_mix", v.type_mix}};
 }
 void from_json(const Json& j, ModelInfo& v) {

@@ -1,7 +1,6 @@
 #include "engine/device/kernels.h"
 
 #include "core/type_kernels.h"
-
 #include "kernels/engine_attention_cl.h"
 #include "kernels/engine_elementwise_cl.h"
 #include "kernels/engine_matvec_cl.h"

@@ -123,8 +123,8 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
   if (steps > 1 && seconds > 0) {
     r.tokens_per_second = (steps - 1) / seconds;
     const uint32_t mid = static_cast<uint32_t>(prompt.size() + steps / 2);
-    r.effective_gbps = static_cast<double>(
-                           bytes_read_per_token(both->host.shape, both->host.tensors, config.kv, mid)) *
+    r.effective_gbps = static_cast<double>(bytes_read_per_token(
+                           both->host.shape, both->host.tensors, config.kv, mid)) *
                        r.tokens_per_second / 1e9;
   }
 
@@ -212,14 +212,14 @@ core::Result<CheckResult> check_context(backends::Device& device, const model::G
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   r.device_tokens = {reference::argmax(*dev_logits)};
   r.device_peak_bytes = device.peak_bytes();
-  r.planned_peak_bytes =
-      planner::plan_memory(s, {config.weights, context, 1, config.kv, 16ull << 20, both->host.tensors})
-          .steady_state;
+  r.planned_peak_bytes = planner::plan_memory(s, {config.weights, context, 1, config.kv,
+                                                  16ull << 20, both->host.tensors})
+                             .steady_state;
   if (seconds > 0) {
     r.tokens_per_second = 1.0 / seconds;
     r.effective_gbps =
-        static_cast<double>(bytes_read_per_token(s, both->host.tensors, config.kv, context)) / seconds /
-        1e9;
+        static_cast<double>(bytes_read_per_token(s, both->host.tensors, config.kv, context)) /
+        seconds / 1e9;
   }
 
   reference::ThreadPool pool(0);

@@ -16,18 +16,18 @@ struct FileTypeRow {
 // Names as llama.cpp's file names and llama_model_ftype_name give them; base types as
 // llama_model_quantize_impl's switch on ftype (src/llama-quant.cpp).
 constexpr FileTypeRow kRows[] = {
-    {FileType::f32, "F32", TensorType::f32},          {FileType::f16, "F16", TensorType::f16},
-    {FileType::bf16, "BF16", TensorType::bf16},       {FileType::q8_0, "Q8_0", TensorType::q8_0},
-    {FileType::q6_K, "Q6_K", TensorType::q6_K},       {FileType::q5_K_M, "Q5_K_M", TensorType::q5_K},
-    {FileType::q5_K_S, "Q5_K_S", TensorType::q5_K},   {FileType::q5_1, "Q5_1", TensorType::q5_1},
-    {FileType::q5_0, "Q5_0", TensorType::q5_0},       {FileType::q4_K_M, "Q4_K_M", TensorType::q4_K},
-    {FileType::q4_K_S, "Q4_K_S", TensorType::q4_K},   {FileType::q4_1, "Q4_1", TensorType::q4_1},
+    {FileType::f32, "F32", TensorType::f32},        {FileType::f16, "F16", TensorType::f16},
+    {FileType::bf16, "BF16", TensorType::bf16},     {FileType::q8_0, "Q8_0", TensorType::q8_0},
+    {FileType::q6_K, "Q6_K", TensorType::q6_K},     {FileType::q5_K_M, "Q5_K_M", TensorType::q5_K},
+    {FileType::q5_K_S, "Q5_K_S", TensorType::q5_K}, {FileType::q5_1, "Q5_1", TensorType::q5_1},
+    {FileType::q5_0, "Q5_0", TensorType::q5_0},     {FileType::q4_K_M, "Q4_K_M", TensorType::q4_K},
+    {FileType::q4_K_S, "Q4_K_S", TensorType::q4_K}, {FileType::q4_1, "Q4_1", TensorType::q4_1},
     {FileType::q4_0, "Q4_0", TensorType::q4_0},
 };
 
-constexpr FileType kAll[] = {FileType::f32,    FileType::f16,    FileType::bf16,   FileType::q8_0,
-                             FileType::q6_K,   FileType::q5_K_M, FileType::q5_K_S, FileType::q5_1,
-                             FileType::q5_0,   FileType::q4_K_M, FileType::q4_K_S, FileType::q4_1,
+constexpr FileType kAll[] = {FileType::f32,  FileType::f16,    FileType::bf16,   FileType::q8_0,
+                             FileType::q6_K, FileType::q5_K_M, FileType::q5_K_S, FileType::q5_1,
+                             FileType::q5_0, FileType::q4_K_M, FileType::q4_K_S, FileType::q4_1,
                              FileType::q4_0};
 
 const FileTypeRow& row(FileType type) {

@@ -45,10 +45,10 @@ std::optional<FileType> file_type_for(TensorType type);
 
 // Where a tensor sits in the model, as llama.cpp's quantizer sees it.
 struct TensorPlace {
-  std::string name;      // "blk.3.attn_v.weight", "output.weight", ...
-  uint64_t n_cols = 0;   // ne[0], the row length
+  std::string name;     // "blk.3.attn_v.weight", "output.weight", ...
+  uint64_t n_cols = 0;  // ne[0], the row length
   uint32_t n_dims = 2;
-  uint32_t layer = 0;    // for blk.N.* tensors
+  uint32_t layer = 0;  // for blk.N.* tensors
   uint32_t n_layer = 1;
   bool tied_output = false;  // no output.weight: token_embd serves as the output
 };

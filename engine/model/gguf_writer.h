@@ -25,7 +25,8 @@ class GgufWriter {
   void set_u64(const std::string& key, uint64_t value);
   void set_f32(const std::string& key, float value);
   void set_string(const std::string& key, const std::string& value);
-  // Any value of type u32, u64, i32, f32, string, or an array of those (as the reader returns them).
+  // Any value of type u32, u64, i32, f32, string, or an array of those (as the reader returns
+  // them).
   void set_meta(const std::string& key, MetaValue value);
   void set_string_array(const std::string& key, const std::vector<std::string>& values);
 

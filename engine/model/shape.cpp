@@ -1,10 +1,10 @@
 #include "engine/model/shape.h"
 
-#include "engine/model/tokenizer_meta.h"
-
 #include <charconv>
 #include <map>
 #include <sstream>
+
+#include "engine/model/tokenizer_meta.h"
 
 namespace gauntlet::engine::model {
 
@@ -156,8 +156,8 @@ std::vector<TensorDesc> llama_tensors(const LlamaShape& s, FileType format) {
   const uint64_t embd = s.n_embd, kv = s.n_embd_kv(), ff = s.n_ff, vocab = s.n_vocab;
   std::vector<TensorDesc> t;
   auto add = [&](std::string name, std::vector<uint64_t> ne, uint32_t layer) {
-    TensorPlace place{name, ne[0], static_cast<uint32_t>(ne.size()), layer, s.n_layer,
-                      s.tied_output};
+    TensorPlace place{name,  ne[0],     static_cast<uint32_t>(ne.size()),
+                      layer, s.n_layer, s.tied_output};
     const bool norm = ne.size() == 1;
     t.push_back({std::move(name), std::move(ne), tensor_type_for(format, place), norm});
   };

@@ -21,8 +21,7 @@ uint64_t name_hash(const std::string& name) {
 
 }  // namespace
 
-core::Result<GgufWriter> synthetic_writer(const LlamaShape& shape, FileType format,
-                                          uint64_t seed) {
+core::Result<GgufWriter> synthetic_writer(const LlamaShape& shape, FileType format, uint64_t seed) {
   GAUNTLET_TRY(validate_shape(shape));
   GgufWriter w;
   w.set_string("general.architecture", "llama");

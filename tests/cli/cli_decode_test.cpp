@@ -22,10 +22,9 @@ core::Json decode_json(const std::string& device) {
 uint64_t expected_bytes_per_token() {
   // One prompt token and four generated: the middle of the generated tokens is position 3.
   const auto shape = engine::model::preset_shape("test-small").value();
-  return engine::device::bytes_read_per_token(shape,
-                                              engine::model::llama_tensors(
-                                                  shape, engine::model::FileType::q8_0),
-                                              engine::planner::KvPrecision::f32, 3);
+  return engine::device::bytes_read_per_token(
+      shape, engine::model::llama_tensors(shape, engine::model::FileType::q8_0),
+      engine::planner::KvPrecision::f32, 3);
 }
 
 TEST(CliDecode, EffectiveBandwidthBesideCopyAndReadOnEachDevice) {

@@ -1,10 +1,11 @@
 // llama.cpp's quantizer rules (src/llama-quant.cpp) as gauntlet applies them to synthetic files,
 // and the metadata llama.cpp's loader needs.
+#include "engine/model/file_type.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "engine/model/file_type.h"
 #include "engine/model/shape.h"
 #include "test_models.h"
 
@@ -58,9 +59,9 @@ TEST(FileTypes, Q4KMGivesAttnVAndFfnDownMoreBitsOnTheLayersLlamaCppPicks) {
 // back (tensor_type_fallback): q4_K -> q5_0, q6_K -> q8_0; ffn_down's rows of 4864 (19 * 256)
 // keep the k-quants.
 TEST(FileTypes, RowsOf896FallBackToLegacyTypes) {
-  auto s =
-      model::parse_dims("n_embd=896,n_layer=8,n_head=14,n_head_kv=2,n_ff=4864,n_vocab=400,context=64")
-          .value();
+  auto s = model::parse_dims(
+               "n_embd=896,n_layer=8,n_head=14,n_head_kv=2,n_ff=4864,n_vocab=400,context=64")
+               .value();
   const auto q4 = model::llama_tensors(s, FileType::q4_K_M);
   EXPECT_EQ(type_of(q4, "blk.1.attn_q.weight"), TensorType::q5_0);
   EXPECT_EQ(type_of(q4, "blk.1.attn_v.weight"), TensorType::q5_0);

@@ -144,7 +144,8 @@ TEST(GgufFuzz, SpecificDefectsNameTheProblem) {
   bytes = valid;
   const uint32_t unknown = 10;  // q2_K: a ggml type gauntlet does not run
   std::memcpy(bytes.data() + dims_at + 20, &unknown, 4);
-  expect_error(bytes, "tensor 'token_embd.weight' has type q2_K (id 10), which gauntlet cannot run");
+  expect_error(bytes,
+               "tensor 'token_embd.weight' has type q2_K (id 10), which gauntlet cannot run");
   expect_error(bytes, "q4_K (12)");
   bytes = valid;
   const uint64_t other_vocab = 47;  // token_embd [32, 47]: output.weight no longer fits

@@ -164,7 +164,10 @@ TEST(Gguf, WriterLayoutFollowsTheSpecification) {
       auto offset = r.get<uint64_t>();
       EXPECT_EQ(offset % alignment, 0u) << name;
       // f32 norms, q4_0 matrices, and the output in q8_0 (rows of 64 cannot hold q6_K).
-      const uint64_t size = type == 0 ? n * 4 : type == 2 ? n / 32 * 18 : type == 8 ? n / 32 * 34 : 0;
+      const uint64_t size = type == 0   ? n * 4
+                            : type == 2 ? n / 32 * 18
+                            : type == 8 ? n / 32 * 34
+                                        : 0;
       EXPECT_NE(size, 0u) << name << " type " << type;
       spans.emplace_back(offset, size);
     }

@@ -47,9 +47,9 @@ TEST_F(EngineDecode, SameGreedyTokensAsHostInEveryFileType) {
   const auto shape = model::preset_shape("test-gqa").value();
   for (FileType t : model::all_file_types()) {
     SCOPED_TRACE(model::to_string(t));
-    expect_decode(
-        t, device::default_config(device().info(), device().info().local_mem_size, shape, t), 32,
-        shape);
+    expect_decode(t,
+                  device::default_config(device().info(), device().info().local_mem_size, shape, t),
+                  32, shape);
   }
 }
 

@@ -42,8 +42,8 @@ const Candidate& find(const std::vector<Candidate>& all, const std::string& name
 
 TEST(Profiles, WholeF32VectorOverLlvmpipeLocalMemoryIsUnsafeWithBothNumbers) {
   auto shape = quick_shape();
-  auto all = plan_profiles(shape, mixes(shape), facts(core::Api::vulkan, 32768, 1ull << 30, true), "vk",
-                           core::Level::quick);
+  auto all = plan_profiles(shape, mixes(shape), facts(core::Api::vulkan, 32768, 1ull << 30, true),
+                           "vk", core::Level::quick);
   const auto& whole = find(all, "F32/f32/kv-f32/wg64-whole/ctx512/b1");
   const uint64_t need = engine::planner::decode_local_mem_bytes(
       engine::device::effective_matvec(whole.setup.config),
@@ -62,8 +62,9 @@ TEST(Profiles, WholeF32VectorOverLlvmpipeLocalMemoryIsUnsafeWithBothNumbers) {
 }
 
 TEST(Profiles, F16ComputeOnPoclIsUnsafeBecauseF16IsUnsupported) {
-  auto all = plan_profiles(quick_shape(), mixes(quick_shape()), facts(core::Api::opencl, 1 << 20, 1ull << 30, false),
-                           "cl", core::Level::quick);
+  auto all =
+      plan_profiles(quick_shape(), mixes(quick_shape()),
+                    facts(core::Api::opencl, 1 << 20, 1ull << 30, false), "cl", core::Level::quick);
   int f16_compute = 0;
   for (const auto& c : all) {
     if (c.profile.compute_precision != "f16") continue;
@@ -79,8 +80,8 @@ TEST(Profiles, A7bModelFitsA16GbDeviceInQ4ButNotInF16) {
   auto shape = engine::model::preset_shape("llama-7b");
   ASSERT_TRUE(shape.is_ok());
   const uint64_t budget = 15ull << 30;  // a 16 GB card less its margin
-  auto all = plan_profiles(*shape, mixes(*shape), facts(core::Api::vulkan, 65536, budget, true), "arc",
-                           core::Level::quick);
+  auto all = plan_profiles(*shape, mixes(*shape), facts(core::Api::vulkan, 65536, budget, true),
+                           "arc", core::Level::quick);
   const auto& f16 = find(all, "F16/f32/kv-f32/wg64-t1024-s256/ctx4096/b1");
   EXPECT_EQ(f16.profile.verdict, ProfileVerdict::unsafe);
   EXPECT_EQ(f16.profile.reason.rfind("needs ", 0), 0u) << f16.profile.reason;
@@ -108,8 +109,9 @@ TEST(Profiles, ContextsArePowersOfTwoUpToTheModel) {
 }
 
 TEST(Profiles, TheHostPlansOnlyReferenceConfigurations) {
-  auto all = plan_profiles(quick_shape(), mixes(quick_shape()), facts(core::Api::host, UINT32_MAX, 8ull << 30, true),
-                           "host", core::Level::quick);
+  auto all = plan_profiles(quick_shape(), mixes(quick_shape()),
+                           facts(core::Api::host, UINT32_MAX, 8ull << 30, true), "host",
+                           core::Level::quick);
   for (const auto& c : all) {
     EXPECT_EQ(c.profile.compute_precision, "f32");
     EXPECT_EQ(c.setup.tiled, false);

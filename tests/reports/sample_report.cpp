@@ -213,7 +213,7 @@ Report sample_report() {
   r.complete = true;
   r.level = "quick";
   r.model = ModelInfo{"synthetic-tiny", "llama d=256 L=4 H=4 ff=688 vocab=1024", "f32", 3400000,
-                      13600000, {{"F32", {{"f32", 21, 13600000}}}}};
+                      13600000,         {{"F32", {{"f32", 21, 13600000}}}}};
   r.options = {{"level", {"quick", "default"}},
                {"device", {"all", "environment GAUNTLET_DEVICE"}},
                {"simulate", {"ci/presets/small-local-mem.json", "flag"}}};
