@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "core/json.h"
@@ -286,6 +287,77 @@ TEST(RunOnPocl, SigtermWritesAnIncompleteReportThatResumeCompletes) {
   ASSERT_LE(resumed.exit_code, 1) << resumed.output;
   EXPECT_TRUE(load(out)["complete"].get<bool>());
   EXPECT_FALSE(fs::exists(dir / "report.json.journal"));
+}
+
+// A file as llama.cpp's quantizer writes it (Q4_K_M: q4_K, q6_K and f32 norms) gets verdicts of
+// its own mix on every device, and `model info` lists the mix.
+TEST(RunAModelFile, AQ4KMFileGetsVerdictsOnEveryDevice) {
+  auto dir = fresh_dir("q4km");
+  const auto model = (dir / "m.gguf").string();
+  auto made = run_command(gauntlet_exe() + " model make --shape test-gqa --format q4_k_m -o " +
+                          model);
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  auto info = run_command(gauntlet_exe() + " model info --json " + model + " 2>/dev/null");
+  ASSERT_EQ(info.exit_code, 0) << info.output;
+  const auto j = core::Json::parse(info.output);
+  EXPECT_EQ(j["format"], "Q4_K_M");
+  std::map<std::string, uint64_t> tensors;
+  for (const auto& t : j["type_mix"]) tensors[t["type"]] = t["tensors"].get<uint64_t>();
+  // test-gqa, 2 layers: use_more_bits picks layer 1 (i >= 7n/8), so its attn_v and ffn_down and
+  // the output are q6_K (3); token_embd and the other 12 matrices are q4_K (13); 5 f32 norms.
+  EXPECT_EQ(tensors, (std::map<std::string, uint64_t>{{"f32", 5}, {"q4_K", 13}, {"q6_K", 3}}));
+
+  auto r = run_command(gauntlet_exe() + " run --quiet --level quick --model " + model +
+                       " --out " + (dir / "r.json").string());
+  ASSERT_LE(r.exit_code, 1) << r.output;
+  const auto report = load(dir / "r.json");
+  EXPECT_EQ(report["model"]["format"], "Q4_K_M");
+  for (const std::string api : {"opencl", "vulkan", "host"}) {
+    SCOPED_TRACE(api);
+    const auto* device = device_with_view(report, api);
+    ASSERT_NE(device, nullptr);
+    int safe = 0, total = 0;
+    for (const auto& p : (*device)["profiles"]) {
+      EXPECT_EQ(p["weight_format"], "Q4_K_M");
+      ++total;
+      if (p["verdict"] == "safe") ++safe;
+    }
+    EXPECT_GT(total, 0);
+    EXPECT_GT(safe, 0) << "no Q4_K_M configuration ran and matched the host";
+  }
+  fs::remove_all(dir);
+}
+
+// A tensor of a ggml type gauntlet does not run is refused by name, with the supported types.
+TEST(RunAModelFile, AnUnknownTensorTypeIsRefusedByName) {
+  auto dir = fresh_dir("q2k");
+  const auto model = dir / "m.gguf";
+  ASSERT_EQ(run_command(gauntlet_exe() + " model make --shape test-tiny --format F32 -o " +
+                        model.string())
+                .exit_code,
+            0);
+  std::string bytes;
+  {
+    std::ifstream in(model, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  // token_embd's info: name, u32 n_dims (2), two u64 dims, then its u32 type.
+  const auto at = bytes.find("token_embd.weight");
+  ASSERT_NE(at, std::string::npos);
+  const size_t type_at = at + std::string("token_embd.weight").size() + 4 + 16;
+  const uint32_t q2_k = 10;
+  bytes.replace(type_at, 4, reinterpret_cast<const char*>(&q2_k), 4);
+  std::ofstream(model, std::ios::binary) << bytes;
+  for (const std::string command : {" model info ", " run --quiet --device host --out " +
+                                                         (dir / "r.json").string() + " --model "}) {
+    auto r = run_command(gauntlet_exe() + command + model.string());
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("tensor 'token_embd.weight' has type q2_K (id 10)"), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("q4_K (12)"), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(fs::exists(dir / "r.json"));
+  fs::remove_all(dir);
 }
 
 TEST(RunUsage, BadInputExitsTwoWithAClearMessage) {
