@@ -1,13 +1,16 @@
 #include "harness/report_summary.h"
 
 #include <cstdio>
+#include <vector>
 
 namespace gauntlet::harness {
 
 void summarize_device(reports::DeviceReport& device) {
   std::map<std::string, reports::LargestContext> largest;
+  std::vector<std::string> formats;  // in the order the profiles were planned
   const reports::Profile* fastest = nullptr;
   for (const auto& p : device.profiles) {
+    if (!largest.count(p.weight_format)) formats.push_back(p.weight_format);
     auto& entry = largest[p.weight_format];
     entry.weight_format = p.weight_format;
     if (p.verdict != reports::ProfileVerdict::safe) continue;
@@ -21,9 +24,7 @@ void summarize_device(reports::DeviceReport& device) {
     }
   }
   device.largest_safe_context.clear();
-  for (const char* format : {"f32", "f16", "bf16", "q8_0", "q4_0"}) {
-    if (largest.count(format)) device.largest_safe_context.push_back(largest[format]);
-  }
+  for (const auto& format : formats) device.largest_safe_context.push_back(largest[format]);
   if (fastest != nullptr) {
     char why[160];
     std::snprintf(why, sizeof why,

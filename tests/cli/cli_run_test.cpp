@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <thread>
+#include <vector>
 
 #include "core/json.h"
 #include "tests/support/run_command.h"
@@ -294,8 +295,8 @@ TEST(RunOnPocl, SigtermWritesAnIncompleteReportThatResumeCompletes) {
 TEST(RunAModelFile, AQ4KMFileGetsVerdictsOnEveryDevice) {
   auto dir = fresh_dir("q4km");
   const auto model = (dir / "m.gguf").string();
-  auto made = run_command(gauntlet_exe() + " model make --shape test-gqa --format q4_k_m -o " +
-                          model);
+  auto made =
+      run_command(gauntlet_exe() + " model make --shape test-gqa --format q4_k_m -o " + model);
   ASSERT_EQ(made.exit_code, 0) << made.output;
   auto info = run_command(gauntlet_exe() + " model info --json " + model + " 2>/dev/null");
   ASSERT_EQ(info.exit_code, 0) << info.output;
@@ -307,8 +308,8 @@ TEST(RunAModelFile, AQ4KMFileGetsVerdictsOnEveryDevice) {
   // the output are q6_K (3); token_embd and the other 12 matrices are q4_K (13); 5 f32 norms.
   EXPECT_EQ(tensors, (std::map<std::string, uint64_t>{{"f32", 5}, {"q4_K", 13}, {"q6_K", 3}}));
 
-  auto r = run_command(gauntlet_exe() + " run --quiet --level quick --model " + model +
-                       " --out " + (dir / "r.json").string());
+  auto r = run_command(gauntlet_exe() + " run --quiet --level quick --model " + model + " --out " +
+                       (dir / "r.json").string());
   ASSERT_LE(r.exit_code, 1) << r.output;
   const auto report = load(dir / "r.json");
   EXPECT_EQ(report["model"]["format"], "Q4_K_M");
@@ -348,8 +349,10 @@ TEST(RunAModelFile, AnUnknownTensorTypeIsRefusedByName) {
   const uint32_t q2_k = 10;
   bytes.replace(type_at, 4, reinterpret_cast<const char*>(&q2_k), 4);
   std::ofstream(model, std::ios::binary) << bytes;
-  for (const std::string command : {" model info ", " run --quiet --device host --out " +
-                                                         (dir / "r.json").string() + " --model "}) {
+  const std::vector<std::string> commands = {
+      " model info ",
+      " run --quiet --device host --out " + (dir / "r.json").string() + " --model "};
+  for (const auto& command : commands) {
     auto r = run_command(gauntlet_exe() + command + model.string());
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find("tensor 'token_embd.weight' has type q2_K (id 10)"), std::string::npos)

@@ -59,3 +59,10 @@ uvec2 k_scale_min(uint off, uint j) {
   const uint b = u8_at(off + j + 4u);
   return uvec2((b & 0x0fu) | ((u8_at(off + j - 4u) >> 6) << 4), (b >> 4) | ((u8_at(off + j) >> 6) << 4));
 }
+
+// Sub-block j's step d * sc and offset dmin * m in a q4_K / q5_K block at byte offset off
+// ({f16 d, f16 dmin, scales[12], ...}): its elements are step * q - offset.
+vec2 k_sub_scale(uint off, uint j) {
+  const uvec2 sm = k_scale_min(off + 4u, j);
+  return vec2(f16_at(off) * float(sm.x), f16_at(off + 2u) * float(sm.y));
+}

@@ -49,3 +49,10 @@ inline uint2 k_scale_min(const __global uchar* scales, uint j) {
   return (uint2)((b & 0x0fu) | ((uint)(scales[j - 4] >> 6) << 4),
                  (b >> 4) | ((uint)(scales[j] >> 6) << 4));
 }
+
+// Sub-block j's step d * sc and offset dmin * m in a q4_K / q5_K block that starts at blk
+// ({f16 d, f16 dmin, scales[12], ...}): its elements are step * q - offset.
+inline float2 k_sub_scale(const __global uchar* blk, uint j) {
+  const uint2 sm = k_scale_min(blk + 4, j);
+  return (float2)(load_f16(blk) * (float)sm.x, load_f16(blk + 2) * (float)sm.y);
+}

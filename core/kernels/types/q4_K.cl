@@ -9,19 +9,15 @@
 // Elements [16c, 16c + 16), c in 0..15: sub-block c / 2.
 inline float16 decode16(const __global uchar* blk, uint c) {
   const uint sub = c >> 1;
-  const uint2 sm = k_scale_min(blk + 4, sub);
-  const float d1 = load_f16(blk) * (float)sm.x;
-  const float m1 = load_f16(blk + 2) * (float)sm.y;
+  const float2 dm = k_sub_scale(blk, sub);
   const uchar16 q =
       (vload16(0, blk + 16 + 32 * (c >> 2) + 16 * (c & 1)) >> (uchar)(4 * (sub & 1))) & (uchar)15;
-  return d1 * convert_float16(q) - m1;
+  return dm.x * convert_float16(q) - dm.y;
 }
 
 inline float value_at(const __global uchar* blk, uint j) {
   const uint sub = j >> 5;
-  const uint2 sm = k_scale_min(blk + 4, sub);
-  const float d1 = load_f16(blk) * (float)sm.x;
-  const float m1 = load_f16(blk + 2) * (float)sm.y;
+  const float2 dm = k_sub_scale(blk, sub);
   const uint q = (blk[16 + 32 * (j >> 6) + (j & 31)] >> (4 * (sub & 1))) & 15u;
-  return d1 * (float)q - m1;
+  return dm.x * (float)q - dm.y;
 }

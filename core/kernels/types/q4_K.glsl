@@ -10,23 +10,19 @@ const uint BLOCK_BYTES = 144u;
 // [16c + 4k, 16c + 4k + 4).
 mat4 decode16(uint off, uint c) {
   const uint sub = c >> 1;
-  const uvec2 sm = k_scale_min(off + 4u, sub);
-  const float d1 = f16_at(off) * float(sm.x);
-  const float m1 = f16_at(off + 2u) * float(sm.y);
+  const vec2 dm = k_sub_scale(off, sub);
   const uint base = off + 16u + 32u * (c >> 2) + 16u * (c & 1u);
   mat4 r;
   for (uint k = 0u; k < 4u; ++k) {
     const uint q = (u32_at(base + 4u * k) >> (4u * (sub & 1u))) & 0x0f0f0f0fu;
-    r[k] = d1 * vec4(u8x4(q)) - m1;
+    r[k] = dm.x * vec4(u8x4(q)) - dm.y;
   }
   return r;
 }
 
 float value_at(uint off, uint j) {
   const uint sub = j >> 5;
-  const uvec2 sm = k_scale_min(off + 4u, sub);
-  const float d1 = f16_at(off) * float(sm.x);
-  const float m1 = f16_at(off + 2u) * float(sm.y);
+  const vec2 dm = k_sub_scale(off, sub);
   const uint q = (u8_at(off + 16u + 32u * (j >> 6) + (j & 31u)) >> (4u * (sub & 1u))) & 0x0fu;
-  return d1 * float(q) - m1;
+  return dm.x * float(q) - dm.y;
 }

@@ -8,21 +8,17 @@
 // Elements [16c, 16c + 16), c in 0..15: sub-block c / 2.
 inline float16 decode16(const __global uchar* blk, uint c) {
   const uint sub = c >> 1;
-  const uint2 sm = k_scale_min(blk + 4, sub);
-  const float d1 = load_f16(blk) * (float)sm.x;
-  const float m1 = load_f16(blk + 2) * (float)sm.y;
+  const float2 dm = k_sub_scale(blk, sub);
   const uchar16 lo =
       (vload16(0, blk + 48 + 32 * (c >> 2) + 16 * (c & 1)) >> (uchar)(4 * (sub & 1))) & (uchar)15;
   const uchar16 hi = ((vload16(0, blk + 16 + 16 * (c & 1)) >> (uchar)sub) & (uchar)1) << (uchar)4;
-  return d1 * convert_float16(lo | hi) - m1;
+  return dm.x * convert_float16(lo | hi) - dm.y;
 }
 
 inline float value_at(const __global uchar* blk, uint j) {
   const uint sub = j >> 5;
-  const uint2 sm = k_scale_min(blk + 4, sub);
-  const float d1 = load_f16(blk) * (float)sm.x;
-  const float m1 = load_f16(blk + 2) * (float)sm.y;
+  const float2 dm = k_sub_scale(blk, sub);
   const uint lo = (blk[48 + 32 * (j >> 6) + (j & 31)] >> (4 * (sub & 1))) & 15u;
   const uint hi = ((blk[16 + (j & 31)] >> sub) & 1u) << 4;
-  return d1 * (float)(lo | hi) - m1;
+  return dm.x * (float)(lo | hi) - dm.y;
 }

@@ -9,26 +9,22 @@ const uint BLOCK_BYTES = 176u;
 // [16c + 4k, 16c + 4k + 4).
 mat4 decode16(uint off, uint c) {
   const uint sub = c >> 1;
-  const uvec2 sm = k_scale_min(off + 4u, sub);
-  const float d1 = f16_at(off) * float(sm.x);
-  const float m1 = f16_at(off + 2u) * float(sm.y);
+  const vec2 dm = k_sub_scale(off, sub);
   const uint ql = off + 48u + 32u * (c >> 2) + 16u * (c & 1u);
   const uint qh = off + 16u + 16u * (c & 1u);
   mat4 r;
   for (uint k = 0u; k < 4u; ++k) {
     const uint lo = (u32_at(ql + 4u * k) >> (4u * (sub & 1u))) & 0x0f0f0f0fu;
     const uint hi = ((u32_at(qh + 4u * k) >> sub) & 0x01010101u) << 4;
-    r[k] = d1 * vec4(u8x4(lo | hi)) - m1;
+    r[k] = dm.x * vec4(u8x4(lo | hi)) - dm.y;
   }
   return r;
 }
 
 float value_at(uint off, uint j) {
   const uint sub = j >> 5;
-  const uvec2 sm = k_scale_min(off + 4u, sub);
-  const float d1 = f16_at(off) * float(sm.x);
-  const float m1 = f16_at(off + 2u) * float(sm.y);
+  const vec2 dm = k_sub_scale(off, sub);
   const uint lo = (u8_at(off + 48u + 32u * (j >> 6) + (j & 31u)) >> (4u * (sub & 1u))) & 0x0fu;
   const uint hi = ((u8_at(off + 16u + (j & 31u)) >> sub) & 1u) << 4;
-  return d1 * float(lo | hi) - m1;
+  return dm.x * float(lo | hi) - dm.y;
 }
