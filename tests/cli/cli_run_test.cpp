@@ -24,9 +24,11 @@ namespace fs = std::filesystem;
 // llvmpipe's 32 KiB of local memory.
 constexpr const char* kWideShape =
     "n_embd=64,n_layer=1,n_head=2,n_ff=11008,n_vocab=256,context=1024";
-// A KV cache of 256 MiB at its full context: PoCL with POCL_MEMORY_LIMIT=1 cannot hold it.
+// A KV cache of 256 MiB at 65536 positions: PoCL with POCL_MEMORY_LIMIT=1 (a budget near
+// 192 MiB) cannot hold it, an unlimited PoCL can. (131072 positions of scores can exceed a PoCL
+// build's 512 KiB of local memory, so the comparison must not rest on the full context.)
 constexpr const char* kLongShape =
-    "n_embd=128,n_layer=2,n_head=2,n_ff=256,n_vocab=256,context=131072";
+    "n_embd=128,n_layer=4,n_head=2,n_ff=256,n_vocab=256,context=131072";
 
 fs::path fresh_dir(const std::string& name) {
   auto dir =
