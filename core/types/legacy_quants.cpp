@@ -70,6 +70,32 @@ AffineBlock quantize_affine(const float* x, uint8_t nmax) {
   return block;
 }
 
+// A symmetric block: value = d * (q - half), q in [0, 2 * half - 1].
+struct SignedBlock {
+  float d;
+  uint8_t codes[QK];
+};
+
+// ggml quantize_row_q4_0_ref / quantize_row_q5_0_ref: the value of largest magnitude maps to
+// -half (so its sign sets d's); codes round half up and are capped at 2 * half - 1.
+SignedBlock quantize_signed(const float* x, int half) {
+  SignedBlock block{};
+  float amax = 0, max = 0;
+  for (uint32_t i = 0; i < QK; ++i) {
+    if (std::fabs(x[i]) > amax) {
+      amax = std::fabs(x[i]);
+      max = x[i];
+    }
+  }
+  block.d = max / static_cast<float>(-half);
+  const float id = block.d != 0 ? 1.0f / block.d : 0.0f;
+  for (uint32_t i = 0; i < QK; ++i) {
+    const auto q = static_cast<int>(x[i] * id + static_cast<float>(half) + 0.5f);
+    block.codes[i] = static_cast<uint8_t>(std::min(2 * half - 1, q));
+  }
+  return block;
+}
+
 void store_d_and_min(std::byte* out, const AffineBlock& block) {
   store_u16(out, f32_to_f16(block.d));
   store_u16(out + 2, f32_to_f16(block.min));
@@ -103,37 +129,23 @@ void dequantize_q8_0(const std::byte* src, float* dst, uint64_t n) {
   }
 }
 
-// q4_0: {f16 d, qs[16]}; the value of largest magnitude maps to -8, so its sign sets d's.
+// q4_0: {f16 d, qs[16]}; value = d * (q - 8).
 void quantize_q4_0(const float* src, std::byte* dst, uint64_t n) {
   for (uint64_t b = 0; b < n / QK; ++b) {
-    const float* x = src + b * QK;
+    const SignedBlock block = quantize_signed(src + b * QK, 8);
     std::byte* out = dst + b * 18;
-    float amax = 0, max = 0;
-    for (uint32_t i = 0; i < QK; ++i) {
-      if (std::fabs(x[i]) > amax) {
-        amax = std::fabs(x[i]);
-        max = x[i];
-      }
-    }
-    const float d = max / -8.0f;
-    const float id = d != 0 ? 1.0f / d : 0.0f;
-    store_u16(out, f32_to_f16(d));
-    for (uint32_t j = 0; j < QK / 2; ++j) {
-      auto lo = static_cast<uint8_t>(std::clamp(std::floor(x[j] * id + 8.5f), 0.0f, 15.0f));
-      auto hi = static_cast<uint8_t>(std::clamp(std::floor(x[j + 16] * id + 8.5f), 0.0f, 15.0f));
-      out[2 + j] = static_cast<std::byte>(lo | (hi << 4));
-    }
+    store_u16(out, f32_to_f16(block.d));
+    pack_nibbles(block.codes, out + 2);
   }
 }
 
+// ggml dequantize_row_q4_0.
 void dequantize_q4_0(const std::byte* src, float* dst, uint64_t n) {
   for (uint64_t b = 0; b < n / QK; ++b) {
     const std::byte* in = src + b * 18;
     const float d = f16_lookup(load_u16(in));
-    for (uint32_t j = 0; j < QK / 2; ++j) {
-      const auto byte = static_cast<uint8_t>(in[2 + j]);
-      dst[b * QK + j] = static_cast<float>((byte & 0x0f) - 8) * d;
-      dst[b * QK + j + 16] = static_cast<float>((byte >> 4) - 8) * d;
+    for (uint32_t j = 0; j < QK; ++j) {
+      dst[b * QK + j] = static_cast<float>(low_bits(in + 2, j) - 8) * d;
     }
   }
 }
@@ -160,28 +172,14 @@ void dequantize_q4_1(const std::byte* src, float* dst, uint64_t n) {
   }
 }
 
-// q5_0: {f16 d, qh[4], qs[16]}; value = d * (q - 16). As in q4_0, the value of largest magnitude
-// maps to -16 (ggml quantize_row_q5_0_ref).
+// q5_0: {f16 d, qh[4], qs[16]}; value = d * (q - 16).
 void quantize_q5_0(const float* src, std::byte* dst, uint64_t n) {
   for (uint64_t b = 0; b < n / QK; ++b) {
-    const float* x = src + b * QK;
+    const SignedBlock block = quantize_signed(src + b * QK, 16);
     std::byte* out = dst + b * 22;
-    float amax = 0, max = 0;
-    for (uint32_t i = 0; i < QK; ++i) {
-      if (std::fabs(x[i]) > amax) {
-        amax = std::fabs(x[i]);
-        max = x[i];
-      }
-    }
-    const float d = max / -16.0f;
-    const float id = d != 0 ? 1.0f / d : 0.0f;
-    uint8_t codes[QK];
-    for (uint32_t i = 0; i < QK; ++i) {
-      codes[i] = static_cast<uint8_t>(std::min(31, static_cast<int>(x[i] * id + 16.5f)));
-    }
-    store_u16(out, f32_to_f16(d));
-    pack_fifth_bits(codes, out + 2);
-    pack_nibbles(codes, out + 6);
+    store_u16(out, f32_to_f16(block.d));
+    pack_fifth_bits(block.codes, out + 2);
+    pack_nibbles(block.codes, out + 6);
   }
 }
 
