@@ -210,8 +210,8 @@ void settle_unrun(std::vector<Candidate>& candidates, core::Level level, bool in
         p.verdict = reports::ProfileVerdict::derived;
       } else if (level == core::Level::quick) {
         p.reason =
-            "not run at the quick level, which runs the default variant of F32, F16, Q8_0 and "
-            "Q4_K_M (--level standard runs every variant of every format)";
+            "not run at the quick level, which runs the default variant of F16, Q8_0 and Q4_K_M "
+            "(--level standard runs every variant of every format)";
       } else {
         p.reason = "not run: no model file of this format";
       }

@@ -58,8 +58,7 @@ bool cached_model_is_valid(const std::filesystem::path& path,
 std::span<const FileType> planned_formats() { return kFormats; }
 
 bool runs_at_quick_level(FileType format) {
-  return format == FileType::f32 || format == FileType::f16 || format == FileType::q8_0 ||
-         format == FileType::q4_K_M;
+  return format == FileType::f16 || format == FileType::q8_0 || format == FileType::q4_K_M;
 }
 
 engine::model::LlamaShape quick_shape() {

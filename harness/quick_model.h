@@ -33,8 +33,8 @@ struct ModelSet {
 
 // The weight formats a synthetic model is planned and run in: the file types teams deploy.
 std::span<const engine::model::FileType> planned_formats();
-// The quick level runs these (the formats teams deploy most, and F32 as the reference); the
-// other formats are planned, and run from the standard level on.
+// The quick level runs these (the formats teams deploy most: F16, Q8_0, Q4_K_M); the other
+// formats are planned, and run from the standard level on.
 bool runs_at_quick_level(engine::model::FileType format);
 
 // A user's GGUF file: its own mix only. A preset shape, dims (n_embd=..,n_layer=..,...) or the

@@ -103,13 +103,14 @@ TEST_F(RunOnEveryDevice, LlvmpipeRefusesTheWholeF32VectorAndRunsTheTiledVariant)
   auto report = load(dir_ / "report.json");
   const auto* vk = device_with_view(report, "vulkan");
   ASSERT_NE(vk, nullptr);
-  const auto* whole = profile(*vk, "F32/f32/kv-f32/wg64-whole/ctx512/b1");
+  // f32 activations (the whole 11008-wide vector: 44 KiB) in a format the quick level runs.
+  const auto* whole = profile(*vk, "Q8_0/f32/kv-f32/wg64-whole/ctx512/b1");
   ASSERT_NE(whole, nullptr);
   EXPECT_EQ((*whole)["verdict"], "unsafe");
   const std::string reason = (*whole)["reason"];
   EXPECT_EQ(reason.rfind("local memory ", 0), 0u) << reason;
   EXPECT_NE(reason.find(" > 32768"), std::string::npos) << reason;
-  const auto* tiled = profile(*vk, "F32/f32/kv-f32/wg64-t1024-s256/ctx512/b1");
+  const auto* tiled = profile(*vk, "Q8_0/f32/kv-f32/wg64-t1024-s256/ctx512/b1");
   ASSERT_NE(tiled, nullptr);
   EXPECT_EQ((*tiled)["verdict"], "safe") << (*tiled)["reason"];
   EXPECT_GT((*tiled)["figures"]["tok_s"].get<double>(), 0.0);
@@ -187,8 +188,8 @@ TEST(RunOnPocl, TheSafeContextShrinksUnderPoclMemoryLimit) {
   auto full_report = load(dir / "full.json");
   big_device = device_with_view(full_report, "opencl");
   ASSERT_NE(big_device, nullptr);
-  const uint32_t with_limit = largest_safe_context(*small_device, "F32");
-  const uint32_t without = largest_safe_context(*big_device, "F32");
+  const uint32_t with_limit = largest_safe_context(*small_device, "Q8_0");
+  const uint32_t without = largest_safe_context(*big_device, "Q8_0");
   EXPECT_GT(with_limit, 0u);
   EXPECT_LT(with_limit, without);
   EXPECT_LE((*small_device)["stress"]["safe_budget_bytes"].get<uint64_t>(), 1ull << 30);
