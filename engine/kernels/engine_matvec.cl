@@ -50,6 +50,8 @@ inline float16 row_dot(const __global uchar* row, uint base, uint len, const __l
 #else
   const __global uchar* blk = row + (base / BLOCK_ELEMS) * BLOCK_BYTES;
   for (uint b = 0; b < len; b += BLOCK_ELEMS, blk += BLOCK_BYTES) {
+    // Unrolled, each chunk index is a constant: a k-quant sub-block's scale and shifts fold.
+#pragma unroll
     for (uint c = 0; c < CHUNKS_PER_BLOCK; ++c) {
       acc += decode16(blk, c) * TILE_LOAD16(tile, b + 16 * c);
     }
