@@ -30,11 +30,22 @@ constexpr const char* kWideShape =
 constexpr const char* kLongShape =
     "n_embd=128,n_layer=4,n_head=2,n_ff=256,n_vocab=256,context=131072";
 
+// Every folder a test made is removed when its process ends (each test runs in its own).
+struct MadeDirs {
+  std::vector<fs::path> dirs;
+  ~MadeDirs() {
+    std::error_code ec;
+    for (const auto& d : dirs) fs::remove_all(d, ec);
+  }
+};
+MadeDirs made_dirs;
+
 fs::path fresh_dir(const std::string& name) {
   auto dir =
       fs::temp_directory_path() / ("gauntlet_run_" + std::to_string(::getpid()) + "_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
+  made_dirs.dirs.push_back(dir);
   return dir;
 }
 
