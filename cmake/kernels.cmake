@@ -94,6 +94,12 @@ function(gauntlet_add_typed_kernels target)
   get_filename_component(body_dir "${body}" DIRECTORY)
   get_filename_component(types_dir "${GAUNTLET_TYPE_KERNELS_DIR}" ABSOLUTE)
   file(GLOB type_includes "${types_dir}/types/*.glsl")
+  # A body may say where the decoders read words from: <body stem>_words.glsl beside it.
+  set(words_include "")
+  if(EXISTS "${body_dir}/${body_stem}_words.glsl")
+    set(words_include "#include \"${body_stem}_words.glsl\"\n")
+    list(APPEND type_includes "${body_dir}/${body_stem}_words.glsl")
+  endif()
   set(gen "${GAUNTLET_KERNEL_OUT}/kernels/typed")
   set(headers)
   set(includes_text "")
@@ -114,6 +120,7 @@ function(gauntlet_add_typed_kernels target)
       "#version 450\n#extension GL_GOOGLE_include_directive : require\n"
       "#extension GL_EXT_control_flow_attributes : require\n"
       "layout(std430, binding = 0) readonly buffer W { uint w[]; };\n"
+      "${words_include}"
       "#include \"types/access.glsl\"\n#include \"types/${type}.glsl\"\n#include \"${body_name}\"\n")
     configure_file("${comp}.in" "${comp}" COPYONLY)
     set(words "${gen}/${stem}.spv.inc")

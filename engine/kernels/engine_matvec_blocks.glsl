@@ -52,26 +52,24 @@ void load_tile(uint base, uint len) {
   }
 }
 
-// The dot product of one row's blocks covering [base, base + len) with the tile, as 4 lanes.
-vec4 row_dot(uint row_off, uint base, uint len) {
-  vec4 acc = vec4(0.0);
-  uint off = row_off + (base / BLOCK_ELEMS) * BLOCK_BYTES;
-  for (uint b = 0; b < len; b += BLOCK_ELEMS, off += BLOCK_BYTES) {
-    // Unrolled, each chunk index is a constant: a k-quant sub-block's scale and shifts fold.
-    [[unroll]] for (uint c = 0; c < BLOCK_ELEMS / 16; ++c) {
-      mat4 v = decode16(off, c);
-      uint t = b + 16 * c;
-      acc += v[0] * tile4(t) + v[1] * tile4(t + 4) + v[2] * tile4(t + 8) + v[3] * tile4(t + 12);
-    }
+// Copies the words of the block at byte offset off into `staged` (engine_matvec_blocks_words.glsl),
+// never past the block's last word, and returns where the block starts in them: 0, or 2 for a
+// block that starts 2 bytes into a word (only types whose blocks are not whole words).
+uint stage_block(uint off, uint row) {
+  const uint at = BLOCK_BYTES % 4u == 0u ? 0u : off & 3u;
+  const uint words = (at + BLOCK_BYTES + 3u) >> 2;
+  [[unroll]] for (uint k = 0u; k < (BLOCK_BYTES + 2u) / 4u + 1u; ++k) {
+    if (k < words) staged[row][k] = w[(off >> 2) + k];
   }
-  return acc;
+  return at;
 }
 
 void embed() {
   uint i = gl_GlobalInvocationID.x;
   if (i >= p.n_in) return;
   uint row_off = p.row * (p.n_in / BLOCK_ELEMS * BLOCK_BYTES);
-  act[p.out_off + i] = value_at(row_off + (i / BLOCK_ELEMS) * BLOCK_BYTES, i % BLOCK_ELEMS);
+  const uint off = row_off + (i / BLOCK_ELEMS) * BLOCK_BYTES;
+  act[p.out_off + i] = value_at(stage_block(off, 0u), i % BLOCK_ELEMS);
 }
 
 void main() {
@@ -91,8 +89,28 @@ void main() {
     barrier();
     load_tile(base, len);
     barrier();
-    [[unroll]] for (uint r = 0; r < 8; ++r) {
-      if (r < ROWS) acc[r] += row_dot(min(row0 + r, p.n_out - 1) * rb, base, len);
+    // Block by block: each row's block is staged once, then every 16-element chunk of the tile
+    // is loaded once and serves all ROWS rows.
+    for (uint b = 0; b < len; b += BLOCK_ELEMS) {
+      uint at[8];
+      [[unroll]] for (uint r = 0; r < 8; ++r) {
+        if (r < ROWS) {
+          const uint off = min(row0 + r, p.n_out - 1) * rb + (base + b) / BLOCK_ELEMS * BLOCK_BYTES;
+          at[r] = stage_block(off, r);
+        }
+      }
+      // Unrolled, each chunk index is a constant: a k-quant sub-block's scale and shifts fold.
+      [[unroll]] for (uint c = 0; c < BLOCK_ELEMS / 16; ++c) {
+        const uint t = b + 16 * c;
+        const mat4 x = mat4(tile4(t), tile4(t + 4), tile4(t + 8), tile4(t + 12));
+        [[unroll]] for (uint r = 0; r < 8; ++r) {
+          if (r < ROWS) {
+            staged_row = r;
+            const mat4 v = decode16(at[r], c);
+            acc[r] += v[0] * x[0] + v[1] * x[1] + v[2] * x[2] + v[3] * x[3];
+          }
+        }
+      }
     }
   }
   // The reduction scratch stages this invocation's results (it is part of the variant's shared

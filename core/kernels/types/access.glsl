@@ -5,13 +5,19 @@
 // an offset of 2 mod 4 takes two words. The buffer's size must be a whole number of words (pad
 // it), or the last word of a row ending at 2 mod 4 lies past the end of w[].
 
+// Where the words come from: w[] unless a body stages blocks elsewhere and defines WEIGHT_WORD
+// first (gauntlet_add_typed_kernels includes <body>_words.glsl before this file).
+#ifndef WEIGHT_WORD
+#define WEIGHT_WORD(i) w[i]
+#endif
+
 // The byte, u16 (off even) and little-endian u32 (off even) at byte offset off.
-uint u8_at(uint off) { return (w[off >> 2] >> ((off & 3u) << 3)) & 0xffu; }
-uint u16_at(uint off) { return (w[off >> 2] >> ((off & 2u) << 3)) & 0xffffu; }
+uint u8_at(uint off) { return (WEIGHT_WORD(off >> 2) >> ((off & 3u) << 3)) & 0xffu; }
+uint u16_at(uint off) { return (WEIGHT_WORD(off >> 2) >> ((off & 2u) << 3)) & 0xffffu; }
 uint u32_at(uint off) {
   const uint i = off >> 2;
-  if ((off & 2u) == 0u) return w[i];
-  return (w[i] >> 16) | (w[i + 1u] << 16);
+  if ((off & 2u) == 0u) return WEIGHT_WORD(i);
+  return (WEIGHT_WORD(i) >> 16) | (WEIGHT_WORD(i + 1u) << 16);
 }
 
 // The four bytes of a word, unsigned and sign-extended, lowest first.
