@@ -60,6 +60,8 @@ core::Json run_items_in_child(const core::DeviceInfo& device, const std::filesys
   if (!opened) return fail_all(opened.error().describe());
   auto model = engine::model::GgufFile::open(file);
   if (!model) return fail_all(model.error().describe());
+  // Each kernel is built once for all the checks of this child.
+  engine::device::KernelCache kernels(**opened);
   for (const auto& item : items) {
     const auto& setup = candidates[item.candidate].setup;
     if (device.id.api == core::Api::host) {
@@ -81,11 +83,11 @@ core::Json run_items_in_child(const core::DeviceInfo& device, const std::filesys
       }
       continue;
     }
-    auto result =
-        item.kind == CheckKind::decode
-            ? engine::device::check_decode(**opened, **model, setup.config, {1, 2, 3},
-                                           decode_steps(level))
-            : engine::device::check_context(**opened, **model, setup.config, setup.config.context);
+    auto result = item.kind == CheckKind::decode
+                      ? engine::device::check_decode(**opened, **model, setup.config, {1, 2, 3},
+                                                     decode_steps(level), &kernels)
+                      : engine::device::check_context(**opened, **model, setup.config,
+                                                      setup.config.context, &kernels);
     if (!result) {
       results.push_back({{"error", result.error().describe()}});
     } else {

@@ -27,10 +27,11 @@ Status fill_host(const HostInvocation& call) {
   auto p = call.params_as<FillParams>();
   auto data = call.buffer<uint32_t>(0);
   const uint64_t offset = offset_of(p.offset_lo, p.offset_hi);
-  const auto pattern = static_cast<Pattern>(p.mode);
-  for (uint64_t i = 0; i < p.count; ++i) {
-    data[offset + i] = pattern_word(pattern, p.seed, offset + i) ^ p.mask;
-  }
+  with_pattern(static_cast<Pattern>(p.mode), [&](auto pattern) {
+    for (uint64_t i = 0; i < p.count; ++i) {
+      data[offset + i] = pattern_word(pattern, p.seed, offset + i) ^ p.mask;
+    }
+  });
   return Status::ok();
 }
 

@@ -2,6 +2,7 @@
 // The stress kernels on every backend (OpenCL C, SPIR-V, host reference) and the pattern words
 // the host recomputes to check what the device holds.
 #include <cstdint>
+#include <type_traits>
 
 #include "backends/device.h"
 
@@ -55,6 +56,22 @@ inline uint32_t pattern_word(Pattern pattern, uint32_t seed, uint64_t index) {
       return mix32(lo ^ mix32(seed ^ hi));
   }
   return 0;
+}
+
+// Calls f with the pattern as a compile-time constant (std::integral_constant), so that a loop over
+// words inside f has no switch per word.
+template <typename F>
+void with_pattern(Pattern pattern, F&& f) {
+  switch (pattern) {
+    case Pattern::walking_ones:
+      return f(std::integral_constant<Pattern, Pattern::walking_ones>{});
+    case Pattern::walking_zeros:
+      return f(std::integral_constant<Pattern, Pattern::walking_zeros>{});
+    case Pattern::own_address:
+      return f(std::integral_constant<Pattern, Pattern::own_address>{});
+    case Pattern::random:
+      return f(std::integral_constant<Pattern, Pattern::random>{});
+  }
 }
 
 inline constexpr uint32_t kWorkgroup = 64;

@@ -132,23 +132,11 @@ core::Result<VerifyReport> PatternRunner::verify(const backends::Buffer& buffer,
     if (bitflip_ && *bitflip_ >= start * 4 && *bitflip_ < (start + count) * 4) {
       bytes[*bitflip_ - start * 4] ^= std::byte{0x01};
     }
-    auto expect = [&](auto pat) {
-      return [=](uint64_t index) { return pattern_word(pat, seed, index) ^ mask; };
-    };
-    switch (pattern) {
-      case Pattern::walking_ones:
-        compare(staging_.data(), count, start, expect(Pattern::walking_ones), report);
-        break;
-      case Pattern::walking_zeros:
-        compare(staging_.data(), count, start, expect(Pattern::walking_zeros), report);
-        break;
-      case Pattern::own_address:
-        compare(staging_.data(), count, start, expect(Pattern::own_address), report);
-        break;
-      case Pattern::random:
-        compare(staging_.data(), count, start, expect(Pattern::random), report);
-        break;
-    }
+    with_pattern(pattern, [&](auto pat) {
+      compare(
+          staging_.data(), count, start,
+          [=](uint64_t index) { return pattern_word(pat, seed, index) ^ mask; }, report);
+    });
   }
   return report;
 }

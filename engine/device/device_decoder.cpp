@@ -11,7 +11,8 @@ using model::TensorType;
 
 core::Result<std::unique_ptr<DeviceDecoder>> DeviceDecoder::create(backends::Device& device,
                                                                    const loader::DeviceModel& model,
-                                                                   const DecodeConfig& config) {
+                                                                   const DecodeConfig& config,
+                                                                   KernelCache* kernels) {
   const uint32_t context = config.context == 0 ? model.shape.context : config.context;
   if (context == 0 || context > model.shape.context) {
     return core::make_error(core::ErrorKind::invalid_argument,
@@ -23,19 +24,19 @@ core::Result<std::unique_ptr<DeviceDecoder>> DeviceDecoder::create(backends::Dev
                             "batch " + std::to_string(config.batch) +
                                 " is planner-only: the device decoder runs batch 1");
   }
-  auto d = std::make_unique<DeviceDecoder>(device, model, config, context);
+  auto d = std::make_unique<DeviceDecoder>(device, model, config, context, kernels);
   GAUNTLET_TRY(d->bind());
   GAUNTLET_TRY(d->allocate());
   return d;
 }
 
 DeviceDecoder::DeviceDecoder(backends::Device& device, const loader::DeviceModel& model,
-                             const DecodeConfig& config, uint32_t context)
+                             const DecodeConfig& config, uint32_t context, KernelCache* kernels)
     : device_(device),
       model_(model),
       config_(config),
       context_(context),
-      ops_(device),
+      ops_(kernels != nullptr ? Ops(*kernels) : Ops(device)),
       layout_(planner::activation_layout(model.shape, context)),
       matvec_(effective_matvec(config)),
       attention_(effective_attention(config)) {}

@@ -18,9 +18,11 @@ class DeviceDecoder {
  public:
   // `model` must have been loaded onto `device` and outlive the decoder. `config.context` 0
   // means the model's context. Does not check local memory against a limit: check_config does.
+  // `kernels`, when given, is the device's shared kernel cache (see Ops).
   static core::Result<std::unique_ptr<DeviceDecoder>> create(backends::Device& device,
                                                              const loader::DeviceModel& model,
-                                                             const DecodeConfig& config);
+                                                             const DecodeConfig& config,
+                                                             KernelCache* kernels = nullptr);
 
   // Feeds `token` at the next position; returns the logits (valid until the next step).
   core::Result<std::span<const float>> step(int32_t token);
@@ -34,7 +36,7 @@ class DeviceDecoder {
   uint32_t context() const { return context_; }
 
   DeviceDecoder(backends::Device& device, const loader::DeviceModel& model,
-                const DecodeConfig& config, uint32_t context);
+                const DecodeConfig& config, uint32_t context, KernelCache* kernels);
 
  private:
   struct Weight {

@@ -4,6 +4,7 @@
 // planner::activation_layout. Every buffer must belong to the cache's device: a buffer of
 // another device is refused by Device::dispatch before anything runs.
 #include <cstdint>
+#include <memory>
 
 #include "backends/device.h"
 #include "engine/device/kernels.h"
@@ -20,7 +21,11 @@ using KernelTimes = std::vector<KernelTime>;
 
 class Ops {
  public:
-  explicit Ops(backends::Device& device) : cache_(device) {}
+  explicit Ops(backends::Device& device)
+      : own_(std::make_unique<KernelCache>(device)), cache_(*own_) {}
+  // Builds through `shared` (which must outlive the Ops): kernels built once serve every decoder
+  // of the device that shares it.
+  explicit Ops(KernelCache& shared) : cache_(shared) {}
   backends::Device& device() { return cache_.device(); }
   KernelCache& cache() { return cache_; }
   // When set, every dispatch waits for its completion and adds its device time here: a breakdown,
@@ -50,7 +55,8 @@ class Ops {
                    std::vector<backends::Buffer*> buffers, std::span<const std::byte> params,
                    uint32_t groups, uint64_t local_bytes);
 
-  KernelCache cache_;
+  std::unique_ptr<KernelCache> own_;
+  KernelCache& cache_;
   KernelTimes* times_ = nullptr;
 };
 

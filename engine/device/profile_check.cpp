@@ -77,7 +77,7 @@ void finish_result(CheckResult& r, const DecodeConfig& config, uint32_t position
 
 core::Result<CheckResult> check_decode(backends::Device& device, const model::GgufFile& file,
                                        const DecodeConfig& config, std::vector<int32_t> prompt,
-                                       uint32_t steps) {
+                                       uint32_t steps, KernelCache* kernels) {
   if (prompt.empty()) {
     return core::make_error(core::ErrorKind::invalid_argument, "the prompt needs a token");
   }
@@ -99,7 +99,7 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
 
   CheckResult r;
   Steps dev, host;
-  auto decoder = DeviceDecoder::create(device, both->device, c);
+  auto decoder = DeviceDecoder::create(device, both->device, c, kernels);
   if (!decoder) return decoder.error();
   Clock::time_point gen_start = Clock::now();
   auto record = [&](Steps& into, bool time_it) {
@@ -161,7 +161,8 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
 }
 
 core::Result<CheckResult> check_context(backends::Device& device, const model::GgufFile& file,
-                                        const DecodeConfig& config, uint32_t context) {
+                                        const DecodeConfig& config, uint32_t context,
+                                        KernelCache* kernels) {
   auto shape = model::read_llama_shape(file.info());
   if (!shape) return shape.error();
   if (context == 0 || context > shape->context) {
@@ -203,7 +204,7 @@ core::Result<CheckResult> check_context(backends::Device& device, const model::G
   const int32_t token = static_cast<int32_t>(1 % s.n_vocab);
 
   CheckResult r;
-  auto decoder = DeviceDecoder::create(device, both->device, c);
+  auto decoder = DeviceDecoder::create(device, both->device, c, kernels);
   if (!decoder) return decoder.error();
   GAUNTLET_TRY((*decoder)->fill_kv(k, v, context - 1));
   const auto start = Clock::now();

@@ -10,6 +10,7 @@
 #include "core/device_info.h"
 #include "core/status.h"
 #include "engine/device/config.h"
+#include "engine/device/kernels.h"
 #include "engine/model/gguf.h"
 #include "engine/model/shape.h"
 
@@ -60,14 +61,17 @@ uint64_t bytes_read_per_token(const model::LlamaShape& shape,
 // Loads the model onto `device` (bounded chunks), decodes `steps` greedy tokens after `prompt` on
 // the device and on the host reference, and compares tokens and logits (over the steps that were
 // fed the same token) against logits_nmse_bound.
+// `kernels`, when given, is a kernel cache shared by the checks on `device` (each kernel is then
+// built once for all of them).
 core::Result<CheckResult> check_decode(backends::Device& device, const model::GgufFile& model,
                                        const DecodeConfig& config, std::vector<int32_t> prompt,
-                                       uint32_t steps);
+                                       uint32_t steps, KernelCache* kernels = nullptr);
 
 // Long context without prefill: fills the KV cache of every layer directly to `context - 1`
 // positions with deterministic values (the same on device and host), runs one decode step at
 // position context - 1, and compares the logits.
 core::Result<CheckResult> check_context(backends::Device& device, const model::GgufFile& model,
-                                        const DecodeConfig& config, uint32_t context);
+                                        const DecodeConfig& config, uint32_t context,
+                                        KernelCache* kernels = nullptr);
 
 }  // namespace gauntlet::engine::device
