@@ -55,8 +55,20 @@ void load_tile(uint base, uint len) {
 // Copies the words of the block at byte offset off into `staged` (engine_matvec_blocks_words.glsl),
 // never past the block's last word, and returns where the block starts in them: 0, or 2 for a
 // block that starts 2 bytes into a word (only types whose blocks are not whole words).
-uint stage_block(uint off, uint row) {
+// `vectors`: every block starts on 16 bytes (whole 16-byte blocks in rows of them), so a block is
+// staged with 16-byte loads.
+uint stage_block(uint off, uint row, bool vectors) {
   const uint at = BLOCK_BYTES % 4u == 0u ? 0u : off & 3u;
+  if (BLOCK_BYTES % 16u == 0u && vectors) {
+    [[unroll]] for (uint v = 0u; v < BLOCK_BYTES / 16u; ++v) {
+      const uvec4 x = w4[(off >> 4) + v];
+      staged[row][4u * v] = x.x;
+      staged[row][4u * v + 1u] = x.y;
+      staged[row][4u * v + 2u] = x.z;
+      staged[row][4u * v + 3u] = x.w;
+    }
+    return 0u;
+  }
   const uint words = (at + BLOCK_BYTES + 3u) >> 2;
   [[unroll]] for (uint k = 0u; k < (BLOCK_BYTES + 2u) / 4u + 1u; ++k) {
     if (k < words) staged[row][k] = w[(off >> 2) + k];
@@ -69,7 +81,7 @@ void embed() {
   if (i >= p.n_in) return;
   uint row_off = p.row * (p.n_in / BLOCK_ELEMS * BLOCK_BYTES);
   const uint off = row_off + (i / BLOCK_ELEMS) * BLOCK_BYTES;
-  act[p.out_off + i] = value_at(stage_block(off, 0u), i % BLOCK_ELEMS);
+  act[p.out_off + i] = value_at(stage_block(off, 0u, false), i % BLOCK_ELEMS);
 }
 
 void main() {
@@ -96,7 +108,7 @@ void main() {
       [[unroll]] for (uint r = 0; r < 8; ++r) {
         if (r < ROWS) {
           const uint off = min(row0 + r, p.n_out - 1) * rb + (base + b) / BLOCK_ELEMS * BLOCK_BYTES;
-          at[r] = stage_block(off, r);
+          at[r] = stage_block(off, r, (rb & 15u) == 0u);
         }
       }
       // Unrolled, each chunk index is a constant: a k-quant sub-block's scale and shifts fold.

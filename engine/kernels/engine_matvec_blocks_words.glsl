@@ -9,3 +9,5 @@ const uint STAGE_ROWS = 8u;
 uint staged[STAGE_ROWS][STAGE_WORDS];
 uint staged_row = 0u;
 #define WEIGHT_WORD(i) staged[staged_row][i]
+// The weights again as 16-byte vectors, for staging blocks that start on one.
+layout(std430, binding = 0) readonly buffer W4 { uvec4 w4[]; };
