@@ -74,10 +74,14 @@ core::Json search_largest_allocation(const core::DeviceInfo& claimed, const core
     return false;
   };
 
-  if (state.smallest_failed == 0) {
+  // Most devices hold their whole upper bound: trying it first verifies one size instead of every
+  // power of two below it (half the bytes written). Only when it fails does the search grow.
+  if (state.largest_ok == 0 && state.smallest_failed == 0 && state.upper > 0) attempt(state.upper);
+  if (state.largest_ok < state.upper) {
+    const uint64_t ceiling = state.smallest_failed ? state.smallest_failed : state.upper + 1;
     uint64_t size = std::max<uint64_t>(std::min(kMiB, state.upper), state.largest_ok * 2);
-    size = std::min(size, state.upper);
-    while (size > 0 && attempt(size) && size < state.upper) size = std::min(size * 2, state.upper);
+    while (size > 0 && size < ceiling && attempt(size) && size < state.upper)
+      size = std::min(size * 2, state.upper);
   }
   while (state.smallest_failed > 0 && state.smallest_failed - state.largest_ok > kMiB) {
     uint64_t mid = round_mib(state.largest_ok + (state.smallest_failed - state.largest_ok) / 2);
