@@ -72,6 +72,7 @@ int list_shapes(bool json) {
                    {"rope_freqs", s.rope_freqs},
                    {"rms_eps", s.rms_eps},
                    {"tied_output", s.tied_output},
+                   {"sliding_window", s.sliding_window},
                    {"parameters", params},
                    {"weight_bytes", bytes}});
   }

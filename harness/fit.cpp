@@ -25,6 +25,13 @@ uint64_t planned_peak(const engine::model::ModelShape& shape,
   return engine::planner::plan_memory(shape, o).peak;
 }
 
+// The KV cache at `context`, with the window and as a window-blind plan would have it.
+void set_kv(reports::FitAnswer& a, const engine::model::ModelShape& shape, uint32_t context) {
+  a.kv_bytes = engine::planner::kv_cache_bytes(shape, context, 1, KvPrecision::f16);
+  a.kv_bytes_without_window =
+      engine::planner::kv_cache_bytes_without_window(shape, context, 1, KvPrecision::f16);
+}
+
 }  // namespace
 
 FitBudget fit_budget(const core::DeviceInfo& claimed, const DeviceFacts& facts,
@@ -55,6 +62,7 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
   const uint32_t smallest = std::min<uint32_t>(256, shape.context);
   if (planned_peak(shape, tensors, smallest) > budget.bytes) {
     a.planned_bytes = planned_peak(shape, tensors, smallest);
+    set_kv(a, shape, smallest);
     a.why = a.weight_bytes > budget.bytes
                 ? "the weights alone (" + gib(a.weight_bytes) + ") exceed the budget"
                 : "weights, KV cache and activations at context " + std::to_string(smallest) +
@@ -64,6 +72,7 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
   if (planned_peak(shape, tensors, shape.context) <= budget.bytes) {
     a.largest_context = shape.context;
     a.planned_bytes = planned_peak(shape, tensors, shape.context);
+    set_kv(a, shape, shape.context);
     a.why = "the whole trained context fits";
     return a;
   }
@@ -76,6 +85,7 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
   }
   a.largest_context = lo;
   a.planned_bytes = planned_peak(shape, tensors, lo);
+  set_kv(a, shape, lo);
   a.why = "the KV cache of a longer context would pass the budget";
   return a;
 }

@@ -10,7 +10,7 @@ namespace gauntlet::reports::detail {
 
 // "fit (planned against <budget>: <basis>; weights + f16 KV cache + activations)".
 std::string fit_title(const std::vector<FitAnswer>& fit);
-// Header first: FORMAT, WEIGHTS, FITS UP TO, PLANNED, WHY.
+// Header first: FORMAT, WEIGHTS, FITS UP TO, PLANNED, KV CACHE, WHY.
 std::vector<std::vector<std::string>> fit_rows(const std::vector<FitAnswer>& fit);
 
 }  // namespace gauntlet::reports::detail

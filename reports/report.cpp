@@ -365,6 +365,8 @@ void to_json(Json& j, const FitAnswer& v) {
            {"budget_basis", v.budget_basis},
            {"largest_context", v.largest_context},
            {"planned_bytes", v.planned_bytes},
+           {"kv_bytes", v.kv_bytes},
+           {"kv_bytes_without_window", v.kv_bytes_without_window},
            {"why", v.why}};
 }
 void from_json(const Json& j, FitAnswer& v) {
@@ -374,6 +376,8 @@ void from_json(const Json& j, FitAnswer& v) {
   v.budget_basis = j.at("budget_basis").get<std::string>();
   v.largest_context = j.at("largest_context").get<uint32_t>();
   v.planned_bytes = j.at("planned_bytes").get<uint64_t>();
+  v.kv_bytes = j.at("kv_bytes").get<uint64_t>();
+  v.kv_bytes_without_window = j.at("kv_bytes_without_window").get<uint64_t>();
   v.why = j.at("why").get<std::string>();
 }
 

@@ -166,6 +166,10 @@ struct FitAnswer {
   std::string budget_basis;
   uint32_t largest_context = 0;  // 0: no context fits
   uint64_t planned_bytes = 0;    // the plan at largest_context (at the smallest when none fits)
+  // The KV cache at that context, and what it would be if sliding-window layers kept every
+  // position (equal for a model without a window).
+  uint64_t kv_bytes = 0;
+  uint64_t kv_bytes_without_window = 0;
   std::string why;
 };
 

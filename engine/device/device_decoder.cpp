@@ -40,6 +40,7 @@ DeviceDecoder::DeviceDecoder(backends::Device& device, const loader::DeviceModel
       context_(context),
       ops_(kernels != nullptr ? Ops(*kernels) : Ops(device)),
       layout_(planner::activation_layout(model.shape, context)),
+      kv_layout_(planner::kv_layout(model.shape, context)),
       matvec_(effective_matvec(config)),
       attention_(effective_attention(config)) {}
 
@@ -78,6 +79,8 @@ core::Status DeviceDecoder::bind() {
     L.w_gate = find(p + "ffn_gate.weight");
     L.w_up = find(p + "ffn_up.weight");
     L.w_down = find(p + "ffn_down.weight");
+    L.post_attn_norm = find(p + "post_attention_norm.weight");
+    L.post_ffn_norm = find(p + "post_ffw_norm.weight");
     layers_.push_back(L);
   }
   if (Weight freqs = find("rope_freqs.weight"); freqs.buffer != nullptr) {
@@ -106,7 +109,10 @@ core::Status DeviceDecoder::allocate() {
   const uint64_t kv = planner::kv_cache_bytes(s, context_, 1, config_.kv) / 2;
   GAUNTLET_TRY(alloc(k_cache_, kv, "K cache"));
   GAUNTLET_TRY(alloc(v_cache_, kv, "V cache"));
-  GAUNTLET_TRY(alloc(rope_table_, uint64_t{s.rope_dims()} * sizeof(float), "rope table"));
+  // One table of angles per kind of layer: global, and sliding where those turn otherwise.
+  for (auto& table : rope_tables_) {
+    GAUNTLET_TRY(alloc(table, uint64_t{s.rope_dims()} * sizeof(float), "rope table"));
+  }
   table_.resize(s.rope_dims());
   logits_.resize(s.n_vocab);
   return core::Status::ok();
@@ -183,10 +189,29 @@ core::Status DeviceDecoder::feed_forward(const Layer& L) {
     GAUNTLET_TRY(ops_.matvec(*L.w_up.buffer, L.w_up.type, matvec_, s.n_embd, s.n_ff, act, off(a.xb),
                              off(a.hb2), rows));
   }
-  GAUNTLET_TRY(ops_.elementwise(act, Elementwise::swiglu, {s.n_ff, off(a.hb), off(a.hb2)}));
-  // x += W_down . h: the residual add is the matvec's own write.
-  return ops_.matvec(*L.w_down.buffer, L.w_down.type, matvec_, s.n_ff, s.n_embd, act, off(a.hb),
-                     off(a.x), rows, true);
+  const Elementwise gated =
+      s.traits().activation == model::Activation::gelu ? Elementwise::geglu : Elementwise::swiglu;
+  GAUNTLET_TRY(ops_.elementwise(act, gated, {s.n_ff, off(a.hb), off(a.hb2)}));
+  return add_branch(*L.w_down.buffer, L.w_down.type, s.n_ff, a.hb, L.post_ffn_norm);
+}
+
+core::Status DeviceDecoder::add_branch(backends::Buffer& w, model::TensorType type, uint32_t n_in,
+                                       uint64_t x_off, const Weight& post_norm) {
+  const auto& s = model_.shape;
+  const auto& a = layout_;
+  backends::Buffer& act = *act_;
+  auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
+  if (!s.traits().post_norms) {
+    // x += W . h: the residual add is the matvec's own write.
+    return ops_.matvec(w, type, matvec_, n_in, s.n_embd, act, off(x_off), off(a.x), kMatvecRows,
+                       true);
+  }
+  // gemma: x += post_norm(W . h).
+  GAUNTLET_TRY(
+      ops_.matvec(w, type, matvec_, n_in, s.n_embd, act, off(x_off), off(a.xb), kMatvecRows));
+  GAUNTLET_TRY(ops_.rmsnorm(act, *post_norm.buffer, matvec_.workgroup,
+                            {s.n_embd, off(a.xb), off(a.xb), s.rms_eps}));
+  return ops_.elementwise(act, Elementwise::add, {s.n_embd, off(a.x), off(a.xb)});
 }
 
 core::Status DeviceDecoder::run_layer(uint32_t l) {
@@ -200,7 +225,9 @@ core::Status DeviceDecoder::run_layer(uint32_t l) {
   GAUNTLET_TRY(ops_.rmsnorm(act, *L.attn_norm.buffer, matvec_.workgroup,
                             {s.n_embd, off(a.x), off(a.xb), s.rms_eps}));
   GAUNTLET_TRY(project_qkv(L));
-  const uint64_t layer_off = uint64_t{l} * context_ * n_kv;
+  // A sliding layer keeps a ring of its last positions (planner::kv_layout).
+  const uint64_t layer_off = kv_layout_.offset[l];
+  const uint32_t slots = kv_layout_.slots[l];
   const RopeParams rope{off(a.q),
                         off(a.k),
                         off(a.v),
@@ -208,21 +235,25 @@ core::Status DeviceDecoder::run_layer(uint32_t l) {
                         n_kv / 2,
                         hd,
                         s.rope_dims(),
-                        off(layer_off + uint64_t{pos_} * n_kv),
+                        off(layer_off + uint64_t{pos_ % slots} * n_kv),
                         static_cast<uint32_t>(s.traits().rope)};
-  GAUNTLET_TRY(ops_.rope_kv(act, *k_cache_, *v_cache_, *rope_table_, config_.kv, rope));
+  backends::Buffer& table = *rope_tables_[s.sliding(l) ? 1 : 0];
+  GAUNTLET_TRY(ops_.rope_kv(act, *k_cache_, *v_cache_, table, config_.kv, rope));
+  const uint32_t first =
+      s.sliding(l) && pos_ + 1 > s.sliding_window ? pos_ + 1 - s.sliding_window : 0;
   const AttentionParams att{off(a.q),
                             off(a.xb2),
                             s.n_head / s.n_head_kv,
                             n_kv,
                             off(layer_off),
                             pos_ + 1,
-                            1.0f / std::sqrt(static_cast<float>(hd))};
+                            1.0f / std::sqrt(static_cast<float>(hd)),
+                            first,
+                            slots,
+                            s.attn_softcap};
   GAUNTLET_TRY(ops_.attention(act, *k_cache_, *v_cache_, attention_, s.n_head, hd, context_,
                               config_.kv, att));
-  // x += Wo . attention: the residual add is the matvec's own write.
-  GAUNTLET_TRY(ops_.matvec(*L.wo.buffer, L.wo.type, matvec_, n_q, s.n_embd, act, off(a.xb2),
-                           off(a.x), kMatvecRows, true));
+  GAUNTLET_TRY(add_branch(*L.wo.buffer, L.wo.type, n_q, a.xb2, L.post_attn_norm));
   return feed_forward(L);
 }
 
@@ -238,12 +269,23 @@ core::Result<std::span<const float>> DeviceDecoder::step(int32_t token) {
         core::ErrorKind::invalid_argument,
         "position " + std::to_string(pos_) + " is past the context of " + std::to_string(context_));
   }
-  // cos/sin of this position's angles, computed in double as the reference does.
-  model::rope_table(s, rope_factors_, pos_, table_);
-  GAUNTLET_TRY(device_.upload(*rope_table_, std::as_bytes(std::span<const float>(table_))));
+  // cos/sin of this position's angles, computed in double as the reference does: table 0 for the
+  // global layers, table 1 for the sliding ones (their base may differ).
+  for (uint32_t kind = 0; kind < 2; ++kind) {
+    uint32_t layer = 0;
+    while (layer < s.n_layer && s.sliding(layer) != (kind == 1)) ++layer;
+    model::rope_table(s, layer, rope_factors_, pos_, table_);
+    GAUNTLET_TRY(
+        device_.upload(*rope_tables_[kind], std::as_bytes(std::span<const float>(table_))));
+  }
   const auto& a = layout_;
   GAUNTLET_TRY(ops_.embed(*token_embd_.buffer, token_embd_.type, s.n_embd,
                           static_cast<uint32_t>(token), *act_, static_cast<uint32_t>(a.x)));
+  if (s.traits().embed_scale) {
+    GAUNTLET_TRY(ops_.elementwise(
+        *act_, Elementwise::scale,
+        {s.n_embd, static_cast<uint32_t>(a.x), 0, std::sqrt(static_cast<float>(s.n_embd))}));
+  }
   for (uint32_t l = 0; l < s.n_layer; ++l) GAUNTLET_TRY(run_layer(l));
   GAUNTLET_TRY(
       ops_.rmsnorm(*act_, *output_norm_.buffer, matvec_.workgroup,
@@ -251,6 +293,11 @@ core::Result<std::span<const float>> DeviceDecoder::step(int32_t token) {
   GAUNTLET_TRY(ops_.matvec(*output_.buffer, output_.type, matvec_, s.n_embd, s.n_vocab, *act_,
                            static_cast<uint32_t>(a.xb), static_cast<uint32_t>(a.logits),
                            kMatvecRows));
+  if (s.final_softcap > 0) {
+    GAUNTLET_TRY(
+        ops_.elementwise(*act_, Elementwise::softcap,
+                         {s.n_vocab, static_cast<uint32_t>(a.logits), 0, s.final_softcap}));
+  }
   GAUNTLET_TRY(device_.download(*act_, std::as_writable_bytes(std::span<float>(logits_)),
                                 a.logits * sizeof(float)));
   ++pos_;

@@ -47,13 +47,16 @@ class DeviceDecoder {
   // A tensor the architecture does not have stays empty (buffer == nullptr).
   struct Layer {
     Weight attn_norm, wq, wk, wv, wo, ffn_norm, w_gate, w_up, w_down;
-    Weight wqkv, bq, bk, bv, q_norm, k_norm;
+    Weight wqkv, bq, bk, bv, q_norm, k_norm, post_attn_norm, post_ffn_norm;
   };
   core::Status bind();
   core::Status allocate();
   core::Status run_layer(uint32_t l);
   core::Status project_qkv(const Layer& L);
   core::Status feed_forward(const Layer& L);
+  // x += W . act[x_off ..], through the post-norm where the architecture has one.
+  core::Status add_branch(backends::Buffer& w, model::TensorType type, uint32_t n_in,
+                          uint64_t x_off, const Weight& post_norm);
 
   backends::Device& device_;
   const loader::DeviceModel& model_;
@@ -61,10 +64,12 @@ class DeviceDecoder {
   uint32_t context_;
   Ops ops_;
   planner::ActivationLayout layout_;
+  planner::KvLayout kv_layout_;
   planner::KernelVariant matvec_, attention_;
   Weight token_embd_, output_norm_, output_;
   std::vector<Layer> layers_;
-  std::unique_ptr<backends::Buffer> act_, k_cache_, v_cache_, rope_table_;
+  std::unique_ptr<backends::Buffer> act_, k_cache_, v_cache_;
+  std::unique_ptr<backends::Buffer> rope_tables_[2];  // global layers, sliding layers
   std::vector<float> table_, logits_;
   std::vector<float> rope_factors_;  // rope_freqs.weight, read back once (empty without one)
   uint32_t pos_ = 0;

@@ -29,15 +29,20 @@ struct RopeParams {
 struct AttentionParams {
   uint32_t q_off, out_off, group, n_kv, layer_off, n_pos;
   float scale;
+  uint32_t first_pos;  // the oldest position attended (a sliding-window layer's start)
+  uint32_t ring;       // positions the layer's cache holds: position t in slot t % ring
+  float softcap;       // attention-logit soft-cap; 0: none
 };
 struct ElementwiseParams {
   uint32_t n, a_off, b_off;
+  float value = 0.0f;  // scale and softcap
 };
 struct BiasParams {
   uint32_t n, off;
 };
 
-enum class Elementwise { add = 0, swiglu = 1 };
+// The OP of engine_elementwise.cl / .comp.
+enum class Elementwise { add = 0, swiglu = 1, geglu = 2, scale = 3, softcap = 4 };
 
 // Workgroup of the kernels without a tunable variant (embed, rope, elementwise, copy).
 inline constexpr uint32_t kSimpleWorkgroup = 64;

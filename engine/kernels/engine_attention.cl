@@ -1,5 +1,5 @@
-// Attention of one query head (one workgroup per head) over positions 0..n_pos-1 of the KV
-// cache, grouped-query: head h reads KV head h / (n_head / n_head_kv). The scores go through a
+// Attention of one query head (one workgroup per head) over positions first_pos..n_pos-1 of the
+// KV cache (first_pos > 0: a sliding-window layer), grouped-query: head h reads KV head h / (n_head / n_head_kv). The scores go through a
 // local tile of SCORE_TILE positions at a time with a running (online) softmax, so any context
 // fits. Defines: WG_X, HEAD_DIM, SCORE_TILE, KV_F16, ACT_F16, DIMS_PER_ITEM = ceil(HEAD_DIM/WG_X).
 // Local memory: WG_X floats of scratch, the query head (HEAD_DIM floats or halves), the scores.
@@ -11,6 +11,9 @@ typedef struct {
   uint layer_off;  // element index of this layer's position 0
   uint n_pos;
   float scale;
+  uint first_pos;  // the oldest position attended
+  uint ring;       // positions the layer's cache holds: position t sits in slot t % ring
+  float softcap;   // scores become softcap * tanh(score / softcap) when > 0 (gemma2)
 } AttentionParams;
 
 #if KV_F16
@@ -42,15 +45,16 @@ __kernel void attention(__global float* act, __global const uchar* k_cache,
   float acc[DIMS_PER_ITEM];
   for (uint k = 0; k < DIMS_PER_ITEM; ++k) acc[k] = 0.0f;
 
-  for (uint t0 = 0; t0 < p.n_pos; t0 += SCORE_TILE) {
+  for (uint t0 = p.first_pos; t0 < p.n_pos; t0 += SCORE_TILE) {
     const uint len = min((uint)SCORE_TILE, p.n_pos - t0);
     barrier(CLK_LOCAL_MEM_FENCE);
     float local_max = -INFINITY;
     for (uint tt = lid; tt < len; tt += WG_X) {
-      const uint base = p.layer_off + (t0 + tt) * p.n_kv + kv_head_off;
+      const uint base = p.layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off;
       float dot = 0.0f;
       for (uint i = 0; i < HEAD_DIM; ++i) dot += Q_LOAD(i) * KV_LOAD(k_cache, base + i);
-      scores[tt] = dot * p.scale;
+      const float score = dot * p.scale;
+      scores[tt] = p.softcap > 0.0f ? p.softcap * tanh(score / p.softcap) : score;
       local_max = fmax(local_max, scores[tt]);
     }
     red[lid] = local_max;
@@ -80,7 +84,8 @@ __kernel void attention(__global float* act, __global const uchar* k_cache,
       if (d >= HEAD_DIM) break;
       float a = acc[k] * c;
       for (uint tt = 0; tt < len; ++tt) {
-        a += scores[tt] * KV_LOAD(v_cache, p.layer_off + (t0 + tt) * p.n_kv + kv_head_off + d);
+        a += scores[tt] *
+             KV_LOAD(v_cache, p.layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off + d);
       }
       acc[k] = a;
     }

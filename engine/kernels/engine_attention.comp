@@ -1,6 +1,7 @@
 #version 450
-// Attention of one query head (one workgroup per head) over positions 0..n_pos-1 of the KV
-// cache, grouped-query. Scores pass through a shared tile of SCORE_TILE positions with a running
+// Attention of one query head (one workgroup per head) over positions first_pos..n_pos-1 of the
+// KV cache (position t in slot t % ring; first_pos > 0 for a sliding-window layer), grouped-query,
+// with the scores soft-capped (softcap * tanh(score / softcap)) when softcap > 0. Scores pass through a shared tile of SCORE_TILE positions with a running
 // (online) softmax, so any context fits. Constants: 0 workgroup; 3 HEAD_DIM; 4 SCORE_TILE;
 // 5 KV_F16; 6 ACT_F16; 7 DIMS_PER_ITEM (ceil(HEAD_DIM / workgroup), at most 8); 8 Q_WORDS
 // (HEAD_DIM, or HEAD_DIM / 2 with ACT_F16); 9 RED (= workgroup).
@@ -23,6 +24,9 @@ layout(push_constant) uniform Params {
   uint layer_off;
   uint n_pos;
   float scale;
+  uint first_pos;
+  uint ring;
+  float softcap;
 } p;
 
 shared float red[RED];
@@ -63,15 +67,16 @@ void main() {
   float acc[8];
   for (uint k = 0; k < DIMS_PER_ITEM; ++k) acc[k] = 0.0;
 
-  for (uint t0 = 0; t0 < p.n_pos; t0 += SCORE_TILE) {
+  for (uint t0 = p.first_pos; t0 < p.n_pos; t0 += SCORE_TILE) {
     uint len = min(SCORE_TILE, p.n_pos - t0);
     barrier();
     float local_max = -1.0 / 0.0;
     for (uint tt = lid; tt < len; tt += wg) {
-      uint base = p.layer_off + (t0 + tt) * p.n_kv + kv_head_off;
+      uint base = p.layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off;
       float d = 0.0;
       for (uint j = 0; j < HEAD_DIM / 2; ++j) d += dot(q_pair(j), kv_pair(base + 2 * j));
-      scores[tt] = d * p.scale;
+      float score = d * p.scale;
+      scores[tt] = p.softcap > 0.0 ? p.softcap * tanh(score / p.softcap) : score;
       local_max = max(local_max, scores[tt]);
     }
     red[lid] = local_max;
@@ -101,7 +106,7 @@ void main() {
       if (d >= HEAD_DIM) break;
       float a = acc[k] * c;
       for (uint tt = 0; tt < len; ++tt) {
-        a += scores[tt] * kv_at(1, p.layer_off + (t0 + tt) * p.n_kv + kv_head_off + d);
+        a += scores[tt] * kv_at(1, p.layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off + d);
       }
       acc[k] = a;
     }

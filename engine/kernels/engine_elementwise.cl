@@ -1,18 +1,27 @@
-// Elementwise ops over the activation buffer. OP 0: residual add a += b. OP 1: SwiGLU
-// a = silu(a) * b.
+// Elementwise ops over the activation buffer, i < n. OP 0: residual add a += b. OP 1: SwiGLU
+// a = silu(a) * b. OP 2: GeGLU a = gelu(a) * b, GELU's tanh approximation as ggml_gelu computes
+// it. OP 3: a *= value (gemma's embedding scale). OP 4: a = value * tanh(a / value) (soft-cap).
 typedef struct {
   uint n;
   uint a_off;
   uint b_off;
+  float value;
 } ElementwiseParams;
 
 __kernel void elementwise(__global float* act, ElementwiseParams p) {
   const uint i = get_global_id(0);
   if (i >= p.n) return;
-  const float a = act[p.a_off + i], b = act[p.b_off + i];
+  const float a = act[p.a_off + i];
 #if OP == 0
-  act[p.a_off + i] = a + b;
+  act[p.a_off + i] = a + act[p.b_off + i];
+#elif OP == 1
+  act[p.a_off + i] = a / (1.0f + exp(-a)) * act[p.b_off + i];
+#elif OP == 2
+  const float gelu = 0.5f * a * (1.0f + tanh(0.7978845608f * a * (1.0f + 0.044715f * a * a)));
+  act[p.a_off + i] = gelu * act[p.b_off + i];
+#elif OP == 3
+  act[p.a_off + i] = a * p.value;
 #else
-  act[p.a_off + i] = a / (1.0f + exp(-a)) * b;
+  act[p.a_off + i] = p.value * tanh(a / p.value);
 #endif
 }

@@ -5,7 +5,7 @@ namespace gauntlet::engine::model {
 namespace {
 
 // Rotary styles: llama.cpp src/llama-model.cpp, llama_model_rope_type (LLM_ARCH_LLAMA is NORM;
-// QWEN2, QWEN3 and PHI3 are NEOX).
+// QWEN2, QWEN3, PHI3, GEMMA2 and GEMMA3 are NEOX).
 constexpr Architecture kArchitectures[] = {
     // src/models/llama.cpp: separate Q/K/V without bias, SwiGLU of ffn_gate and ffn_up
     // (LLM_FFN_SILU, LLM_FFN_PAR), rope_freqs factors where the file has them.
@@ -33,6 +33,36 @@ constexpr Architecture kArchitectures[] = {
      .rope = RopeStyle::neox,
      .fused_qkv = true,
      .fused_gate_up = true},
+    // src/models/gemma2-iswa.cpp: inpL * sqrtf(n_embd); post norms; LLM_FFN_GELU gated; final
+    // logits cap * tanh(x / cap). src/llama-model.cpp (LLM_ARCH_GEMMA2): n_swa 4096 unless the
+    // file says otherwise, set_swa_pattern(2) (even layers slide), attn_soft_cap on, soft-caps
+    // 50 and 30 unless the file says otherwise. The query scale llama.cpp applies is
+    // 1/sqrt(head_dim) (f_attention_scale; 1/sqrt(n_embd/n_head) only for the 27B).
+    {.arch = Arch::gemma2,
+     .name = "gemma2",
+     .graph = "src/models/gemma2-iswa.cpp",
+     .rope = RopeStyle::neox,
+     .embed_scale = true,
+     .post_norms = true,
+     .activation = Activation::gelu,
+     .attn_softcap = 50.0f,
+     .final_softcap = 30.0f,
+     .swa_pattern = 2,
+     .default_window = 4096},
+    // src/models/gemma3.cpp (the iswa graph): as gemma2 plus Q/K RMSNorm before RoPE, no
+    // soft-capping; src/llama-model.cpp (LLM_ARCH_GEMMA3): set_swa_pattern(6) (five sliding
+    // layers to one global), sliding layers' RoPE base 10000 and scale 1.
+    {.arch = Arch::gemma3,
+     .name = "gemma3",
+     .graph = "src/models/gemma3.cpp",
+     .rope = RopeStyle::neox,
+     .qk_norm = true,
+     .embed_scale = true,
+     .post_norms = true,
+     .activation = Activation::gelu,
+     .swa_pattern = 6,
+     .default_window = 512,
+     .local_rope_base = 10000.0f},
 };
 
 }  // namespace

@@ -12,7 +12,7 @@
 
 namespace gauntlet::engine::model {
 
-enum class Arch : uint32_t { llama, qwen2, qwen3, phi3 };
+enum class Arch : uint32_t { llama, qwen2, qwen3, phi3, gemma2, gemma3 };
 
 // llama.cpp's LLAMA_ROPE_TYPE_NORM rotates adjacent pairs (x[2i], x[2i+1]) of a head;
 // LLAMA_ROPE_TYPE_NEOX rotates x[i] with x[i + n_rot/2] ("the pairs of head values are offset

@@ -75,9 +75,11 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
     *target.first = *v;
   }
   s.n_head_kv = s.n_head;
-  const std::pair<const char*, uint32_t*> optional[] = {{"attention.head_count_kv", &s.n_head_kv},
-                                                        {"attention.key_length", &s.key_length},
-                                                        {"rope.dimension_count", &s.rope_dim}};
+  const std::pair<const char*, uint32_t*> optional[] = {
+      {"attention.head_count_kv", &s.n_head_kv},
+      {"attention.key_length", &s.key_length},
+      {"rope.dimension_count", &s.rope_dim},
+      {"attention.sliding_window", &s.sliding_window}};
   for (const auto& [key, target] : optional) {
     if (!info.meta(p + key)) continue;
     auto v = required_u32(info, p + key, kMaxDim);
@@ -91,8 +93,10 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
                      "attention.value_length' = " + std::to_string(*value_length) +
                      " differs from the key length " + std::to_string(s.head_dim()));
   }
-  const std::pair<const char*, float*> floats[] = {
-      {"rope.freq_base", &s.rope_freq_base}, {"attention.layer_norm_rms_epsilon", &s.rms_eps}};
+  const std::pair<const char*, float*> floats[] = {{"rope.freq_base", &s.rope_freq_base},
+                                                   {"attention.layer_norm_rms_epsilon", &s.rms_eps},
+                                                   {"attn_logit_softcapping", &s.attn_softcap},
+                                                   {"final_logit_softcapping", &s.final_softcap}};
   for (const auto& [key, target] : floats) {
     if (!info.meta(p + key)) continue;
     auto f = info.get_float(p + key);
@@ -117,6 +121,7 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
   s.n_vocab = static_cast<uint32_t>(embd_t->ne[1]);
   s.tied_output = info.find("output.weight") == nullptr;
   s.rope_freqs = info.find("rope_freqs.weight") != nullptr;
+  apply_architecture_defaults(s);
   auto valid = validate_shape(s);
   if (!valid) return bad_model(valid.error().message);
   return s;
@@ -177,6 +182,8 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
     lw.w_gate = view(p + "ffn_gate.weight");
     lw.w_up = view(p + "ffn_up.weight");
     lw.w_down = view(p + "ffn_down.weight");
+    lw.post_attn_norm = view(p + "post_attention_norm.weight");
+    lw.post_ffn_norm = view(p + "post_ffw_norm.weight");
     w.layers.push_back(lw);
   }
   return w;

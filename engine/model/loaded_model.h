@@ -27,9 +27,10 @@ struct TensorView {
 // A tensor the architecture does not have is an empty view (data == nullptr).
 struct LayerWeights {
   TensorView attn_norm, wq, wk, wv, wo, ffn_norm, w_gate, w_up, w_down;
-  TensorView wqkv;            // fused Q/K/V (phi3)
-  TensorView bq, bk, bv;      // Q/K/V biases (qwen2)
-  TensorView q_norm, k_norm;  // per-head Q/K RMSNorm (qwen3)
+  TensorView wqkv;                           // fused Q/K/V (phi3)
+  TensorView bq, bk, bv;                     // Q/K/V biases (qwen2)
+  TensorView q_norm, k_norm;                 // per-head Q/K RMSNorm (qwen3, gemma3)
+  TensorView post_attn_norm, post_ffn_norm;  // norms of each branch's output (gemma)
 };
 
 struct ModelWeights {

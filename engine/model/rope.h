@@ -13,9 +13,10 @@
 namespace gauntlet::engine::model {
 
 // table[2i] = cos(theta_i), table[2i + 1] = sin(theta_i) for i < rope_dims / 2, computed in
-// double. `factors` is empty or holds rope_dims / 2 values.
-void rope_table(const ModelShape& shape, std::span<const float> factors, uint32_t pos,
-                std::span<float> table);
+// double, with `layer`'s base and scale (ModelShape::rope_base). `factors` is empty or holds
+// rope_dims / 2 values.
+void rope_table(const ModelShape& shape, uint32_t layer, std::span<const float> factors,
+                uint32_t pos, std::span<float> table);
 
 // The two elements of a head that pair i (< head_dim / 2) holds: (2i, 2i + 1) for NORM; for NEOX
 // (i, i + rope_dims / 2) while i < rope_dims / 2, and the unrotated tail (2i, 2i + 1) after.

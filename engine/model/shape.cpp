@@ -23,6 +23,8 @@ struct Preset {
   uint32_t embd, layers, heads, kv, head_dim, ff, vocab, ctx;
   float freq_base, rms_eps;
   bool tied, rope_freqs;
+  uint32_t window = 0;      // sliding window; 0: the architecture's default
+  float rope_scale = 1.0f;  // linear RoPE scaling (1 / rope_scaling.factor)
 };
 
 ModelShape make(const Preset& p) {
@@ -41,6 +43,9 @@ ModelShape make(const Preset& p) {
   s.rms_eps = p.rms_eps;
   s.tied_output = p.tied;
   s.rope_freqs = p.rope_freqs;
+  s.sliding_window = p.window;
+  s.rope_freq_scale = p.rope_scale;
+  apply_architecture_defaults(s);
   return s;
 }
 
@@ -64,6 +69,14 @@ const std::vector<ModelShape>& presets() {
       {"mistral-7b-v0.3", llama, 4096, 32, 32, 8,  128, 14336, 32768,  32768,  1000000.0f, 1e-5f, false, false},
       {"tinyllama-1.1b",  llama, 2048, 22, 32, 4,  64,  5632,  32000,  2048,   10000.0f,   1e-5f, false, false},
       {"llama-7b",        llama, 4096, 32, 32, 32, 128, 11008, 32000,  4096,   10000.0f,   1e-5f, false, false},
+      // Gemma: the sliding window and, for Gemma 3 4B/12B, the linear RoPE scaling (factor 8) of
+      // the global layers; soft-caps are llama.cpp's gemma2 defaults (50, 30), Gemma 3's sliding
+      // layers take RoPE base 10000 (architecture.cpp).
+      {"gemma-2-2b",      gemma2, 2304, 26, 8, 4,  256, 9216,  256000, 8192,   10000.0f,   1e-6f, true,  false, 4096},
+      {"gemma-2-9b",      gemma2, 3584, 42, 16, 8, 256, 14336, 256000, 8192,   10000.0f,   1e-6f, true,  false, 4096},
+      {"gemma-3-1b",      gemma3, 1152, 26, 4, 1,  256, 6912,  262144, 32768,  1000000.0f, 1e-6f, true,  false, 512},
+      {"gemma-3-4b",      gemma3, 2560, 34, 8, 4,  256, 10240, 262208, 131072, 1000000.0f, 1e-6f, true,  false, 1024, 0.125f},
+      {"gemma-3-12b",     gemma3, 3840, 48, 16, 8, 256, 15360, 262208, 131072, 1000000.0f, 1e-6f, true,  false, 1024, 0.125f},
       // Small shapes for tests and benchmarks.
       {"test-tiny",       llama, 64,   2,  4,  2,  16,  128,   256,    128,    10000.0f,   1e-5f, false, false},
       {"test-small",      llama, 128,  3,  4,  4,  32,  352,   512,    256,    10000.0f,   1e-5f, false, false},
@@ -80,6 +93,13 @@ const std::vector<ModelShape>& presets() {
 }
 
 }  // namespace
+
+void apply_architecture_defaults(ModelShape& s) {
+  const Architecture& a = s.traits();
+  if (s.sliding_window == 0) s.sliding_window = a.default_window;
+  if (s.attn_softcap == 0) s.attn_softcap = a.attn_softcap;
+  if (s.final_softcap == 0) s.final_softcap = a.final_softcap;
+}
 
 core::Status validate_shape(const ModelShape& s) {
   const std::pair<const char*, uint32_t> dims[] = {
@@ -145,9 +165,10 @@ core::Result<ModelShape> parse_shape(const std::string& text) {
 core::Result<ModelShape> parse_dims(const std::string& text) {
   ModelShape s;
   std::map<std::string, uint32_t*> ints = {
-      {"n_embd", &s.n_embd},       {"n_layer", &s.n_layer},   {"n_head", &s.n_head},
-      {"n_head_kv", &s.n_head_kv}, {"n_ff", &s.n_ff},         {"n_vocab", &s.n_vocab},
-      {"context", &s.context},     {"rope_dim", &s.rope_dim}, {"head_dim", &s.key_length}};
+      {"n_embd", &s.n_embd},        {"n_layer", &s.n_layer},   {"n_head", &s.n_head},
+      {"n_head_kv", &s.n_head_kv},  {"n_ff", &s.n_ff},         {"n_vocab", &s.n_vocab},
+      {"context", &s.context},      {"rope_dim", &s.rope_dim}, {"head_dim", &s.key_length},
+      {"window", &s.sliding_window}};
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
@@ -160,13 +181,18 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
       s.arch = *arch;
       continue;
     }
-    if (key == "rope_freq_base" || key == "rms_eps") {
+    if (key == "rope_freq_base" || key == "rms_eps" || key == "attn_softcap" ||
+        key == "final_softcap") {
       float f = 0;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), f);
       if (ec != std::errc() || p != value.data() + value.size()) {
         return bad_shape("'" + value + "' is not a number for " + key);
       }
-      (key == "rms_eps" ? s.rms_eps : s.rope_freq_base) = f;
+      float* target = key == "rms_eps"         ? &s.rms_eps
+                      : key == "attn_softcap"  ? &s.attn_softcap
+                      : key == "final_softcap" ? &s.final_softcap
+                                               : &s.rope_freq_base;
+      *target = f;
       continue;
     }
     uint32_t v = 0;
@@ -183,6 +209,7 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
     *it->second = v;
   }
   if (s.n_head_kv == 0) s.n_head_kv = s.n_head;
+  apply_architecture_defaults(s);
   return s;
 }
 
@@ -240,6 +267,10 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format) {
       add(p + "ffn_up.weight", {embd, ff}, l);
     }
     add(p + "ffn_down.weight", {ff, embd}, l);
+    if (arch.post_norms) {
+      add(p + "post_attention_norm.weight", {embd}, l);
+      add(p + "post_ffw_norm.weight", {embd}, l);
+    }
   }
   add("output_norm.weight", {embd}, 0);
   if (!s.tied_output) add("output.weight", {embd, vocab}, 0);

@@ -31,6 +31,11 @@ struct ModelShape {
   bool rope_freqs = false;       // a rope_freqs.weight tensor of per-frequency factors (Llama 3.1+)
   float rms_eps = 1e-5f;
   bool tied_output = false;  // no output.weight: logits use token_embd
+  // Sliding-window attention (attention.sliding_window): a sliding layer (see `sliding`) attends to
+  // the last `sliding_window` positions; 0: none.
+  uint32_t sliding_window = 0;
+  float attn_softcap = 0.0f;   // attention-logit soft-cap (attn_logit_softcapping); 0: none
+  float final_softcap = 0.0f;  // final-logit soft-cap (final_logit_softcapping); 0: none
 
   uint32_t head_dim() const {
     return key_length != 0 ? key_length : (n_head == 0 ? 0 : n_embd / n_head);
@@ -39,7 +44,23 @@ struct ModelShape {
   uint32_t n_embd_kv() const { return head_dim() * n_head_kv; }
   uint32_t rope_dims() const { return rope_dim == 0 ? head_dim() : rope_dim; }
   const Architecture& traits() const { return architecture(arch); }
+  bool sliding(uint32_t layer) const {
+    const uint32_t pattern = traits().swa_pattern;
+    return sliding_window != 0 && pattern != 0 && layer % pattern < pattern - 1;
+  }
+  // The RoPE base and linear scale of a layer: a sliding layer of gemma3 has its own.
+  float rope_base(uint32_t layer) const {
+    return sliding(layer) && traits().local_rope_base != 0 ? traits().local_rope_base
+                                                           : rope_freq_base;
+  }
+  float rope_scale(uint32_t layer) const {
+    return sliding(layer) && traits().local_rope_base != 0 ? 1.0f : rope_freq_scale;
+  }
 };
+
+// Fills what the architecture gives by default and the shape leaves at 0: the sliding window
+// and the soft-caps (llama.cpp's hparams defaults for gemma2).
+void apply_architecture_defaults(ModelShape& shape);
 
 // Checks that the dimensions make a llama model (head counts divide, even rotary dimensions,
 // rows of whole 32-element blocks, ...); the error names the offending dimension.
@@ -50,8 +71,8 @@ core::Status validate_shape(const ModelShape& shape);
 core::Result<ModelShape> preset_shape(const std::string& name);
 std::vector<std::string> preset_names();
 // "n_embd=64,n_layer=2,n_head=4,n_head_kv=2,n_ff=128,n_vocab=256,context=128" (n_head_kv defaults
-// to n_head; also arch=llama|qwen2|qwen3|phi3, head_dim, rope_dim, rope_freq_base, rms_eps,
-// tied=0|1, rope_freqs=0|1).
+// to n_head; also arch=llama|qwen2|qwen3|phi3|gemma2|gemma3, head_dim, rope_dim, rope_freq_base,
+// rms_eps, tied=0|1, rope_freqs=0|1, window, attn_softcap, final_softcap).
 core::Result<ModelShape> parse_dims(const std::string& text);
 // A command line's shape: dims when it has an '=', else a preset's name.
 core::Result<ModelShape> parse_shape(const std::string& text);

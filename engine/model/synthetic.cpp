@@ -63,6 +63,11 @@ void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
     w.set_f32(p + "rope.scaling.factor", 1.0f / shape.rope_freq_scale);
   }
   w.set_f32(p + "attention.layer_norm_rms_epsilon", shape.rms_eps);
+  if (shape.traits().swa_pattern != 0) {
+    w.set_u32(p + "attention.sliding_window", shape.sliding_window);
+  }
+  if (shape.attn_softcap != 0) w.set_f32(p + "attn_logit_softcapping", shape.attn_softcap);
+  if (shape.final_softcap != 0) w.set_f32(p + "final_logit_softcapping", shape.final_softcap);
 }
 
 }  // namespace
@@ -103,10 +108,12 @@ core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType form
     }
     // Embeddings are looked up, not multiplied, so they get unit scale; a tied one is also the
     // output matrix, where at unit scale the fed token's own row would win every step, so it is
-    // kept small beside what the layers add.
+    // kept small beside what the layers add (also after gemma's sqrt(n_embd) scale).
     const bool embedding = t.name == "token_embd.weight";
+    const float tied_scale =
+        0.1f / (shape.traits().embed_scale ? std::sqrt(static_cast<float>(shape.n_embd)) : 1.0f);
     const float a = !embedding          ? std::sqrt(3.0f / static_cast<float>(n_in))
-                    : shape.tied_output ? 0.1f
+                    : shape.tied_output ? tied_scale
                                         : 1.0f;
     w.add_tensor(t.name, t.ne, t.type, [rng, n_in, a, tensor_seed](uint64_t row, float* out) {
       if (row == 0) *rng = core::Rng(tensor_seed);

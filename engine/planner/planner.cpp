@@ -26,10 +26,26 @@ uint64_t largest_tensor_bytes(std::span<const TensorDesc> tensors) {
   return largest;
 }
 
+KvLayout kv_layout(const ModelShape& shape, uint32_t context) {
+  KvLayout k;
+  for (uint32_t l = 0; l < shape.n_layer; ++l) {
+    const uint32_t slots = shape.sliding(l) ? std::min(context, shape.sliding_window) : context;
+    k.offset.push_back(k.total_slots * shape.n_embd_kv());
+    k.slots.push_back(slots);
+    k.total_slots += slots;
+  }
+  return k;
+}
+
 uint64_t kv_cache_bytes(const ModelShape& shape, uint32_t context, uint32_t batch,
                         KvPrecision precision) {
-  return 2ull * shape.n_layer * shape.n_head_kv * shape.head_dim() * context * batch *
+  return 2ull * kv_layout(shape, context).total_slots * shape.n_embd_kv() * batch *
          kv_element_bytes(precision);
+}
+
+uint64_t kv_cache_bytes_without_window(const ModelShape& shape, uint32_t context, uint32_t batch,
+                                       KvPrecision precision) {
+  return 2ull * shape.n_layer * shape.n_embd_kv() * context * batch * kv_element_bytes(precision);
 }
 
 ActivationLayout activation_layout(const ModelShape& shape, uint32_t context) {

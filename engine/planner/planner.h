@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "engine/model/shape.h"
 #include "engine/model/tensor_type.h"
@@ -28,9 +29,22 @@ uint64_t weight_bytes(std::span<const TensorDesc> tensors);
 uint64_t weight_bytes(const ModelShape& shape, FileType format);
 // The largest single tensor (bounds one allocation and the loader's staging buffer).
 uint64_t largest_tensor_bytes(std::span<const TensorDesc> tensors);
-// 2 (K and V) * n_layer * n_head_kv * head_dim * context * batch * bytes per element.
+// Where each layer's K (and V) rows of n_embd_kv elements live in a cache of `context`
+// positions: a sliding-window layer keeps a ring of min(context, window) positions (position t
+// in slot t % slots), any other layer all `context` (llama.cpp keeps sliding layers in a cache of
+// the window's size, llama_kv_cache_iswa).
+struct KvLayout {
+  std::vector<uint32_t> slots;   // per layer
+  std::vector<uint64_t> offset;  // per layer: the element index of its slot 0
+  uint64_t total_slots = 0;
+};
+KvLayout kv_layout(const ModelShape& shape, uint32_t context);
+// 2 (K and V) * (slots over the layers) * n_head_kv * head_dim * batch * bytes per element.
 uint64_t kv_cache_bytes(const ModelShape& shape, uint32_t context, uint32_t batch,
                         KvPrecision precision);
+// The same with every layer holding the whole context (what a window-blind plan would say).
+uint64_t kv_cache_bytes_without_window(const ModelShape& shape, uint32_t context, uint32_t batch,
+                                       KvPrecision precision);
 
 // Offsets (in floats) of the f32 activation vectors of one sequence's decode step.
 struct ActivationLayout {

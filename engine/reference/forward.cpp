@@ -63,6 +63,53 @@ float load_kv(const std::byte* cache, KvPrecision precision, uint64_t index) {
   return model::f16_lookup(h);
 }
 
+// One layer's attention of every query head over the positions the layer keeps: all of them, or
+// for a sliding layer the last `sliding_window`; position t sits in slot t % slots.
+void attend(const model::ModelShape& s, const KvCacheView& kv, const planner::KvLayout& cache,
+            uint32_t l, uint32_t pos, const float* q, float* att, float* out, ThreadPool& pool) {
+  const uint32_t hd = s.head_dim(), n_kv = s.n_embd_kv(), group = s.n_head / s.n_head_kv;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  const uint32_t first =
+      s.sliding(l) && pos + 1 > s.sliding_window ? pos + 1 - s.sliding_window : 0;
+  auto row = [&](uint32_t t) { return cache.offset[l] + uint64_t{t % cache.slots[l]} * n_kv; };
+  pool.parallel_for(s.n_head, [&](uint64_t h0, uint64_t h1) {
+    for (uint64_t h = h0; h < h1; ++h) {
+      const float* qh = q + h * hd;
+      float* scores = att + h * kv.context;
+      const uint64_t kv_off = (h / group) * hd;
+      float max = -INFINITY;
+      for (uint32_t t = first; t <= pos; ++t) {
+        float dot = 0;
+        for (uint32_t i = 0; i < hd; ++i) {
+          dot += qh[i] * load_kv(kv.k, kv.precision, row(t) + kv_off + i);
+        }
+        scores[t] = s.attn_softcap > 0 ? softcap(dot * scale, s.attn_softcap) : dot * scale;
+        max = std::max(max, scores[t]);
+      }
+      float sum = 0;
+      for (uint32_t t = first; t <= pos; ++t) {
+        scores[t] = std::exp(scores[t] - max);
+        sum += scores[t];
+      }
+      float* o = out + h * hd;
+      std::fill(o, o + hd, 0.0f);
+      for (uint32_t t = first; t <= pos; ++t) {
+        const float a = scores[t] / sum;
+        for (uint32_t i = 0; i < hd; ++i) {
+          o[i] += a * load_kv(kv.v, kv.precision, row(t) + kv_off + i);
+        }
+      }
+    }
+  });
+}
+
+// x += branch, through the architecture's post-norm of the branch where it has one (gemma).
+void add_residual(const model::ModelShape& s, float* x, float* branch,
+                  const TensorView& post_norm) {
+  if (s.traits().post_norms) rmsnorm(branch, branch, floats(post_norm), s.n_embd, s.rms_eps);
+  for (uint32_t i = 0; i < s.n_embd; ++i) x[i] += branch[i];
+}
+
 }  // namespace
 
 core::Status forward_token(const model::ModelShape& s, const model::ModelWeights& w,
@@ -79,29 +126,25 @@ core::Status forward_token(const model::ModelShape& s, const model::ModelWeights
                                                                    std::to_string(kv.context));
   }
   const auto layout = planner::activation_layout(s, kv.context);
+  const auto cache = planner::kv_layout(s, kv.context);
   float* x = act + layout.x;
   float* xb = act + layout.xb;
   float* xb2 = act + layout.xb2;
   float* q = act + layout.q;
   float* k = act + layout.k;
   float* v = act + layout.v;
-  float* att = act + layout.att;
   float* hb = act + layout.hb;
   float* hb2 = act + layout.hb2;
   float* logits = act + layout.logits;
   const model::Architecture& arch = s.traits();
   const uint32_t n_embd = s.n_embd, hd = s.head_dim(), n_kv = s.n_embd_kv();
-  const uint32_t group = s.n_head / s.n_head_kv;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   std::vector<float> table(s.rope_dims());
   std::span<const float> factors;
   if (w.rope_freqs.data != nullptr) {
     factors = {floats(w.rope_freqs), w.rope_freqs.n_in};
   }
-  model::rope_table(s, factors, pos, table);
 
-  model::dequantize_row(w.token_embd.type, w.token_embd.row(static_cast<uint64_t>(token)), x,
-                        n_embd);
+  embed_token(s, w.token_embd, token, x);
   for (uint32_t l = 0; l < s.n_layer; ++l) {
     const auto& L = w.layers[l];
     rmsnorm(xb, x, floats(L.attn_norm), n_embd, s.rms_eps);
@@ -119,41 +162,15 @@ core::Status forward_token(const model::ModelShape& s, const model::ModelWeights
       rmsnorm_heads(q, s.n_head, hd, floats(L.q_norm), s.rms_eps);
       rmsnorm_heads(k, s.n_head_kv, hd, floats(L.k_norm), s.rms_eps);
     }
+    model::rope_table(s, l, factors, pos, table);
     rope_heads(q, s.n_head, hd, s.rope_dims(), arch.rope, table);
     rope_heads(k, s.n_head_kv, hd, s.rope_dims(), arch.rope, table);
-    const uint64_t layer_base = static_cast<uint64_t>(l) * kv.context * n_kv;
-    store_kv(kv.k, kv.precision, layer_base + static_cast<uint64_t>(pos) * n_kv, k, n_kv);
-    store_kv(kv.v, kv.precision, layer_base + static_cast<uint64_t>(pos) * n_kv, v, n_kv);
-
-    pool.parallel_for(s.n_head, [&](uint64_t h0, uint64_t h1) {
-      for (uint64_t h = h0; h < h1; ++h) {
-        const float* qh = q + h * hd;
-        float* scores = att + h * kv.context;
-        const uint64_t kv_off = (h / group) * hd;
-        float max = -INFINITY;
-        for (uint32_t t = 0; t <= pos; ++t) {
-          const uint64_t base = layer_base + static_cast<uint64_t>(t) * n_kv + kv_off;
-          float dot = 0;
-          for (uint32_t i = 0; i < hd; ++i) dot += qh[i] * load_kv(kv.k, kv.precision, base + i);
-          scores[t] = dot * scale;
-          max = std::max(max, scores[t]);
-        }
-        float sum = 0;
-        for (uint32_t t = 0; t <= pos; ++t) {
-          scores[t] = std::exp(scores[t] - max);
-          sum += scores[t];
-        }
-        float* out = xb2 + h * hd;
-        std::fill(out, out + hd, 0.0f);
-        for (uint32_t t = 0; t <= pos; ++t) {
-          const float a = scores[t] / sum;
-          const uint64_t base = layer_base + static_cast<uint64_t>(t) * n_kv + kv_off;
-          for (uint32_t i = 0; i < hd; ++i) out[i] += a * load_kv(kv.v, kv.precision, base + i);
-        }
-      }
-    });
+    const uint64_t slot = cache.offset[l] + uint64_t{pos % cache.slots[l]} * n_kv;
+    store_kv(kv.k, kv.precision, slot, k, n_kv);
+    store_kv(kv.v, kv.precision, slot, v, n_kv);
+    attend(s, kv, cache, l, pos, q, act + layout.att, xb2, pool);
     matvecs(pool, {{&L.wo, xb2, xb}});
-    for (uint32_t i = 0; i < n_embd; ++i) x[i] += xb[i];
+    add_residual(s, x, xb, L.post_attn_norm);
 
     rmsnorm(xb, x, floats(L.ffn_norm), n_embd, s.rms_eps);
     if (arch.fused_gate_up) {
@@ -161,12 +178,15 @@ core::Status forward_token(const model::ModelShape& s, const model::ModelWeights
     } else {
       matvecs(pool, {{&L.w_gate, xb, hb}, {&L.w_up, xb, hb2}});
     }
-    for (uint32_t i = 0; i < s.n_ff; ++i) hb[i] = hb[i] / (1.0f + std::exp(-hb[i])) * hb2[i];
+    gated_activation(arch.activation, hb, hb2, s.n_ff);
     matvecs(pool, {{&L.w_down, hb, xb}});
-    for (uint32_t i = 0; i < n_embd; ++i) x[i] += xb[i];
+    add_residual(s, x, xb, L.post_ffn_norm);
   }
   rmsnorm(xb, x, floats(w.output_norm), n_embd, s.rms_eps);
   matvecs(pool, {{&w.output, xb, logits}});
+  if (s.final_softcap > 0) {
+    for (uint32_t i = 0; i < s.n_vocab; ++i) logits[i] = softcap(logits[i], s.final_softcap);
+  }
   return core::Status::ok();
 }
 

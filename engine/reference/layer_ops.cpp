@@ -6,6 +6,15 @@
 
 namespace gauntlet::engine::reference {
 
+void embed_token(const model::ModelShape& shape, const model::TensorView& token_embd, int32_t token,
+                 float* x) {
+  model::dequantize_row(token_embd.type, token_embd.row(static_cast<uint64_t>(token)), x,
+                        shape.n_embd);
+  if (!shape.traits().embed_scale) return;
+  const float scale = std::sqrt(static_cast<float>(shape.n_embd));
+  for (uint32_t i = 0; i < shape.n_embd; ++i) x[i] *= scale;
+}
+
 void rmsnorm(float* out, const float* x, const float* weight, uint32_t n, float eps) {
   double sum = 0;
   for (uint32_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]) * x[i];
@@ -36,6 +45,20 @@ void rope_heads(float* vec, uint32_t n_heads, uint32_t head_dim, uint32_t rope_d
       p[first] = a * c - b * s;
       p[second] = a * s + b * c;
     }
+  }
+}
+
+float softcap(float x, float cap) { return cap * std::tanh(x / cap); }
+
+float gelu(float x) {
+  constexpr float kSqrt2OverPi = 0.7978845608f, kCoefA = 0.044715f;
+  return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * x * (1.0f + kCoefA * x * x)));
+}
+
+void gated_activation(model::Activation act, float* gate, const float* up, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) {
+    const float g = gate[i];
+    gate[i] = (act == model::Activation::gelu ? gelu(g) : g / (1.0f + std::exp(-g))) * up[i];
   }
 }
 

@@ -5,10 +5,14 @@
 #include <cstdint>
 #include <span>
 
-#include "engine/model/architecture.h"
+#include "engine/model/loaded_model.h"
 
 namespace gauntlet::engine::reference {
 
+// x = the token's row of the embedding, times sqrt(n_embd) where the architecture scales it
+// (gemma: inpL = ggml_scale(inpL, sqrtf(n_embd))).
+void embed_token(const model::ModelShape& shape, const model::TensorView& token_embd, int32_t token,
+                 float* x);
 // out[i] = x[i] / sqrt(mean(x^2) + eps) * weight[i], i < n (out may be x).
 void rmsnorm(float* out, const float* x, const float* weight, uint32_t n, float eps);
 // Each of n_heads head vectors normalized on its own, with one weight shared by the heads
@@ -19,5 +23,11 @@ void add_bias(float* x, const float* bias, uint64_t n);
 // (model::rope_table).
 void rope_heads(float* vec, uint32_t n_heads, uint32_t head_dim, uint32_t rope_dims,
                 model::RopeStyle style, std::span<const float> table);
+// cap * tanh(x / cap): gemma's attention-logit and final-logit soft-caps (ggml_softcap).
+float softcap(float x, float cap);
+// GELU's tanh approximation, as ggml_gelu: 0.5 x (1 + tanh(sqrt(2 / pi) x (1 + 0.044715 x^2))).
+float gelu(float x);
+// gate[i] = act(gate[i]) * up[i], i < n: SwiGLU (silu) or GeGLU (gelu).
+void gated_activation(model::Activation act, float* gate, const float* up, uint32_t n);
 
 }  // namespace gauntlet::engine::reference

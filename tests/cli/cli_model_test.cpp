@@ -42,6 +42,8 @@ TEST_F(CliModel, ShapesListsEveryPresetWithItsParameters) {
   EXPECT_EQ(by_name["qwen2.5-0.5b"]["architecture"], "qwen2");
   EXPECT_EQ(by_name["qwen3-0.6b"]["head_dim"].get<uint32_t>(), 128u);
   EXPECT_EQ(by_name["phi-3-mini-4k"]["architecture"], "phi3");
+  EXPECT_EQ(by_name["gemma-3-4b"]["architecture"], "gemma3");
+  EXPECT_EQ(by_name["gemma-3-4b"]["head_dim"].get<uint32_t>(), 256u);
   // Q4_K_M weights of Llama 3.1 8B: about 4.6 GiB (llama.cpp's files are 4.58 GiB).
   const auto q4 = by_name["llama-3.1-8b"]["weight_bytes"]["Q4_K_M"].get<uint64_t>();
   EXPECT_GT(q4, 4400ull << 20);
@@ -51,10 +53,10 @@ TEST_F(CliModel, ShapesListsEveryPresetWithItsParameters) {
 TEST_F(CliModel, MakeAndInfoOfEveryArchitecture) {
   const std::string dims =
       ",n_embd=256,n_layer=2,n_head=8,n_head_kv=2,n_ff=512,n_vocab=64,context=64";
-  const std::pair<const char*, const char*> archs[] = {{"llama", "arch=llama,rope_freqs=1"},
-                                                       {"qwen2", "arch=qwen2,tied=1"},
-                                                       {"qwen3", "arch=qwen3,head_dim=64"},
-                                                       {"phi3", "arch=phi3"}};
+  const std::pair<const char*, const char*> archs[] = {
+      {"llama", "arch=llama,rope_freqs=1"},       {"qwen2", "arch=qwen2,tied=1"},
+      {"qwen3", "arch=qwen3,head_dim=64"},        {"phi3", "arch=phi3"},
+      {"gemma2", "arch=gemma2,tied=1,window=16"}, {"gemma3", "arch=gemma3,tied=1,window=16"}};
   for (const auto& [arch, spec] : archs) {
     SCOPED_TRACE(arch);
     const std::string file = path(std::string(arch) + ".gguf");

@@ -222,6 +222,43 @@ TEST(RunOnPocl, ASimulatedThirtyTwoKilobyteDeviceRefusesTheWholeVector) {
   EXPECT_NE((*whole)["reason"].get<std::string>().find(" > 32768"), std::string::npos);
 }
 
+// Gemma's head_dim 256 on llvmpipe's 32 KiB: the whole-context attention variant at 8192 positions
+// needs 34048 bytes and is unsafe with both numbers; where it fits it runs and is safe (the tiled
+// variant at 8192 runs in
+// EngineDecode.GemmaAttentionTileOverThirtyTwoKibIsRefusedAndATiledOneRuns). The report's fit
+// answers give the windowed KV cache beside a window-blind one.
+TEST(RunOnLlvmpipe, AGemmaAttentionTileOverTheLimitIsUnsafeAndOneThatFitsSafe) {
+  auto dir = fresh_dir("gemma");
+  auto r = run_command(
+      gauntlet_exe() + " run --quiet --device vulkan:0 --shape " +
+      "arch=gemma2,n_embd=256,n_layer=2,n_head=4,n_head_kv=2,head_dim=256,n_ff=512," +
+      "n_vocab=256,context=8192,window=16,tied=1 --out " + (dir / "report.json").string());
+  ASSERT_LE(r.exit_code, 1) << r.output;
+  auto report = load(dir / "report.json");
+  const auto* vk = device_with_view(report, "vulkan");
+  ASSERT_NE(vk, nullptr);
+  const auto* whole = profile(*vk, "Q8_0/f32/kv-f32/wg64-whole/ctx8192/b1");
+  ASSERT_NE(whole, nullptr);
+  EXPECT_EQ((*whole)["verdict"], "unsafe");
+  EXPECT_EQ(
+      (*whole)["reason"].get<std::string>().rfind(
+          "local memory 34048 > 32768 (attention.wg64.sall.f32, head_dim 256, context 8192)", 0),
+      0u)
+      << (*whole)["reason"];
+  // The reason names the variants that fit; at 4096 positions (1024 + 16384 + 256 bytes) the
+  // same variant fits, ran and is safe.
+  EXPECT_NE(
+      (*whole)["reason"].get<std::string>().find("these fit: f32 activations wg64-t1024-s256"),
+      std::string::npos);
+  const auto* fits = profile(*vk, "Q8_0/f32/kv-f32/wg64-whole/ctx4096/b1");
+  ASSERT_NE(fits, nullptr);
+  EXPECT_EQ((*fits)["verdict"], "safe") << (*fits)["reason"];
+  EXPECT_EQ((*fits)["variant"]["local_mem_bytes"].get<uint64_t>(), 17664u);
+  ASSERT_FALSE((*vk)["fit"].empty());
+  const auto& fit = (*vk)["fit"][0];
+  EXPECT_LT(fit["kv_bytes"].get<uint64_t>(), fit["kv_bytes_without_window"].get<uint64_t>());
+}
+
 // Starts `command` in its own process group (exec'd, so the pid is gauntlet's) and waits until
 // the journal beside `out` records conformance. Returns the pid, or -1 when it never did.
 pid_t start_and_wait_for_conformance(const std::string& command, const fs::path& journal) {

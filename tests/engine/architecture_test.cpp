@@ -28,7 +28,7 @@ std::vector<float> table_at_position_one(std::span<const float> factors = {}) {
   auto shape = shape_of("n_embd=32,n_layer=1,n_head=8,n_ff=32,n_vocab=16,context=8");
   EXPECT_EQ(shape.head_dim(), 4u);
   std::vector<float> table(4);
-  model::rope_table(shape, factors, 1, table);
+  model::rope_table(shape, 0, factors, 1, table);
   return table;
 }
 
@@ -63,7 +63,7 @@ TEST(ArchitectureOps, RopeFreqsFactorsAndLinearScalingDivideTheAngle) {
   auto shape = shape_of("n_embd=32,n_layer=1,n_head=8,n_ff=32,n_vocab=16,context=8");
   shape.rope_freq_scale = 0.25f;
   std::vector<float> scaled(4);
-  model::rope_table(shape, {}, 4, scaled);
+  model::rope_table(shape, 0, {}, 4, scaled);
   EXPECT_NEAR(scaled[0], std::cos(1.0f), 1e-6f);
   EXPECT_NEAR(scaled[3], std::sin(0.01f), 1e-6f);
 }

@@ -73,6 +73,53 @@ TEST_F(EngineDecode, SameGreedyTokensAsHostInEveryArchitecture) {
   }
 }
 
+// gemma2 (soft-caps, GELU, post norms, embedding scale, even layers sliding) and gemma3 (Q/K norm,
+// five sliding layers to one global with their own RoPE base) with a window of 16 over 48
+// positions, so the window really slides, in F32, Q8_0 and Q4_K_M.
+TEST_F(EngineDecode, GemmaSameGreedyTokensAsHostPastTheWindow) {
+  const std::string dims =
+      ",n_embd=256,n_head=4,n_head_kv=2,head_dim=64,n_ff=512,n_vocab=1000,context=64,window=16,"
+      "tied=1";
+  for (const char* arch : {"arch=gemma2,n_layer=2", "arch=gemma3,n_layer=6"}) {
+    auto shape = model::parse_dims(arch + dims);
+    ASSERT_TRUE(shape.is_ok()) << shape.error().describe();
+    shape->name = arch;
+    for (FileType t : {FileType::f32, FileType::q8_0, FileType::q4_K_M}) {
+      SCOPED_TRACE(std::string(arch) + " " + model::to_string(t));
+      expect_decode(
+          t, device::default_config(device().info(), device().info().local_mem_size, *shape, t), 45,
+          *shape);
+    }
+  }
+}
+
+// Gemma's head_dim 256 doubles what the attention's query tile holds: on a 32 KiB device (field
+// case 2, llvmpipe) the whole-context variant at 8192 positions needs 256 * 4 + 8192 * 4 + 64 * 4
+// bytes and is refused with both numbers before dispatch; the default's score tile fits and runs.
+TEST_F(EngineDecode, GemmaAttentionTileOverThirtyTwoKibIsRefusedAndATiledOneRuns) {
+  auto shape = model::parse_dims(
+      "arch=gemma2,n_embd=256,n_layer=2,n_head=4,n_head_kv=2,head_dim=256,n_ff=512,n_vocab=256,"
+      "context=8192,window=16,tied=1");
+  ASSERT_TRUE(shape.is_ok()) << shape.error().describe();
+  const uint64_t limit = 32768;
+  DecodeConfig whole;
+  whole.weights = FileType::f32;
+  whole.matvec.activation_tile = 256;
+  auto st = device::check_config(device().info(), limit, *shape, whole);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_EQ(st.error().message,
+            "local memory 34048 > 32768 (attention.wg64.sall.f32, head_dim 256, context 8192)");
+  const DecodeConfig def = device::default_config(device().info(), limit, *shape, FileType::f32);
+  ASSERT_TRUE(device::check_config(device().info(), limit, *shape, def).is_ok());
+  EXPECT_LE(planner::local_mem_bytes(device::effective_attention(def), {0, 256, 8192}), limit);
+  auto file = synthetic_file(*shape, FileType::f32);
+  ASSERT_NE(file, nullptr);
+  auto r = device::check_decode(device(), *file, def, {3}, 20);
+  ASSERT_TRUE(r.is_ok()) << r.error().describe();
+  EXPECT_TRUE(r->tokens_match) << r->reason;
+  EXPECT_LE(r->logits_nmse, r->nmse_bound);
+}
+
 TEST_F(EngineDecode, ChunkedTilesAndF16KvCache) {
   DecodeConfig c;
   c.matvec.activation_tile = 32;  // two passes over n_embd 64, four over n_ff 128

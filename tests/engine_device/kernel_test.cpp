@@ -343,7 +343,8 @@ TEST_F(EngineKernels, RopeRotatesAndStoresKvInBothPrecisions) {
 }
 
 // 4 query heads over 2 KV heads, head_dim 16, 77 positions of a 100-position cache, with score
-// tiles that take several passes, one pass, and the whole context.
+// tiles that take several passes, one pass, and the whole context; also a sliding window over a
+// ring of slots, and soft-capped scores.
 TEST_F(EngineKernels, AttentionOnlineSoftmaxMatchesDirectSoftmax) {
   const uint32_t n_head = 4, n_head_kv = 2, hd = 16, context = 100, n_pos = 77, layer = 1;
   const uint32_t n_kv = n_head_kv * hd;
@@ -369,43 +370,53 @@ TEST_F(EngineKernels, AttentionOnlineSoftmaxMatchesDirectSoftmax) {
         std::memcpy(&vb[i * 2], &vh, 2);
       }
     }
-    std::vector<float> expected(n_head * hd);
     const uint64_t layer_off = uint64_t{layer} * context * n_kv;
-    for (uint32_t h = 0; h < n_head; ++h) {
-      const uint32_t kvh = h / (n_head / n_head_kv);
-      std::vector<double> s(n_pos);
-      double mx = -INFINITY, sum = 0;
-      for (uint32_t t = 0; t < n_pos; ++t) {
-        double d = 0;
-        for (uint32_t i = 0; i < hd; ++i)
-          d += double{q[h * hd + i]} * kr[layer_off + t * n_kv + kvh * hd + i];
-        s[t] = d * scale;
-        mx = std::max(mx, s[t]);
+    // Whole causal attention; a sliding window of 16 over a ring of 16 slots (position t in slot
+    // t % 16); gemma2's soft-cap of the scores.
+    struct Case {
+      uint32_t first, ring;
+      float softcap;
+    };
+    for (const Case c :
+         {Case{0, context, 0.0f}, Case{n_pos - 16, 16, 0.0f}, Case{0, context, 2.0f}}) {
+      std::vector<float> expected(n_head * hd);
+      auto row = [&](uint32_t t) { return layer_off + uint64_t{t % c.ring} * n_kv; };
+      for (uint32_t h = 0; h < n_head; ++h) {
+        const uint32_t kvh = h / (n_head / n_head_kv);
+        std::vector<double> s(n_pos, 0.0);
+        double mx = -INFINITY, sum = 0;
+        for (uint32_t t = c.first; t < n_pos; ++t) {
+          double d = 0;
+          for (uint32_t i = 0; i < hd; ++i) d += double{q[h * hd + i]} * kr[row(t) + kvh * hd + i];
+          s[t] = c.softcap > 0 ? c.softcap * std::tanh(d * scale / c.softcap) : d * scale;
+          mx = std::max(mx, s[t]);
+        }
+        for (uint32_t t = c.first; t < n_pos; ++t) sum += (s[t] = std::exp(s[t] - mx));
+        for (uint32_t i = 0; i < hd; ++i) {
+          double o = 0;
+          for (uint32_t t = c.first; t < n_pos; ++t) o += s[t] / sum * vr[row(t) + kvh * hd + i];
+          expected[h * hd + i] = static_cast<float>(o);
+        }
       }
-      for (auto& v : s) sum += (v = std::exp(v - mx));
-      for (uint32_t i = 0; i < hd; ++i) {
-        double o = 0;
-        for (uint32_t t = 0; t < n_pos; ++t)
-          o += s[t] / sum * vr[layer_off + t * n_kv + kvh * hd + i];
-        expected[h * hd + i] = static_cast<float>(o);
+      for (uint32_t tile : {16u, 96u, 0u}) {
+        auto a = act_layout(q, n_head * hd);
+        auto abuf = upload_floats(device(), a.host);
+        auto kbuf = upload(device(), kb);
+        auto vbuf = upload(device(), vb);
+        KernelVariant v{planner::KernelOp::attention, 16, planner::kWholeVector,
+                        planner::ActivationType::f32, tile};
+        Ops ops(device());
+        auto st = ops.attention(
+            *abuf, *kbuf, *vbuf, v, n_head, hd, context, kv,
+            {a.in_off, a.out_off, n_head / n_head_kv, n_kv, static_cast<uint32_t>(layer_off), n_pos,
+             scale, c.first, c.ring, c.softcap});
+        ASSERT_TRUE(st.is_ok()) << st.error().describe();
+        const auto after = download_floats(device(), *abuf);
+        expect_untouched(a, after, n_head * hd);
+        EXPECT_LE(device::nmse(out_span(after, a, n_head * hd), expected), 1e-10)
+            << v.name() << " kv " << planner::to_string(kv) << " first " << c.first << " ring "
+            << c.ring << " softcap " << c.softcap;
       }
-    }
-    for (uint32_t tile : {16u, 96u, 0u}) {
-      auto a = act_layout(q, n_head * hd);
-      auto abuf = upload_floats(device(), a.host);
-      auto kbuf = upload(device(), kb);
-      auto vbuf = upload(device(), vb);
-      KernelVariant v{planner::KernelOp::attention, 16, planner::kWholeVector,
-                      planner::ActivationType::f32, tile};
-      Ops ops(device());
-      auto st = ops.attention(*abuf, *kbuf, *vbuf, v, n_head, hd, context, kv,
-                              {a.in_off, a.out_off, n_head / n_head_kv, n_kv,
-                               static_cast<uint32_t>(layer_off), n_pos, scale});
-      ASSERT_TRUE(st.is_ok()) << st.error().describe();
-      const auto after = download_floats(device(), *abuf);
-      expect_untouched(a, after, n_head * hd);
-      EXPECT_LE(device::nmse(out_span(after, a, n_head * hd), expected), 1e-10)
-          << v.name() << " kv " << planner::to_string(kv);
     }
   }
 }
