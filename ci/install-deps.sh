@@ -10,11 +10,11 @@ packages=(
   # libraries
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
   ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers
-  libvulkan-dev glslc libdrm-dev
+  libvulkan-dev glslc libdrm-dev libvalijson-dev
   # real drivers for the device tests
   ocl-icd-libopencl1 pocl-opencl-icd mesa-vulkan-drivers vulkan-validationlayers
-  # test tools: report schema and JUnit XML validation
-  python3-jsonschema libxml2-utils
+  # test tools: report schema (and the JSON Schema test suite) and JUnit XML validation
+  python3-jsonschema libxml2-utils json-schema-test-suite
 )
 
 missing=()
