@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package that gauntlet's build and tests need: compilers and build
-# tools, libraries, glslc, and the real drivers the device tests run on (PoCL for OpenCL,
-# Mesa llvmpipe for Vulkan, the Khronos validation layer). Idempotent; quiet when all is present.
+# tools, libraries, glslc, the real drivers the device tests run on (PoCL for OpenCL, Mesa
+# llvmpipe for Vulkan, the Khronos validation layer), and the real tools the packaging and fleet
+# tests use (lintian, help2man, Slurm, yamllint, kubectl). Idempotent; quiet when all is present.
 set -euo pipefail
 
 packages=(
@@ -15,7 +16,13 @@ packages=(
   ocl-icd-libopencl1 pocl-opencl-icd mesa-vulkan-drivers vulkan-validationlayers
   # test tools: report schema and JUnit XML validation
   python3-jsonschema libxml2-utils
+  # the Debian package (CPack's dpkg-shlibdeps needs dpkg-dev and file), its man page and lint
+  dpkg-dev file help2man lintian
+  # the fleet recipes' tests: a real single-node Slurm cluster, the CI files' lint
+  munge slurmctld slurmd slurm-client yamllint python3-yaml
 )
+# Debian's kubectl, unless a kubectl is installed already (another package of it owns the path).
+if ! command -v kubectl >/dev/null; then packages+=(kubernetes-client); fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -2,6 +2,7 @@
 
 #include <regex>
 
+#include "kernels/fleet_schema_json.h"
 #include "kernels/report_schema_json.h"
 
 namespace gauntlet::reports {
@@ -213,6 +214,7 @@ class Checker {
 }  // namespace
 
 std::string_view report_schema_text() { return kernels::report_schema_json; }
+std::string_view fleet_schema_text() { return kernels::fleet_schema_json; }
 
 std::vector<SchemaViolation> check_against_schema(const core::Json& document,
                                                   const core::Json& schema, size_t limit) {
@@ -223,6 +225,11 @@ std::vector<SchemaViolation> check_against_schema(const core::Json& document,
 
 std::vector<SchemaViolation> check_report_schema(const core::Json& document, size_t limit) {
   static const core::Json schema = core::Json::parse(report_schema_text());
+  return check_against_schema(document, schema, limit);
+}
+
+std::vector<SchemaViolation> check_fleet_schema(const core::Json& document, size_t limit) {
+  static const core::Json schema = core::Json::parse(fleet_schema_text());
   return check_against_schema(document, schema, limit);
 }
 
