@@ -40,7 +40,7 @@ DeviceReport device(const std::string& api, int index, const std::string& name, 
   view.info.id = {api == "host"     ? core::Api::host
                   : api == "opencl" ? core::Api::opencl
                                     : core::Api::vulkan,
-                  static_cast<uint32_t>(index)};
+                  index};
   view.info.name = name;
   view.info.driver_version = api + "-driver 1.2.3";
   view.info.global_mem_size = 16384 * kMiB;

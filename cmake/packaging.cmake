@@ -8,10 +8,12 @@ set(gauntlet_schemas "${PROJECT_SOURCE_DIR}/reports/schema/report.schema.json"
                      "${PROJECT_SOURCE_DIR}/reports/schema/fleet.schema.json")
 file(GLOB gauntlet_presets CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/harness/presets/*.json")
 foreach(file ${gauntlet_schemas})
-  configure_file("${file}" "${CMAKE_BINARY_DIR}/share/gauntlet/schema/" COPYONLY)
+  get_filename_component(name "${file}" NAME)
+  configure_file("${file}" "${CMAKE_BINARY_DIR}/share/gauntlet/schema/${name}" COPYONLY)
 endforeach()
 foreach(file ${gauntlet_presets})
-  configure_file("${file}" "${CMAKE_BINARY_DIR}/share/gauntlet/presets/" COPYONLY)
+  get_filename_component(name "${file}" NAME)
+  configure_file("${file}" "${CMAKE_BINARY_DIR}/share/gauntlet/presets/${name}" COPYONLY)
 endforeach()
 
 install(TARGETS gauntlet RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
@@ -51,22 +53,24 @@ set(CPACK_PACKAGE_NAME gauntlet)
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
 set(CPACK_PACKAGE_CONTACT "gauntlet maintainers <maintainers@users.noreply.a-seed-b374e045.example>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "GPU diagnostics: which LLM decode configurations are safe")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "GPU diagnostics: which LLM decode configurations are safe\n"
-    " gauntlet finds every GPU through OpenCL, Vulkan and Linux DRM, checks what\n"
-    " each driver claims with conformance kernels, measures how much memory is\n"
-    " really safe, runs an LLM decode engine under each configuration that could\n"
-    " fit, and writes a report of the safe configurations and of the unsafe ones\n"
-    " with the reason. `gauntlet report merge` turns the reports of a fleet into\n"
-    " groups of identical machines and names the ones that differ.")
+# The synopsis is CPACK_PACKAGE_DESCRIPTION_SUMMARY; this is the extended description (one string).
+set(CPACK_PACKAGE_DESCRIPTION
+    "gauntlet finds every GPU through OpenCL, Vulkan and Linux DRM, checks
+what each driver claims with conformance kernels, measures how much
+memory is really safe, runs an LLM decode engine under each configuration
+that could fit, and writes a report of the safe configurations and of the
+unsafe ones with the reason. `gauntlet report merge` turns the reports of
+a fleet into groups of identical machines and names the ones that differ.")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
-# Depends: the runtime libraries the binary links (OpenCL ICD loader, Vulkan loader, libdrm, the
-# C++ runtime), as dpkg-shlibdeps finds them.
+# Depends: the runtime libraries the binary links (OpenCL ICD loader, libdrm, the C++ runtime), as
+# dpkg-shlibdeps finds them, and the Vulkan loader, which the binary opens at run time
+# (libvulkan.so.1) and so shlibdeps cannot see.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libvulkan1")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS
     "pocl-opencl-icd | mesa-opencl-icd | opencl-icd, mesa-vulkan-drivers | vulkan-icd")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS

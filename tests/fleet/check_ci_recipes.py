@@ -30,15 +30,20 @@ def variables(node, found):
             variables(item, found)
 
 
-def strings(node):
+SHELL_KEYS = {"run", "script", "before_script", "after_script", "command", "args"}
+
+
+def scripts(node, shell=False):
+    """The shell text of the files: GitHub's run, GitLab's script, a container's command/args."""
     if isinstance(node, str):
-        yield node
+        if shell:
+            yield node
     elif isinstance(node, dict):
-        for value in node.values():
-            yield from strings(value)
+        for key, value in node.items():
+            yield from scripts(value, key in SHELL_KEYS)
     elif isinstance(node, list):
         for item in node:
-            yield from strings(item)
+            yield from scripts(item, shell)
 
 
 def expand(text, env):
@@ -110,7 +115,7 @@ def main(argv):
         for document in documents:
             variables(document, env)
         for document in documents:
-            for text in strings(document):
+            for text in scripts(document):
                 for args in gauntlet_commands(text, env):
                     checked += 1
                     problems.extend(check_command(binary, args, file))

@@ -73,7 +73,7 @@ TEST(Fleet, SpreadsAndMajorityOfAGroup) {
   EXPECT_DOUBLE_EQ(llvmpipe.recommended_tok_s->max, 41.5);
   EXPECT_DOUBLE_EQ(llvmpipe.recommended_tok_s->min, 41.5 * 0.94);
   EXPECT_DOUBLE_EQ(llvmpipe.recommended_tok_s->median, 41.5 * 0.97);
-  EXPECT_EQ(llvmpipe.majority_safe.size(), 4u);
+  EXPECT_EQ(llvmpipe.majority_safe.size(), 3u);  // the sample device's three safe profiles
 
   const auto& pocl = fleet.groups[0];
   ASSERT_EQ(pocl.majority_safe.size(), 1u);
