@@ -9,7 +9,7 @@ packages=(
   # build
   cmake ninja-build g++ pkg-config git clang-format
   # libraries
-  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libsimdjson-dev
   ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers
   libvulkan-dev glslc libdrm-dev
   # real drivers for the device tests

@@ -19,11 +19,12 @@ PARTITION=${GAUNTLET_PARTITION:-}             # empty: the cluster's default par
 SHARED=${GAUNTLET_SHARED:-$HOME/gauntlet-fleet}
 TIME_LIMIT=${GAUNTLET_TIME_LIMIT:-01:00:00}   # per task
 FAIL_ON_OUTLIER=${GAUNTLET_FAIL_ON_OUTLIER:-1}  # the merge job fails when a machine is an outlier
+RUN_ARGS=${GAUNTLET_RUN_ARGS:-}               # more `gauntlet run` flags, e.g. --model /shared/m.gguf
 GAUNTLET=${GAUNTLET:-gauntlet}
 # --------------------------------------------------------------------------------------------------
 
 export GAUNTLET_DEVICES=$DEVICES GAUNTLET_LEVEL=$LEVEL GAUNTLET_NODES=$NODES GAUNTLET_SHARED=$SHARED \
-  GAUNTLET_FAIL_ON_OUTLIER=$FAIL_ON_OUTLIER GAUNTLET
+  GAUNTLET_FAIL_ON_OUTLIER=$FAIL_ON_OUTLIER GAUNTLET_RUN_ARGS=$RUN_ARGS GAUNTLET
 
 # One array task: this node's devices (or its one entry of DEVICES) into SHARED/reports.
 run_task() {
@@ -41,7 +42,9 @@ run_task() {
   local report
   report="$SHARED/reports/$(hostname -s)-$SLURM_ARRAY_TASK_ID.json"
   # gauntlet exits 1 when it found failures: the report is written all the same.
-  "$GAUNTLET" run --level "$LEVEL" --device "$device" --out "$report" --quiet
+  local -a more
+  read -r -a more <<<"$RUN_ARGS"
+  "$GAUNTLET" run --level "$LEVEL" --device "$device" --out "$report" --quiet "${more[@]}"
 }
 
 # The merge job: every report of the array into one fleet report, in JSON, markdown and HTML.

@@ -77,7 +77,7 @@ class GroupAnalysis {
         const auto& name = fleet_.profile_names[id];
         std::string message = name + " is " + mine + " here, " + top->first + " on " +
                               std::to_string(top->second) + " of " + std::to_string(size());
-        if (p && !p->reason.empty()) message += ": " + p->reason;
+        if (p && p->reason != 0) message += ": " + fleet_.reasons[p->reason];
         outliers_[i].push_back({"verdict", name, mine, top->first, message});
       }
     }
@@ -155,17 +155,17 @@ size_t FleetReport::outlier_count() const {
   return n;
 }
 
-GroupKey group_key(const DeviceReport& device) {
+GroupKey group_key(const FleetDeviceInput& device) {
   GroupKey key;
   key.model = device.name;
-  if (device.simulation.simulated) key.model += " (simulated " + device.simulation.preset + ")";
+  if (device.simulated) key.model += " (simulated " + device.preset + ")";
   std::set<std::string> drivers;
   for (const auto& v : device.views) {
-    key.memory_bytes = std::max(key.memory_bytes, v.info.global_mem_size);
+    key.memory_bytes = std::max(key.memory_bytes, v.global_mem_size);
     if (v.api == "drm" || !v.usable) continue;
-    drivers.insert(v.api + " " + v.info.driver_version);
+    drivers.insert(v.api + " " + v.driver_version);
   }
-  if (device.simulation.global_mem_bytes) key.memory_bytes = *device.simulation.global_mem_bytes;
+  if (device.simulated_global_mem) key.memory_bytes = *device.simulated_global_mem;
   for (const auto& d : drivers) key.driver += (key.driver.empty() ? "" : ", ") + d;
   return key;
 }
@@ -175,7 +175,16 @@ std::string describe(const GroupKey& key) {
          detail::format_bytes(key.memory_bytes);
 }
 
-FleetBuilder::FleetBuilder(double threshold) { fleet_.threshold = threshold; }
+FleetBuilder::FleetBuilder(double threshold) {
+  fleet_.threshold = threshold;
+  reason_id("");
+}
+
+uint32_t FleetBuilder::reason_id(const std::string& text) {
+  auto [it, inserted] = reason_ids_.try_emplace(text, static_cast<uint32_t>(fleet_.reasons.size()));
+  if (inserted) fleet_.reasons.push_back(text);
+  return it->second;
+}
 
 uint32_t FleetBuilder::profile_id(const std::string& name) {
   auto [it, inserted] =
@@ -185,18 +194,23 @@ uint32_t FleetBuilder::profile_id(const std::string& name) {
 }
 
 void FleetBuilder::add(const std::string& source, const Report& report) {
+  add(source, fleet_input(report));
+}
+
+void FleetBuilder::add(const std::string& source, const FleetInput& report) {
   ++fleet_.reports;
   for (const auto& d : report.devices) {
     FleetMachine m;
-    m.host = report.host.hostname;
+    m.host = report.host;
     m.device = d.key;
     m.source = source;
-    if (d.stress) m.budget_bytes = d.stress->safe_budget_bytes;
-    if (d.recommendation) m.recommended = d.recommendation->profile;
+    m.budget_bytes = d.budget_bytes;
+    m.recommended = d.recommended;
+    m.profiles.reserve(d.profiles.size());
     for (const auto& p : d.profiles) {
-      MachineProfile mp{profile_id(p.name), p.verdict, p.figures.tok_s, {}};
-      if (p.verdict != ProfileVerdict::safe) mp.reason = p.reason;
-      m.profiles.push_back(std::move(mp));
+      const bool safe = p.verdict == ProfileVerdict::safe;
+      m.profiles.push_back(
+          {profile_id(p.name), p.verdict, p.tok_s, safe ? 0 : reason_id(p.reason)});
     }
     std::sort(m.profiles.begin(), m.profiles.end(),
               [](const MachineProfile& a, const MachineProfile& b) { return a.id < b.id; });

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/json.h"
+#include "reports/fleet_input.h"
 #include "reports/report.h"
 
 namespace gauntlet::reports {
@@ -30,7 +31,7 @@ struct MachineProfile {
   uint32_t id = 0;  // index into FleetReport::profile_names
   ProfileVerdict verdict = ProfileVerdict::untested;
   std::optional<double> tok_s;
-  std::string reason;  // kept only when not safe
+  uint32_t reason = 0;  // index into FleetReport::reasons; 0 is "" (and every safe profile's)
 };
 
 // One device of one machine, as much as the fleet report needs.
@@ -83,6 +84,7 @@ struct SkippedReport {
 struct FleetReport {
   double threshold = 0.1;
   std::vector<std::string> profile_names;  // profile id -> name
+  std::vector<std::string> reasons;        // reason id -> text; machines share the same texts
   std::vector<FleetMachine> machines;
   std::vector<FleetGroup> groups;
   std::vector<SkippedReport> skipped;
@@ -96,6 +98,7 @@ class FleetBuilder {
   // `threshold`: a fraction; a figure below the group median by more than it is an outlier.
   explicit FleetBuilder(double threshold = 0.1);
 
+  void add(const std::string& source, const FleetInput& report);
   void add(const std::string& source, const Report& report);
   void skip(const std::string& source, const std::string& reason);
   // Groups, majorities, spreads and outliers; the builder is spent afterwards.
@@ -103,20 +106,23 @@ class FleetBuilder {
 
  private:
   uint32_t profile_id(const std::string& name);
+  uint32_t reason_id(const std::string& text);
 
   FleetReport fleet_;
   std::vector<GroupKey> keys_;
   std::unordered_map<std::string, uint32_t> profile_ids_;
+  std::unordered_map<std::string, uint32_t> reason_ids_;
 };
 
 // A group needs this many machines before one of them can be told apart from the others.
 inline constexpr size_t kMinGroupForOutliers = 3;
 
-// Reads each report file and folds it in; a broken or foreign file is named in `skipped` with the
-// reason, and the merge goes on.
+// Reads each report file (parse_fleet_input, a few files at a time on as many threads as there
+// are cores) and folds it in, in the order given; a broken or foreign file is named in `skipped`
+// with the reason, and the merge goes on.
 FleetReport merge_report_files(const std::vector<std::string>& files, double threshold = 0.1);
 
-GroupKey group_key(const DeviceReport& device);
+GroupKey group_key(const FleetDeviceInput& device);
 std::string describe(const GroupKey& key);
 
 core::Json fleet_to_json(const FleetReport& fleet);

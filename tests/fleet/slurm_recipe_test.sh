@@ -12,11 +12,13 @@ mkdir -p "$work"
 trap 'slurm_cluster_stop; rm -rf "$work"' EXIT
 slurm_cluster_start "$work/cluster"
 
-# The three devices this machine has (gauntlet list): PoCL, llvmpipe and the host.
+# The three devices this machine has (gauntlet list): PoCL, llvmpipe and the host. The test is
+# about the scheduling, so each task decodes a tiny synthetic model (half the quick run's time).
 devices="opencl:0 vulkan:0 host"
+tiny="--shape n_embd=64,n_layer=1,n_head=1,n_ff=128,n_vocab=256,context=512"
 submitted=$(cd "$work" && GAUNTLET="$gauntlet" GAUNTLET_DEVICES="$devices" GAUNTLET_NODES=3 \
-  GAUNTLET_LEVEL=quick GAUNTLET_SHARED="$work/shared" GAUNTLET_TIME_LIMIT=00:10:00 \
-  "$source_dir/recipes/slurm-fleet.sh")
+  GAUNTLET_LEVEL=quick GAUNTLET_RUN_ARGS="$tiny" GAUNTLET_SHARED="$work/shared" \
+  GAUNTLET_TIME_LIMIT=00:10:00 "$source_dir/recipes/slurm-fleet.sh")
 echo "$submitted"
 merge_job=$(sed -n 's/.* merge \([0-9]*\):.*/\1/p' <<<"$submitted")
 [ -n "$merge_job" ] || { echo "FAIL: the recipe did not print its merge job id"; exit 1; }
