@@ -7,6 +7,7 @@
 
 #include <fstream>
 
+#include "reports/fleet_input.h"
 #include "reports/io.h"
 #include "reports/schema_check.h"
 #include "tests/reports/fleet_fixture.h"
@@ -102,6 +103,58 @@ TEST(Fleet, JsonMatchesTheShippedSchema) {
   auto broken = json;
   broken["groups"][0]["outliers"][0].erase("reasons");
   EXPECT_FALSE(check_fleet_schema(broken).empty());
+}
+
+TEST(FleetInput, TheStreamingReaderSeesWhatTheReportHolds) {
+  const auto report = twelve_machines()[8];  // node-09: a flipped verdict with its reason
+  const auto expected = fleet_input(report);
+  auto read = parse_fleet_input(report_json_text(report), "node-09.json");
+  ASSERT_TRUE(read.is_ok()) << read.error().describe();
+  EXPECT_EQ(read->host, "node-09");
+  ASSERT_EQ(read->devices.size(), 1u);
+  const auto& got = read->devices[0];
+  const auto& want = expected.devices[0];
+  EXPECT_EQ(got.key, want.key);
+  EXPECT_EQ(got.name, want.name);
+  EXPECT_TRUE(got.simulated);
+  EXPECT_EQ(got.preset, want.preset);
+  EXPECT_EQ(got.budget_bytes, want.budget_bytes);
+  EXPECT_EQ(got.recommended, "");
+  ASSERT_EQ(got.views.size(), want.views.size());
+  EXPECT_EQ(got.views[1].usable, false);
+  EXPECT_EQ(got.views[0].global_mem_size, want.views[0].global_mem_size);
+  ASSERT_EQ(got.profiles.size(), 3u);
+  for (size_t i = 0; i < got.profiles.size(); ++i) {
+    EXPECT_EQ(got.profiles[i].name, want.profiles[i].name);
+    EXPECT_EQ(got.profiles[i].verdict, want.profiles[i].verdict);
+    EXPECT_EQ(got.profiles[i].tok_s, want.profiles[i].tok_s);
+    EXPECT_EQ(got.profiles[i].reason, want.profiles[i].reason);
+  }
+}
+
+TEST(FleetInput, RefusesWhatIsNotAReportOfThisVersion) {
+  auto json = report_to_json(twelve_machines()[0]);
+  auto refused = [](const core::Json& j) {
+    auto r = parse_fleet_input(j.dump(), "x.json");
+    return r.is_ok() ? std::string() : r.error().describe();
+  };
+  auto bad_verdict = json;
+  bad_verdict["devices"][0]["profiles"][0]["verdict"] = "maybe";
+  EXPECT_NE(refused(bad_verdict).find("verdict \"maybe\""), std::string::npos);
+  auto old_major = json;
+  old_major["schema_version"] = "0.9";
+  EXPECT_NE(refused(old_major).find("has schema_version \"0.9\""), std::string::npos);
+  auto no_summary = json;
+  no_summary.erase("summary");
+  EXPECT_NE(refused(no_summary).find("no \"summary\""), std::string::npos);
+  auto text_budget = json;
+  text_budget["devices"][0]["stress"]["safe_budget_bytes"] = "lots";
+  EXPECT_NE(refused(text_budget).find("safe_budget_bytes"), std::string::npos);
+  EXPECT_NE(parse_fleet_input(json.dump().substr(0, 5000), "cut.json")
+                .error()
+                .describe()
+                .find("cut.json"),
+            std::string::npos);
 }
 
 class FleetCli : public ::testing::Test {
