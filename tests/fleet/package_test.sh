@@ -54,6 +54,15 @@ grep -qx "fleet schema: $root/usr/share/gauntlet/schema/fleet.schema.json (the o
   <<<"$version_text" || fail "--version: fleet schema"
 grep -q "^presets: arc-16g, m2-32k-local, mali-3g-no-bf16 " <<<"$version_text" || fail "--version: presets"
 
+# A preset added to the installed folder works by name: this one is refused for its unknown key,
+# which shows that `--simulate site-preset` found the installed file before any device work.
+presets=$root/usr/share/gauntlet/presets
+echo '{"name": "site-preset", "global_mem_size": 1073741824, "bogus": 1}' >"$presets/site-preset.json"
+simulate=$("$root/usr/bin/gauntlet" run --simulate site-preset --device host --out "$work/r.json" 2>&1) &&
+  fail "a preset with an unknown key was accepted"
+grep -q "simulate file $presets/site-preset.json: unknown key 'bogus'" <<<"$simulate" ||
+  fail "--simulate site-preset did not find the installed preset: $simulate"
+
 list=$("$root/usr/bin/gauntlet" list) || fail "gauntlet list exited $?: $list"
 echo "$list"
 grep -q "host" <<<"$list" || fail "gauntlet list shows no host device"
