@@ -34,16 +34,18 @@ add_custom_command(
 install(FILES "${PROJECT_SOURCE_DIR}/cmake/debian/copyright" "${doc_dir}/changelog.gz"
         DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/gauntlet")
 
-# The man page, from `gauntlet --help` by Debian's help2man.
+# The man page, from `gauntlet --help` (and each subcommand's) by Debian's help2man.
 find_program(HELP2MAN_EXECUTABLE help2man REQUIRED)
 add_custom_command(
   OUTPUT "${doc_dir}/gauntlet.1.gz"
+  COMMAND ${CMAKE_COMMAND} -DGAUNTLET=$<TARGET_FILE:gauntlet> -DOUTPUT=${doc_dir}/commands.h2m
+          -P "${PROJECT_SOURCE_DIR}/cmake/man_commands.cmake"
   COMMAND "${HELP2MAN_EXECUTABLE}" --no-info --no-discard-stderr
-          --version-string=${PROJECT_VERSION}
+          --version-string=${PROJECT_VERSION} --include=${doc_dir}/commands.h2m
           "--name=find what each GPU can really do and which LLM decode configurations are safe"
           --output=${doc_dir}/gauntlet.1 $<TARGET_FILE:gauntlet>
   COMMAND gzip -9nf "${doc_dir}/gauntlet.1"
-  DEPENDS gauntlet
+  DEPENDS gauntlet "${PROJECT_SOURCE_DIR}/cmake/man_commands.cmake"
   COMMENT "Writing the man page with help2man")
 add_custom_target(gauntlet_package_docs ALL DEPENDS "${doc_dir}/gauntlet.1.gz" "${doc_dir}/changelog.gz")
 install(FILES "${doc_dir}/gauntlet.1.gz" DESTINATION "${CMAKE_INSTALL_MANDIR}/man1")
