@@ -16,7 +16,8 @@ DEVICES=${GAUNTLET_DEVICES:-all}
 LEVEL=${GAUNTLET_LEVEL:-quick}                # quick, standard or full
 NODES=${GAUNTLET_NODES:-4}                    # array tasks, one node each
 PARTITION=${GAUNTLET_PARTITION:-}             # empty: the cluster's default partition
-SHARED=${GAUNTLET_SHARED:-$HOME/gauntlet-fleet}
+# A new folder per submission, so that a fleet report never mixes in an older run's reports.
+SHARED=${GAUNTLET_SHARED:-$HOME/gauntlet-fleet/$(date +%Y%m%d-%H%M%S)}
 TIME_LIMIT=${GAUNTLET_TIME_LIMIT:-01:00:00}   # per task
 FAIL_ON_OUTLIER=${GAUNTLET_FAIL_ON_OUTLIER:-1}  # the merge job fails when a machine is an outlier
 RUN_ARGS=${GAUNTLET_RUN_ARGS:-}               # more `gauntlet run` flags, e.g. --model /shared/m.gguf
