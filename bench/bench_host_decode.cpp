@@ -8,7 +8,7 @@
 
 #include "core/rng.h"
 #include "engine/model/gguf.h"
-#include "engine/model/llama.h"
+#include "engine/model/loaded_model.h"
 #include "engine/model/synthetic.h"
 #include "engine/planner/planner.h"
 #include "engine/reference/decoder.h"
@@ -19,7 +19,7 @@ using namespace gauntlet::engine;
 
 struct Loaded {
   std::unique_ptr<model::GgufFile> file;
-  model::LlamaModel model;
+  model::LoadedModel model;
 };
 
 // One model per (shape, format), kept for the whole run.
@@ -38,7 +38,7 @@ Loaded& model_for(const std::string& shape_name, model::FileType format) {
   if (!file) throw std::runtime_error(file.error().describe());
   Loaded l;
   l.file = std::move(file.value());
-  l.model = model::load_llama(l.file->info(), l.file->bytes()).value();
+  l.model = model::load_model(l.file->info(), l.file->bytes()).value();
   return cache.emplace(key, std::move(l)).first->second;
 }
 

@@ -215,7 +215,7 @@ int decode(const DecodeArgs& a) {
 void add_decode_command(CLI::App& app, CommandContext& context) {
   auto a = std::make_shared<DecodeArgs>();
   auto* cmd = app.add_subcommand("decode",
-                                 "Greedy decode of a llama model on a device: tokens, "
+                                 "Greedy decode of a model on a device: tokens, "
                                  "tok/s, peak memory, and the decode's effective bandwidth "
                                  "beside the device's copy bandwidth");
   cmd->add_option("--model", a->model, "a GGUF file");

@@ -1,4 +1,5 @@
-// gauntlet model make | info: synthetic GGUF models of real shapes, and what a GGUF file holds.
+// gauntlet model make | info | shapes: synthetic GGUF models of real shapes, what a GGUF file
+// holds, and the preset shapes.
 #include <iostream>
 #include <map>
 
@@ -6,7 +7,7 @@
 #include "cli/format.h"
 #include "core/json.h"
 #include "engine/model/gguf.h"
-#include "engine/model/llama.h"
+#include "engine/model/loaded_model.h"
 #include "engine/model/synthetic.h"
 #include "engine/planner/planner.h"
 
@@ -52,7 +53,7 @@ int model_info(const std::string& path, bool json) {
   auto file = engine::model::GgufFile::open(path);
   if (!file) return fail(file.error().message, kExitUsage);
   const auto& info = (*file)->info();
-  auto model = engine::model::load_llama(info, (*file)->bytes());
+  auto model = engine::model::load_model(info, (*file)->bytes());
   if (!model) return fail("'" + path + "': " + model.error().message, kExitUsage);
   const auto& s = model->shape;
   uint64_t params = 0, bytes = 0;
@@ -70,7 +71,7 @@ int model_info(const std::string& path, bool json) {
   if (json) {
     core::OrderedJson j;
     j["path"] = path;
-    j["architecture"] = "llama";
+    j["architecture"] = s.traits().name;
     j["name"] = s.name;
     j["format"] = format;
     j["gguf_version"] = info.version;
@@ -101,11 +102,12 @@ int model_info(const std::string& path, bool json) {
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
-  std::cout << path << ": llama '" << s.name << "', " << format << ", GGUF v" << info.version
-            << "\n"
+  std::cout << path << ": " << s.traits().name << " '" << s.name << "', " << format << ", GGUF v"
+            << info.version << "\n"
             << "  n_embd " << s.n_embd << ", n_layer " << s.n_layer << ", n_head " << s.n_head
-            << ", n_head_kv " << s.n_head_kv << ", n_ff " << s.n_ff << ", n_vocab " << s.n_vocab
-            << ", context " << s.context << (s.tied_output ? ", tied output" : "") << "\n"
+            << ", n_head_kv " << s.n_head_kv << ", head_dim " << s.head_dim() << ", n_ff " << s.n_ff
+            << ", n_vocab " << s.n_vocab << ", context " << s.context
+            << (s.tied_output ? ", tied output" : "") << "\n"
             << "  " << params << " parameters, " << format_bytes(bytes) << " of tensors in a "
             << format_bytes((*file)->bytes().size()) << " file\n";
   std::vector<std::vector<std::string>> types{{"TYPE", "TENSORS", "BYTES"}};
@@ -133,12 +135,13 @@ void add_model_command(CLI::App& app, CommandContext& context) {
 
   auto make = std::make_shared<MakeArgs>();
   auto* mk = model->add_subcommand(
-      "make", "Write a llama model of a real shape with deterministic weights from a seed");
-  mk->add_option("--shape", make->shape,
-                 "preset: tinyllama-1.1b, llama-7b, llama3-8b, test-tiny, test-small, test-gqa, "
-                 "bench-110m");
+      "make", "Write a model of a real shape with deterministic weights from a seed");
+  std::string presets;
+  for (const auto& n : engine::model::preset_names()) presets += (presets.empty() ? "" : ", ") + n;
+  mk->add_option("--shape", make->shape, "preset (see `gauntlet model shapes`): " + presets);
   mk->add_option("--dims", make->dims,
-                 "n_embd=..,n_layer=..,n_head=..,n_head_kv=..,n_ff=..,n_vocab=..,context=..");
+                 "n_embd=..,n_layer=..,n_head=..,n_head_kv=..,n_ff=..,n_vocab=..,context=.. "
+                 "(also arch=llama|qwen2|qwen3|phi3, head_dim, tied=1, rope_freqs=1)");
   mk->add_option("--format", make->format,
                  "llama.cpp file type: each tensor gets the type llama.cpp's quantizer gives it "
                  "(" +
@@ -155,6 +158,7 @@ void add_model_command(CLI::App& app, CommandContext& context) {
   info->add_option("file", *path, "the GGUF file")->required();
   info->add_flag("--json", *json, "print JSON");
   info->callback([&context, path, json] { context.exit_code = model_info(*path, *json); });
+  add_model_shapes_command(*model, context);
 }
 
 }  // namespace gauntlet::cli

@@ -70,6 +70,8 @@ void add_run_command(CLI::App& app, CommandContext& context);
 void add_report_command(CLI::App& app, CommandContext& context);
 // engine: gauntlet model make|info, gauntlet decode.
 void add_model_command(CLI::App& app, CommandContext& context);
+// `model shapes`, under the `model` command.
+void add_model_shapes_command(CLI::App& model, CommandContext& context);
 void add_decode_command(CLI::App& app, CommandContext& context);
 // gauntlet stress (stress/).
 void add_stress_command(CLI::App& app, CommandContext& context);

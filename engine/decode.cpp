@@ -129,10 +129,16 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& 
 
 core::OrderedJson DecodeReport::to_json() const {
   core::OrderedJson j;
-  j["model"] = {{"name", shape.name},      {"format", model::to_string(format)},
-                {"n_embd", shape.n_embd},  {"n_layer", shape.n_layer},
-                {"n_head", shape.n_head},  {"n_head_kv", shape.n_head_kv},
-                {"n_ff", shape.n_ff},      {"n_vocab", shape.n_vocab},
+  j["model"] = {{"name", shape.name},
+                {"architecture", shape.traits().name},
+                {"format", model::to_string(format)},
+                {"head_dim", shape.head_dim()},
+                {"n_embd", shape.n_embd},
+                {"n_layer", shape.n_layer},
+                {"n_head", shape.n_head},
+                {"n_head_kv", shape.n_head_kv},
+                {"n_ff", shape.n_ff},
+                {"n_vocab", shape.n_vocab},
                 {"context", shape.context}};
   j["device"] = device;
   j["context"] = context;

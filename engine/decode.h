@@ -20,7 +20,7 @@ namespace gauntlet::engine {
 
 struct DecodeRequest {
   std::filesystem::path model_path;                // a GGUF file, or empty with `shape` set
-  std::optional<model::LlamaShape> shape;          // a synthetic model of this shape
+  std::optional<model::ModelShape> shape;          // a synthetic model of this shape
   model::FileType format = model::FileType::q8_0;  // for the synthetic model
   uint64_t seed = 1;
   std::vector<int32_t> prompt = {1};
@@ -36,7 +36,7 @@ struct DecodeRequest {
 };
 
 struct DecodeReport {
-  model::LlamaShape shape;
+  model::ModelShape shape;
   model::FileType format = model::FileType::f32;
   std::vector<model::TensorDesc> mix;  // the model's tensors with their types
   std::string device;

@@ -64,9 +64,9 @@ core::Result<std::unique_ptr<HostDeviceDecoder>> HostDeviceDecoder::create(
 
 core::Status HostDeviceDecoder::run(const backends::HostInvocation& call) {
   const auto params = call.params_as<StepParams>();
-  auto weights = model::bind_llama(model_.layout, model_.shape, [&](size_t i) -> const std::byte* {
-    return call.buffers.at(kFixedBuffers + i).data();
-  });
+  auto weights = model::bind_weights(
+      model_.layout, model_.shape,
+      [&](size_t i) -> const std::byte* { return call.buffers.at(kFixedBuffers + i).data(); });
   if (!weights) return weights.error();
   reference::KvCacheView kv{call.buffers[1].data(), call.buffers[2].data(), kv_, context_};
   return reference::forward_token(model_.shape, *weights, kv,

@@ -70,7 +70,7 @@ std::string missing_feature(const DecodeSetup& setup, std::span<const TensorDesc
 
 // The engine's own check names the kernel whose need is over the limit; batch does not change
 // local memory, so it is asked about batch 1.
-std::string local_memory_reason(const DeviceFacts& facts, const engine::model::LlamaShape& shape,
+std::string local_memory_reason(const DeviceFacts& facts, const engine::model::ModelShape& shape,
                                 const engine::device::DecodeConfig& config, uint64_t need) {
   engine::device::DecodeConfig one = config;
   one.batch = 1;
@@ -121,14 +121,14 @@ std::vector<std::string> required_features(const DecodeSetup& setup,
   return keys;
 }
 
-std::vector<uint32_t> planned_contexts(const engine::model::LlamaShape& shape) {
+std::vector<uint32_t> planned_contexts(const engine::model::ModelShape& shape) {
   std::vector<uint32_t> contexts;
   for (uint32_t c = 512; c <= shape.context; c *= 2) contexts.push_back(c);
   if (contexts.empty()) contexts.push_back(shape.context);
   return contexts;
 }
 
-std::vector<Candidate> plan_profiles(const engine::model::LlamaShape& shape,
+std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
                                      const WeightMixes& mixes, const DeviceFacts& facts,
                                      const std::string& device_key, core::Level level) {
   std::vector<Candidate> out;

@@ -42,7 +42,7 @@ struct Candidate {
 };
 
 // The contexts a model is planned at: powers of two from 512 up to its maximum.
-std::vector<uint32_t> planned_contexts(const engine::model::LlamaShape& shape);
+std::vector<uint32_t> planned_contexts(const engine::model::ModelShape& shape);
 
 // Every candidate for the device, each with its static verdict: unsafe when a feature it needs
 // is not verified, when a kernel's local memory exceeds the verified limit, or when its planned
@@ -51,7 +51,7 @@ std::vector<uint32_t> planned_contexts(const engine::model::LlamaShape& shape);
 // rules for a synthetic model).
 using WeightMixes = std::map<engine::model::FileType, std::vector<engine::model::TensorDesc>>;
 
-std::vector<Candidate> plan_profiles(const engine::model::LlamaShape& shape,
+std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
                                      const WeightMixes& mixes, const DeviceFacts& facts,
                                      const std::string& device_key, core::Level level);
 

@@ -3,7 +3,7 @@
 #include <functional>
 
 #include "engine/model/gguf.h"
-#include "engine/model/llama.h"
+#include "engine/model/loaded_model.h"
 #include "engine/model/synthetic.h"
 #include "engine/planner/planner.h"
 
@@ -33,21 +33,22 @@ std::vector<reports::TypeShare> type_shares(std::span<const engine::model::Tenso
   return shares;
 }
 
-std::string describe(const engine::model::LlamaShape& s) {
-  return "llama d=" + std::to_string(s.n_embd) + " L=" + std::to_string(s.n_layer) +
-         " H=" + std::to_string(s.n_head) + "/" + std::to_string(s.n_head_kv) +
+std::string describe(const engine::model::ModelShape& s) {
+  return std::string(s.traits().name) + " d=" + std::to_string(s.n_embd) +
+         " L=" + std::to_string(s.n_layer) + " H=" + std::to_string(s.n_head) + "/" +
+         std::to_string(s.n_head_kv) + " hd=" + std::to_string(s.head_dim()) +
          " ff=" + std::to_string(s.n_ff) + " vocab=" + std::to_string(s.n_vocab) +
-         " ctx=" + std::to_string(s.context);
+         " ctx=" + std::to_string(s.context) + (s.tied_output ? " tied" : "");
 }
 
 // A cached file is reused only when it opens as a valid model of the same shape.
 bool cached_model_is_valid(const std::filesystem::path& path,
-                           const engine::model::LlamaShape& shape) {
+                           const engine::model::ModelShape& shape) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return false;
   auto file = engine::model::GgufFile::open(path);
   if (!file) return false;
-  auto read = engine::model::read_llama_shape((*file)->info());
+  auto read = engine::model::read_model_shape((*file)->info());
   return read && read->n_embd == shape.n_embd && read->n_ff == shape.n_ff &&
          read->n_layer == shape.n_layer && read->context == shape.context &&
          read->n_vocab == shape.n_vocab;
@@ -61,8 +62,8 @@ bool runs_at_quick_level(FileType format) {
   return format == FileType::f16 || format == FileType::q8_0 || format == FileType::q4_K_M;
 }
 
-engine::model::LlamaShape quick_shape() {
-  engine::model::LlamaShape s;
+engine::model::ModelShape quick_shape() {
+  engine::model::ModelShape s;
   s.name = "gauntlet-quick";
   s.n_embd = 256;
   s.n_layer = 2;
@@ -82,9 +83,9 @@ core::Result<ModelSet> prepare_models(const std::filesystem::path& model_path,
   if (!model_path.empty()) {
     auto file = engine::model::GgufFile::open(model_path);
     if (!file) return file.error();
-    auto shape = engine::model::read_llama_shape((*file)->info());
+    auto shape = engine::model::read_model_shape((*file)->info());
     if (!shape) return shape.error();
-    auto model = engine::model::load_llama((*file)->info(), (*file)->bytes());
+    auto model = engine::model::load_model((*file)->info(), (*file)->bytes());
     if (!model) return model.error();
     set.shape = *shape;
     set.info.name = model_path.filename().string();
@@ -116,7 +117,7 @@ core::Result<ModelSet> prepare_models(const std::filesystem::path& model_path,
           "cannot create the model cache " + cache_dir.string() + ": " + ec.message());
     }
     for (FileType format : kFormats) {
-      set.mixes[format] = engine::model::llama_tensors(set.shape, format);
+      set.mixes[format] = engine::model::model_tensors(set.shape, format);
       const uint64_t bytes = engine::planner::weight_bytes(set.mixes[format]);
       if (bytes > max_synthetic_bytes) {
         set.note = "weights over " + std::to_string(max_synthetic_bytes >> 20) +

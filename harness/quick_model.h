@@ -18,10 +18,10 @@ namespace gauntlet::harness {
 // here finishes in about two minutes, with an 11008-wide feed-forward layer (the width of
 // field case 2, whose f32 activations need 44032 bytes of local memory) and a context long
 // enough that the KV cache, not the weights, decides which contexts fit a small budget.
-engine::model::LlamaShape quick_shape();
+engine::model::ModelShape quick_shape();
 
 struct ModelSet {
-  engine::model::LlamaShape shape;
+  engine::model::ModelShape shape;
   reports::ModelInfo info;
   // Every weight format planned, with its tensors and their types.
   std::map<engine::model::FileType, std::vector<engine::model::TensorDesc>> mixes;

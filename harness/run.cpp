@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "harness/device_stage.h"
+#include "harness/fit.h"
 #include "harness/journal.h"
 #include "harness/profile_runs.h"
 #include "harness/quick_model.h"
@@ -174,6 +175,7 @@ core::Result<RunOutcome> run(const RunConfig& config) {
                               config.interrupted));
     for (auto& c : candidates) device.profiles.push_back(std::move(c.profile));
     summarize_device(device);
+    device.fit = fit_answers(*models, fit_budget(claimed, stage->facts, clamps));
     report.devices.push_back(std::move(device));
   }
   stopped = stopped || stop_requested(config);

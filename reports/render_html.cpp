@@ -1,3 +1,4 @@
+#include "reports/fit_rows.h"
 #include "reports/render.h"
 #include "reports/svg_charts.h"
 #include "reports/text_util.h"
@@ -132,6 +133,18 @@ std::string device_html(const DeviceReport& d) {
       out += "<tr>" + cell(c.weight_format) +
              cell(c.context ? std::to_string(c.context) : "none", c.context ? "safe" : "unsafe") +
              cell(c.profile) + "</tr>";
+    }
+    out += "</table>";
+  }
+  if (!d.fit.empty()) {
+    const auto rows = detail::fit_rows(d.fit);
+    out += "<h3>" + xml_escape(detail::fit_title(d.fit)) + "</h3><table><tr>";
+    for (const auto& name : rows.front()) out += "<th>" + xml_escape(name) + "</th>";
+    out += "</tr>";
+    for (size_t i = 1; i < rows.size(); ++i) {
+      out += "<tr>";
+      for (const auto& c : rows[i]) out += cell(c);
+      out += "</tr>";
     }
     out += "</table>";
   }

@@ -1,3 +1,4 @@
+#include "reports/fit_rows.h"
 #include "reports/render.h"
 #include "reports/text_util.h"
 
@@ -68,6 +69,12 @@ std::string device_markdown(const DeviceReport& d) {
   if (d.recommendation) {
     out += "Recommended: `" + d.recommendation->profile +
            "`: " + markdown_escape(d.recommendation->why) + "\n";
+  }
+  if (!d.fit.empty()) {
+    const auto rows = detail::fit_rows(d.fit);
+    Table fit(rows.front());
+    for (size_t i = 1; i < rows.size(); ++i) fit.add(rows[i]);
+    out += "\n" + markdown_escape(detail::fit_title(d.fit)) + ":\n\n" + fit.markdown() + "\n";
   }
   return out;
 }

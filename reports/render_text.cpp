@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 
+#include "reports/fit_rows.h"
 #include "reports/render.h"
 #include "reports/text_util.h"
 
@@ -127,6 +128,12 @@ std::string device_text(const DeviceReport& d) {
   }
   if (d.recommendation) {
     out += "  recommended: " + d.recommendation->profile + " (" + d.recommendation->why + ")\n";
+  }
+  if (!d.fit.empty()) {
+    const auto rows = detail::fit_rows(d.fit);
+    Table fit(rows.front());
+    for (size_t i = 1; i < rows.size(); ++i) fit.add(rows[i]);
+    out += "  " + detail::fit_title(d.fit) + "\n" + fit.aligned("    ");
   }
   if (!unsafe.empty()) out += unsafe.aligned("  ");
   if (untested || derived) {

@@ -358,6 +358,25 @@ void from_json(const Json& j, Profile& v) {
   v.rows = j.value("rows", std::vector<core::Row>{});
 }
 
+void to_json(Json& j, const FitAnswer& v) {
+  j = Json{{"weight_format", v.weight_format},
+           {"weight_bytes", v.weight_bytes},
+           {"budget_bytes", v.budget_bytes},
+           {"budget_basis", v.budget_basis},
+           {"largest_context", v.largest_context},
+           {"planned_bytes", v.planned_bytes},
+           {"why", v.why}};
+}
+void from_json(const Json& j, FitAnswer& v) {
+  v.weight_format = j.at("weight_format").get<std::string>();
+  v.weight_bytes = j.at("weight_bytes").get<uint64_t>();
+  v.budget_bytes = j.at("budget_bytes").get<uint64_t>();
+  v.budget_basis = j.at("budget_basis").get<std::string>();
+  v.largest_context = j.at("largest_context").get<uint32_t>();
+  v.planned_bytes = j.at("planned_bytes").get<uint64_t>();
+  v.why = j.at("why").get<std::string>();
+}
+
 void to_json(Json& j, const LargestContext& v) {
   j = Json{{"weight_format", v.weight_format}, {"context", v.context}, {"profile", v.profile}};
 }
@@ -383,7 +402,8 @@ void to_json(Json& j, const DeviceReport& v) {
            {"stress", optional_json(v.stress)},
            {"profiles", v.profiles},
            {"largest_safe_context", v.largest_safe_context},
-           {"recommendation", optional_json(v.recommendation)}};
+           {"recommendation", optional_json(v.recommendation)},
+           {"fit", v.fit}};
 }
 void from_json(const Json& j, DeviceReport& v) {
   v.key = j.at("key").get<std::string>();
@@ -396,6 +416,7 @@ void from_json(const Json& j, DeviceReport& v) {
   v.profiles = j.at("profiles").get<std::vector<Profile>>();
   v.largest_safe_context = j.at("largest_safe_context").get<std::vector<LargestContext>>();
   v.recommendation = optional_from<Recommendation>(j, "recommendation");
+  v.fit = j.value("fit", std::vector<FitAnswer>{});  // absent before schema 1.2
 }
 
 void to_json(Json& j, const Summary& v) {

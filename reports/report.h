@@ -16,7 +16,7 @@ namespace gauntlet::reports {
 
 using core::Json;
 
-inline constexpr const char* kSchemaVersion = "1.1";
+inline constexpr const char* kSchemaVersion = "1.2";
 
 struct ToolInfo {
   std::string name = "gauntlet";
@@ -158,6 +158,17 @@ struct Recommendation {
   std::string why;
 };
 
+// A planned answer to "does this format fit, and up to which context?" (harness/fit.h).
+struct FitAnswer {
+  std::string weight_format;
+  uint64_t weight_bytes = 0;
+  uint64_t budget_bytes = 0;
+  std::string budget_basis;
+  uint32_t largest_context = 0;  // 0: no context fits
+  uint64_t planned_bytes = 0;    // the plan at largest_context (at the smallest when none fits)
+  std::string why;
+};
+
 struct DeviceReport {
   std::string key;  // PCI bus id, UUID, or the device id when neither is known
   std::string name;
@@ -169,6 +180,7 @@ struct DeviceReport {
   std::vector<Profile> profiles;
   std::vector<LargestContext> largest_safe_context;
   std::optional<Recommendation> recommendation;
+  std::vector<FitAnswer> fit;
 };
 
 struct Summary {
@@ -238,6 +250,8 @@ void to_json(Json& j, const ProfileFigures& v);
 void from_json(const Json& j, ProfileFigures& v);
 void to_json(Json& j, const Profile& v);
 void from_json(const Json& j, Profile& v);
+void to_json(Json& j, const FitAnswer& v);
+void from_json(const Json& j, FitAnswer& v);
 void to_json(Json& j, const LargestContext& v);
 void from_json(const Json& j, LargestContext& v);
 void to_json(Json& j, const Recommendation& v);

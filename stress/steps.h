@@ -41,10 +41,10 @@ struct SearchState {
   uint64_t smallest_failed = 0;  // 0 = none yet
 };
 
-// Tries `upper` first; if that fails, grows geometrically from 1 MiB, then bisects between the largest verified and the
-// smallest failed size down to 1 MiB. Each size is allocated, filled with a seeded random
-// pattern on the device, read back and checked. Returns {largest_ok, smallest_failed,
-// failure (the error of the smallest failed size), tried: [{bytes, ok, reason}]}.
+// Tries `upper` first; if that fails, grows geometrically from 1 MiB, then bisects between the
+// largest verified and the smallest failed size down to 1 MiB. Each size is allocated, filled with
+// a seeded random pattern on the device, read back and checked. Returns {largest_ok,
+// smallest_failed, failure (the error of the smallest failed size), tried: [{bytes, ok, reason}]}.
 core::Json search_largest_allocation(const core::DeviceInfo& claimed, const core::Options& options,
                                      SearchState state, SearchProgress* progress);
 

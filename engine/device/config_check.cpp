@@ -22,12 +22,14 @@ core::Status local_fits(const KernelVariant& v, const KernelDims& d, uint64_t li
   return core::Status::ok();
 }
 
-std::set<uint32_t> matvec_inputs(const model::LlamaShape& s) { return {s.n_embd, s.n_ff}; }
+std::set<uint32_t> matvec_inputs(const model::ModelShape& s) {
+  return {s.n_embd, s.n_ff, s.n_embd_q()};
+}
 
 // An activation chunk holds whole blocks of every tensor type in the file's mix.
-uint32_t largest_block(const model::LlamaShape& s, model::FileType weights) {
+uint32_t largest_block(const model::ModelShape& s, model::FileType weights) {
   uint32_t block = 32;
-  for (auto type : model::types_in(model::llama_tensors(s, weights))) {
+  for (auto type : model::types_in(model::model_tensors(s, weights))) {
     block = std::max(block, model::block_elements(type));
   }
   return block;
@@ -45,7 +47,7 @@ core::Status check_variant_shape(const KernelVariant& v, const std::string& what
 }  // namespace
 
 core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_limit,
-                          const model::LlamaShape& shape, const DecodeConfig& config) {
+                          const model::ModelShape& shape, const DecodeConfig& config) {
   const std::string dev = device.id.to_string();
   if (device.id.api != core::Api::opencl && device.id.api != core::Api::vulkan) {
     return core::make_error(core::ErrorKind::unsupported,
@@ -107,7 +109,7 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
 }
 
 DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_limit,
-                            const model::LlamaShape& shape, model::FileType weights) {
+                            const model::ModelShape& shape, model::FileType weights) {
   DecodeConfig c;
   c.weights = weights;
   c.context = shape.context;
@@ -156,7 +158,7 @@ double nmse(std::span<const float> a, std::span<const float> b) {
   return num / den;
 }
 
-uint64_t bytes_read_per_token(const model::LlamaShape& s,
+uint64_t bytes_read_per_token(const model::ModelShape& s,
                               std::span<const model::TensorDesc> weights, planner::KvPrecision kv,
                               uint32_t positions) {
   uint64_t total = 0;

@@ -1,7 +1,8 @@
 #pragma once
-// The decode step on an OpenCL or Vulkan device: the weights are the loader's buffers (one per
-// tensor), the activations one buffer laid out by planner::activation_layout, the KV cache two
-// buffers [layer][position][n_embd_kv]. A step is one dispatch per op per layer; on Vulkan they
+// The decode step on an OpenCL or Vulkan device, for every architecture the engine runs (the layer
+// consults model::Architecture as the host reference does): the weights are the loader's buffers
+// (one per tensor), the activations one buffer laid out by planner::activation_layout, the KV cache
+// two buffers [layer][position][n_embd_kv]. A step is one dispatch per op per layer; on Vulkan they
 // all go in one batch and only the logits are downloaded.
 #include <memory>
 #include <span>
@@ -43,12 +44,16 @@ class DeviceDecoder {
     backends::Buffer* buffer = nullptr;
     model::TensorType type = model::TensorType::f32;
   };
+  // A tensor the architecture does not have stays empty (buffer == nullptr).
   struct Layer {
     Weight attn_norm, wq, wk, wv, wo, ffn_norm, w_gate, w_up, w_down;
+    Weight wqkv, bq, bk, bv, q_norm, k_norm;
   };
   core::Status bind();
   core::Status allocate();
   core::Status run_layer(uint32_t l);
+  core::Status project_qkv(const Layer& L);
+  core::Status feed_forward(const Layer& L);
 
   backends::Device& device_;
   const loader::DeviceModel& model_;
@@ -61,6 +66,7 @@ class DeviceDecoder {
   std::vector<Layer> layers_;
   std::unique_ptr<backends::Buffer> act_, k_cache_, v_cache_, rope_table_;
   std::vector<float> table_, logits_;
+  std::vector<float> rope_factors_;  // rope_freqs.weight, read back once (empty without one)
   uint32_t pos_ = 0;
 };
 

@@ -1,12 +1,14 @@
 #include "engine/device/kernels.h"
 
 #include "core/type_kernels.h"
+#include "kernels/engine_add_bias_cl.h"
 #include "kernels/engine_attention_cl.h"
 #include "kernels/engine_elementwise_cl.h"
 #include "kernels/engine_matvec_cl.h"
 #include "kernels/engine_rmsnorm_cl.h"
 #include "kernels/engine_rope_kv_cl.h"
 #ifdef GAUNTLET_HAVE_SPIRV
+#include "kernels/engine_add_bias_comp.h"
 #include "kernels/engine_attention_comp.h"
 #include "kernels/engine_elementwise_comp.h"
 #include "kernels/engine_matvec_blocks_typed.h"
@@ -204,6 +206,11 @@ core::Result<KernelSource> elementwise_source(core::Api api, Elementwise op) {
   if (!s) return s;
   s->constants = {{"OP", static_cast<int64_t>(op)}};
   return s;
+}
+
+core::Result<KernelSource> add_bias_source(core::Api api) {
+  return make(api, "add_bias", {kernels::engine_add_bias_cl, SPIRV(engine_add_bias_comp)}, 2,
+              sizeof(BiasParams), kSimpleWorkgroup, false);
 }
 
 core::Result<backends::Kernel*> KernelCache::get(const KernelSource& source) {

@@ -24,6 +24,7 @@ struct RmsnormParams {
 };
 struct RopeParams {
   uint32_t q_off, k_off, v_off, n_q_pairs, n_kv_pairs, head_dim, rope_dims, cache_off;
+  uint32_t neox;  // model::RopeStyle
 };
 struct AttentionParams {
   uint32_t q_off, out_off, group, n_kv, layer_off, n_pos;
@@ -31,6 +32,9 @@ struct AttentionParams {
 };
 struct ElementwiseParams {
   uint32_t n, a_off, b_off;
+};
+struct BiasParams {
+  uint32_t n, off;
 };
 
 enum class Elementwise { add = 0, swiglu = 1 };
@@ -51,6 +55,7 @@ core::Result<backends::KernelSource> attention_source(core::Api api,
                                                       uint32_t head_dim, uint32_t context,
                                                       planner::KvPrecision kv);
 core::Result<backends::KernelSource> elementwise_source(core::Api api, Elementwise op);
+core::Result<backends::KernelSource> add_bias_source(core::Api api);
 
 // Builds each distinct source once per device (keyed by entry point and constants).
 class KernelCache {

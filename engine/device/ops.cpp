@@ -80,11 +80,11 @@ core::Status Ops::embed(backends::Buffer& w, model::TensorType type, uint32_t n,
 }
 
 core::Status Ops::rmsnorm(backends::Buffer& act, backends::Buffer& weight, uint32_t workgroup,
-                          const RmsnormParams& p) {
+                          const RmsnormParams& p, uint32_t rows) {
   planner::KernelVariant v;
   v.op = planner::KernelOp::rmsnorm;
   v.workgroup = workgroup;
-  return run(rmsnorm_source(device().info().id.api, workgroup), {&act, &weight}, bytes_of(p), 1,
+  return run(rmsnorm_source(device().info().id.api, workgroup), {&act, &weight}, bytes_of(p), rows,
              planner::local_mem_bytes(v, {p.n, 0, 0}));
 }
 
@@ -106,6 +106,11 @@ core::Status Ops::attention(backends::Buffer& act, backends::Buffer& k_cache,
 
 core::Status Ops::elementwise(backends::Buffer& act, Elementwise op, const ElementwiseParams& p) {
   return run(elementwise_source(device().info().id.api, op), {&act}, bytes_of(p),
+             groups_for(p.n, kSimpleWorkgroup), 0);
+}
+
+core::Status Ops::add_bias(backends::Buffer& act, backends::Buffer& bias, const BiasParams& p) {
+  return run(add_bias_source(device().info().id.api), {&act, &bias}, bytes_of(p),
              groups_for(p.n, kSimpleWorkgroup), 0);
 }
 

@@ -40,8 +40,9 @@ class Ops {
   // act[out_off ..] = row `row` of W (n elements), dequantized.
   core::Status embed(backends::Buffer& w, model::TensorType type, uint32_t n, uint32_t row,
                      backends::Buffer& act, uint32_t out_off);
+  // `rows` rows of p.n elements, each normalized on its own with the same weight.
   core::Status rmsnorm(backends::Buffer& act, backends::Buffer& weight, uint32_t workgroup,
-                       const RmsnormParams& p);
+                       const RmsnormParams& p, uint32_t rows = 1);
   core::Status rope_kv(backends::Buffer& act, backends::Buffer& k_cache, backends::Buffer& v_cache,
                        backends::Buffer& table, planner::KvPrecision kv, const RopeParams& p);
   core::Status attention(backends::Buffer& act, backends::Buffer& k_cache,
@@ -49,6 +50,8 @@ class Ops {
                          uint32_t n_head, uint32_t head_dim, uint32_t context,
                          planner::KvPrecision kv, const AttentionParams& p);
   core::Status elementwise(backends::Buffer& act, Elementwise op, const ElementwiseParams& p);
+  // act[p.off + i] += bias[i], i < p.n.
+  core::Status add_bias(backends::Buffer& act, backends::Buffer& bias, const BiasParams& p);
 
  private:
   core::Status run(core::Result<backends::KernelSource> source,

@@ -23,14 +23,14 @@ struct Steps {
 };
 
 struct Loaded {
-  model::LlamaModel host;
+  model::LoadedModel host;
   loader::DeviceModel device;
   uint32_t context = 0;
 };
 
 core::Result<Loaded> load_both(backends::Device& device, const model::GgufFile& file,
                                const DecodeConfig& config, uint32_t context) {
-  auto host = model::load_llama(file.info(), file.bytes());
+  auto host = model::load_model(file.info(), file.bytes());
   if (!host) return host.error();
   if (host->file_type != config.weights) {
     return core::make_error(core::ErrorKind::invalid_argument,
@@ -81,7 +81,7 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
   if (prompt.empty()) {
     return core::make_error(core::ErrorKind::invalid_argument, "the prompt needs a token");
   }
-  auto shape = model::read_llama_shape(file.info());
+  auto shape = model::read_model_shape(file.info());
   if (!shape) return shape.error();
   const uint64_t needed = prompt.size() + steps;
   const uint32_t context = config.context != 0
@@ -163,7 +163,7 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
 core::Result<CheckResult> check_context(backends::Device& device, const model::GgufFile& file,
                                         const DecodeConfig& config, uint32_t context,
                                         KernelCache* kernels) {
-  auto shape = model::read_llama_shape(file.info());
+  auto shape = model::read_model_shape(file.info());
   if (!shape) return shape.error();
   if (context == 0 || context > shape->context) {
     return core::make_error(

@@ -22,13 +22,13 @@ namespace gauntlet::engine::device {
 // (matvec.wg64.whole.f32, n_in 11008)", or the feature and device, e.g. "f16 arithmetic not
 // supported by opencl:0". batch > 1 is planner-only and refused here.
 core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_limit,
-                          const model::LlamaShape& shape, const DecodeConfig& config);
+                          const model::ModelShape& shape, const DecodeConfig& config);
 
 // The fastest variant that fits: the whole activation vector in local memory if it fits, else
 // the largest chunk; the whole context's scores, else the largest score tile. f32 compute and
 // KV cache, the model's context.
 DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_limit,
-                            const model::LlamaShape& shape, model::FileType weights);
+                            const model::ModelShape& shape, model::FileType weights);
 
 // The logits NMSE bound the checks apply (worst step): 1e-6 with f32 activations and KV cache
 // (only summation order differs from the reference), 1e-4 with an f16 KV cache, 1e-3 with f16
@@ -54,7 +54,7 @@ struct CheckResult {
 
 // Bytes one decode step reads: every weight once (one row of token_embd unless it is tied to the
 // output), and K and V of `positions` positions of every layer.
-uint64_t bytes_read_per_token(const model::LlamaShape& shape,
+uint64_t bytes_read_per_token(const model::ModelShape& shape,
                               std::span<const model::TensorDesc> weights, planner::KvPrecision kv,
                               uint32_t positions);
 

@@ -1,4 +1,6 @@
-// out = x / sqrt(mean(x^2) + eps) * weight, one workgroup; WG_X floats of local scratch.
+// out = x / sqrt(mean(x^2) + eps) * weight; WG_X floats of local scratch. Workgroup r normalizes
+// row r (elements in_off + r * n ..): one row for a layer's norm, one per head for qwen3's Q/K
+// norm, all with the same weight.
 typedef struct {
   uint n;
   uint in_off;
@@ -9,9 +11,10 @@ typedef struct {
 __kernel void rmsnorm(__global float* act, __global const float* weight, RmsnormParams p,
                       __local float* red) {
   const uint lid = get_local_id(0);
+  const uint in_off = p.in_off + get_group_id(0) * p.n, out_off = p.out_off + get_group_id(0) * p.n;
   float sum = 0.0f;
   for (uint i = lid; i < p.n; i += WG_X) {
-    const float v = act[p.in_off + i];
+    const float v = act[in_off + i];
     sum += v * v;
   }
   red[lid] = sum;
@@ -21,5 +24,5 @@ __kernel void rmsnorm(__global float* act, __global const float* weight, Rmsnorm
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   const float scale = rsqrt(red[0] / (float)p.n + p.eps);
-  for (uint i = lid; i < p.n; i += WG_X) act[p.out_off + i] = act[p.in_off + i] * scale * weight[i];
+  for (uint i = lid; i < p.n; i += WG_X) act[out_off + i] = act[in_off + i] * scale * weight[i];
 }

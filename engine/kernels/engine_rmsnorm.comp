@@ -1,5 +1,7 @@
 #version 450
-// out = x / sqrt(mean(x^2) + eps) * weight, one workgroup. Constants: 0 workgroup, 3 RED (= workgroup).
+// out = x / sqrt(mean(x^2) + eps) * weight. Workgroup r normalizes row r (elements
+// in_off + r * n ..): one row for a layer's norm, one per head for qwen3's Q/K norm, all with the
+// same weight. Constants: 0 workgroup, 3 RED (= workgroup).
 layout(local_size_x_id = 0) in;
 layout(constant_id = 3) const uint RED = 64;
 layout(std430, binding = 0) buffer A { float act[]; };
@@ -14,9 +16,10 @@ shared float red[RED];
 
 void main() {
   uint lid = gl_LocalInvocationID.x;
+  uint in_off = p.in_off + gl_WorkGroupID.x * p.n, out_off = p.out_off + gl_WorkGroupID.x * p.n;
   float sum = 0.0;
   for (uint i = lid; i < p.n; i += gl_WorkGroupSize.x) {
-    float v = act[p.in_off + i];
+    float v = act[in_off + i];
     sum += v * v;
   }
   red[lid] = sum;
@@ -27,6 +30,6 @@ void main() {
   }
   float scale = inversesqrt(red[0] / float(p.n) + p.eps);
   for (uint i = lid; i < p.n; i += gl_WorkGroupSize.x) {
-    act[p.out_off + i] = act[p.in_off + i] * scale * weight[i];
+    act[out_off + i] = act[in_off + i] * scale * weight[i];
   }
 }

@@ -1,6 +1,10 @@
 // Rotary embedding of q (in place) and k, then k and v into the KV cache at one position.
-// Pairs (2i, 2i + 1) of each head rotate by the angle whose cos/sin the table holds for this
-// position (table[2i] = cos, table[2i + 1] = sin, for i < rope_dims / 2).
+// The table holds this position's angles: table[2i] = cos, table[2i + 1] = sin, i < rope_dims / 2.
+// NEOX 0 (llama): pair i of a head is elements (2i, 2i + 1); NEOX 1 (qwen2, qwen3, phi3): pair i
+// is (i, i + rope_dims / 2). Elements past rope_dims are not turned.
+// Work-item g < n_q_pairs turns one pair of q in place (it reads and writes both elements);
+// work-item n_q_pairs + j writes cache elements (2j, 2j + 1), each the turned value of k read
+// from the activations (never written here), so no work-item reads what another writes.
 // KV_F16: the cache holds f16 (vstore_half: storage only, no f16 arithmetic needed).
 typedef struct {
   uint q_off;
@@ -11,32 +15,41 @@ typedef struct {
   uint head_dim;
   uint rope_dims;
   uint cache_off;   // element index of this layer and position in the cache
+  uint neox;
 } RopeParams;
 
-inline float2 rotate(float2 v, __global const float* table, uint pair, uint head_dim,
-                     uint rope_dims) {
-  const uint i = pair % (head_dim / 2);
-  if (2 * i >= rope_dims) return v;
+// Element e of one head after the rotation: its pair is (e, e + step) or (e - step, e).
+inline float turned(__global const float* head, uint e, __global const float* table, RopeParams p) {
+  if (e >= p.rope_dims) return head[e];
+  const uint step = p.neox ? p.rope_dims / 2 : 1;
+  const uint i = p.neox ? e % (p.rope_dims / 2) : e / 2;
+  const bool first = p.neox ? e < p.rope_dims / 2 : e % 2 == 0;
   const float c = table[2 * i], s = table[2 * i + 1];
-  return (float2)(v.x * c - v.y * s, v.x * s + v.y * c);
+  return first ? head[e] * c - head[e + step] * s : head[e - step] * s + head[e] * c;
 }
 
 __kernel void rope_kv(__global float* act, __global uchar* k_cache, __global uchar* v_cache,
                       __global const float* table, RopeParams p) {
   const uint g = get_global_id(0);
+  const uint half_head = p.head_dim / 2;
   if (g < p.n_q_pairs) {
-    const uint at = p.q_off + 2 * g;
-    const float2 r = rotate((float2)(act[at], act[at + 1]), table, g, p.head_dim, p.rope_dims);
-    act[at] = r.x;
-    act[at + 1] = r.y;
+    const uint i = g % half_head;
+    if (2 * i >= p.rope_dims) return;
+    const uint head = p.q_off + (g / half_head) * p.head_dim;
+    const uint a = head + (p.neox ? i : 2 * i), b = head + (p.neox ? i + p.rope_dims / 2 : 2 * i + 1);
+    const float c = table[2 * i], s = table[2 * i + 1];
+    const float x = act[a], y = act[b];
+    act[a] = x * c - y * s;
+    act[b] = x * s + y * c;
     return;
   }
   const uint j = g - p.n_q_pairs;
   if (j >= p.n_kv_pairs) return;
-  const float2 k = rotate((float2)(act[p.k_off + 2 * j], act[p.k_off + 2 * j + 1]), table, j,
-                          p.head_dim, p.rope_dims);
-  const float2 v = (float2)(act[p.v_off + 2 * j], act[p.v_off + 2 * j + 1]);
-  const uint at = p.cache_off + 2 * j;
+  const uint head = (j / half_head) * p.head_dim, e = 2 * (j % half_head);
+  __global const float* k_head = act + p.k_off + head;
+  const float2 k = (float2)(turned(k_head, e, table, p), turned(k_head, e + 1, table, p));
+  const float2 v = (float2)(act[p.v_off + head + e], act[p.v_off + head + e + 1]);
+  const uint at = p.cache_off + head + e;
 #if KV_F16
   vstore_half2(k, 0, (__global half*)k_cache + at);
   vstore_half2(v, 0, (__global half*)v_cache + at);

@@ -51,7 +51,7 @@ core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::
     return core::make_error(core::ErrorKind::invalid_argument, "the load chunk must be > 0 bytes");
   }
   // Binding checks every shape without touching the weight bytes.
-  auto checked = model::load_llama(file.info(), file.bytes());
+  auto checked = model::load_model(file.info(), file.bytes());
   if (!checked) return checked.error();
 
   DeviceModel m;
@@ -62,7 +62,7 @@ core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::
   m.layout.alignment = file.info().alignment;
   m.layout.metadata = {};
   std::set<std::string> wanted;
-  for (const auto& t : model::llama_tensors(m.shape, model::FileType::f32)) wanted.insert(t.name);
+  for (const auto& t : model::model_tensors(m.shape, model::FileType::f32)) wanted.insert(t.name);
 
   uint64_t largest = 0;
   for (const auto& t : file.info().tensors) {

@@ -11,7 +11,7 @@
 #include "backends/device.h"
 #include "core/status.h"
 #include "engine/model/gguf.h"
-#include "engine/model/llama.h"
+#include "engine/model/loaded_model.h"
 #include "engine/planner/planner.h"
 
 namespace gauntlet::engine::loader {
@@ -25,9 +25,9 @@ struct DeviceTensor {
   std::unique_ptr<backends::Buffer> buffer;
 };
 
-// A llama model whose weights live on one device, one buffer per tensor.
+// A model whose weights live on one device, one buffer per tensor.
 struct DeviceModel {
-  model::LlamaShape shape;
+  model::ModelShape shape;
   model::FileType file_type = model::FileType::f32;
   std::vector<model::TensorDesc> mix;  // the tensors with their types, as the planner sees them
   model::GgufInfo layout;  // the tensors below, in the same order (offsets as in the file)
@@ -42,7 +42,7 @@ struct LoadStats {
   double seconds = 0;
 };
 
-// Validates the model, then uploads every tensor the llama architecture uses.
+// Validates the model, then uploads every tensor its architecture uses.
 core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::Device& device,
                                          const LoadOptions& options, LoadStats* stats = nullptr);
 

@@ -104,31 +104,38 @@ void GgufWriter::set_u32(const std::string& key, uint32_t value) {
   MetaValue v;
   v.type = MetaType::u32;
   v.u = value;
-  metadata_.emplace_back(key, v);
+  set_meta(key, std::move(v));
 }
 
 void GgufWriter::set_u64(const std::string& key, uint64_t value) {
   MetaValue v;
   v.type = MetaType::u64;
   v.u = value;
-  metadata_.emplace_back(key, v);
+  set_meta(key, std::move(v));
 }
 
 void GgufWriter::set_f32(const std::string& key, float value) {
   MetaValue v;
   v.type = MetaType::f32;
   v.f = value;
-  metadata_.emplace_back(key, v);
+  set_meta(key, std::move(v));
 }
 
 void GgufWriter::set_string(const std::string& key, const std::string& value) {
   MetaValue v;
   v.type = MetaType::string;
   v.s = value;
-  metadata_.emplace_back(key, v);
+  set_meta(key, std::move(v));
 }
 
 void GgufWriter::set_meta(const std::string& key, MetaValue value) {
+  // GGUF keys are unique (llama.cpp's reader refuses a duplicate): a second set replaces.
+  for (auto& [k, v] : metadata_) {
+    if (k == key) {
+      v = std::move(value);
+      return;
+    }
+  }
   metadata_.emplace_back(key, std::move(value));
 }
 
@@ -143,7 +150,7 @@ void GgufWriter::set_string_array(const std::string& key, const std::vector<std:
     v.array.push_back(e);
   }
   v.array_count = v.array.size();
-  metadata_.emplace_back(key, v);
+  set_meta(key, std::move(v));
 }
 
 void GgufWriter::add_tensor(const std::string& name, std::vector<uint64_t> ne, TensorType type,

@@ -26,7 +26,7 @@ class GgufWriter {
   void set_f32(const std::string& key, float value);
   void set_string(const std::string& key, const std::string& value);
   // Any value of type u32, u64, i32, f32, string, or an array of those (as the reader returns
-  // them).
+  // them). Setting a key again replaces its value.
   void set_meta(const std::string& key, MetaValue value);
   void set_string_array(const std::string& key, const std::vector<std::string>& values);
 

@@ -14,37 +14,74 @@ core::Error bad_shape(const std::string& what) {
   return core::make_error(core::ErrorKind::invalid_argument, "invalid model shape: " + what);
 }
 
-LlamaShape make(const char* name, uint32_t embd, uint32_t layers, uint32_t heads, uint32_t kv,
-                uint32_t ff, uint32_t vocab, uint32_t ctx, float freq_base = 10000.0f) {
-  LlamaShape s;
-  s.name = name;
-  s.n_embd = embd;
-  s.n_layer = layers;
-  s.n_head = heads;
-  s.n_head_kv = kv;
-  s.n_ff = ff;
-  s.n_vocab = vocab;
-  s.context = ctx;
-  s.rope_freq_base = freq_base;
+// One preset: dimensions as the model's own config.json gives them (hidden_size, num_hidden_layers,
+// num_attention_heads, num_key_value_heads, head_dim, intermediate_size, vocab_size,
+// max_position_embeddings, rope_theta, rms_norm_eps, tie_word_embeddings).
+struct Preset {
+  const char* name;
+  Arch arch;
+  uint32_t embd, layers, heads, kv, head_dim, ff, vocab, ctx;
+  float freq_base, rms_eps;
+  bool tied, rope_freqs;
+};
+
+ModelShape make(const Preset& p) {
+  ModelShape s;
+  s.name = p.name;
+  s.arch = p.arch;
+  s.n_embd = p.embd;
+  s.n_layer = p.layers;
+  s.n_head = p.heads;
+  s.n_head_kv = p.kv;
+  s.key_length = p.head_dim == p.embd / p.heads ? 0 : p.head_dim;
+  s.n_ff = p.ff;
+  s.n_vocab = p.vocab;
+  s.context = p.ctx;
+  s.rope_freq_base = p.freq_base;
+  s.rms_eps = p.rms_eps;
+  s.tied_output = p.tied;
+  s.rope_freqs = p.rope_freqs;
   return s;
 }
 
-const std::vector<LlamaShape>& presets() {
-  static const std::vector<LlamaShape> all = {
-      make("tinyllama-1.1b", 2048, 22, 32, 4, 5632, 32000, 2048),
-      make("llama-7b", 4096, 32, 32, 32, 11008, 32000, 4096),
-      make("llama3-8b", 4096, 32, 32, 8, 14336, 128256, 8192, 500000.0f),
-      make("test-tiny", 64, 2, 4, 2, 128, 256, 128),
-      make("test-small", 128, 3, 4, 4, 352, 512, 256),
-      make("test-gqa", 256, 2, 8, 2, 512, 1000, 512),
-      make("bench-110m", 768, 12, 12, 12, 2048, 32000, 1024),
+const std::vector<ModelShape>& presets() {
+  using enum Arch;
+  // Llama 3.1+ ship rope_freqs (their rope_scaling "llama3"), written by llama.cpp's converter as
+  // the rope_freqs.weight tensor; Mistral converts to `llama`.
+  // clang-format off
+  static const Preset table[] = {
+      // name               arch   embd  L   H   KV  hd   ff     vocab   ctx     freq_base   eps    tied   freqs
+      {"llama-3.2-1b",    llama, 2048, 16, 32, 8,  64,  8192,  128256, 131072, 500000.0f,  1e-5f, true,  true},
+      {"llama-3.2-3b",    llama, 3072, 28, 24, 8,  128, 8192,  128256, 131072, 500000.0f,  1e-5f, true,  true},
+      {"llama-3.1-8b",    llama, 4096, 32, 32, 8,  128, 14336, 128256, 131072, 500000.0f,  1e-5f, false, true},
+      {"qwen2.5-0.5b",    qwen2, 896,  24, 14, 2,  64,  4864,  151936, 32768,  1000000.0f, 1e-6f, true,  false},
+      {"qwen2.5-1.5b",    qwen2, 1536, 28, 12, 2,  128, 8960,  151936, 32768,  1000000.0f, 1e-6f, true,  false},
+      {"qwen2.5-7b",      qwen2, 3584, 28, 28, 4,  128, 18944, 152064, 131072, 1000000.0f, 1e-6f, false, false},
+      {"qwen3-0.6b",      qwen3, 1024, 28, 16, 8,  128, 3072,  151936, 40960,  1000000.0f, 1e-6f, true,  false},
+      {"qwen3-4b",        qwen3, 2560, 36, 32, 8,  128, 9728,  151936, 40960,  1000000.0f, 1e-6f, true,  false},
+      {"qwen3-8b",        qwen3, 4096, 36, 32, 8,  128, 12288, 151936, 40960,  1000000.0f, 1e-6f, false, false},
+      {"phi-3-mini-4k",   phi3,  3072, 32, 32, 32, 96,  8192,  32064,  4096,   10000.0f,   1e-5f, false, false},
+      {"mistral-7b-v0.3", llama, 4096, 32, 32, 8,  128, 14336, 32768,  32768,  1000000.0f, 1e-5f, false, false},
+      {"tinyllama-1.1b",  llama, 2048, 22, 32, 4,  64,  5632,  32000,  2048,   10000.0f,   1e-5f, false, false},
+      {"llama-7b",        llama, 4096, 32, 32, 32, 128, 11008, 32000,  4096,   10000.0f,   1e-5f, false, false},
+      // Small shapes for tests and benchmarks.
+      {"test-tiny",       llama, 64,   2,  4,  2,  16,  128,   256,    128,    10000.0f,   1e-5f, false, false},
+      {"test-small",      llama, 128,  3,  4,  4,  32,  352,   512,    256,    10000.0f,   1e-5f, false, false},
+      {"test-gqa",        llama, 256,  2,  8,  2,  32,  512,   1000,   512,    10000.0f,   1e-5f, false, false},
+      {"bench-110m",      llama, 768,  12, 12, 12, 64,  2048,  32000,  1024,   10000.0f,   1e-5f, false, false},
   };
+  // clang-format on
+  static const std::vector<ModelShape> all = [] {
+    std::vector<ModelShape> v;
+    for (const auto& p : table) v.push_back(make(p));
+    return v;
+  }();
   return all;
 }
 
 }  // namespace
 
-core::Status validate_shape(const LlamaShape& s) {
+core::Status validate_shape(const ModelShape& s) {
   const std::pair<const char*, uint32_t> dims[] = {
       {"n_embd", s.n_embd},       {"n_layer", s.n_layer}, {"n_head", s.n_head},
       {"n_head_kv", s.n_head_kv}, {"n_ff", s.n_ff},       {"n_vocab", s.n_vocab},
@@ -52,9 +89,9 @@ core::Status validate_shape(const LlamaShape& s) {
   for (const auto& [name, value] : dims) {
     if (value == 0) return bad_shape(std::string(name) + " must be positive");
   }
-  if (s.n_embd % s.n_head != 0) {
+  if (s.key_length == 0 && s.n_embd % s.n_head != 0) {
     return bad_shape("n_embd " + std::to_string(s.n_embd) + " is not a multiple of n_head " +
-                     std::to_string(s.n_head));
+                     std::to_string(s.n_head) + " (and no key_length gives the head dimension)");
   }
   if (s.n_head % s.n_head_kv != 0) {
     return bad_shape("n_head " + std::to_string(s.n_head) + " is not a multiple of n_head_kv " +
@@ -69,8 +106,9 @@ core::Status validate_shape(const LlamaShape& s) {
   }
   // Every quantized type has 32-element blocks or falls back to one (file_type.cpp).
   constexpr uint32_t kBlock = 32;
-  if (s.n_embd % kBlock != 0 || s.n_ff % kBlock != 0) {
-    return bad_shape("n_embd " + std::to_string(s.n_embd) + " and n_ff " + std::to_string(s.n_ff) +
+  if (s.n_embd % kBlock != 0 || s.n_ff % kBlock != 0 || s.n_embd_q() % kBlock != 0) {
+    return bad_shape("n_embd " + std::to_string(s.n_embd) + ", n_ff " + std::to_string(s.n_ff) +
+                     " and n_head * head_dim " + std::to_string(s.n_embd_q()) +
                      " must be multiples of " + std::to_string(kBlock));
   }
   if (s.n_vocab < kMinimalTokenizerVocab) {
@@ -84,7 +122,7 @@ core::Status validate_shape(const LlamaShape& s) {
   return core::Status::ok();
 }
 
-core::Result<LlamaShape> preset_shape(const std::string& name) {
+core::Result<ModelShape> preset_shape(const std::string& name) {
   for (const auto& s : presets()) {
     if (s.name == name) return s;
   }
@@ -100,22 +138,28 @@ std::vector<std::string> preset_names() {
   return names;
 }
 
-core::Result<LlamaShape> parse_shape(const std::string& text) {
+core::Result<ModelShape> parse_shape(const std::string& text) {
   return text.find('=') != std::string::npos ? parse_dims(text) : preset_shape(text);
 }
 
-core::Result<LlamaShape> parse_dims(const std::string& text) {
-  LlamaShape s;
-  std::map<std::string, uint32_t*> ints = {{"n_embd", &s.n_embd},   {"n_layer", &s.n_layer},
-                                           {"n_head", &s.n_head},   {"n_head_kv", &s.n_head_kv},
-                                           {"n_ff", &s.n_ff},       {"n_vocab", &s.n_vocab},
-                                           {"context", &s.context}, {"rope_dim", &s.rope_dim}};
+core::Result<ModelShape> parse_dims(const std::string& text) {
+  ModelShape s;
+  std::map<std::string, uint32_t*> ints = {
+      {"n_embd", &s.n_embd},       {"n_layer", &s.n_layer},   {"n_head", &s.n_head},
+      {"n_head_kv", &s.n_head_kv}, {"n_ff", &s.n_ff},         {"n_vocab", &s.n_vocab},
+      {"context", &s.context},     {"rope_dim", &s.rope_dim}, {"head_dim", &s.key_length}};
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
     auto eq = item.find('=');
     if (eq == std::string::npos) return bad_shape("'" + item + "' is not name=value");
     std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (key == "arch") {
+      auto arch = parse_architecture(value);
+      if (!arch) return bad_shape(arch.error().message);
+      s.arch = *arch;
+      continue;
+    }
     if (key == "rope_freq_base" || key == "rms_eps") {
       float f = 0;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), f);
@@ -130,8 +174,8 @@ core::Result<LlamaShape> parse_dims(const std::string& text) {
     if (ec != std::errc() || p != value.data() + value.size()) {
       return bad_shape("'" + value + "' is not a whole number for " + key);
     }
-    if (key == "tied") {
-      s.tied_output = v != 0;
+    if (key == "tied" || key == "rope_freqs") {
+      (key == "tied" ? s.tied_output : s.rope_freqs) = v != 0;
       continue;
     }
     auto it = ints.find(key);
@@ -152,26 +196,49 @@ uint64_t TensorDesc::bytes() const {
   return n_elements() / block_elements(type) * block_bytes(type);
 }
 
-std::vector<TensorDesc> llama_tensors(const LlamaShape& s, FileType format) {
-  const uint64_t embd = s.n_embd, kv = s.n_embd_kv(), ff = s.n_ff, vocab = s.n_vocab;
+std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format) {
+  const Architecture& arch = s.traits();
+  const uint64_t embd = s.n_embd, q = s.n_embd_q(), kv = s.n_embd_kv(), ff = s.n_ff;
+  const uint64_t hd = s.head_dim(), vocab = s.n_vocab;
   std::vector<TensorDesc> t;
   auto add = [&](std::string name, std::vector<uint64_t> ne, uint32_t layer) {
     TensorPlace place{name,  ne[0],     static_cast<uint32_t>(ne.size()),
                       layer, s.n_layer, s.tied_output};
-    const bool norm = ne.size() == 1;
-    t.push_back({std::move(name), std::move(ne), tensor_type_for(format, place), norm});
+    const bool one_d = ne.size() == 1;
+    t.push_back({std::move(name), std::move(ne), tensor_type_for(format, place), one_d});
   };
+  // Names and dimensions: llama.cpp src/llama-arch.cpp (LLM_TENSOR_NAMES) and each
+  // architecture's create_tensor calls in src/models/<arch>.cpp.
   add("token_embd.weight", {embd, vocab}, 0);
+  // llama: rope_freqs {n_rot / 2}, one tensor shared by every layer (TENSOR_DUPLICATED).
+  if (s.rope_freqs) add("rope_freqs.weight", {s.rope_dims() / 2}, 0);
   for (uint32_t l = 0; l < s.n_layer; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     add(p + "attn_norm.weight", {embd}, l);
-    add(p + "attn_q.weight", {embd, embd}, l);
-    add(p + "attn_k.weight", {embd, kv}, l);
-    add(p + "attn_v.weight", {embd, kv}, l);
-    add(p + "attn_output.weight", {embd, embd}, l);
+    if (arch.fused_qkv) {
+      add(p + "attn_qkv.weight", {embd, q + 2 * kv}, l);
+    } else {
+      add(p + "attn_q.weight", {embd, q}, l);
+      add(p + "attn_k.weight", {embd, kv}, l);
+      add(p + "attn_v.weight", {embd, kv}, l);
+    }
+    if (arch.qkv_bias) {
+      add(p + "attn_q.bias", {q}, l);
+      add(p + "attn_k.bias", {kv}, l);
+      add(p + "attn_v.bias", {kv}, l);
+    }
+    if (arch.qk_norm) {
+      add(p + "attn_q_norm.weight", {hd}, l);
+      add(p + "attn_k_norm.weight", {hd}, l);
+    }
+    add(p + "attn_output.weight", {q, embd}, l);
     add(p + "ffn_norm.weight", {embd}, l);
-    add(p + "ffn_gate.weight", {embd, ff}, l);
-    add(p + "ffn_up.weight", {embd, ff}, l);
+    if (arch.fused_gate_up) {
+      add(p + "ffn_up.weight", {embd, 2 * ff}, l);
+    } else {
+      add(p + "ffn_gate.weight", {embd, ff}, l);
+      add(p + "ffn_up.weight", {embd, ff}, l);
+    }
     add(p + "ffn_down.weight", {ff, embd}, l);
   }
   add("output_norm.weight", {embd}, 0);
@@ -192,9 +259,12 @@ std::vector<TensorType> types_in(std::span<const TensorDesc> tensors) {
   return types;
 }
 
-uint64_t parameter_count(const LlamaShape& shape) {
+uint64_t parameter_count(const ModelShape& shape) {
   uint64_t n = 0;
-  for (const auto& t : llama_tensors(shape, FileType::f32)) n += t.n_elements();
+  for (const auto& t : model_tensors(shape, FileType::f32)) {
+    // RoPE factors are computed from the configuration, not trained.
+    if (t.name != "rope_freqs.weight") n += t.n_elements();
+  }
   return n;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <memory>
+#include <vector>
 
 #include "core/rng.h"
 #include "engine/model/tokenizer_meta.h"
@@ -19,41 +20,94 @@ uint64_t name_hash(const std::string& name) {
   return h;
 }
 
+// The factors llama.cpp's converter writes as rope_freqs.weight for a Llama 3.1 rope_scaling
+// (convert_hf_to_gguf.py, LlamaModel.generate_extra_tensors): factor 8, low_freq_factor 1,
+// high_freq_factor 4, original_max_position_embeddings 8192.
+std::vector<float> llama3_rope_factors(const ModelShape& shape) {
+  constexpr double kFactor = 8, kLow = 1, kHigh = 4, kOldContext = 8192;
+  const double low_wavelen = kOldContext / kLow, high_wavelen = kOldContext / kHigh;
+  const uint32_t dims = shape.rope_dims();
+  std::vector<float> factors;
+  for (uint32_t i = 0; i < dims; i += 2) {
+    const double freq = 1.0 / std::pow(static_cast<double>(shape.rope_freq_base), double(i) / dims);
+    const double wavelen = 2 * M_PI / freq;
+    if (wavelen < high_wavelen) {
+      factors.push_back(1.0f);
+    } else if (wavelen > low_wavelen) {
+      factors.push_back(static_cast<float>(kFactor));
+    } else {
+      const double smooth = (kOldContext / wavelen - kLow) / (kHigh - kLow);
+      factors.push_back(static_cast<float>(1 / ((1 - smooth) / kFactor + smooth)));
+    }
+  }
+  return factors;
+}
+
+void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
+  // Keys as llama.cpp's src/llama-arch.cpp (LLM_KV_NAMES) spells them, "%s" being the arch.
+  const std::string p = std::string(shape.traits().name) + ".";
+  w.set_u32(p + "context_length", shape.context);
+  w.set_u32(p + "embedding_length", shape.n_embd);
+  w.set_u32(p + "block_count", shape.n_layer);
+  w.set_u32(p + "feed_forward_length", shape.n_ff);
+  w.set_u32(p + "attention.head_count", shape.n_head);
+  w.set_u32(p + "attention.head_count_kv", shape.n_head_kv);
+  if (shape.key_length != 0) {
+    w.set_u32(p + "attention.key_length", shape.key_length);
+    w.set_u32(p + "attention.value_length", shape.key_length);
+  }
+  w.set_u32(p + "rope.dimension_count", shape.rope_dims());
+  w.set_f32(p + "rope.freq_base", shape.rope_freq_base);
+  if (shape.rope_freq_scale != 1.0f) {
+    w.set_string(p + "rope.scaling.type", "linear");
+    w.set_f32(p + "rope.scaling.factor", 1.0f / shape.rope_freq_scale);
+  }
+  w.set_f32(p + "attention.layer_norm_rms_epsilon", shape.rms_eps);
+}
+
 }  // namespace
 
-core::Result<GgufWriter> synthetic_writer(const LlamaShape& shape, FileType format, uint64_t seed) {
+core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType format, uint64_t seed) {
   GAUNTLET_TRY(validate_shape(shape));
   GgufWriter w;
-  w.set_string("general.architecture", "llama");
+  w.set_string("general.architecture", shape.traits().name);
   w.set_string("general.name", shape.name);
   w.set_u32("general.file_type", static_cast<uint32_t>(format));
   w.set_u32("general.quantization_version", 2);  // GGML_QNT_VERSION
   w.set_u64("gauntlet.synthetic_seed", seed);
-  w.set_u32("llama.context_length", shape.context);
-  w.set_u32("llama.embedding_length", shape.n_embd);
-  w.set_u32("llama.block_count", shape.n_layer);
-  w.set_u32("llama.feed_forward_length", shape.n_ff);
-  w.set_u32("llama.attention.head_count", shape.n_head);
-  w.set_u32("llama.attention.head_count_kv", shape.n_head_kv);
-  w.set_u32("llama.rope.dimension_count", shape.rope_dims());
-  w.set_f32("llama.rope.freq_base", shape.rope_freq_base);
-  w.set_f32("llama.attention.layer_norm_rms_epsilon", shape.rms_eps);
+  set_hyper_parameters(w, shape);
   add_minimal_tokenizer(w, shape.n_vocab);
-  for (const auto& t : llama_tensors(shape, format)) {
+  for (const auto& t : model_tensors(shape, format)) {
     const uint64_t tensor_seed = seed ^ name_hash(t.name);
     // Rows are generated in order, so one generator per tensor gives the same values each time.
     auto rng = std::make_shared<core::Rng>(tensor_seed);
     const uint64_t n_in = t.ne[0];
-    if (t.is_norm) {
-      w.add_tensor(t.name, t.ne, t.type, [rng, n_in, tensor_seed](uint64_t row, float* out) {
-        if (row == 0) *rng = core::Rng(tensor_seed);
-        for (uint64_t i = 0; i < n_in; ++i) out[i] = 1.0f + rng->uniform(-0.2f, 0.2f);
-      });
+    if (t.name == "rope_freqs.weight") {
+      w.add_tensor(t.name, t.ne, t.type,
+                   [factors = llama3_rope_factors(shape)](uint64_t, float* out) {
+                     std::copy(factors.begin(), factors.end(), out);
+                   });
       continue;
     }
-    // Embeddings are looked up, not multiplied, so they get unit scale.
+    if (t.is_vector) {
+      // Norm weights near 1; biases around 0, large enough to move the attention.
+      const bool bias = t.name.ends_with(".bias");
+      const float centre = bias ? 0.0f : 1.0f, spread = bias ? 0.5f : 0.2f;
+      w.add_tensor(t.name, t.ne, t.type,
+                   [rng, n_in, tensor_seed, centre, spread](uint64_t row, float* out) {
+                     if (row == 0) *rng = core::Rng(tensor_seed);
+                     for (uint64_t i = 0; i < n_in; ++i)
+                       out[i] = centre + rng->uniform(-spread, spread);
+                   });
+      continue;
+    }
+    // Embeddings are looked up, not multiplied, so they get unit scale; a tied one is also the
+    // output matrix, where at unit scale the fed token's own row would win every step, so it is
+    // kept small beside what the layers add.
     const bool embedding = t.name == "token_embd.weight";
-    const float a = embedding ? 1.0f : std::sqrt(3.0f / static_cast<float>(n_in));
+    const float a = !embedding          ? std::sqrt(3.0f / static_cast<float>(n_in))
+                    : shape.tied_output ? 0.1f
+                                        : 1.0f;
     w.add_tensor(t.name, t.ne, t.type, [rng, n_in, a, tensor_seed](uint64_t row, float* out) {
       if (row == 0) *rng = core::Rng(tensor_seed);
       for (uint64_t i = 0; i < n_in; ++i) out[i] = rng->uniform(-a, a);
@@ -62,7 +116,7 @@ core::Result<GgufWriter> synthetic_writer(const LlamaShape& shape, FileType form
   return w;
 }
 
-core::Status write_synthetic_model(const LlamaShape& shape, FileType format, uint64_t seed,
+core::Status write_synthetic_model(const ModelShape& shape, FileType format, uint64_t seed,
                                    const std::filesystem::path& path, bool overwrite) {
   auto w = synthetic_writer(shape, format, seed);
   if (!w) return w.error();

@@ -1,10 +1,10 @@
 #pragma once
-// Synthetic llama models: any shape, deterministic weights from a seed, in any file type
-// (each tensor typed by llama.cpp's quantizer rules, file_type.h), with the metadata and minimal
-// tokenizer llama.cpp's loader needs. Matrices are uniform with variance 1/n_in (so activations
-// keep unit scale and the logits vary from step to step), norm weights are near 1, and every tensor
-// draws from its own generator, so a tensor's values do not depend on the order in which tensors
-// are written.
+// Synthetic models of every architecture the engine runs: any shape, deterministic weights from a
+// seed, in any file type (each tensor typed by llama.cpp's quantizer rules, file_type.h), with the
+// metadata and minimal tokenizer llama.cpp's loader needs. Matrices are uniform with variance
+// 1/n_in (so activations keep unit scale and the logits vary from step to step), norm weights are
+// near 1, and every tensor draws from its own generator, so a tensor's values do not depend on the
+// order in which tensors are written.
 #include <cstdint>
 #include <filesystem>
 
@@ -15,9 +15,9 @@
 namespace gauntlet::engine::model {
 
 // A writer holding the model's metadata and tensor generators (nothing is generated yet).
-core::Result<GgufWriter> synthetic_writer(const LlamaShape& shape, FileType format, uint64_t seed);
+core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType format, uint64_t seed);
 
-core::Status write_synthetic_model(const LlamaShape& shape, FileType format, uint64_t seed,
+core::Status write_synthetic_model(const ModelShape& shape, FileType format, uint64_t seed,
                                    const std::filesystem::path& path, bool overwrite = false);
 
 }  // namespace gauntlet::engine::model

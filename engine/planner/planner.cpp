@@ -16,8 +16,8 @@ uint64_t weight_bytes(std::span<const TensorDesc> tensors) {
   return total;
 }
 
-uint64_t weight_bytes(const LlamaShape& shape, FileType format) {
-  return weight_bytes(model::llama_tensors(shape, format));
+uint64_t weight_bytes(const ModelShape& shape, FileType format) {
+  return weight_bytes(model::model_tensors(shape, format));
 }
 
 uint64_t largest_tensor_bytes(std::span<const TensorDesc> tensors) {
@@ -26,13 +26,13 @@ uint64_t largest_tensor_bytes(std::span<const TensorDesc> tensors) {
   return largest;
 }
 
-uint64_t kv_cache_bytes(const LlamaShape& shape, uint32_t context, uint32_t batch,
+uint64_t kv_cache_bytes(const ModelShape& shape, uint32_t context, uint32_t batch,
                         KvPrecision precision) {
   return 2ull * shape.n_layer * shape.n_head_kv * shape.head_dim() * context * batch *
          kv_element_bytes(precision);
 }
 
-ActivationLayout activation_layout(const LlamaShape& shape, uint32_t context) {
+ActivationLayout activation_layout(const ModelShape& shape, uint32_t context) {
   ActivationLayout l{};
   uint64_t at = 0;
   auto take = [&at](uint64_t n) {
@@ -42,19 +42,21 @@ ActivationLayout activation_layout(const LlamaShape& shape, uint32_t context) {
   };
   l.x = take(shape.n_embd);
   l.xb = take(shape.n_embd);
-  l.xb2 = take(shape.n_embd);
-  l.q = take(shape.n_embd);
-  l.k = take(shape.n_embd_kv());
-  l.v = take(shape.n_embd_kv());
+  l.xb2 = take(shape.n_embd_q());
+  // Q, K and V back to back, and the gate and up halves back to back: a fused projection (phi3's
+  // attn_qkv, ffn_up of 2 * n_ff) writes them in one matvec.
+  l.q = take(uint64_t{shape.n_embd_q()} + 2ull * shape.n_embd_kv());
+  l.k = l.q + shape.n_embd_q();
+  l.v = l.k + shape.n_embd_kv();
   l.att = take(static_cast<uint64_t>(shape.n_head) * context);
-  l.hb = take(shape.n_ff);
-  l.hb2 = take(shape.n_ff);
+  l.hb = take(2ull * shape.n_ff);
+  l.hb2 = l.hb + shape.n_ff;
   l.logits = take(shape.n_vocab);
   l.total = at;
   return l;
 }
 
-uint64_t activation_bytes(const LlamaShape& shape, uint32_t context, uint32_t batch) {
+uint64_t activation_bytes(const ModelShape& shape, uint32_t context, uint32_t batch) {
   return activation_layout(shape, context).total * sizeof(float) * batch;
 }
 
@@ -62,13 +64,13 @@ uint64_t staging_bytes(std::span<const TensorDesc> tensors, uint64_t chunk_bytes
   return std::min(chunk_bytes, largest_tensor_bytes(tensors));
 }
 
-MemoryPlan plan_memory(const LlamaShape& shape, const PlanOptions& o) {
+MemoryPlan plan_memory(const ModelShape& shape, const PlanOptions& o) {
   const uint32_t context = o.context == 0 ? shape.context : o.context;
   MemoryPlan p;
   std::vector<TensorDesc> by_rule;
   std::span<const TensorDesc> tensors = o.tensors;
   if (tensors.empty()) {
-    by_rule = model::llama_tensors(shape, o.format);
+    by_rule = model::model_tensors(shape, o.format);
     tensors = by_rule;
   }
   p.weights = weight_bytes(tensors);
@@ -129,12 +131,12 @@ uint64_t local_mem_bytes(const KernelVariant& v, const KernelDims& d) {
   return 0;
 }
 
-uint64_t widest_matvec_input(const LlamaShape& shape) {
-  return std::max<uint64_t>(shape.n_embd, shape.n_ff);
+uint64_t widest_matvec_input(const ModelShape& shape) {
+  return std::max<uint64_t>({shape.n_embd, shape.n_ff, shape.n_embd_q()});
 }
 
 uint64_t decode_local_mem_bytes(const KernelVariant& matvec, const KernelVariant& attention,
-                                const LlamaShape& shape, uint32_t context) {
+                                const ModelShape& shape, uint32_t context) {
   KernelVariant norm = matvec;
   norm.op = KernelOp::rmsnorm;
   const uint64_t mv = local_mem_bytes(matvec, {widest_matvec_input(shape), 0, 0});

@@ -12,7 +12,7 @@
 namespace gauntlet::engine::planner {
 
 using model::FileType;
-using model::LlamaShape;
+using model::ModelShape;
 using model::TensorDesc;
 using model::TensorType;
 
@@ -24,12 +24,12 @@ uint32_t kv_element_bytes(KvPrecision precision);
 
 // Bytes of all the tensors, each in its own type.
 uint64_t weight_bytes(std::span<const TensorDesc> tensors);
-// The same for a file of `format` (llama_tensors gives each tensor's type).
-uint64_t weight_bytes(const LlamaShape& shape, FileType format);
+// The same for a file of `format` (model_tensors gives each tensor's type).
+uint64_t weight_bytes(const ModelShape& shape, FileType format);
 // The largest single tensor (bounds one allocation and the loader's staging buffer).
 uint64_t largest_tensor_bytes(std::span<const TensorDesc> tensors);
 // 2 (K and V) * n_layer * n_head_kv * head_dim * context * batch * bytes per element.
-uint64_t kv_cache_bytes(const LlamaShape& shape, uint32_t context, uint32_t batch,
+uint64_t kv_cache_bytes(const ModelShape& shape, uint32_t context, uint32_t batch,
                         KvPrecision precision);
 
 // Offsets (in floats) of the f32 activation vectors of one sequence's decode step.
@@ -37,9 +37,9 @@ struct ActivationLayout {
   uint64_t x, xb, xb2, q, k, v, att, hb, hb2, logits;
   uint64_t total;  // floats
 };
-ActivationLayout activation_layout(const LlamaShape& shape, uint32_t context);
+ActivationLayout activation_layout(const ModelShape& shape, uint32_t context);
 // Activations and scratch for `batch` sequences: activation_layout(...).total * 4 * batch.
-uint64_t activation_bytes(const LlamaShape& shape, uint32_t context, uint32_t batch);
+uint64_t activation_bytes(const ModelShape& shape, uint32_t context, uint32_t batch);
 
 // The loader stages one chunk at a time: min(chunk, largest tensor) bytes.
 uint64_t staging_bytes(std::span<const TensorDesc> tensors, uint64_t chunk_bytes);
@@ -63,7 +63,7 @@ struct MemoryPlan {
   uint64_t load_peak = 0;     // weights + staging: host memory at the end of the load
   uint64_t peak = 0;          // the larger of the two (staging is freed before decoding)
 };
-MemoryPlan plan_memory(const LlamaShape& shape, const PlanOptions& options);
+MemoryPlan plan_memory(const ModelShape& shape, const PlanOptions& options);
 
 // --- local memory per kernel variant ---------------------------------------------------------
 
@@ -102,10 +102,10 @@ uint64_t reduction_scratch_bytes(const KernelVariant& variant);
 // All local memory one dispatch of the variant needs.
 uint64_t local_mem_bytes(const KernelVariant& variant, const KernelDims& dims);
 
-// The widest matvec input of a model (max(n_embd, n_ff)) and the most local memory the decode
-// step needs with these variants, over all its kernels.
-uint64_t widest_matvec_input(const LlamaShape& shape);
+// The widest matvec input of a model (max(n_embd, n_ff, n_head * head_dim)) and the most local
+// memory the decode step needs with these variants, over all its kernels.
+uint64_t widest_matvec_input(const ModelShape& shape);
 uint64_t decode_local_mem_bytes(const KernelVariant& matvec, const KernelVariant& attention,
-                                const LlamaShape& shape, uint32_t context);
+                                const ModelShape& shape, uint32_t context);
 
 }  // namespace gauntlet::engine::planner

@@ -2,7 +2,7 @@
 
 namespace gauntlet::engine::reference {
 
-core::Result<std::unique_ptr<Decoder>> Decoder::create(const model::LlamaModel& model,
+core::Result<std::unique_ptr<Decoder>> Decoder::create(const model::LoadedModel& model,
                                                        const DecodeOptions& options) {
   const uint32_t context = options.context == 0 ? model.shape.context : options.context;
   if (context > model.shape.context) {
@@ -13,7 +13,7 @@ core::Result<std::unique_ptr<Decoder>> Decoder::create(const model::LlamaModel& 
   return std::make_unique<Decoder>(model, options, context);
 }
 
-Decoder::Decoder(const model::LlamaModel& model, const DecodeOptions& options, uint32_t context)
+Decoder::Decoder(const model::LoadedModel& model, const DecodeOptions& options, uint32_t context)
     : model_(model),
       kv_(options.kv),
       context_(context),

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "engine/model/llama.h"
+#include "engine/model/loaded_model.h"
 #include "engine/reference/forward.h"
 
 namespace gauntlet::engine::reference {
@@ -22,9 +22,9 @@ struct DecodeOptions {
 class Decoder {
  public:
   // `model` (and the bytes it points into) must outlive the decoder.
-  static core::Result<std::unique_ptr<Decoder>> create(const model::LlamaModel& model,
+  static core::Result<std::unique_ptr<Decoder>> create(const model::LoadedModel& model,
                                                        const DecodeOptions& options);
-  Decoder(const model::LlamaModel& model, const DecodeOptions& options, uint32_t context);
+  Decoder(const model::LoadedModel& model, const DecodeOptions& options, uint32_t context);
 
   // Feeds `token` at the next position and returns the logits (valid until the next step).
   core::Result<std::span<const float>> step(int32_t token);
@@ -33,7 +33,7 @@ class Decoder {
   void reset() { pos_ = 0; }
 
  private:
-  const model::LlamaModel& model_;
+  const model::LoadedModel& model_;
   KvPrecision kv_;
   uint32_t context_;
   ThreadPool pool_;

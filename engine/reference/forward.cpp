@@ -2,9 +2,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "core/half.h"
+#include "engine/model/rope.h"
+#include "engine/reference/layer_ops.h"
 
 namespace gauntlet::engine::reference {
 
@@ -12,13 +15,7 @@ namespace {
 
 using model::TensorView;
 
-void rmsnorm(float* out, const float* x, const TensorView& weight, uint32_t n, float eps) {
-  double sum = 0;
-  for (uint32_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]) * x[i];
-  const float scale = static_cast<float>(1.0 / std::sqrt(sum / n + eps));
-  const auto* w = reinterpret_cast<const float*>(weight.data);
-  for (uint32_t i = 0; i < n; ++i) out[i] = x[i] * scale * w[i];
-}
+const float* floats(const TensorView& t) { return reinterpret_cast<const float*>(t.data); }
 
 struct MatVec {
   const TensorView* w;
@@ -41,21 +38,6 @@ void matvecs(ThreadPool& pool, std::initializer_list<MatVec> list) {
       base += op.w->n_out;
     }
   });
-}
-
-void rope(float* vec, uint32_t n_heads, uint32_t head_dim, uint32_t rope_dims, uint32_t pos,
-          float freq_base) {
-  for (uint32_t i = 0; i < rope_dims / 2; ++i) {
-    const double theta =
-        pos * std::pow(static_cast<double>(freq_base), -2.0 * i / static_cast<double>(rope_dims));
-    const float c = static_cast<float>(std::cos(theta)), s = static_cast<float>(std::sin(theta));
-    for (uint32_t h = 0; h < n_heads; ++h) {
-      float* p = vec + static_cast<uint64_t>(h) * head_dim + 2 * i;
-      const float a = p[0], b = p[1];
-      p[0] = a * c - b * s;
-      p[1] = a * s + b * c;
-    }
-  }
 }
 
 void store_kv(std::byte* cache, KvPrecision precision, uint64_t index, const float* src,
@@ -83,7 +65,7 @@ float load_kv(const std::byte* cache, KvPrecision precision, uint64_t index) {
 
 }  // namespace
 
-core::Status forward_token(const model::LlamaShape& s, const model::LlamaWeights& w,
+core::Status forward_token(const model::ModelShape& s, const model::ModelWeights& w,
                            const KvCacheView& kv, float* act, int32_t token, uint32_t pos,
                            ThreadPool& pool) {
   if (token < 0 || static_cast<uint32_t>(token) >= s.n_vocab) {
@@ -107,18 +89,38 @@ core::Status forward_token(const model::LlamaShape& s, const model::LlamaWeights
   float* hb = act + layout.hb;
   float* hb2 = act + layout.hb2;
   float* logits = act + layout.logits;
+  const model::Architecture& arch = s.traits();
   const uint32_t n_embd = s.n_embd, hd = s.head_dim(), n_kv = s.n_embd_kv();
   const uint32_t group = s.n_head / s.n_head_kv;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  std::vector<float> table(s.rope_dims());
+  std::span<const float> factors;
+  if (w.rope_freqs.data != nullptr) {
+    factors = {floats(w.rope_freqs), w.rope_freqs.n_in};
+  }
+  model::rope_table(s, factors, pos, table);
 
   model::dequantize_row(w.token_embd.type, w.token_embd.row(static_cast<uint64_t>(token)), x,
                         n_embd);
   for (uint32_t l = 0; l < s.n_layer; ++l) {
     const auto& L = w.layers[l];
-    rmsnorm(xb, x, L.attn_norm, n_embd, s.rms_eps);
-    matvecs(pool, {{&L.wq, xb, q}, {&L.wk, xb, k}, {&L.wv, xb, v}});
-    rope(q, s.n_head, hd, s.rope_dims(), pos, s.rope_freq_base);
-    rope(k, s.n_head_kv, hd, s.rope_dims(), pos, s.rope_freq_base);
+    rmsnorm(xb, x, floats(L.attn_norm), n_embd, s.rms_eps);
+    if (arch.fused_qkv) {
+      matvecs(pool, {{&L.wqkv, xb, q}});  // q, k and v are contiguous (activation_layout)
+    } else {
+      matvecs(pool, {{&L.wq, xb, q}, {&L.wk, xb, k}, {&L.wv, xb, v}});
+    }
+    if (arch.qkv_bias) {
+      add_bias(q, floats(L.bq), s.n_embd_q());
+      add_bias(k, floats(L.bk), n_kv);
+      add_bias(v, floats(L.bv), n_kv);
+    }
+    if (arch.qk_norm) {
+      rmsnorm_heads(q, s.n_head, hd, floats(L.q_norm), s.rms_eps);
+      rmsnorm_heads(k, s.n_head_kv, hd, floats(L.k_norm), s.rms_eps);
+    }
+    rope_heads(q, s.n_head, hd, s.rope_dims(), arch.rope, table);
+    rope_heads(k, s.n_head_kv, hd, s.rope_dims(), arch.rope, table);
     const uint64_t layer_base = static_cast<uint64_t>(l) * kv.context * n_kv;
     store_kv(kv.k, kv.precision, layer_base + static_cast<uint64_t>(pos) * n_kv, k, n_kv);
     store_kv(kv.v, kv.precision, layer_base + static_cast<uint64_t>(pos) * n_kv, v, n_kv);
@@ -153,13 +155,17 @@ core::Status forward_token(const model::LlamaShape& s, const model::LlamaWeights
     matvecs(pool, {{&L.wo, xb2, xb}});
     for (uint32_t i = 0; i < n_embd; ++i) x[i] += xb[i];
 
-    rmsnorm(xb, x, L.ffn_norm, n_embd, s.rms_eps);
-    matvecs(pool, {{&L.w_gate, xb, hb}, {&L.w_up, xb, hb2}});
+    rmsnorm(xb, x, floats(L.ffn_norm), n_embd, s.rms_eps);
+    if (arch.fused_gate_up) {
+      matvecs(pool, {{&L.w_up, xb, hb}});  // gate into hb, up into hb2 = hb + n_ff
+    } else {
+      matvecs(pool, {{&L.w_gate, xb, hb}, {&L.w_up, xb, hb2}});
+    }
     for (uint32_t i = 0; i < s.n_ff; ++i) hb[i] = hb[i] / (1.0f + std::exp(-hb[i])) * hb2[i];
     matvecs(pool, {{&L.w_down, hb, xb}});
     for (uint32_t i = 0; i < n_embd; ++i) x[i] += xb[i];
   }
-  rmsnorm(xb, x, w.output_norm, n_embd, s.rms_eps);
+  rmsnorm(xb, x, floats(w.output_norm), n_embd, s.rms_eps);
   matvecs(pool, {{&w.output, xb, logits}});
   return core::Status::ok();
 }

@@ -23,7 +23,7 @@ uint64_t expected_bytes_per_token() {
   // One prompt token and four generated: the middle of the generated tokens is position 3.
   const auto shape = engine::model::preset_shape("test-small").value();
   return engine::device::bytes_read_per_token(
-      shape, engine::model::llama_tensors(shape, engine::model::FileType::q8_0),
+      shape, engine::model::model_tensors(shape, engine::model::FileType::q8_0),
       engine::planner::KvPrecision::f32, 3);
 }
 

@@ -15,7 +15,7 @@ namespace {
 using model::FileType;
 using model::TensorType;
 
-model::LlamaShape layers(uint32_t n) {
+model::ModelShape layers(uint32_t n) {
   auto s = model::parse_dims("n_embd=256,n_layer=" + std::to_string(n) +
                              ",n_head=4,n_head_kv=2,n_ff=512,n_vocab=300,context=64")
                .value();
@@ -33,7 +33,7 @@ TensorType type_of(const std::vector<model::TensorDesc>& tensors, const std::str
 // use_more_bits(i, n): i < n/8, i >= 7n/8, or (i - n/8) % 3 == 2, worked by hand.
 void expect_q4_k_m(uint32_t n_layer, const std::set<uint32_t>& more_bits) {
   SCOPED_TRACE(std::to_string(n_layer) + " layers");
-  const auto tensors = model::llama_tensors(layers(n_layer), FileType::q4_K_M);
+  const auto tensors = model::model_tensors(layers(n_layer), FileType::q4_K_M);
   EXPECT_EQ(type_of(tensors, "token_embd.weight"), TensorType::q4_K);
   EXPECT_EQ(type_of(tensors, "output.weight"), TensorType::q6_K);
   EXPECT_EQ(type_of(tensors, "output_norm.weight"), TensorType::f32);
@@ -62,7 +62,7 @@ TEST(FileTypes, RowsOf896FallBackToLegacyTypes) {
   auto s = model::parse_dims(
                "n_embd=896,n_layer=8,n_head=14,n_head_kv=2,n_ff=4864,n_vocab=400,context=64")
                .value();
-  const auto q4 = model::llama_tensors(s, FileType::q4_K_M);
+  const auto q4 = model::model_tensors(s, FileType::q4_K_M);
   EXPECT_EQ(type_of(q4, "blk.1.attn_q.weight"), TensorType::q5_0);
   EXPECT_EQ(type_of(q4, "blk.1.attn_v.weight"), TensorType::q5_0);
   EXPECT_EQ(type_of(q4, "blk.0.attn_v.weight"), TensorType::q8_0);  // q6_K, then its fallback
@@ -70,7 +70,7 @@ TEST(FileTypes, RowsOf896FallBackToLegacyTypes) {
   EXPECT_EQ(type_of(q4, "blk.0.ffn_down.weight"), TensorType::q6_K);
   EXPECT_EQ(type_of(q4, "token_embd.weight"), TensorType::q5_0);
   EXPECT_EQ(type_of(q4, "output.weight"), TensorType::q8_0);  // the output's own rule
-  const auto q5 = model::llama_tensors(s, FileType::q5_K_M);
+  const auto q5 = model::model_tensors(s, FileType::q5_K_M);
   EXPECT_EQ(type_of(q5, "blk.1.attn_q.weight"), TensorType::q5_1);
   EXPECT_EQ(type_of(q5, "blk.1.ffn_down.weight"), TensorType::q5_K);
 }
@@ -78,15 +78,15 @@ TEST(FileTypes, RowsOf896FallBackToLegacyTypes) {
 TEST(FileTypes, OutputAndTiedEmbeddingRules) {
   auto s = layers(4);
   // Every quantized file type but Q8_0 writes the output in q6_K; unquantized ones keep theirs.
-  EXPECT_EQ(type_of(model::llama_tensors(s, FileType::q4_0), "output.weight"), TensorType::q6_K);
-  EXPECT_EQ(type_of(model::llama_tensors(s, FileType::q5_1), "output.weight"), TensorType::q6_K);
-  EXPECT_EQ(type_of(model::llama_tensors(s, FileType::q8_0), "output.weight"), TensorType::q8_0);
-  EXPECT_EQ(type_of(model::llama_tensors(s, FileType::f16), "output.weight"), TensorType::f16);
-  EXPECT_EQ(type_of(model::llama_tensors(s, FileType::q4_0), "blk.0.attn_v.weight"),
+  EXPECT_EQ(type_of(model::model_tensors(s, FileType::q4_0), "output.weight"), TensorType::q6_K);
+  EXPECT_EQ(type_of(model::model_tensors(s, FileType::q5_1), "output.weight"), TensorType::q6_K);
+  EXPECT_EQ(type_of(model::model_tensors(s, FileType::q8_0), "output.weight"), TensorType::q8_0);
+  EXPECT_EQ(type_of(model::model_tensors(s, FileType::f16), "output.weight"), TensorType::f16);
+  EXPECT_EQ(type_of(model::model_tensors(s, FileType::q4_0), "blk.0.attn_v.weight"),
             TensorType::q4_0);
   // Tied: token_embd is the output matrix and gets the output's type.
   s.tied_output = true;
-  EXPECT_EQ(type_of(model::llama_tensors(s, FileType::q4_K_M), "token_embd.weight"),
+  EXPECT_EQ(type_of(model::model_tensors(s, FileType::q4_K_M), "token_embd.weight"),
             TensorType::q6_K);
 }
 

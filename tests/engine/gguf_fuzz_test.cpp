@@ -25,7 +25,7 @@ void check(std::span<const std::byte> bytes, Tally& tally) {
     ++tally.rejected;
     return;
   }
-  auto m = model::load_llama(*info, bytes);
+  auto m = model::load_model(*info, bytes);
   if (!m) {
     EXPECT_FALSE(m.error().message.empty());
     ++tally.rejected;
@@ -53,7 +53,7 @@ TEST(GgufFuzz, MutatedAndTruncatedFilesAreRejectedCleanly) {
   auto k_shape = test::micro_shape();
   k_shape.n_embd = 256;
   k_shape.n_ff = 256;
-  const std::pair<model::LlamaShape, model::FileType> models[] = {
+  const std::pair<model::ModelShape, model::FileType> models[] = {
       {test::micro_shape(), model::FileType::q4_0}, {test::micro_shape(), model::FileType::f16},
       {test::micro_shape(), model::FileType::q8_0}, {test::micro_shape(), model::FileType::q5_1},
       {k_shape, model::FileType::q4_K_M},           {k_shape, model::FileType::q5_K_M}};
@@ -111,7 +111,7 @@ TEST(GgufFuzz, SpecificDefectsNameTheProblem) {
     if (!info) {
       message = info.error().message;
     } else {
-      auto m = model::load_llama(*info, bytes);
+      auto m = model::load_model(*info, bytes);
       ASSERT_FALSE(m.is_ok()) << "accepted a file that should fail with " << needle;
       message = m.error().message;
     }

@@ -41,7 +41,7 @@ TEST(Gguf, EveryFileTypeReadsBackIdentically) {
     auto bytes = test::synthetic_bytes(shape, format);
     auto info = model::parse_gguf(bytes);
     ASSERT_TRUE(info.is_ok()) << info.error().describe();
-    auto m = model::load_llama(*info, bytes);
+    auto m = model::load_model(*info, bytes);
     ASSERT_TRUE(m.is_ok()) << m.error().describe();
     EXPECT_EQ(m->file_type, format);
     EXPECT_FALSE(m->file_type_guessed);
@@ -54,7 +54,7 @@ TEST(Gguf, EveryFileTypeReadsBackIdentically) {
     EXPECT_EQ(m->shape.context, 128u);
     EXPECT_EQ(info->tensors.size(), 3u + 9u * 2u);
     EXPECT_EQ(info->find("blk.1.ffn_norm.weight")->type, TensorType::f32);
-    for (const auto& want : model::llama_tensors(shape, format)) {
+    for (const auto& want : model::model_tensors(shape, format)) {
       EXPECT_EQ(info->find(want.name)->type, want.type) << want.name;
     }
     EXPECT_EQ(info->find("blk.1.ffn_down.weight")->ne, (std::vector<uint64_t>{128, 64}));
@@ -127,7 +127,7 @@ TEST(Gguf, WriterLayoutFollowsTheSpecification) {
     model::GgufWriter w(alignment);
     w.set_string("general.architecture", "llama");
     uint64_t expected_data_bytes = 0;
-    for (const auto& t : model::llama_tensors(shape, FileType::q4_0)) {
+    for (const auto& t : model::model_tensors(shape, FileType::q4_0)) {
       const uint64_t n_in = t.ne[0];
       w.add_tensor(t.name, t.ne, t.type, [n_in](uint64_t, float* out) {
         for (uint64_t i = 0; i < n_in; ++i) out[i] = 0.5f;
@@ -141,7 +141,7 @@ TEST(Gguf, WriterLayoutFollowsTheSpecification) {
     EXPECT_EQ(r.get<uint32_t>(), 3u);
     const auto n_tensors = r.get<uint64_t>();
     const auto n_kv = r.get<uint64_t>();
-    EXPECT_EQ(n_tensors, model::llama_tensors(shape, FileType::q4_0).size());
+    EXPECT_EQ(n_tensors, model::model_tensors(shape, FileType::q4_0).size());
     EXPECT_EQ(n_kv, alignment == 32 ? 1u : 2u);
     for (uint64_t i = 0; i < n_kv; ++i) {
       auto key = r.str();
@@ -263,8 +263,15 @@ TEST(Shapes, PresetsHaveRealDimensions) {
   EXPECT_EQ(model::parameter_count(tiny), 1100048384ull);
   auto l7 = model::preset_shape("llama-7b").value();
   EXPECT_EQ(model::parameter_count(l7), 6738415616ull);
-  auto l3 = model::preset_shape("llama3-8b").value();
-  EXPECT_EQ(model::parameter_count(l3), 8030261248ull);
+  // The published counts: each model card's figure (tied embeddings counted once; Qwen2's Q/K/V
+  // biases and Qwen3's Q/K norms included).
+  const std::pair<const char*, uint64_t> published[] = {
+      {"llama-3.1-8b", 8030261248ull},  {"llama-3.2-1b", 1235814400ull},
+      {"qwen2.5-0.5b", 494032768ull},   {"qwen3-0.6b", 596049920ull},
+      {"phi-3-mini-4k", 3821079552ull}, {"mistral-7b-v0.3", 7248023552ull}};
+  for (const auto& [name, count] : published) {
+    EXPECT_EQ(model::parameter_count(model::preset_shape(name).value()), count) << name;
+  }
   EXPECT_FALSE(model::preset_shape("nope").is_ok());
   auto dims = model::parse_dims("n_embd=96,n_layer=1,n_head=3,n_ff=64,n_vocab=16,context=8");
   ASSERT_TRUE(dims.is_ok());

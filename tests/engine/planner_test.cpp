@@ -39,7 +39,7 @@ TEST(Planner, WeightBytesPerFormatFromBlockSizes) {
 }
 
 TEST(Planner, KvCacheFormula) {
-  auto s = model::preset_shape("llama3-8b").value();
+  auto s = model::preset_shape("llama-3.1-8b").value();
   // 2 * 32 layers * 8 kv heads * 128 * 8192 * 1 * 2 bytes = 1 GiB.
   EXPECT_EQ(kv_cache_bytes(s, 8192, 1, KvPrecision::f16), 1ull << 30);
   EXPECT_EQ(kv_cache_bytes(s, 8192, 2, KvPrecision::f32), 4ull << 30);
@@ -59,7 +59,7 @@ TEST(Planner, PlanAddsUp) {
   EXPECT_EQ(p.activations, (4ull * 2048 + 2 * 256 + 32 * 1024 + 2 * 5632 + 32000) * 4 * 2);
   // The staging chunk never exceeds the largest tensor.
   auto tiny = model::preset_shape("test-tiny").value();
-  EXPECT_EQ(staging_bytes(model::llama_tensors(tiny, FileType::f32), 16ull << 20), 256ull * 64 * 4);
+  EXPECT_EQ(staging_bytes(model::model_tensors(tiny, FileType::f32), 16ull << 20), 256ull * 64 * 4);
 }
 
 TEST(Planner, LocalMemoryOfKernelVariants) {

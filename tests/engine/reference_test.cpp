@@ -17,12 +17,12 @@ namespace {
 using model::TensorType;
 
 struct Naive {
-  model::LlamaShape s;
+  model::ModelShape s;
   std::map<std::string, std::vector<float>> w;  // dequantized, row-major [n_out][n_in]
   std::vector<std::vector<float>> kc, vc;       // per layer, [pos * n_kv + i]
 
   Naive(const model::GgufInfo& info, std::span<const std::byte> bytes,
-        const model::LlamaShape& shape)
+        const model::ModelShape& shape)
       : s(shape), kc(shape.n_layer), vc(shape.n_layer) {
     for (const auto& t : info.tensors) {
       std::vector<float> f(t.n_elements);
@@ -126,7 +126,7 @@ TEST(Reference, MatchesNaiveImplementationInAllFormats) {
       SCOPED_TRACE(std::string(shape_name) + " " + model::to_string(format));
       auto bytes = test::synthetic_bytes(shape, format);
       auto info = model::parse_gguf(bytes).value();
-      auto m = model::load_llama(info, bytes);
+      auto m = model::load_model(info, bytes);
       ASSERT_TRUE(m.is_ok());
       auto decoder = reference::Decoder::create(*m, {2, planner::KvPrecision::f32, 16}).value();
       Naive naive(info, bytes, m->shape);
@@ -151,7 +151,7 @@ TEST(Reference, TiedOutputAndPartialRope) {
   auto bytes = test::synthetic_bytes(shape, FileType::q8_0);
   auto info = model::parse_gguf(bytes).value();
   EXPECT_EQ(info.find("output.weight"), nullptr);
-  auto m = model::load_llama(info, bytes).value();
+  auto m = model::load_model(info, bytes).value();
   EXPECT_TRUE(m.shape.tied_output);
   EXPECT_EQ(m.shape.rope_dims(), 8u);
   auto decoder = reference::Decoder::create(m, {1, planner::KvPrecision::f32, 8}).value();
@@ -163,7 +163,7 @@ TEST(Reference, TiedOutputAndPartialRope) {
   }
 }
 
-std::vector<std::vector<float>> run_greedy(const model::LlamaModel& m, unsigned threads,
+std::vector<std::vector<float>> run_greedy(const model::LoadedModel& m, unsigned threads,
                                            std::vector<int32_t>* tokens,
                                            planner::KvPrecision kv = planner::KvPrecision::f32) {
   auto decoder = reference::Decoder::create(m, {threads, kv, 40}).value();
@@ -180,7 +180,7 @@ std::vector<std::vector<float>> run_greedy(const model::LlamaModel& m, unsigned 
 TEST(Reference, DeterministicAcrossRunsAndThreadCounts) {
   auto shape = model::preset_shape("test-gqa").value();
   auto bytes = test::synthetic_bytes(shape, FileType::q4_0);
-  auto m = model::load_llama(model::parse_gguf(bytes).value(), bytes).value();
+  auto m = model::load_model(model::parse_gguf(bytes).value(), bytes).value();
   std::vector<int32_t> t1, t2, t4, again;
   auto l1 = run_greedy(m, 1, &t1);
   auto l2 = run_greedy(m, 2, &t2);
@@ -213,7 +213,7 @@ TEST(Reference, HostDeviceDecodeEqualsInMemoryDecode) {
   ASSERT_TRUE(loaded.is_ok()) << loaded.error().describe();
   auto dd = HostDeviceDecoder::create(*device, *loaded, {2, planner::KvPrecision::f32, 16});
   ASSERT_TRUE(dd.is_ok()) << dd.error().describe();
-  auto m = model::load_llama(file->info(), file->bytes()).value();
+  auto m = model::load_model(file->info(), file->bytes()).value();
   auto ref = reference::Decoder::create(m, {2, planner::KvPrecision::f32, 16}).value();
   for (int32_t t : {5, 9, 100}) {
     auto a = (*dd)->step(t);

@@ -7,12 +7,12 @@
 #include <string>
 
 #include "engine/model/gguf.h"
-#include "engine/model/llama.h"
+#include "engine/model/loaded_model.h"
 #include "engine/model/synthetic.h"
 
 namespace gauntlet::engine::test {
 
-inline std::vector<std::byte> synthetic_bytes(const model::LlamaShape& shape,
+inline std::vector<std::byte> synthetic_bytes(const model::ModelShape& shape,
                                               model::FileType format, uint64_t seed = 7) {
   auto w = model::synthetic_writer(shape, format, seed);
   EXPECT_TRUE(w.is_ok()) << w.error().describe();
@@ -26,7 +26,7 @@ inline std::filesystem::path temp_path(const std::string& name) {
          ("gauntlet-engine-test-" + std::to_string(::getpid()) + "-" + name);
 }
 
-inline model::LlamaShape micro_shape() {
+inline model::ModelShape micro_shape() {
   auto s =
       model::parse_dims("n_embd=32,n_layer=1,n_head=2,n_head_kv=1,n_ff=64,n_vocab=48,context=16");
   EXPECT_TRUE(s.is_ok());

@@ -10,7 +10,7 @@ namespace {
 using device::DecodeConfig;
 using model::FileType;
 
-model::LlamaShape tiny() {
+model::ModelShape tiny() {
   auto s = model::preset_shape("test-tiny");
   EXPECT_TRUE(s.is_ok());
   return *s;
@@ -19,7 +19,7 @@ model::LlamaShape tiny() {
 class EngineDecode : public DeviceTest {
  protected:
   void expect_decode(FileType format, DecodeConfig config, uint32_t steps = 32,
-                     const model::LlamaShape& shape = tiny()) {
+                     const model::ModelShape& shape = tiny()) {
     auto file = synthetic_file(shape, format);
     ASSERT_NE(file, nullptr);
     config.weights = format;
@@ -50,6 +50,26 @@ TEST_F(EngineDecode, SameGreedyTokensAsHostInEveryFileType) {
     expect_decode(t,
                   device::default_config(device().info(), device().info().local_mem_size, shape, t),
                   32, shape);
+  }
+}
+
+// Each architecture's features against the host: llama with rope_freqs factors, qwen2 (biases,
+// NEOX) with a tied output, qwen3 with head_dim 64 where n_embd / n_head is 32 (Q/K norm), phi3's
+// fused attn_qkv and gate/up; in F32, Q8_0 and Q4_K_M.
+TEST_F(EngineDecode, SameGreedyTokensAsHostInEveryArchitecture) {
+  const std::string dims =
+      ",n_embd=256,n_layer=2,n_head=8,n_head_kv=2,n_ff=512,n_vocab=1000,context=512";
+  for (const char* arch :
+       {"arch=llama,rope_freqs=1", "arch=qwen2,tied=1", "arch=qwen3,head_dim=64", "arch=phi3"}) {
+    auto shape = model::parse_dims(arch + dims);
+    ASSERT_TRUE(shape.is_ok()) << shape.error().describe();
+    shape->name = arch;
+    for (FileType t : {FileType::f32, FileType::q8_0, FileType::q4_K_M}) {
+      SCOPED_TRACE(std::string(arch) + " " + model::to_string(t));
+      expect_decode(
+          t, device::default_config(device().info(), device().info().local_mem_size, *shape, t), 32,
+          *shape);
+    }
   }
 }
 

@@ -68,7 +68,7 @@ inline std::vector<float> random_floats(size_t n, uint64_t seed, float scale = 1
 }
 
 // A synthetic model written to a temporary file and opened (the file is removed at once).
-inline std::unique_ptr<model::GgufFile> synthetic_file(const model::LlamaShape& shape,
+inline std::unique_ptr<model::GgufFile> synthetic_file(const model::ModelShape& shape,
                                                        model::FileType format, uint64_t seed = 5) {
   const auto path = std::filesystem::temp_directory_path() /
                     ("gauntlet-engine-device-" + std::to_string(::getpid()) + "-" + shape.name +

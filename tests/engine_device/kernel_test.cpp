@@ -204,6 +204,49 @@ TEST_F(EngineKernels, RmsnormMatchesDoubleReference) {
   EXPECT_LE(device::nmse(out_span(after, a, n), expected), 1e-12);
 }
 
+// qwen3's Q norm: 4 heads of 96, each normalized on its own, one weight for all, in place.
+TEST_F(EngineKernels, RmsnormPerHeadRows) {
+  const uint32_t heads = 4, hd = 96;
+  const auto x = random_floats(heads * hd, 33, 3.0f);
+  const auto w = random_floats(hd, 34, 1.0f);
+  std::vector<float> expected(x.size());
+  for (uint32_t h = 0; h < heads; ++h) {
+    double sum = 0;
+    for (uint32_t i = 0; i < hd; ++i) sum += double{x[h * hd + i]} * x[h * hd + i];
+    const double scale = 1.0 / std::sqrt(sum / hd + 1e-6);
+    for (uint32_t i = 0; i < hd; ++i) {
+      expected[h * hd + i] = static_cast<float>(x[h * hd + i] * scale * w[i]);
+    }
+  }
+  auto a = act_layout(x, 0);
+  auto abuf = upload_floats(device(), a.host);
+  auto wbuf = upload_floats(device(), w);
+  Ops ops(device());
+  auto st = ops.rmsnorm(*abuf, *wbuf, 32, {hd, a.in_off, a.in_off, 1e-6f}, heads);
+  ASSERT_TRUE(st.is_ok()) << st.error().describe();
+  const auto after = download_floats(device(), *abuf);
+  EXPECT_LE(device::nmse(std::span(after).subspan(a.in_off, x.size()), expected), 1e-12);
+}
+
+// qwen2's Q/K/V biases: act[off + i] += bias[i], the values around untouched.
+TEST_F(EngineKernels, AddBiasAddsIntoTheActivations) {
+  const uint32_t n = 130;
+  const auto x = random_floats(n, 35, 2.0f);
+  const auto bias = random_floats(n, 36, 1.0f);
+  std::vector<float> expected(n);
+  for (uint32_t i = 0; i < n; ++i) expected[i] = x[i] + bias[i];
+  auto a = act_layout({}, n);
+  std::copy(x.begin(), x.end(), a.host.begin() + a.out_off);
+  auto abuf = upload_floats(device(), a.host);
+  auto bbuf = upload_floats(device(), bias);
+  Ops ops(device());
+  auto st = ops.add_bias(*abuf, *bbuf, {n, a.out_off});
+  ASSERT_TRUE(st.is_ok()) << st.error().describe();
+  const auto after = download_floats(device(), *abuf);
+  expect_untouched(a, after, n);
+  EXPECT_EQ(std::vector<float>(after.begin() + a.out_off, after.begin() + a.out_off + n), expected);
+}
+
 TEST_F(EngineKernels, ElementwiseAddAndSwiglu) {
   const uint32_t n = 200;
   const auto x = random_floats(2 * n, 41, 4.0f);
@@ -237,21 +280,27 @@ TEST_F(EngineKernels, RopeRotatesAndStoresKvInBothPrecisions) {
     table[2 * i] = static_cast<float>(std::cos(th));
     table[2 * i + 1] = static_cast<float>(std::sin(th));
   }
-  auto rot = [&](std::vector<float> v, uint32_t heads) {
+  // NORM (llama) turns elements (2i, 2i + 1) of a head; NEOX (qwen2, qwen3, phi3) turns
+  // (i, i + rope_dims / 2): here (0, 3), (1, 4), (2, 5), with 6 and 7 left alone.
+  auto rot = [&](std::vector<float> v, uint32_t heads, bool neox) {
     for (uint32_t h = 0; h < heads; ++h) {
       for (uint32_t i = 0; i < rope_dims / 2; ++i) {
-        float* p = v.data() + h * hd + 2 * i;
-        const float a = p[0], b = p[1];
-        p[0] = a * table[2 * i] - b * table[2 * i + 1];
-        p[1] = a * table[2 * i + 1] + b * table[2 * i];
+        float* a = v.data() + h * hd + (neox ? i : 2 * i);
+        float* b = v.data() + h * hd + (neox ? i + rope_dims / 2 : 2 * i + 1);
+        const float x = *a, y = *b;
+        *a = x * table[2 * i] - y * table[2 * i + 1];
+        *b = x * table[2 * i + 1] + y * table[2 * i];
       }
     }
     return v;
   };
-  const auto q_exp = rot({in.begin(), in.begin() + n_q}, 2);
-  const auto k_exp = rot({in.begin() + n_q, in.begin() + n_q + n_kv}, 1);
   const std::vector<float> v_exp(in.begin() + n_q + n_kv, in.end());
-  for (auto kv : {planner::KvPrecision::f32, planner::KvPrecision::f16}) {
+  for (auto [kv, neox] :
+       {std::pair{planner::KvPrecision::f32, false}, std::pair{planner::KvPrecision::f16, false},
+        std::pair{planner::KvPrecision::f32, true}, std::pair{planner::KvPrecision::f16, true}}) {
+    SCOPED_TRACE(neox ? "neox" : "norm");
+    const auto q_exp = rot({in.begin(), in.begin() + n_q}, 2, neox);
+    const auto k_exp = rot({in.begin() + n_q, in.begin() + n_q + n_kv}, 1, neox);
     auto a = act_layout(in, 0);
     auto abuf = upload_floats(device(), a.host);
     const uint32_t eb = planner::kv_element_bytes(kv);
@@ -263,7 +312,7 @@ TEST_F(EngineKernels, RopeRotatesAndStoresKvInBothPrecisions) {
     Ops ops(device());
     auto st = ops.rope_kv(*abuf, *kbuf, *vbuf, *tbuf, kv,
                           {a.in_off, a.in_off + n_q, a.in_off + n_q + n_kv, n_q / 2, n_kv / 2, hd,
-                           rope_dims, slot * n_kv});
+                           rope_dims, slot * n_kv, neox ? 1u : 0u});
     ASSERT_TRUE(st.is_ok()) << st.error().describe();
     const auto after = download_floats(device(), *abuf);
     EXPECT_LE(device::nmse(std::span(after).subspan(a.in_off, n_q), q_exp), 1e-12);

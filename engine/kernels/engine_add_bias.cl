@@ -1,0 +1,10 @@
+// act[off + i] += bias[i], i < n: the F32 biases of qwen2's Q, K and V projections.
+typedef struct {
+  uint n;
+  uint off;
+} BiasParams;
+
+__kernel void add_bias(__global float* act, __global const float* bias, BiasParams p) {
+  const uint i = get_global_id(0);
+  if (i < p.n) act[p.off + i] += bias[i];
+}

@@ -1,0 +1,55 @@
+#pragma once
+// The architectures the engine runs, each as a small record of what its graph does differently
+// from llama's. The host reference, the device decoders, the tensor list and the planner all
+// consult this record instead of branching on a name. The facts come from llama.cpp: the graph
+// of each architecture in src/models/<name>.cpp, the rotary style in src/llama-model.cpp
+// (llama_model_rope_type), the tensor names in src/llama-arch.cpp.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace gauntlet::engine::model {
+
+enum class Arch : uint32_t { llama, qwen2, qwen3, phi3 };
+
+// llama.cpp's LLAMA_ROPE_TYPE_NORM rotates adjacent pairs (x[2i], x[2i+1]) of a head;
+// LLAMA_ROPE_TYPE_NEOX rotates x[i] with x[i + n_rot/2] ("the pairs of head values are offset
+// by n_rot/2"). The values are what the rotary kernels take.
+enum class RopeStyle : uint32_t { norm = 0, neox = 1 };
+
+// The feed-forward's gated activation: llama.cpp's LLM_FFN_SILU (SwiGLU) or LLM_FFN_GELU (GeGLU,
+// the tanh approximation), both LLM_FFN_PAR: act(gate) * up.
+enum class Activation : uint32_t { silu = 1, gelu = 2 };
+
+struct Architecture {
+  Arch arch = Arch::llama;
+  const char* name = "";   // general.architecture, and the prefix of the metadata keys
+  const char* graph = "";  // the llama.cpp file that defines the graph
+  RopeStyle rope = RopeStyle::norm;
+  bool qkv_bias = false;       // F32 biases attn_{q,k,v}.bias added to the projections (qwen2)
+  bool qk_norm = false;        // per-head RMSNorm of Q and K (attn_{q,k}_norm) before RoPE
+  bool fused_qkv = false;      // one attn_qkv projection whose rows are Q, then K, then V (phi3)
+  bool fused_gate_up = false;  // one ffn_up of 2 * n_ff rows: gate then up (phi3)
+  bool embed_scale = false;    // the token embedding is scaled by sqrt(n_embd) (gemma)
+  // post_attention_norm and post_ffw_norm on each branch before its residual add (gemma)
+  bool post_norms = false;
+  Activation activation = Activation::silu;
+  // Defaults where the metadata gives none (llama.cpp's hparams): the attention-logit and
+  // final-logit soft-caps cap * tanh(x / cap), 0 for none.
+  float attn_softcap = 0.0f;
+  float final_softcap = 0.0f;
+  // Sliding-window attention: layer il attends to the last `window` positions when
+  // il % swa_pattern < swa_pattern - 1 (llama_hparams::set_swa_pattern); 0: every layer global.
+  uint32_t swa_pattern = 0;
+  uint32_t default_window = 0;
+  float local_rope_base = 0.0f;  // RoPE base of the sliding layers; 0: the model's
+};
+
+const Architecture& architecture(Arch arch);
+// The error names the architecture and the ones the engine runs.
+core::Result<Arch> parse_architecture(std::string_view name);
+std::string known_architectures();
+
+}  // namespace gauntlet::engine::model

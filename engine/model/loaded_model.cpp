@@ -1,0 +1,227 @@
+#include "engine/model/loaded_model.h"
+
+#include <limits>
+#include <map>
+
+namespace gauntlet::engine::model {
+
+namespace {
+
+core::Error bad_model(const std::string& what) {
+  return core::make_error(core::ErrorKind::invalid_argument, "not a usable model: " + what);
+}
+
+std::string dims_text(const std::vector<uint64_t>& ne) {
+  std::string s = "[";
+  for (size_t i = 0; i < ne.size(); ++i) s += (i ? ", " : "") + std::to_string(ne[i]);
+  return s + "]";
+}
+
+core::Result<uint32_t> required_u32(const GgufInfo& info, const std::string& key, uint32_t max) {
+  auto v = info.get_uint(key);
+  if (!v) return bad_model("metadata '" + key + "' is missing or not a non-negative integer");
+  if (*v == 0 || *v > max) {
+    return bad_model("metadata '" + key + "' = " + std::to_string(*v) + " is outside 1.." +
+                     std::to_string(max));
+  }
+  return static_cast<uint32_t>(*v);
+}
+
+// Features of real files that the engine does not run, refused by name before loading.
+core::Status refuse_unsupported_features(const GgufInfo& info, const std::string& arch) {
+  if (auto experts = info.get_uint(arch + ".expert_count"); experts && *experts > 0) {
+    return bad_model("a mixture of experts (" + arch + ".expert_count = " +
+                     std::to_string(*experts) + "); the engine runs dense models");
+  }
+  if (auto scaling = info.get_string(arch + ".rope.scaling.type");
+      scaling && *scaling != "none" && *scaling != "linear") {
+    return bad_model("RoPE scaling '" + *scaling + "' (" + arch +
+                     ".rope.scaling.type); the engine runs none, linear and rope_freqs factors");
+  }
+  for (const auto& t : info.tensors) {
+    // llama.cpp src/llama-arch.cpp: LLM_TENSOR_ROPE_FACTORS_LONG / _SHORT (Phi-3 128k).
+    if (t.name.starts_with("rope_factors_long") || t.name.starts_with("rope_factors_short")) {
+      return bad_model("LongRoPE factors (tensor '" + t.name + "')");
+    }
+    if (t.name.starts_with("v.") || t.name.starts_with("mm.")) {
+      return bad_model("a vision tower (tensor '" + t.name + "')");
+    }
+  }
+  return core::Status::ok();
+}
+
+}  // namespace
+
+core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
+  auto arch_name = info.get_string("general.architecture");
+  if (!arch_name) return bad_model("metadata 'general.architecture' is missing");
+  auto arch = parse_architecture(*arch_name);
+  if (!arch) return bad_model(arch.error().message);
+  GAUNTLET_TRY(refuse_unsupported_features(info, *arch_name));
+  const std::string p = *arch_name + ".";
+  constexpr uint32_t kMaxDim = 1u << 20;
+  ModelShape s;
+  s.arch = *arch;
+  s.name = info.get_string("general.name").value_or("gguf");
+  const std::pair<const char*, std::pair<uint32_t*, uint32_t>> required[] = {
+      {"embedding_length", {&s.n_embd, kMaxDim}},
+      {"block_count", {&s.n_layer, 4096}},
+      {"feed_forward_length", {&s.n_ff, kMaxDim}},
+      {"attention.head_count", {&s.n_head, 65536}},
+      {"context_length", {&s.context, 1u << 24}}};
+  for (const auto& [key, target] : required) {
+    auto v = required_u32(info, p + key, target.second);
+    if (!v) return v.error();
+    *target.first = *v;
+  }
+  s.n_head_kv = s.n_head;
+  const std::pair<const char*, uint32_t*> optional[] = {{"attention.head_count_kv", &s.n_head_kv},
+                                                        {"attention.key_length", &s.key_length},
+                                                        {"rope.dimension_count", &s.rope_dim}};
+  for (const auto& [key, target] : optional) {
+    if (!info.meta(p + key)) continue;
+    auto v = required_u32(info, p + key, kMaxDim);
+    if (!v) return v.error();
+    *target = *v;
+  }
+  // llama.cpp's graphs for these architectures assert n_embd_head_k == n_embd_head_v.
+  if (auto value_length = info.get_uint(p + "attention.value_length");
+      value_length && *value_length != s.head_dim()) {
+    return bad_model("metadata '" + p +
+                     "attention.value_length' = " + std::to_string(*value_length) +
+                     " differs from the key length " + std::to_string(s.head_dim()));
+  }
+  const std::pair<const char*, float*> floats[] = {
+      {"rope.freq_base", &s.rope_freq_base}, {"attention.layer_norm_rms_epsilon", &s.rms_eps}};
+  for (const auto& [key, target] : floats) {
+    if (!info.meta(p + key)) continue;
+    auto f = info.get_float(p + key);
+    if (!f) return bad_model("metadata '" + p + key + "' is not a float");
+    *target = static_cast<float>(*f);
+  }
+  // llama.cpp src/llama-model.cpp (load_hparams): freq_scale = 1 / rope.scaling.factor for
+  // linear scaling.
+  if (info.get_string(p + "rope.scaling.type").value_or("none") == "linear") {
+    auto factor = info.get_float(p + "rope.scaling.factor");
+    if (!factor || !(*factor > 0)) {
+      return bad_model("metadata '" + p + "rope.scaling.factor' is missing or not positive");
+    }
+    s.rope_freq_scale = static_cast<float>(1.0 / *factor);
+  }
+  const TensorInfo* embd_t = info.find("token_embd.weight");
+  if (embd_t == nullptr) return bad_model("tensor 'token_embd.weight' is missing");
+  if (embd_t->ne.size() != 2 || embd_t->ne[1] > std::numeric_limits<uint32_t>::max()) {
+    return bad_model("tensor 'token_embd.weight' has dimensions " + dims_text(embd_t->ne) +
+                     ", expected [n_embd, n_vocab]");
+  }
+  s.n_vocab = static_cast<uint32_t>(embd_t->ne[1]);
+  s.tied_output = info.find("output.weight") == nullptr;
+  s.rope_freqs = info.find("rope_freqs.weight") != nullptr;
+  auto valid = validate_shape(s);
+  if (!valid) return bad_model(valid.error().message);
+  return s;
+}
+
+core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& shape,
+                                        const std::function<const std::byte*(size_t)>& data_of) {
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < info.tensors.size(); ++i) index[info.tensors[i].name] = i;
+  std::map<std::string, TensorView> views;
+  for (const auto& want : model_tensors(shape, FileType::f32)) {
+    auto it = index.find(want.name);
+    if (it == index.end()) {
+      return bad_model("tensor '" + want.name + "' is missing (architecture " +
+                       shape.traits().name + " needs it)");
+    }
+    const TensorInfo& have = info.tensors[it->second];
+    if (have.ne != want.ne) {
+      return bad_model("tensor '" + want.name + "' has dimensions " + dims_text(have.ne) +
+                       ", the shape needs " + dims_text(want.ne));
+    }
+    if (want.is_vector && have.type != TensorType::f32) {
+      return bad_model("tensor '" + want.name + "' is " + to_string(have.type) +
+                       "; norms, biases and RoPE factors must be f32");
+    }
+    TensorView v;
+    v.type = have.type;
+    v.n_in = have.ne[0];
+    v.n_out = have.ne.size() > 1 ? have.ne[1] : 1;
+    v.data = data_of(it->second);
+    if (v.data == nullptr) return bad_model("tensor '" + want.name + "' has no data");
+    views[want.name] = v;
+  }
+  auto view = [&views](const std::string& name) {
+    auto it = views.find(name);
+    return it == views.end() ? TensorView{} : it->second;
+  };
+  ModelWeights w;
+  w.token_embd = view("token_embd.weight");
+  w.output_norm = view("output_norm.weight");
+  w.output = shape.tied_output ? w.token_embd : view("output.weight");
+  w.rope_freqs = view("rope_freqs.weight");
+  for (uint32_t l = 0; l < shape.n_layer; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    LayerWeights lw;
+    lw.attn_norm = view(p + "attn_norm.weight");
+    lw.wq = view(p + "attn_q.weight");
+    lw.wk = view(p + "attn_k.weight");
+    lw.wv = view(p + "attn_v.weight");
+    lw.wqkv = view(p + "attn_qkv.weight");
+    lw.bq = view(p + "attn_q.bias");
+    lw.bk = view(p + "attn_k.bias");
+    lw.bv = view(p + "attn_v.bias");
+    lw.q_norm = view(p + "attn_q_norm.weight");
+    lw.k_norm = view(p + "attn_k_norm.weight");
+    lw.wo = view(p + "attn_output.weight");
+    lw.ffn_norm = view(p + "ffn_norm.weight");
+    lw.w_gate = view(p + "ffn_gate.weight");
+    lw.w_up = view(p + "ffn_up.weight");
+    lw.w_down = view(p + "ffn_down.weight");
+    w.layers.push_back(lw);
+  }
+  return w;
+}
+
+std::vector<TensorDesc> tensors_of(const GgufInfo& info, const ModelShape& shape) {
+  std::vector<TensorDesc> out;
+  for (auto want : model_tensors(shape, FileType::f32)) {
+    if (const TensorInfo* have = info.find(want.name)) {
+      want.type = have->type;
+      out.push_back(std::move(want));
+    }
+  }
+  return out;
+}
+
+core::Result<LoadedModel> load_model(const GgufInfo& info, std::span<const std::byte> file_bytes) {
+  auto shape = read_model_shape(info);
+  if (!shape) return shape.error();
+  auto weights = bind_weights(info, *shape, [&](size_t i) -> const std::byte* {
+    const TensorInfo& t = info.tensors[i];
+    // parse_gguf checked the bounds against the same bytes; this guards a mismatched pair.
+    if (info.data_offset + t.offset + t.bytes > file_bytes.size()) return nullptr;
+    return file_bytes.data() + info.data_offset + t.offset;
+  });
+  if (!weights) return weights.error();
+  LoadedModel m;
+  m.shape = *shape;
+  m.weights = std::move(*weights);
+  m.tensors = tensors_of(info, m.shape);
+  auto named = file_type_from_id(
+      static_cast<uint32_t>(info.get_uint("general.file_type").value_or(UINT32_MAX)));
+  if (named) {
+    m.file_type = *named;
+  } else {
+    std::map<TensorType, uint64_t> bytes;
+    for (const auto& t : m.tensors) bytes[t.type] += t.bytes();
+    TensorType most = TensorType::f32;
+    for (const auto& [type, b] : bytes) {
+      if (b > bytes[most]) most = type;
+    }
+    m.file_type = file_type_for(most).value_or(FileType::f32);
+    m.file_type_guessed = true;
+  }
+  return m;
+}
+
+}  // namespace gauntlet::engine::model

@@ -1,0 +1,27 @@
+#pragma once
+// The rotary embedding as ggml computes it (ggml-cpu's rope with ext_factor 0, as llama.cpp calls
+// it for the architectures the engine runs): pair i of a head turns by
+// theta_i = pos * freq_scale * freq_base^(-2i / n_rot) / factor_i, where factor_i comes from the
+// model's rope_freqs tensor (1 without one). The host reference and the device decoders both take
+// their angles from here; the devices then turn the pairs that rope_pair names.
+#include <cstdint>
+#include <span>
+#include <utility>
+
+#include "engine/model/shape.h"
+
+namespace gauntlet::engine::model {
+
+// table[2i] = cos(theta_i), table[2i + 1] = sin(theta_i) for i < rope_dims / 2, computed in
+// double. `factors` is empty or holds rope_dims / 2 values.
+void rope_table(const ModelShape& shape, std::span<const float> factors, uint32_t pos,
+                std::span<float> table);
+
+// The two elements of a head that pair i (< head_dim / 2) holds: (2i, 2i + 1) for NORM; for NEOX
+// (i, i + rope_dims / 2) while i < rope_dims / 2, and the unrotated tail (2i, 2i + 1) after.
+inline std::pair<uint32_t, uint32_t> rope_pair(RopeStyle style, uint32_t i, uint32_t rope_dims) {
+  if (style == RopeStyle::neox && 2 * i < rope_dims) return {i, i + rope_dims / 2};
+  return {2 * i, 2 * i + 1};
+}
+
+}  // namespace gauntlet::engine::model

@@ -1,0 +1,16 @@
+#pragma once
+// The fit answers of a device as rows of text (internal to reports/): every renderer shows the
+// same columns.
+#include <string>
+#include <vector>
+
+#include "reports/report.h"
+
+namespace gauntlet::reports::detail {
+
+// "fit (planned against <budget>: <basis>; weights + f16 KV cache + activations)".
+std::string fit_title(const std::vector<FitAnswer>& fit);
+// Header first: FORMAT, WEIGHTS, FITS UP TO, PLANNED, WHY.
+std::vector<std::vector<std::string>> fit_rows(const std::vector<FitAnswer>& fit);
+
+}  // namespace gauntlet::reports::detail

@@ -1,0 +1,90 @@
+// gauntlet model shapes | make | info over the architectures: every preset listed with its
+// published parameter count, a model of each architecture written and read back, and a file of an
+// architecture the engine does not run refused by name with exit 2.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "core/json.h"
+#include "engine/model/shape.h"
+#include "engine/model/synthetic.h"
+#include "tests/support/run_command.h"
+
+namespace gauntlet::testing {
+namespace {
+
+class CliModel : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("gauntlet_cli_model_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(CliModel, ShapesListsEveryPresetWithItsParameters) {
+  auto text = run_command(gauntlet_exe() + " model shapes");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  for (const auto& name : engine::model::preset_names()) {
+    EXPECT_NE(text.output.find(name), std::string::npos) << name;
+  }
+  auto json = run_command(gauntlet_exe() + " model shapes --json 2>/dev/null");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  const auto j = core::Json::parse(json.output);
+  ASSERT_EQ(j.size(), engine::model::preset_names().size());
+  std::map<std::string, core::Json> by_name;
+  for (const auto& s : j) by_name[s["name"].get<std::string>()] = s;
+  EXPECT_EQ(by_name["qwen2.5-0.5b"]["parameters"].get<uint64_t>(), 494032768u);
+  EXPECT_EQ(by_name["qwen2.5-0.5b"]["architecture"], "qwen2");
+  EXPECT_EQ(by_name["qwen3-0.6b"]["head_dim"].get<uint32_t>(), 128u);
+  EXPECT_EQ(by_name["phi-3-mini-4k"]["architecture"], "phi3");
+  // Q4_K_M weights of Llama 3.1 8B: about 4.6 GiB (llama.cpp's files are 4.58 GiB).
+  const auto q4 = by_name["llama-3.1-8b"]["weight_bytes"]["Q4_K_M"].get<uint64_t>();
+  EXPECT_GT(q4, 4400ull << 20);
+  EXPECT_LT(q4, 4900ull << 20);
+}
+
+TEST_F(CliModel, MakeAndInfoOfEveryArchitecture) {
+  const std::string dims =
+      ",n_embd=256,n_layer=2,n_head=8,n_head_kv=2,n_ff=512,n_vocab=64,context=64";
+  const std::pair<const char*, const char*> archs[] = {{"llama", "arch=llama,rope_freqs=1"},
+                                                       {"qwen2", "arch=qwen2,tied=1"},
+                                                       {"qwen3", "arch=qwen3,head_dim=64"},
+                                                       {"phi3", "arch=phi3"}};
+  for (const auto& [arch, spec] : archs) {
+    SCOPED_TRACE(arch);
+    const std::string file = path(std::string(arch) + ".gguf");
+    auto made = run_command(gauntlet_exe() + " model make --dims " + spec + dims +
+                            " --format q4_k_m -o " + file);
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+    auto info = run_command(gauntlet_exe() + " model info --json " + file + " 2>/dev/null");
+    ASSERT_EQ(info.exit_code, 0) << info.output;
+    const auto j = core::Json::parse(info.output);
+    EXPECT_EQ(j["architecture"], arch);
+    EXPECT_EQ(j["format"], "Q4_K_M");
+    EXPECT_EQ(j["shape"]["head_dim"].get<uint32_t>(), std::string(arch) == "qwen3" ? 64u : 32u);
+  }
+}
+
+TEST_F(CliModel, AnArchitectureTheEngineDoesNotRunExitsTwoNamingIt) {
+  auto shape = engine::model::parse_dims(
+      "n_embd=64,n_layer=1,n_head=4,n_head_kv=2,n_ff=128,n_vocab=32,context=16");
+  auto w = engine::model::synthetic_writer(*shape, engine::model::FileType::f32, 1);
+  ASSERT_TRUE(w.is_ok());
+  w->set_string("general.architecture", "mamba");
+  const std::string file = path("mamba.gguf");
+  ASSERT_TRUE(w->write(file).is_ok());
+  for (const std::string command : {" model info ", " decode --device host -n 2 --model "}) {
+    auto r = run_command(gauntlet_exe() + command + file);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("architecture 'mamba' is not one the engine runs"), std::string::npos)
+        << r.output;
+  }
+}
+
+}  // namespace
+}  // namespace gauntlet::testing
