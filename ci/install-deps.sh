@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package that gauntlet's build and tests need: compilers and build
-# tools, libraries, glslc, and the real drivers the device tests run on (PoCL for OpenCL,
-# Mesa llvmpipe for Vulkan, the Khronos validation layer). Idempotent; quiet when all is present.
+# tools, libraries, glslc, the real drivers the device tests run on (PoCL for OpenCL, Mesa
+# llvmpipe for Vulkan, the Khronos validation layer), and the real tools the packaging and fleet
+# tests use (lintian, help2man, Slurm, yamllint, kubectl). Idempotent; quiet when all is present.
 set -euo pipefail
 
 packages=(
   # build
   cmake ninja-build g++ pkg-config git clang-format
   # libraries
-  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libsimdjson-dev
   ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers
   libvulkan-dev glslc libdrm-dev libvalijson-dev
   # real drivers for the device tests
   ocl-icd-libopencl1 pocl-opencl-icd mesa-vulkan-drivers vulkan-validationlayers
   # test tools: report schema (and the JSON Schema test suite) and JUnit XML validation
   python3-jsonschema libxml2-utils json-schema-test-suite
+  # the Debian package (CPack's dpkg-shlibdeps needs dpkg-dev and file), its man page and lint
+  dpkg-dev file help2man lintian
+  # the fleet recipes' tests: a real single-node Slurm cluster, the CI files' lint
+  munge slurmctld slurmd slurm-client yamllint python3-yaml
 )
+# Debian's kubectl, unless a kubectl is installed already (another package of it owns the path).
+if ! command -v kubectl >/dev/null; then packages+=(kubernetes-client); fi
 
 missing=()
 for p in "${packages[@]}"; do

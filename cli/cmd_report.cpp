@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "core/json.h"
 #include "reports/diff.h"
+#include "reports/fleet.h"
 #include "reports/io.h"
 #include "reports/merge.h"
 #include "reports/render.h"
@@ -22,6 +23,8 @@ struct ReportArgs {
   std::string out;
   double threshold = 0.1;
   bool json = false;
+  bool table = false;
+  bool fail_on_outlier = false;
 };
 
 // The format named by --format, or else the one the output file's extension suggests.
@@ -85,13 +88,8 @@ int run_diff(const ReportArgs& a) {
   return diff.regressions.empty() ? kExitOk : kExitFailures;
 }
 
-int run_merge(const ReportArgs& a) {
-  auto format = choose_format(a.format, a.out, reports::Format::text);
-  if (!format || *format == reports::Format::html || *format == reports::Format::junit) {
-    std::cerr << "gauntlet report merge: format '" << a.format
-              << "' is not offered for merge (expected text, md or json)\n";
-    return kExitUsage;
-  }
+// The per-profile table of every machine (`--table`): one row per profile, a column per device.
+int run_merge_table(const ReportArgs& a, reports::Format format) {
   std::vector<reports::NamedReport> inputs;
   for (const auto& file : a.files) {
     auto report = reports::read_report(file);
@@ -99,19 +97,52 @@ int run_merge(const ReportArgs& a) {
     inputs.push_back({file, std::move(*report)});
   }
   auto table = reports::merge_reports(inputs);
-  std::string text;
-  switch (*format) {
+  switch (format) {
     case reports::Format::json:
-      text = reports::merge_to_json(table).dump(2) + "\n";
-      break;
+      return emit(reports::merge_to_json(table).dump(2) + "\n", a.out, "merge");
     case reports::Format::markdown:
-      text = reports::render_merge_markdown(table);
-      break;
+      return emit(reports::render_merge_markdown(table), a.out, "merge");
     default:
-      text = reports::render_merge_text(table);
-      break;
+      return emit(reports::render_merge_text(table), a.out, "merge");
   }
-  return emit(text, a.out, "merge");
+}
+
+std::string render_fleet(const reports::FleetReport& fleet, reports::Format format) {
+  switch (format) {
+    case reports::Format::json:
+      return reports::fleet_to_json(fleet).dump(2) + "\n";
+    case reports::Format::markdown:
+      return reports::render_fleet_markdown(fleet);
+    case reports::Format::html:
+      return reports::render_fleet_html(fleet);
+    default:
+      return reports::render_fleet_text(fleet);
+  }
+}
+
+int run_merge(const ReportArgs& a) {
+  auto format = choose_format(a.format, a.out, reports::Format::text);
+  if (!format || *format == reports::Format::junit ||
+      (a.table && *format == reports::Format::html)) {
+    std::cerr << "gauntlet report merge: format '" << a.format
+              << "' is not offered for merge (expected text, md, json or html; html is not "
+                 "offered with --table)\n";
+    return kExitUsage;
+  }
+  if (a.threshold < 0.0 || a.threshold >= 1.0) {
+    std::cerr << "gauntlet report merge: --threshold must be a fraction in [0, 1), got "
+              << a.threshold << "\n";
+    return kExitUsage;
+  }
+  if (a.table) return run_merge_table(a, *format);
+  const auto fleet = reports::merge_report_files(a.files, a.threshold);
+  for (const auto& s : fleet.skipped) {
+    std::cerr << "gauntlet report merge: skipped " << s.source << ": " << s.reason << "\n";
+  }
+  int code = emit(render_fleet(fleet, *format), a.out, "merge");
+  if (code != kExitOk) return code;
+  if (!fleet.skipped.empty()) return kExitFailures;
+  return a.fail_on_outlier && fleet.outlier_count() > 0 ? kExitFailures : kExitOk;
 }
 
 }  // namespace
@@ -138,10 +169,24 @@ void add_report_command(CLI::App& app, CommandContext& context) {
   diff->add_option("-o,--out", args->out, "write here (atomically) instead of stdout");
   diff->callback([args, &context] { context.exit_code = run_diff(*args); });
 
-  auto* merge = report->add_subcommand("merge", "One table of profile verdicts across machines");
+  auto* merge = report->add_subcommand(
+      "merge",
+      "The fleet report: devices grouped by model, driver and memory, with the machines that "
+      "differ from their group; exit 1 when a file was skipped (or, with --fail-on-outlier, when "
+      "there is an outlier)");
   merge->add_option("files", args->files, "report.json files")->required()->expected(1, -1);
-  merge->add_option("--format", args->format, "text (default), md or json");
-  merge->add_option("-o,--out", args->out, "write here (atomically); .json or .md pick the format");
+  merge->add_option("--format", args->format, "text (default), md, json or html");
+  merge->add_option("-o,--out", args->out,
+                    "write here (atomically); .json, .md or .html pick the format");
+  merge
+      ->add_option("--threshold", args->threshold,
+                   "a budget or tok/s below its group's median by more than this fraction makes "
+                   "an outlier")
+      ->default_val(0.1);
+  merge->add_flag("--fail-on-outlier", args->fail_on_outlier,
+                  "exit 1 when a machine is an outlier");
+  merge->add_flag("--table", args->table,
+                  "instead: one row per profile, a column per machine and device (text, md, json)");
   merge->callback([args, &context] { context.exit_code = run_merge(*args); });
 }
 

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/data_files.h"
 #include "harness/run.h"
 #include "reports/render.h"
 
@@ -74,7 +75,7 @@ void add_run_command(CLI::App& app, CommandContext& context) {
     config.format = reports::parse_format(flags->format).value();
     config.model_path = flags->model;
     config.shape = flags->shape;
-    config.simulate = flags->simulate;
+    config.simulate = resolve_simulate(flags->simulate);
     config.resume = flags->resume;
     if (!flags->quiet && ::isatty(STDERR_FILENO)) {
       config.progress = [](const std::string& line) { std::cerr << "gauntlet: " << line << "\n"; };

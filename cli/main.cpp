@@ -1,7 +1,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "version.h"
+#include "cli/data_files.h"
 
 int main(int argc, char** argv) {
   using namespace gauntlet;
@@ -9,7 +9,11 @@ int main(int argc, char** argv) {
       "gauntlet: what can this GPU really do, and which LLM decode configurations are safe on it?\n"
       "Exit codes: 0 all required checks passed, 1 failures found, 2 usage or input error,\n"
       "3 no usable device, 130 run interrupted (an incomplete report was written)."};
-  app.set_version_flag("--version", std::string(kVersion) + " (" + kGitRevision + ")");
+  app.set_version_flag("--version", [] {
+    auto text = cli::version_text();
+    text.pop_back();  // CLI11 ends the line itself
+    return text;
+  });
   app.require_subcommand(1);
 
   auto options = core::Options::from_environment();

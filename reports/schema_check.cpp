@@ -9,6 +9,7 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
 
+#include "kernels/fleet_schema_json.h"
 #include "kernels/report_schema_json.h"
 
 namespace gauntlet::reports {
@@ -96,9 +97,17 @@ std::vector<SchemaViolation> validate(const Json& document, const Parsed& parsed
   return leaves;
 }
 
+// A shipped schema, parsed once.
+std::unique_ptr<Parsed> parsed_schema(std::string_view text) {
+  auto p = std::make_unique<Parsed>();
+  parse_schema(core::Json::parse(text), *p);
+  return p;
+}
+
 }  // namespace
 
 std::string_view report_schema_text() { return kernels::report_schema_json; }
+std::string_view fleet_schema_text() { return kernels::fleet_schema_json; }
 
 std::vector<SchemaViolation> check_against_schema(const core::Json& document,
                                                   const core::Json& schema, size_t limit) {
@@ -108,11 +117,12 @@ std::vector<SchemaViolation> check_against_schema(const core::Json& document,
 }
 
 std::vector<SchemaViolation> check_report_schema(const core::Json& document, size_t limit) {
-  static const std::unique_ptr<Parsed> parsed = [] {
-    auto p = std::make_unique<Parsed>();
-    parse_schema(core::Json::parse(report_schema_text()), *p);
-    return p;
-  }();
+  static const std::unique_ptr<Parsed> parsed = parsed_schema(report_schema_text());
+  return validate(document, *parsed, limit);
+}
+
+std::vector<SchemaViolation> check_fleet_schema(const core::Json& document, size_t limit) {
+  static const std::unique_ptr<Parsed> parsed = parsed_schema(fleet_schema_text());
   return validate(document, *parsed, limit);
 }
 

@@ -18,13 +18,16 @@ struct SchemaViolation {
   std::string describe() const { return (path.empty() ? "/" : path) + ": " + message; }
 };
 
-// The schema text shipped with this build.
+// The schema texts shipped with this build.
 std::string_view report_schema_text();
+std::string_view fleet_schema_text();
 
 // Every violation of `schema` by `document` (at most `limit`).
 std::vector<SchemaViolation> check_against_schema(const core::Json& document,
                                                   const core::Json& schema, size_t limit = 20);
 // The same against the report schema.
 std::vector<SchemaViolation> check_report_schema(const core::Json& document, size_t limit = 20);
+// The same against the fleet report schema (`gauntlet report merge --format json`).
+std::vector<SchemaViolation> check_fleet_schema(const core::Json& document, size_t limit = 20);
 
 }  // namespace gauntlet::reports

@@ -200,9 +200,9 @@ TEST_F(ReportCli, ShowWritesEachFormatAtomically) {
   EXPECT_NE(out.find("unknown format 'pdf'"), std::string::npos) << out;
 }
 
-TEST_F(ReportCli, MergeWritesJsonAndMarkdown) {
+TEST_F(ReportCli, MergeTableWritesJsonAndMarkdown) {
   std::string out;
-  EXPECT_EQ(gauntlet("report merge " + path("old.json") + " " + path("new.json") + " -o " +
+  EXPECT_EQ(gauntlet("report merge --table " + path("old.json") + " " + path("new.json") + " -o " +
                          path("fleet.json"),
                      &out),
             0)
@@ -211,8 +211,10 @@ TEST_F(ReportCli, MergeWritesJsonAndMarkdown) {
   ASSERT_TRUE(json.is_ok());
   EXPECT_EQ((*json)["columns"].size(), 4u);
   out.clear();
-  EXPECT_EQ(gauntlet("report merge --format md " + path("old.json") + " " + path("new.json"), &out),
-            0);
+  EXPECT_EQ(
+      gauntlet("report merge --table --format md " + path("old.json") + " " + path("new.json"),
+               &out),
+      0);
   EXPECT_NE(
       out.find(
           "| q4_0/f16/kv-f16/wg64-tile-chunk1024/ctx2048/b1 | safe 41.5 | - | unsafe 41.5 | - |"),
