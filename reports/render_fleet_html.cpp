@@ -11,19 +11,14 @@ using detail::format_bytes;
 using detail::format_number;
 using detail::xml_escape;
 
+// What the fleet page adds to the shared page style.
 constexpr const char* kFleetStyle = R"CSS(
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1d2733;background:#fafbfc}
-h1{font-size:1.5em;margin-bottom:4px}h2{margin-top:32px;border-bottom:2px solid #d0d7de;padding-bottom:4px}
-.meta{color:#57606a}
-table{border-collapse:collapse;margin:8px 0;font-size:0.9em}
-th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#eef1f4}
 .outlier{color:#b42318;font-weight:600}.ok{color:#116329;font-weight:600}
 details{margin:6px 0}code{font-size:0.9em}
 )CSS";
 
 std::string td(const std::string& text, const std::string& cls = {}) {
-  return (cls.empty() ? "<td>" : "<td class=\"" + cls + "\">") + xml_escape(text) + "</td>";
+  return detail::html_cell(text, cls);
 }
 
 std::string spread_cells(const std::optional<Spread>& s, bool bytes) {
@@ -75,7 +70,8 @@ std::string render_fleet_html(const FleetReport& f) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>gauntlet "
       "fleet</title><style>" +
-      std::string(kFleetStyle) + "</style></head><body><h1>gauntlet fleet</h1><p class=\"meta\">" +
+      std::string(detail::kHtmlPageStyle) + kFleetStyle +
+      "</style></head><body><h1>gauntlet fleet</h1><p class=\"meta\">" +
       std::to_string(f.machines.size()) + " machine(s) in " + std::to_string(f.groups.size()) +
       " group(s) from " + std::to_string(f.reports) + " report(s); " +
       std::to_string(f.outlier_count()) + " outlier(s) (threshold " +

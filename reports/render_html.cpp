@@ -12,14 +12,9 @@ using detail::format_number;
 using detail::format_optional;
 using detail::xml_escape;
 
+// What the report page adds to the shared page style.
 constexpr const char* kStyle = R"CSS(
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1d2733;background:#fafbfc}
-h1{font-size:1.5em;margin-bottom:4px}h2{margin-top:36px;border-bottom:2px solid #d0d7de;padding-bottom:4px}
-h3{margin-top:20px;font-size:1.05em}
-.meta{color:#57606a}.incomplete{color:#b42318;font-weight:bold}
-table{border-collapse:collapse;margin:8px 0;font-size:0.9em}
-th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#eef1f4}
+.incomplete{color:#b42318;font-weight:bold}
 .safe,.verified,.pass{color:#116329;font-weight:600}
 .unsafe,.failed,.fail,.error,.crash,.timeout{color:#b42318;font-weight:600}
 .untested,.derived,.not_tested,.skipped,.unsupported,.emulated{color:#7d4e00}
@@ -37,8 +32,7 @@ svg .limit{stroke:#cf222e;stroke-width:2;stroke-dasharray:5 3}svg .limit-label{f
 )CSS";
 
 std::string cell(const std::string& text, const std::string& cls = {}) {
-  return cls.empty() ? "<td>" + xml_escape(text) + "</td>"
-                     : "<td class=\"" + cls + "\">" + xml_escape(text) + "</td>";
+  return detail::html_cell(text, cls);
 }
 
 std::string header_row(std::initializer_list<const char*> names) {
@@ -158,7 +152,8 @@ std::string render_html(const Report& r) {
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>"
       "<title>gauntlet report: " +
-      xml_escape(r.host.hostname) + "</title><style>" + kStyle + "</style></head><body>";
+      xml_escape(r.host.hostname) + "</title><style>" + detail::kHtmlPageStyle + kStyle +
+      "</style></head><body>";
   out += "<h1>gauntlet report: " + xml_escape(r.host.hostname) + "</h1>";
   out += "<p class=\"meta\">" +
          xml_escape(r.tool.name + " " + r.tool.version + " (" + r.tool.git_revision + "), level " +

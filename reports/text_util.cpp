@@ -120,4 +120,18 @@ std::string Table::markdown() const {
   return out;
 }
 
+std::string html_cell(const std::string& text, const std::string& cls) {
+  return (cls.empty() ? "<td>" : "<td class=\"" + cls + "\">") + xml_escape(text) + "</td>";
+}
+
+const char* const kHtmlPageStyle = R"CSS(
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#1d2733;background:#fafbfc}
+h1{font-size:1.5em;margin-bottom:4px}h2{margin-top:36px;border-bottom:2px solid #d0d7de;padding-bottom:4px}
+h3{margin-top:20px;font-size:1.05em}
+.meta{color:#57606a}
+table{border-collapse:collapse;margin:8px 0;font-size:0.9em}
+th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#eef1f4}
+)CSS";
+
 }  // namespace gauntlet::reports::detail

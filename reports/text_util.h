@@ -13,6 +13,10 @@ std::string format_bytes(uint64_t bytes);
 std::string format_number(double value, int digits = 2);
 std::string format_optional(const std::optional<double>& value, int digits = 2);
 std::string xml_escape(const std::string& text);  // also right for HTML text and attributes
+// <td class="cls">text</td> (no class when empty), the text escaped.
+std::string html_cell(const std::string& text, const std::string& cls = {});
+// The style both HTML pages (report and fleet) share: page, headings, tables.
+extern const char* const kHtmlPageStyle;
 std::string markdown_escape(const std::string& text);
 
 // A table of text cells, rendered with aligned columns or as a markdown table.

@@ -39,6 +39,18 @@ class EngineDecode : public DeviceTest {
     std::set<int32_t> distinct(r->host_tokens.begin(), r->host_tokens.end());
     EXPECT_GT(distinct.size(), 3u);
   }
+  // A synthetic model of `dims` in F32, Q8_0 and Q4_K_M, each with the device's default variant.
+  void expect_decode_in_deployed_formats(const std::string& dims, uint32_t steps) {
+    auto shape = model::parse_dims(dims);
+    ASSERT_TRUE(shape.is_ok()) << shape.error().describe();
+    shape->name = dims;
+    for (FileType t : {FileType::f32, FileType::q8_0, FileType::q4_K_M}) {
+      SCOPED_TRACE(dims + " " + model::to_string(t));
+      expect_decode(
+          t, device::default_config(device().info(), device().info().local_mem_size, *shape, t),
+          steps, *shape);
+    }
+  }
 };
 
 // Every file type llama.cpp writes, on a shape whose rows of 256 take the k-quants (test-tiny's
@@ -61,15 +73,7 @@ TEST_F(EngineDecode, SameGreedyTokensAsHostInEveryArchitecture) {
       ",n_embd=256,n_layer=2,n_head=8,n_head_kv=2,n_ff=512,n_vocab=1000,context=512";
   for (const char* arch :
        {"arch=llama,rope_freqs=1", "arch=qwen2,tied=1", "arch=qwen3,head_dim=64", "arch=phi3"}) {
-    auto shape = model::parse_dims(arch + dims);
-    ASSERT_TRUE(shape.is_ok()) << shape.error().describe();
-    shape->name = arch;
-    for (FileType t : {FileType::f32, FileType::q8_0, FileType::q4_K_M}) {
-      SCOPED_TRACE(std::string(arch) + " " + model::to_string(t));
-      expect_decode(
-          t, device::default_config(device().info(), device().info().local_mem_size, *shape, t), 32,
-          *shape);
-    }
+    expect_decode_in_deployed_formats(arch + dims, 32);
   }
 }
 
@@ -81,15 +85,7 @@ TEST_F(EngineDecode, GemmaSameGreedyTokensAsHostPastTheWindow) {
       ",n_embd=256,n_head=4,n_head_kv=2,head_dim=64,n_ff=512,n_vocab=1000,context=64,window=16,"
       "tied=1";
   for (const char* arch : {"arch=gemma2,n_layer=2", "arch=gemma3,n_layer=6"}) {
-    auto shape = model::parse_dims(arch + dims);
-    ASSERT_TRUE(shape.is_ok()) << shape.error().describe();
-    shape->name = arch;
-    for (FileType t : {FileType::f32, FileType::q8_0, FileType::q4_K_M}) {
-      SCOPED_TRACE(std::string(arch) + " " + model::to_string(t));
-      expect_decode(
-          t, device::default_config(device().info(), device().info().local_mem_size, *shape, t), 45,
-          *shape);
-    }
+    expect_decode_in_deployed_formats(arch + dims, 45);
   }
 }
 
