@@ -28,14 +28,17 @@ make_model gemma3-Q8_0 "arch=gemma3,$micro" Q8_0
 
 # A run on the host: its journal is copied while the run goes (it is removed once the report
 # is written), then the report.
-GAUNTLET_CACHE_DIR="$work/cache" "$exe" run --device host --shape "$micro" --level quick \
+GAUNTLET_CACHE_DIR="$work/cache" "$exe" run --device host --shape "${micro/context=16/context=64}" --level quick \
   --out "$work/report.json" --quiet >/dev/null 2>&1 &
 run=$!
 while kill -0 "$run" 2>/dev/null; do
   if [ -s "$work/report.json.journal" ]; then cp "$work/report.json.journal" "$work/journal"; fi
   sleep 0.05
 done
-wait "$run"
+if ! wait "$run"; then
+  echo "make_seeds: the host run failed (exit $?); run it by hand to see why" >&2
+  exit 1
+fi
 cp "$work/report.json" "$out/report/host-quick.json"
 if [ ! -s "$work/journal" ]; then
   echo "make_seeds: the run's journal was never seen" >&2

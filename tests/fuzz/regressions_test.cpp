@@ -3,6 +3,7 @@
 // the asan preset).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -43,8 +44,9 @@ void expect_refused(const std::string& reader, Fed (*feed)(std::span<const std::
   }
 }
 
-TEST(FuzzRegressions, Journal) { expect_refused("journal", feed_journal, 1); }
-TEST(FuzzRegressions, Simulate) { expect_refused("simulate", feed_simulate, 1); }
+TEST(FuzzRegressions, Journal) { expect_refused("journal", feed_journal, 2); }
+TEST(FuzzRegressions, Simulate) { expect_refused("simulate", feed_simulate, 2); }
+TEST(FuzzRegressions, Report) { expect_refused("report", feed_report, 1); }
 
 }  // namespace
 }  // namespace gauntlet::fuzz

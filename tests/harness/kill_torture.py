@@ -45,7 +45,7 @@ def journal_entries(path):
 
 def start(out, env, resume):
     cmd = [EXE, "run", "--device", "host", "--shape", SHAPE, "--level", "quick", "--out", out,
-           "--quiet"] + (["--resume"] if resume else [])
+           "--simulate", env["KILL_TORTURE_CLAMPS"], "--quiet"] + (["--resume"] if resume else [])
     # A session of its own: after the kill, any process left in it is an orphaned child.
     return subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
@@ -113,20 +113,38 @@ def main():
     rng = random.Random(SEED)
     tmp_before = set(os.listdir(tempfile.gettempdir()))
     work = tempfile.mkdtemp(prefix="gauntlet-kill-torture-")
-    env = dict(os.environ, GAUNTLET_CACHE_DIR=os.path.join(work, "cache"))
+    # A 256 MiB device: the stress stays short, so that 20 kills take well under a minute.
+    clamps = os.path.join(work, "small.json")
+    with open(clamps, "w", encoding="utf-8") as f:
+        json.dump({"name": "small-host", "global_mem_size": 256 << 20}, f)
+    env = dict(os.environ, GAUNTLET_CACHE_DIR=os.path.join(work, "cache"),
+               KILL_TORTURE_CLAMPS=clamps)
     pids = []
     try:
-        # One run without a kill: how long the stages take, and the models in the cache.
+        # One run without a kill: when each journal row appears, and when it ends. The stages
+        # between those moments are where the kills are aimed.
         os.makedirs(os.path.join(work, "ref"))
+        ref_out = os.path.join(work, "ref", "report.json")
         began = time.monotonic()
-        ref = start(os.path.join(work, "ref", "report.json"), env, False)
+        ref = start(ref_out, env, False)
         pids.append(ref.pid)
-        _, err = ref.communicate(timeout=300)
+        marks = []  # (seconds, unit) as rows appear
+        while ref.poll() is None:
+            units = list(journal_entries(ref_out + ".journal"))
+            for unit in units[len(marks):]:
+                marks.append((time.monotonic() - began, unit))
+            time.sleep(0.01)
         whole = time.monotonic() - began
+        err = ref.stderr.read()
         if ref.returncode not in (0, 1):
             fail(f"the run without a kill exited {ref.returncode}: {err.strip()}")
             return
-        print(f"a run without a kill: {whole:.2f} s, exit {ref.returncode}", flush=True)
+        print(f"a run without a kill: {whole:.2f} s, exit {ref.returncode}; rows at "
+              + ", ".join(f"{t:.2f} s ({u})" for t, u in marks), flush=True)
+        bounds = [0.0] + [t for t, _ in marks] + [whole]
+        stages = [(bounds[i], bounds[i + 1],
+                   f"before {marks[i][1]}" if i < len(marks) else "writing the report")
+                  for i in range(len(bounds) - 1)]
         # Models are written within the run: a fresh cache each cycle puts kills into that too.
         shutil.rmtree(env["GAUNTLET_CACHE_DIR"])
 
@@ -143,8 +161,10 @@ def main():
                 before = len(journal_entries(journal))
                 run = start(out, env, resume)
                 pids.append(run.pid)
-                # After the last kill, the run goes to its end.
-                delay = rng.uniform(0.0, whole) if kills < KILLS else None
+                # A stage at random, a moment at random within it; after the last kill, the
+                # run goes to its end.
+                stage = stages[rng.randrange(len(stages))]
+                delay = rng.uniform(stage[0], stage[1]) if kills < KILLS else None
                 try:
                     _, err = run.communicate(timeout=delay)
                 except subprocess.TimeoutExpired:
@@ -159,8 +179,8 @@ def main():
                     if group_alive(run.pid):
                         fail(f"kill {kills}: a child of the killed run is still running")
                         os.killpg(run.pid, signal.SIGKILL)
-                    print(f"kill {kills:2d} at {delay:5.2f} s (cycle {cycles}): journal rows "
-                          f"before {before}, after {len(held)}", flush=True)
+                    print(f"kill {kills:2d} at {delay:5.2f} s ({stage[2]}; cycle {cycles}): "
+                          f"journal rows before {before}, after {len(held)}", flush=True)
                     resume = os.path.exists(journal)
                     continue
                 if run.returncode not in (0, 1):

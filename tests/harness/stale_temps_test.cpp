@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <string>
+#include <vector>
 
 namespace gauntlet::harness {
 namespace {
@@ -15,12 +17,14 @@ TEST(StaleTemps, TheTemporariesOfAKilledRunAreRemovedAndNothingElse) {
   const auto cache = dir / "cache";
   std::filesystem::create_directories(cache);
   const std::string alive = std::to_string(::getpid());
-  for (const auto& name :
-       {"report.json", ".report.json.Ab3xYz", ".report.json.toolongname", ".other.json.Ab3xYz",
-        "cache/m-Q8_0.gguf", "cache/m-Q8_0.gguf.tmp.4194305",
-        ("cache/m-F16.gguf.tmp." + alive).c_str()}) {
-    std::ofstream(dir / name) << "x";
-  }
+  const std::vector<std::string> files = {"report.json",
+                                          ".report.json.Ab3xYz",
+                                          ".report.json.toolongname",
+                                          ".other.json.Ab3xYz",
+                                          "cache/m-Q8_0.gguf",
+                                          "cache/m-Q8_0.gguf.tmp.4194305",
+                                          "cache/m-F16.gguf.tmp." + alive};
+  for (const auto& name : files) std::ofstream(dir / name) << "x";
   auto removed = remove_stale_temporaries({dir / "report.json"}, cache);
   std::sort(removed.begin(), removed.end());
   ASSERT_EQ(removed.size(), 2u);
