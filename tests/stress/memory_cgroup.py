@@ -129,6 +129,14 @@ def main():
             check_cap_row(stress_section["rows"], folder, "run")
         else:
             fail("gauntlet run wrote no report")
+        # What the kernel charged the cgroup at most: the limit held.
+        peak_file = "memory.max_usage_in_bytes" if limit_file.endswith("in_bytes") else "memory.peak"
+        if os.path.exists(os.path.join(folder, peak_file)):
+            with open(os.path.join(folder, peak_file), encoding="utf-8") as f:
+                peak = int(f.read().strip())
+            print(f"the cgroup's {peak_file}: {peak >> 20} MiB of {LIMIT >> 20} MiB", flush=True)
+            if peak > LIMIT:
+                fail(f"the cgroup was charged {peak} bytes, over its limit of {LIMIT}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
         remove_cgroup(folder)
