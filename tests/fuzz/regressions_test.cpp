@@ -47,6 +47,7 @@ void expect_refused(const std::string& reader, Fed (*feed)(std::span<const std::
 TEST(FuzzRegressions, Journal) { expect_refused("journal", feed_journal, 2); }
 TEST(FuzzRegressions, Simulate) { expect_refused("simulate", feed_simulate, 2); }
 TEST(FuzzRegressions, Report) { expect_refused("report", feed_report, 1); }
+TEST(FuzzRegressions, Gguf) { expect_refused("gguf", feed_gguf, 1); }
 
 }  // namespace
 }  // namespace gauntlet::fuzz
