@@ -8,6 +8,8 @@ set -euo pipefail
 packages=(
   # build
   cmake ninja-build g++ pkg-config git clang-format
+  # the fuzz preset: clang with libFuzzer and the sanitizer runtimes
+  clang libclang-rt-14-dev
   # libraries
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libsimdjson-dev
   ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers

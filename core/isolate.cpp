@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -94,6 +95,7 @@ IsolatedRun run_isolated(const std::string& unit_id, const std::string& device,
     return run;
   }
   std::fflush(nullptr);
+  const pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) {
     run.failure.reason = std::string("fork failed: ") + std::strerror(errno);
@@ -102,6 +104,10 @@ IsolatedRun run_isolated(const std::string& unit_id, const std::string& device,
     return run;
   }
   if (pid == 0) {
+    // A unit dies with the run: a run killed outright (SIGKILL, the OOM killer) must not leave
+    // its children holding the device.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);
     ::close(fds[0]);
     child_main(fds[1], unit);
   }

@@ -17,6 +17,9 @@ Result<Json> parse_json(const std::string& text, const std::string& what) {
   } catch (const Json::parse_error& e) {
     return make_error(ErrorKind::invalid_argument, what + " is not valid JSON (byte " +
                                                        std::to_string(e.byte) + "): " + e.what());
+  } catch (const Json::exception& e) {
+    // The parser throws out_of_range, not parse_error, for a number beyond a double (1E400).
+    return make_error(ErrorKind::invalid_argument, what + " is not readable JSON: " + e.what());
   }
 }
 

@@ -75,7 +75,9 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
     const std::string unit = "conform:" + dev;
     conformance::ConformanceResult result;
     if (const auto* saved = journal.find(unit)) {
-      result = saved->get<conformance::ConformanceResult>();
+      auto decoded = journal_payload<conformance::ConformanceResult>(*saved, unit, journal);
+      if (!decoded) return decoded.error();
+      result = std::move(*decoded);
       progress(dev + ": conformance (from the journal)");
     } else {
       progress(dev + ": conformance ...");
@@ -97,7 +99,9 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
   const std::string unit = "stress:" + dev;
   stress::StressResult measured;
   if (const auto* saved = journal.find(unit)) {
-    measured = saved->get<stress::StressResult>();
+    auto decoded = journal_payload<stress::StressResult>(*saved, unit, journal);
+    if (!decoded) return decoded.error();
+    measured = std::move(*decoded);
     progress(dev + ": memory stress (from the journal)");
   } else {
     progress(dev + ": memory stress ...");

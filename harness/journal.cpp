@@ -5,9 +5,31 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
 namespace gauntlet::harness {
+
+core::Result<JournalEntries> parse_journal(std::string_view text, const std::string& what) {
+  JournalEntries entries;
+  size_t number = 0;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    const bool last = end == std::string_view::npos || end + 1 == text.size();
+    const std::string line(text.substr(0, end));
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    ++number;
+    if (line.empty()) continue;
+    auto parsed = core::parse_json(line, what + " line " + std::to_string(number));
+    const bool valid = parsed && parsed->is_object() && parsed->contains("unit") &&
+                       (*parsed)["unit"].is_string() && parsed->contains("payload");
+    if (!valid) {
+      if (last) break;  // a torn last line: the kill came mid-write
+      return core::make_error(core::ErrorKind::invalid_argument,
+                              "journal " + what + " is damaged at line " + std::to_string(number));
+    }
+    entries[(*parsed)["unit"].get<std::string>()] = (*parsed)["payload"];
+  }
+  return entries;
+}
 
 core::Result<Journal> Journal::open(const std::filesystem::path& path, bool resume) {
   Journal journal;
@@ -26,20 +48,20 @@ core::Result<Journal> Journal::open(const std::filesystem::path& path, bool resu
     return core::make_error(core::ErrorKind::not_found,
                             "--resume: no journal at " + path.string() + " to continue from");
   }
-  std::ifstream in(path);
-  std::string line;
-  size_t number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty()) continue;
-    auto parsed = core::parse_json(line, path.string() + " line " + std::to_string(number));
-    if (!parsed || !parsed->contains("unit") || !parsed->contains("payload")) {
-      if (in.peek() == EOF) break;  // a torn last line: the kill came mid-write
+  auto text = core::read_text_file(path);
+  if (!text) return text.error();
+  auto entries = parse_journal(*text, path.string());
+  if (!entries) return entries.error();
+  journal.entries_ = std::move(*entries);
+  // Cut a torn last line, so that the next append starts a line of its own.
+  if (!text->empty() && text->back() != '\n') {
+    std::error_code ec;
+    std::filesystem::resize_file(path, text->rfind('\n') + 1, ec);  // npos + 1 == 0
+    if (ec) {
       return core::make_error(
-          core::ErrorKind::invalid_argument,
-          "journal " + path.string() + " is damaged at line " + std::to_string(number));
+          core::ErrorKind::io_error,
+          "cannot cut the torn last line of journal " + path.string() + ": " + ec.message());
     }
-    journal.entries_[(*parsed)["unit"].get<std::string>()] = (*parsed)["payload"];
   }
   return journal;
 }

@@ -147,7 +147,10 @@ void apply_result(Candidate& c, const core::Json& r, const std::string& device, 
   if (r.contains("error")) {
     row.status = core::RowStatus::error;
     row.reason = r["error"].get<std::string>();
-    if (r.contains("crash")) row.status = core::row_status_from_string(r["crash"]).value();
+    if (r.contains("crash")) {
+      row.status = core::row_status_from_string(r["crash"].get<std::string>())
+                       .value_or(core::RowStatus::error);
+    }
     p.verdict = reports::ProfileVerdict::unsafe;
     p.reason = row.reason;
   } else {
@@ -261,8 +264,14 @@ core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models
       }
       GAUNTLET_TRY(journal.append(unit, results));
     }
-    for (size_t i = 0; i < items.size() && i < results.size(); ++i) {
-      apply_result(candidates[items[i].candidate], results[i], dev, items[i].kind);
+    try {
+      for (size_t i = 0; i < items.size() && i < results.size(); ++i) {
+        apply_result(candidates[items[i].candidate], results.at(i), dev, items[i].kind);
+      }
+    } catch (const core::Json::exception& e) {
+      return core::make_error(core::ErrorKind::invalid_argument,
+                              "journal " + journal.path().string() + ": the entry of '" + unit +
+                                  "' is damaged: " + e.what());
     }
   }
   settle_unrun(candidates, options.level, stopped);

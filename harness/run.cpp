@@ -12,6 +12,7 @@
 #include "harness/quick_model.h"
 #include "harness/report_summary.h"
 #include "harness/simulate.h"
+#include "harness/stale_temps.h"
 #include "probes/doctor.h"
 #include "probes/inventory.h"
 #include "probes/merge.h"
@@ -82,13 +83,19 @@ std::pair<std::string, std::vector<reports::DeviceView>> views_of(
   return {id.to_string(), {}};
 }
 
+// The JSON report's path: --out itself, or beside the --format rendering.
+std::filesystem::path json_report_path(const RunConfig& config) {
+  if (config.format == reports::Format::json) return config.out;
+  auto path = config.out;
+  path.replace_extension(".json");
+  if (path == config.out) path += ".report.json";
+  return path;
+}
+
 core::Status write_outputs(const reports::Report& report, const RunConfig& config,
                            RunOutcome& outcome) {
-  outcome.json_path = config.out;
+  outcome.json_path = json_report_path(config);
   if (config.format != reports::Format::json) {
-    outcome.json_path = config.out;
-    outcome.json_path.replace_extension(".json");
-    if (outcome.json_path == config.out) outcome.json_path += ".report.json";
     outcome.rendered_path = config.out;
     GAUNTLET_TRY(reports::write_rendered(config.out, report, config.format));
   }
@@ -118,6 +125,10 @@ core::Result<RunOutcome> run(const RunConfig& config) {
   }
   const std::filesystem::path cache_dir =
       options.cache_dir.empty() ? "/tmp/gauntlet-cache" : options.cache_dir;
+  for (const auto& p :
+       remove_stale_temporaries({config.out, json_report_path(config)}, cache_dir)) {
+    progress("removed " + p.string() + ", left by an interrupted run");
+  }
   auto models = prepare_models(config.model_path, config.shape, cache_dir, kMaxSyntheticBytes);
   if (!models) return models.error();
 

@@ -39,6 +39,10 @@ core::Result<SimulateClamps> parse_clamps(const core::Json& j, const std::string
   };
   if (!j.is_object()) return bad("expected a JSON object");
   SimulateClamps clamps;
+  for (const char* key : {"name", "description"}) {
+    if (j.contains(key) && !j[key].is_string())
+      return bad(std::string("'") + key + "' must be a string");
+  }
   clamps.name = j.value("name", source);
   clamps.description = j.value("description", "");
   for (const auto& [key, value] : j.items()) {
@@ -87,18 +91,24 @@ std::vector<std::string> simulate_preset_names() {
 core::Result<SimulateClamps> load_simulate(const std::string& file_or_preset) {
   for (const auto& p : kPresets) {
     if (file_or_preset == p.name) {
-      return parse_clamps(core::Json::parse(p.text), p.name);
+      return parse_simulate(std::string(p.text), p.name);
     }
   }
-  auto json = core::read_json_file(file_or_preset);
-  if (!json) {
+  auto text = core::read_text_file(file_or_preset);
+  if (!text) {
     std::string presets;
     for (const auto& n : simulate_preset_names()) presets += (presets.empty() ? "" : ", ") + n;
-    auto error = json.error();
+    auto error = text.error();
     error.message += " (--simulate takes a file or a preset: " + presets + ")";
     return error;
   }
-  return parse_clamps(*json, file_or_preset);
+  return parse_simulate(*text, file_or_preset);
+}
+
+core::Result<SimulateClamps> parse_simulate(const std::string& text, const std::string& source) {
+  auto json = core::parse_json(text, source);
+  if (!json) return json.error();
+  return parse_clamps(*json, source);
 }
 
 core::DeviceInfo apply_clamps(const core::DeviceInfo& info, const SimulateClamps& clamps) {

@@ -27,6 +27,8 @@ struct SimulateClamps {
 // Reads a clamp file, or a shipped preset by name (see `simulate_preset_names`).
 core::Result<SimulateClamps> load_simulate(const std::string& file_or_preset);
 std::vector<std::string> simulate_preset_names();
+// Reads the clamps from a clamp file's text; `source` names it in errors.
+core::Result<SimulateClamps> parse_simulate(const std::string& text, const std::string& source);
 
 // The advertised capabilities as the target device would state them.
 core::DeviceInfo apply_clamps(const core::DeviceInfo& info, const SimulateClamps& clamps);

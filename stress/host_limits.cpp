@@ -79,6 +79,7 @@ void consider_cgroup(HostMemory& host, const std::string& dir, const char* limit
   if (!host.cgroup_room || room < *host.cgroup_room) {
     host.cgroup_room = room;
     host.cgroup_source = std::string(label) + " (" + dir + ")";
+    host.cgroup_dir = dir;
   }
 }
 
@@ -220,9 +221,11 @@ Cap compute_cap(const core::DeviceInfo& info, core::Level level, double max_frac
     };
     if (host.mem_available) with_margin(*host.mem_available, "host available memory");
     if (host.cgroup_room) {
-      with_margin(*host.cgroup_room, host.cgroup_source.rfind("cgroup v1", 0) == 0
-                                         ? "cgroup memory.limit_in_bytes"
-                                         : "cgroup memory.max");
+      // The cgroup is named, so that a report says which job's limit bound the run.
+      const bool v1 = host.cgroup_source.rfind("cgroup v1", 0) == 0;
+      with_margin(*host.cgroup_room,
+                  std::string(v1 ? "cgroup memory.limit_in_bytes" : "cgroup memory.max") + " (" +
+                      host.cgroup_dir + ")");
     }
     if (host.rlimit_as_room) with_margin(*host.rlimit_as_room, "RLIMIT_AS");
   }

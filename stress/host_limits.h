@@ -25,6 +25,7 @@ struct HostMemory {
   std::optional<uint64_t> mem_total;
   std::optional<uint64_t> cgroup_room;     // limit - usage of the tightest cgroup with a limit
   std::string cgroup_source;               // e.g. "cgroup memory.max (/sys/fs/cgroup/x)"
+  std::string cgroup_dir;                  // that cgroup's folder, e.g. "/sys/fs/cgroup/x"
   std::optional<uint64_t> rlimit_as_room;  // RLIMIT_AS - this process's address space
 };
 

@@ -37,8 +37,9 @@ struct StressResult {
   uint64_t safe_budget_bytes = 0;
   uint64_t margin_bytes = 0;
   std::string margin_rule;
-  // Which limit bound the budget: "host available memory", "cgroup memory.max", "RLIMIT_AS",
-  // "device global memory", "level cap", "max_fraction", "cap_bytes", "failed step", ...
+  // Which limit bound the budget: "host available memory", "cgroup memory.max (<its folder>)",
+  // "RLIMIT_AS", "device global memory", "level cap", "max_fraction", "cap_bytes", "failed step",
+  // ...
   std::string bound_by;
   uint64_t max_single_alloc_verified_bytes = 0;
   std::string max_single_alloc_bound_by;  // e.g. "max_mem_alloc_size", "maxStorageBufferRange"

@@ -277,8 +277,10 @@ core::Result<GgufInfo> parse_gguf(std::span<const std::byte> data) {
   }
 
   if (const MetaValue* a = info.meta("general.alignment")) {
-    if (a->type != MetaType::u32 || a->u == 0 || (a->u & (a->u - 1)) != 0) {
-      return bad("general.alignment must be a u32 power of two");
+    // At least 4: the engine reads f32 weights in place, which needs 4-byte aligned tensors.
+    if (a->type != MetaType::u32 || a->u < 4 || (a->u & (a->u - 1)) != 0) {
+      return bad("general.alignment must be a u32 power of two of at least 4, not " +
+                 std::to_string(a->u));
     }
     info.alignment = static_cast<uint32_t>(a->u);
   }

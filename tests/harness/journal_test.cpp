@@ -53,6 +53,29 @@ TEST_F(JournalTest, ATornLastLineIsDroppedOnResume) {
   EXPECT_NE(resumed->find("a"), nullptr);
 }
 
+TEST_F(JournalTest, ATornLastLineIsCutSoTheNextEntryStartsALineOfItsOwn) {
+  ASSERT_TRUE(Journal::open(path_, false)->append("a", 1).is_ok());
+  std::ofstream(path_, std::ios::app) << "{\"unit\": \"b\", \"payl";
+  ASSERT_TRUE(Journal::open(path_, true)->append("c", 3).is_ok());
+  auto again = Journal::open(path_, true);
+  ASSERT_TRUE(again.is_ok()) << again.error().describe();
+  EXPECT_EQ(again->size(), 2u);
+  ASSERT_NE(again->find("c"), nullptr);
+  EXPECT_EQ(*again->find("c"), 3);
+}
+
+TEST_F(JournalTest, APayloadOfTheWrongShapeIsAnErrorNamingTheUnit) {
+  ASSERT_TRUE(Journal::open(path_, false)->append("stress:host", "not an object").is_ok());
+  auto journal = Journal::open(path_, true);
+  ASSERT_TRUE(journal.is_ok());
+  auto decoded = journal_payload<std::map<std::string, int>>(*journal->find("stress:host"),
+                                                             "stress:host", *journal);
+  ASSERT_FALSE(decoded.is_ok());
+  EXPECT_NE(decoded.error().message.find("the entry of 'stress:host' is damaged"),
+            std::string::npos)
+      << decoded.error().message;
+}
+
 TEST_F(JournalTest, DamageInTheMiddleIsAnError) {
   std::ofstream(path_) << "garbage\n{\"unit\": \"a\", \"payload\": 1}\n";
   auto resumed = Journal::open(path_, true);

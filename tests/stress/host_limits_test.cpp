@@ -72,7 +72,7 @@ TEST_F(Fixture, CgroupV2LimitBindsTheCapOfAHostSharingDevice) {
 
   // An 8 GiB device at the full level: the cgroup's 2 GiB room less max(512 MiB, 15%) binds.
   Cap cap = compute_cap(cpu_device(8 * kGiB, 2 * kGiB), core::Level::full, 0, 0, host);
-  EXPECT_EQ(cap.bound_by, "cgroup memory.max");
+  EXPECT_EQ(cap.bound_by, "cgroup memory.max (" + paths().cgroup_root + "/jobs/ci)");
   EXPECT_EQ(cap.bytes, 2 * kGiB - 512 * kMiB);
   EXPECT_EQ(cap.host_margin_bytes, 512 * kMiB);
   EXPECT_NE(cap.margin_rule.find("512 MiB"), std::string::npos);
@@ -99,7 +99,7 @@ TEST_F(Fixture, CgroupV1LimitInBytes) {
   ASSERT_TRUE(host.cgroup_room);
   EXPECT_EQ(*host.cgroup_room, 4 * kGiB);
   Cap cap = compute_cap(cpu_device(16 * kGiB, 4 * kGiB), core::Level::full, 0, 0, host);
-  EXPECT_EQ(cap.bound_by, "cgroup memory.limit_in_bytes");
+  EXPECT_EQ(cap.bound_by, "cgroup memory.limit_in_bytes (" + paths().cgroup_root + "/memory/job)");
   EXPECT_EQ(cap.bytes, 4 * kGiB - static_cast<uint64_t>(4.0 * kGiB * 0.15));
 }
 

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Writes the fuzz targets' seed corpora from files gauntlet itself writes: synthetic GGUF models
+# (every tensor type the engine runs, several architectures), a report and a journal of a short
+# `gauntlet run` on the host, and the shipped --simulate presets.
+# Usage: make_seeds.sh GAUNTLET_EXE SOURCE_DIR OUT_DIR
+set -euo pipefail
+exe=$1 src=$2 out=$3
+if [ ! -x "$exe" ]; then
+  echo "make_seeds: no gauntlet binary at $exe: build the ci preset first (ci/test.sh does)" >&2
+  exit 1
+fi
+rm -rf "$out"
+mkdir -p "$out/gguf" "$out/report" "$out/journal" "$out/simulate"
+work=$(mktemp -d "$out/work.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+micro="n_embd=32,n_layer=1,n_head=2,n_head_kv=1,n_ff=64,n_vocab=48,context=16"
+wide="n_embd=256,n_layer=1,n_head=2,n_head_kv=1,n_ff=256,n_vocab=48,context=16"
+make_model() {  # name dims format
+  "$exe" model make --dims "$2" --format "$3" -o "$out/gguf/$1.gguf" >/dev/null
+}
+for f in F32 F16 BF16 Q8_0 Q5_1 Q5_0 Q4_1 Q4_0; do make_model "llama-$f" "$micro" "$f"; done
+for f in Q6_K Q5_K_S Q4_K_M; do make_model "llama-$f" "$wide" "$f"; done
+make_model qwen2-Q8_0 "arch=qwen2,$micro" Q8_0
+make_model qwen3-F16 "arch=qwen3,$micro" F16
+make_model phi3-Q4_0 "arch=phi3,$micro" Q4_0
+make_model gemma3-Q8_0 "arch=gemma3,$micro" Q8_0
+
+# A run on the host: its journal is copied while the run goes (it is removed once the report
+# is written), then the report.
+GAUNTLET_CACHE_DIR="$work/cache" "$exe" run --device host --shape "${micro/context=16/context=64}" --level quick \
+  --out "$work/report.json" --quiet >/dev/null 2>&1 &
+run=$!
+while kill -0 "$run" 2>/dev/null; do
+  if [ -s "$work/report.json.journal" ]; then cp "$work/report.json.journal" "$work/journal"; fi
+  sleep 0.05
+done
+if ! wait "$run"; then
+  echo "make_seeds: the host run failed (exit $?); run it by hand to see why" >&2
+  exit 1
+fi
+cp "$work/report.json" "$out/report/host-quick.json"
+if [ ! -s "$work/journal" ]; then
+  echo "make_seeds: the run's journal was never seen" >&2
+  exit 1
+fi
+cp "$work/journal" "$out/journal/host-quick.journal"
+
+cp "$src"/harness/presets/*.json "$out/simulate/"
+echo "make_seeds: $(find "$out" -type f | wc -l) seeds in $out"
