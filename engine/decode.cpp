@@ -122,8 +122,13 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& 
   rep.effective_gbps = static_cast<double>(rep.bytes_read_per_token) * rep.tokens_per_second / 1e9;
   rep.device_peak_bytes = device.peak_bytes();
   rep.rss_peak_bytes = loader::rss_peak_bytes();
-  rep.plan =
-      planner::plan_memory(rep.shape, {rep.format, rep.context, 1, r.kv, r.chunk_bytes, rep.mix});
+  planner::PlanOptions plan;
+  plan.format = rep.format;
+  plan.context = rep.context;
+  plan.kv = r.kv;
+  plan.chunk_bytes = r.chunk_bytes;
+  plan.tensors = rep.mix;
+  rep.plan = planner::plan_memory(rep.shape, plan);
   return rep;
 }
 

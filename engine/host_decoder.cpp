@@ -1,14 +1,14 @@
 #include "engine/host_decoder.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace gauntlet::engine {
 
 namespace {
 
-struct StepParams {
-  int32_t token;
-  uint32_t pos;
+struct PassParams {
+  uint32_t tokens;  // the pass itself is the decoder's pass_
 };
 
 constexpr size_t kFixedBuffers = 3;  // activations, K cache, V cache; the weights follow
@@ -21,8 +21,10 @@ HostDeviceDecoder::HostDeviceDecoder(backends::Device& device, const loader::Dev
       model_(model),
       kv_(options.kv),
       context_(context),
+      sequences_(std::max(options.sequences, 1u)),
+      micro_batch_(std::max(options.micro_batch, 1u)),
       pool_(options.threads),
-      logits_(model.shape.n_vocab) {}
+      pos_(sequences_, 0) {}
 
 core::Result<std::unique_ptr<HostDeviceDecoder>> HostDeviceDecoder::create(
     backends::Device& device, const loader::DeviceModel& model,
@@ -39,9 +41,11 @@ core::Result<std::unique_ptr<HostDeviceDecoder>> HostDeviceDecoder::create(
                                 std::to_string(model.shape.context));
   }
   auto d = std::make_unique<HostDeviceDecoder>(device, model, options, context);
-  auto act = device.allocate(planner::activation_bytes(model.shape, context, 1));
+  auto act = device.allocate(planner::activation_bytes(
+      model.shape, context, planner::pass_tokens(d->micro_batch_, d->sequences_)));
   if (!act) return act.error();
-  const uint64_t kv_half = planner::kv_cache_bytes(model.shape, context, 1, options.kv) / 2;
+  const uint64_t kv_half =
+      planner::kv_cache_bytes(model.shape, context, d->sequences_, options.kv, d->micro_batch_) / 2;
   auto k = device.allocate(kv_half);
   if (!k) return k.error();
   auto v = device.allocate(kv_half);
@@ -51,11 +55,11 @@ core::Result<std::unique_ptr<HostDeviceDecoder>> HostDeviceDecoder::create(
   d->v_cache_ = std::move(*v);
 
   backends::KernelSource source;
-  source.name = "reference_decode_step";
+  source.name = "reference_forward_pass";
   HostDeviceDecoder* self = d.get();
   source.host = [self](const backends::HostInvocation& call) { return self->run(call); };
   source.buffer_count = static_cast<uint32_t>(kFixedBuffers + model.tensors.size());
-  source.params_bytes = sizeof(StepParams);
+  source.params_bytes = sizeof(PassParams);
   auto kernel = device.build(source);
   if (!kernel) return kernel.error();
   d->kernel_ = std::move(*kernel);
@@ -63,28 +67,50 @@ core::Result<std::unique_ptr<HostDeviceDecoder>> HostDeviceDecoder::create(
 }
 
 core::Status HostDeviceDecoder::run(const backends::HostInvocation& call) {
-  const auto params = call.params_as<StepParams>();
+  const auto params = call.params_as<PassParams>();
+  if (params.tokens != pass_.size()) {
+    return core::make_error(core::ErrorKind::internal, "a host pass dispatched out of turn");
+  }
   auto weights = model::bind_weights(
       model_.layout, model_.shape,
       [&](size_t i) -> const std::byte* { return call.buffers.at(kFixedBuffers + i).data(); });
   if (!weights) return weights.error();
-  reference::KvCacheView kv{call.buffers[1].data(), call.buffers[2].data(), kv_, context_};
-  return reference::forward_token(model_.shape, *weights, kv,
-                                  reinterpret_cast<float*>(call.buffers[0].data()), params.token,
-                                  params.pos, pool_);
+  const reference::KvCacheView kv{
+      call.buffers[1].data(), call.buffers[2].data(), kv_, context_, sequences_, micro_batch_};
+  return reference::forward_pass(model_.shape, *weights, kv,
+                                 reinterpret_cast<float*>(call.buffers[0].data()), pass_, pool_);
 }
 
 core::Result<std::span<const float>> HostDeviceDecoder::step(int32_t token) {
-  StepParams params{token, pos_};
-  backends::DispatchArgs args;
-  args.buffers = {activations_.get(), k_cache_.get(), v_cache_.get()};
-  for (const auto& t : model_.tensors) args.buffers.push_back(t.buffer.get());
-  args.params = std::as_bytes(std::span<const StepParams>(&params, 1));
-  GAUNTLET_TRY(device_.dispatch(*kernel_, args));
-  const auto layout = planner::activation_layout(model_.shape, context_);
-  GAUNTLET_TRY(device_.download(*activations_, std::as_writable_bytes(std::span<float>(logits_)),
-                                layout.logits * 4));
-  ++pos_;
+  const BatchToken one{token, 0, true};
+  return forward(std::span<const BatchToken>(&one, 1));
+}
+
+core::Result<std::span<const float>> HostDeviceDecoder::forward(std::span<const BatchToken> batch) {
+  const auto& s = model_.shape;
+  GAUNTLET_TRY(check_batch(batch, s.n_vocab, pos_, context_));
+  const auto layout = planner::activation_layout(s, context_);
+  logits_.clear();
+  for (const PassRange& r :
+       split_into_passes(batch, micro_batch_, planner::pass_tokens(micro_batch_, sequences_))) {
+    pass_.clear();
+    for (size_t i = r.begin; i < r.end; ++i) {
+      pass_.push_back({batch[i].token, pos_[batch[i].seq]++, batch[i].seq, batch[i].logits});
+    }
+    const PassParams params{static_cast<uint32_t>(pass_.size())};
+    backends::DispatchArgs args;
+    args.buffers = {activations_.get(), k_cache_.get(), v_cache_.get()};
+    for (const auto& t : model_.tensors) args.buffers.push_back(t.buffer.get());
+    args.params = std::as_bytes(std::span<const PassParams>(&params, 1));
+    GAUNTLET_TRY(device_.dispatch(*kernel_, args));
+    for (size_t t = 0; t < pass_.size(); ++t) {
+      if (!pass_[t].logits) continue;
+      logits_.resize(logits_.size() + s.n_vocab);
+      GAUNTLET_TRY(device_.download(
+          *activations_, std::as_writable_bytes(std::span<float>(logits_).last(s.n_vocab)),
+          (t * layout.total + layout.logits) * sizeof(float)));
+    }
+  }
   return std::span<const float>(logits_);
 }
 

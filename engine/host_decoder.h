@@ -21,7 +21,9 @@ class HostDeviceDecoder {
       const reference::DecodeOptions& options);
 
   core::Result<std::span<const float>> step(int32_t token);
-  uint32_t position() const { return pos_; }
+  // As reference::Decoder::forward, each pass one dispatch.
+  core::Result<std::span<const float>> forward(std::span<const BatchToken> batch);
+  uint32_t position(uint32_t seq = 0) const { return pos_[seq]; }
   uint32_t context() const { return context_; }
 
   HostDeviceDecoder(backends::Device& device, const loader::DeviceModel& model,
@@ -33,12 +35,13 @@ class HostDeviceDecoder {
   backends::Device& device_;
   const loader::DeviceModel& model_;
   reference::KvPrecision kv_;
-  uint32_t context_;
+  uint32_t context_, sequences_, micro_batch_;
   reference::ThreadPool pool_;
   std::unique_ptr<backends::Buffer> activations_, k_cache_, v_cache_;
   std::unique_ptr<backends::Kernel> kernel_;
+  std::vector<reference::PassToken> pass_;  // what the next dispatch runs
   std::vector<float> logits_;
-  uint32_t pos_ = 0;
+  std::vector<uint32_t> pos_;
 };
 
 }  // namespace gauntlet::engine

@@ -27,7 +27,7 @@ std::string setup_key(const DecodeSetup& s) {
   const auto& c = s.config;
   return std::string(engine::planner::to_string(c.kv)) +
          (c.compute == engine::planner::ActivationType::f16 ? "/f16" : "/f32") +
-         (s.tiled ? "/tiled" : "/whole") + "/b" + std::to_string(c.batch);
+         (s.tiled ? "/tiled" : "/whole") + "/b" + std::to_string(c.sequences);
 }
 
 uint32_t decode_steps(core::Level level) { return level == core::Level::quick ? 16 : 32; }
@@ -105,7 +105,7 @@ std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>&
   std::map<FileType, std::map<std::string, std::vector<size_t>>> by_key;
   for (size_t i = 0; i < candidates.size(); ++i) {
     const auto& c = candidates[i];
-    if (!c.runnable || c.setup.config.batch != 1) continue;
+    if (!c.runnable || c.setup.config.sequences != 1) continue;
     if (!models.files.count(c.setup.config.weights)) continue;
     if (level == core::Level::quick && !models.user_file &&
         !runs_at_quick_level(c.setup.config.weights)) {
@@ -210,7 +210,7 @@ void settle_unrun(std::vector<Candidate>& candidates, core::Level level, bool in
         p.verdict = reports::ProfileVerdict::derived;
         p.reason = "fits by the planner; decode verified at ctx " + std::to_string(decoded) +
                    " and attention at ctx " + std::to_string(longest);
-      } else if (c->setup.config.batch != 1) {
+      } else if (c->setup.config.sequences != 1) {
         p.reason = "batch > 1 is planned only: the engine decodes batch 1";
         p.verdict = reports::ProfileVerdict::derived;
       } else if (level == core::Level::quick) {

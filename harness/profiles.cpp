@@ -39,7 +39,7 @@ DecodeSetup make_setup(FileType weights, ActivationType compute, KvPrecision kv,
   c.compute = compute;
   c.kv = kv;
   c.context = context;
-  c.batch = batch;
+  c.sequences = batch;
   c.matvec.workgroup = kWorkgroup;
   c.matvec.activation_tile = tiled ? kMatvecTile : engine::planner::kWholeVector;
   c.attention.workgroup = kWorkgroup;
@@ -73,7 +73,7 @@ std::string missing_feature(const DecodeSetup& setup, std::span<const TensorDesc
 std::string local_memory_reason(const DeviceFacts& facts, const engine::model::ModelShape& shape,
                                 const engine::device::DecodeConfig& config, uint64_t need) {
   engine::device::DecodeConfig one = config;
-  one.batch = 1;
+  one.sequences = 1;
   auto refusal =
       engine::device::check_config(facts.info, facts.local_mem_verified_bytes, shape, one);
   if (!refusal.is_ok() && refusal.error().message.rfind("local memory ", 0) == 0) {
@@ -96,8 +96,9 @@ void point_to_fitting_variants(std::vector<Candidate>& candidates, uint64_t limi
     for (const auto& other : candidates) {
       const auto& a = c.setup.config;
       const auto& b = other.setup.config;
-      if (&other == &c || a.weights != b.weights || a.context != b.context || a.batch != b.batch ||
-          a.kv != b.kv || other.profile.variant.local_mem_bytes > limit) {
+      if (&other == &c || a.weights != b.weights || a.context != b.context ||
+          a.sequences != b.sequences || a.kv != b.kv ||
+          other.profile.variant.local_mem_bytes > limit) {
         continue;
       }
       fits += (fits.empty() ? "" : ", ") + other.profile.compute_precision + " activations " +
@@ -171,7 +172,7 @@ std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
               plan_options.format = weights;
               plan_options.tensors = tensors;
               plan_options.context = context;
-              plan_options.batch = batch;
+              plan_options.sequences = batch;
               plan_options.kv = kv;
               const auto plan = engine::planner::plan_memory(shape, plan_options);
               p.figures.planned_peak_bytes = plan.steady_state;

@@ -21,8 +21,13 @@ struct DecodeConfig {
   planner::KernelVariant matvec{planner::KernelOp::matvec, 64, planner::kWholeVector};
   planner::KernelVariant attention{planner::KernelOp::attention, 64, planner::kWholeVector,
                                    planner::ActivationType::f32, 0};
-  uint32_t context = 0;  // 0: the model's context
-  uint32_t batch = 1;    // batch > 1 is planner-only: check_config refuses it
+  // Matmul, for passes of several tokens: workgroup, activation tile per token (a multiple of 16
+  // holding whole blocks) and token tile; its local tile is always f32.
+  planner::KernelVariant matmul{
+      planner::KernelOp::matmul, 64, 256, planner::ActivationType::f32, 0, false, 16};
+  uint32_t context = 0;      // 0: the model's context
+  uint32_t micro_batch = 1;  // prompt tokens per pass
+  uint32_t sequences = 1;    // sequences decoded together, each with its own KV cache
 };
 
 // The variants with activation_type taken from `compute` and op set, as the kernels build them.
@@ -30,6 +35,13 @@ inline planner::KernelVariant effective_matvec(const DecodeConfig& c) {
   planner::KernelVariant v = c.matvec;
   v.op = planner::KernelOp::matvec;
   v.activation_type = c.compute;
+  return v;
+}
+inline planner::KernelVariant effective_matmul(const DecodeConfig& c) {
+  planner::KernelVariant v = c.matmul;
+  v.op = planner::KernelOp::matmul;
+  v.activation_type = planner::ActivationType::f32;
+  v.local_reduction = false;
   return v;
 }
 inline planner::KernelVariant effective_attention(const DecodeConfig& c) {
@@ -42,5 +54,7 @@ inline planner::KernelVariant effective_attention(const DecodeConfig& c) {
 
 // Rows of a matrix one matvec work-item computes (they share each activation element it loads).
 inline constexpr uint32_t kMatvecRows = 4;
+// Rows one matmul work-item computes for each token of its token tile.
+inline constexpr uint32_t kMatmulRows = 2;
 
 }  // namespace gauntlet::engine::device

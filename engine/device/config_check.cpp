@@ -53,10 +53,9 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
     return core::make_error(core::ErrorKind::unsupported,
                             "the device decoder runs on OpenCL and Vulkan devices, not " + dev);
   }
-  if (config.batch != 1) {
-    return core::make_error(core::ErrorKind::unsupported,
-                            "batch " + std::to_string(config.batch) +
-                                " is planner-only: the device decoder runs batch 1");
+  if (config.micro_batch == 0 || config.sequences == 0) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "micro-batch and sequences must be at least 1");
   }
   const uint32_t context = config.context == 0 ? shape.context : config.context;
   if (context == 0 || context > shape.context) {
@@ -69,9 +68,13 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
     return core::make_error(core::ErrorKind::unsupported, "f16 arithmetic not supported by " + dev);
   }
   const KernelVariant mv = effective_matvec(config), at = effective_attention(config);
+  const KernelVariant mm = effective_matmul(config);
+  const bool passes = planner::pass_tokens(config.micro_batch, config.sequences) > 1;
   GAUNTLET_TRY(check_variant_shape(mv, mv.name()));
   GAUNTLET_TRY(check_variant_shape(at, at.name()));
-  for (const auto* v : {&mv, &at}) {
+  if (passes) GAUNTLET_TRY(check_variant_shape(mm, mm.name()));
+  for (const auto* v : {&mv, &at, &mm}) {
+    if (v == &mm && !passes) continue;
     if (device.max_work_group_size != 0 && v->workgroup > device.max_work_group_size) {
       return core::make_error(core::ErrorKind::unsupported,
                               "workgroup " + std::to_string(v->workgroup) + " > " +
@@ -98,6 +101,24 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
   for (uint32_t n_in : matvec_inputs(shape)) {
     GAUNTLET_TRY(local_fits(mv, {n_in, 0, 0}, local_mem_limit, "n_in " + std::to_string(n_in)));
   }
+  if (passes) {
+    const uint32_t step = std::max(16u, block);
+    if (mm.tokens == 0 || mm.tokens > 32 ||
+        (mm.activation_tile != planner::kWholeVector && mm.activation_tile % step != 0)) {
+      return core::make_error(core::ErrorKind::invalid_argument,
+                              mm.name() + ": a matmul holds 1..32 tokens and a tile of whole " +
+                                  std::to_string(step) + "-element blocks of " +
+                                  model::to_string(config.weights));
+    }
+    for (uint32_t n_in : matvec_inputs(shape)) {
+      if (n_in % step != 0) {
+        return core::make_error(core::ErrorKind::unsupported,
+                                "a matmul input of " + std::to_string(n_in) +
+                                    " elements is not a multiple of " + std::to_string(step));
+      }
+      GAUNTLET_TRY(local_fits(mm, {n_in, 0, 0}, local_mem_limit, "n_in " + std::to_string(n_in)));
+    }
+  }
   KernelVariant norm = mv;
   norm.op = planner::KernelOp::rmsnorm;
   GAUNTLET_TRY(
@@ -106,6 +127,28 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
       local_fits(at, {0, hd, context}, local_mem_limit,
                  "head_dim " + std::to_string(hd) + ", context " + std::to_string(context)));
   return core::Status::ok();
+}
+
+planner::KernelVariant default_matmul(uint64_t local_mem_limit, const model::ModelShape& shape,
+                                      model::FileType weights) {
+  // The largest token tile first (each weight read serves more tokens), then the largest
+  // activation tile that fits with it.
+  const uint32_t step = std::max(16u, largest_block(shape, weights));
+  planner::KernelVariant v{
+      planner::KernelOp::matmul, 64, step, planner::ActivationType::f32, 0, false, 1};
+  for (uint32_t tokens : {16u, 8u, 4u, 2u, 1u}) {
+    for (uint32_t tile : {512u, 256u, 128u, 64u, 32u, 16u}) {
+      if (tile % step != 0) continue;
+      planner::KernelVariant c = v;
+      c.tokens = tokens;
+      c.activation_tile = tile;
+      if (planner::local_mem_bytes(c, {planner::widest_matvec_input(shape), 0, 0}) <=
+          local_mem_limit) {
+        return c;
+      }
+    }
+  }
+  return v;
 }
 
 DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_limit,
@@ -124,6 +167,7 @@ DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_l
     }
     if (fits) break;
   }
+  c.matmul = default_matmul(local_mem_limit, shape, weights);
   for (uint32_t tile : {0u, 4096u, 2048u, 1024u, 512u, 256u, 128u, 64u, 32u}) {
     c.attention.score_tile = tile;
     if (planner::local_mem_bytes(effective_attention(c), {0, shape.head_dim(), c.context}) <=

@@ -1,5 +1,6 @@
 #include "engine/device/device_decoder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -21,10 +22,9 @@ core::Result<std::unique_ptr<DeviceDecoder>> DeviceDecoder::create(backends::Dev
                             "context " + std::to_string(context) + " is outside 1.." +
                                 std::to_string(model.shape.context));
   }
-  if (config.batch != 1) {
-    return core::make_error(core::ErrorKind::unsupported,
-                            "batch " + std::to_string(config.batch) +
-                                " is planner-only: the device decoder runs batch 1");
+  if (config.micro_batch == 0 || config.sequences == 0) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "micro-batch and sequences must be at least 1");
   }
   auto d = std::make_unique<DeviceDecoder>(device, model, config, context, kernels);
   GAUNTLET_TRY(d->bind());
@@ -40,9 +40,12 @@ DeviceDecoder::DeviceDecoder(backends::Device& device, const loader::DeviceModel
       context_(context),
       ops_(kernels != nullptr ? Ops(*kernels) : Ops(device)),
       layout_(planner::activation_layout(model.shape, context)),
-      kv_layout_(planner::kv_layout(model.shape, context)),
+      kv_layout_(planner::kv_layout(model.shape, context, config.micro_batch)),
       matvec_(effective_matvec(config)),
-      attention_(effective_attention(config)) {}
+      matmul_(effective_matmul(config)),
+      attention_(effective_attention(config)),
+      capacity_(planner::pass_tokens(config.micro_batch, config.sequences)),
+      pos_(config.sequences, 0) {}
 
 core::Status DeviceDecoder::bind() {
   std::map<std::string, Weight> by_name;
@@ -105,16 +108,16 @@ core::Status DeviceDecoder::allocate() {
     out = std::move(*b);
     return core::Status::ok();
   };
-  GAUNTLET_TRY(alloc(act_, planner::activation_bytes(s, context_, 1), "activations"));
-  const uint64_t kv = planner::kv_cache_bytes(s, context_, 1, config_.kv) / 2;
+  GAUNTLET_TRY(alloc(act_, planner::activation_bytes(s, context_, capacity_), "activations"));
+  const uint64_t kv =
+      planner::kv_cache_bytes(s, context_, config_.sequences, config_.kv, config_.micro_batch) / 2;
   GAUNTLET_TRY(alloc(k_cache_, kv, "K cache"));
   GAUNTLET_TRY(alloc(v_cache_, kv, "V cache"));
-  // One table of angles per kind of layer: global, and sliding where those turn otherwise.
-  for (auto& table : rope_tables_) {
-    GAUNTLET_TRY(alloc(table, uint64_t{s.rope_dims()} * sizeof(float), "rope table"));
-  }
-  table_.resize(s.rope_dims());
-  logits_.resize(s.n_vocab);
+  GAUNTLET_TRY(alloc(pass_buffer_, uint64_t{capacity_} * 2 * sizeof(uint32_t), "pass"));
+  // One table of angles per kind of layer (global, and sliding where those turn otherwise), a
+  // row per token.
+  const uint64_t table_bytes = uint64_t{s.rope_dims()} * capacity_ * sizeof(float);
+  for (auto& table : rope_tables_) GAUNTLET_TRY(alloc(table, table_bytes, "rope table"));
   return core::Status::ok();
 }
 
@@ -133,40 +136,47 @@ core::Status DeviceDecoder::fill_kv(std::span<const std::byte> k, std::span<cons
   }
   GAUNTLET_TRY(device_.upload(*k_cache_, k));
   GAUNTLET_TRY(device_.upload(*v_cache_, v));
-  pos_ = position;
+  std::fill(pos_.begin(), pos_.end(), position);
   return core::Status::ok();
+}
+
+core::Status DeviceDecoder::project(const Weight& w, uint32_t n_in, uint32_t n_out, uint64_t x_off,
+                                    uint64_t out_off, bool accumulate) {
+  auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
+  if (tokens() == 1) {
+    return ops_.matvec(*w.buffer, w.type, matvec_, n_in, n_out, *act_, off(x_off), off(out_off),
+                       kMatvecRows, accumulate);
+  }
+  return ops_.matmul(*w.buffer, w.type, matmul_, n_in, n_out, *act_, off(x_off), off(out_off),
+                     stride(), tokens(), kMatmulRows, accumulate);
 }
 
 core::Status DeviceDecoder::project_qkv(const Layer& L) {
   const auto& s = model_.shape;
   const auto& a = layout_;
   const model::Architecture& arch = s.traits();
-  const uint32_t n_q = s.n_embd_q(), n_kv = s.n_embd_kv(), rows = kMatvecRows;
+  const uint32_t n_q = s.n_embd_q(), n_kv = s.n_embd_kv(), n = tokens();
   backends::Buffer& act = *act_;
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
   if (arch.fused_qkv) {
     // Q, K and V rows of one matrix into the back-to-back q, k, v of the activation layout.
-    GAUNTLET_TRY(ops_.matvec(*L.wqkv.buffer, L.wqkv.type, matvec_, s.n_embd, n_q + 2 * n_kv, act,
-                             off(a.xb), off(a.q), rows));
+    GAUNTLET_TRY(project(L.wqkv, s.n_embd, n_q + 2 * n_kv, a.xb, a.q));
   } else {
-    GAUNTLET_TRY(ops_.matvec(*L.wq.buffer, L.wq.type, matvec_, s.n_embd, n_q, act, off(a.xb),
-                             off(a.q), rows));
-    GAUNTLET_TRY(ops_.matvec(*L.wk.buffer, L.wk.type, matvec_, s.n_embd, n_kv, act, off(a.xb),
-                             off(a.k), rows));
-    GAUNTLET_TRY(ops_.matvec(*L.wv.buffer, L.wv.type, matvec_, s.n_embd, n_kv, act, off(a.xb),
-                             off(a.v), rows));
+    GAUNTLET_TRY(project(L.wq, s.n_embd, n_q, a.xb, a.q));
+    GAUNTLET_TRY(project(L.wk, s.n_embd, n_kv, a.xb, a.k));
+    GAUNTLET_TRY(project(L.wv, s.n_embd, n_kv, a.xb, a.v));
   }
   if (arch.qkv_bias) {
-    GAUNTLET_TRY(ops_.add_bias(act, *L.bq.buffer, {n_q, off(a.q)}));
-    GAUNTLET_TRY(ops_.add_bias(act, *L.bk.buffer, {n_kv, off(a.k)}));
-    GAUNTLET_TRY(ops_.add_bias(act, *L.bv.buffer, {n_kv, off(a.v)}));
+    GAUNTLET_TRY(ops_.add_bias(act, *L.bq.buffer, {n_q, off(a.q), stride()}, n));
+    GAUNTLET_TRY(ops_.add_bias(act, *L.bk.buffer, {n_kv, off(a.k), stride()}, n));
+    GAUNTLET_TRY(ops_.add_bias(act, *L.bv.buffer, {n_kv, off(a.v), stride()}, n));
   }
   if (arch.qk_norm) {
     const uint32_t hd = s.head_dim();
     GAUNTLET_TRY(ops_.rmsnorm(act, *L.q_norm.buffer, matvec_.workgroup,
-                              {hd, off(a.q), off(a.q), s.rms_eps}, s.n_head));
+                              {hd, off(a.q), off(a.q), s.rms_eps, stride()}, s.n_head, n));
     GAUNTLET_TRY(ops_.rmsnorm(act, *L.k_norm.buffer, matvec_.workgroup,
-                              {hd, off(a.k), off(a.k), s.rms_eps}, s.n_head_kv));
+                              {hd, off(a.k), off(a.k), s.rms_eps, stride()}, s.n_head_kv, n));
   }
   return core::Status::ok();
 }
@@ -174,133 +184,176 @@ core::Status DeviceDecoder::project_qkv(const Layer& L) {
 core::Status DeviceDecoder::feed_forward(const Layer& L) {
   const auto& s = model_.shape;
   const auto& a = layout_;
-  const uint32_t rows = kMatvecRows;
   backends::Buffer& act = *act_;
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
   GAUNTLET_TRY(ops_.rmsnorm(act, *L.ffn_norm.buffer, matvec_.workgroup,
-                            {s.n_embd, off(a.x), off(a.xb), s.rms_eps}));
+                            {s.n_embd, off(a.x), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
   if (s.traits().fused_gate_up) {
     // Gate rows then up rows: hb and hb2 = hb + n_ff.
-    GAUNTLET_TRY(ops_.matvec(*L.w_up.buffer, L.w_up.type, matvec_, s.n_embd, 2 * s.n_ff, act,
-                             off(a.xb), off(a.hb), rows));
+    GAUNTLET_TRY(project(L.w_up, s.n_embd, 2 * s.n_ff, a.xb, a.hb));
   } else {
-    GAUNTLET_TRY(ops_.matvec(*L.w_gate.buffer, L.w_gate.type, matvec_, s.n_embd, s.n_ff, act,
-                             off(a.xb), off(a.hb), rows));
-    GAUNTLET_TRY(ops_.matvec(*L.w_up.buffer, L.w_up.type, matvec_, s.n_embd, s.n_ff, act, off(a.xb),
-                             off(a.hb2), rows));
+    GAUNTLET_TRY(project(L.w_gate, s.n_embd, s.n_ff, a.xb, a.hb));
+    GAUNTLET_TRY(project(L.w_up, s.n_embd, s.n_ff, a.xb, a.hb2));
   }
   const Elementwise gated =
       s.traits().activation == model::Activation::gelu ? Elementwise::geglu : Elementwise::swiglu;
-  GAUNTLET_TRY(ops_.elementwise(act, gated, {s.n_ff, off(a.hb), off(a.hb2)}));
-  return add_branch(*L.w_down.buffer, L.w_down.type, s.n_ff, a.hb, L.post_ffn_norm);
+  GAUNTLET_TRY(
+      ops_.elementwise(act, gated, {s.n_ff, off(a.hb), off(a.hb2), 0, stride()}, tokens()));
+  return add_branch(L.w_down, s.n_ff, a.hb, L.post_ffn_norm);
 }
 
-core::Status DeviceDecoder::add_branch(backends::Buffer& w, model::TensorType type, uint32_t n_in,
-                                       uint64_t x_off, const Weight& post_norm) {
+core::Status DeviceDecoder::add_branch(const Weight& w, uint32_t n_in, uint64_t x_off,
+                                       const Weight& post_norm) {
   const auto& s = model_.shape;
   const auto& a = layout_;
   backends::Buffer& act = *act_;
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
-  if (!s.traits().post_norms) {
-    // x += W . h: the residual add is the matvec's own write.
-    return ops_.matvec(w, type, matvec_, n_in, s.n_embd, act, off(x_off), off(a.x), kMatvecRows,
-                       true);
-  }
+  // x += W . h: the residual add is the product's own write.
+  if (!s.traits().post_norms) return project(w, n_in, s.n_embd, x_off, a.x, true);
   // gemma: x += post_norm(W . h).
-  GAUNTLET_TRY(
-      ops_.matvec(w, type, matvec_, n_in, s.n_embd, act, off(x_off), off(a.xb), kMatvecRows));
+  GAUNTLET_TRY(project(w, n_in, s.n_embd, x_off, a.xb));
   GAUNTLET_TRY(ops_.rmsnorm(act, *post_norm.buffer, matvec_.workgroup,
-                            {s.n_embd, off(a.xb), off(a.xb), s.rms_eps}));
-  return ops_.elementwise(act, Elementwise::add, {s.n_embd, off(a.x), off(a.xb)});
+                            {s.n_embd, off(a.xb), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
+  return ops_.elementwise(act, Elementwise::add, {s.n_embd, off(a.x), off(a.xb), 0, stride()},
+                          tokens());
 }
 
 core::Status DeviceDecoder::run_layer(uint32_t l) {
   const auto& s = model_.shape;
   const auto& L = layers_[l];
   const auto& a = layout_;
-  const uint32_t hd = s.head_dim(), n_q = s.n_embd_q(), n_kv = s.n_embd_kv();
+  const uint32_t hd = s.head_dim(), n_q = s.n_embd_q(), n_kv = s.n_embd_kv(), n = tokens();
   backends::Buffer& act = *act_;
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
 
   GAUNTLET_TRY(ops_.rmsnorm(act, *L.attn_norm.buffer, matvec_.workgroup,
-                            {s.n_embd, off(a.x), off(a.xb), s.rms_eps}));
+                            {s.n_embd, off(a.x), off(a.xb), s.rms_eps, stride()}, 1, n));
   GAUNTLET_TRY(project_qkv(L));
-  // A sliding layer keeps a ring of its last positions (planner::kv_layout).
-  const uint64_t layer_off = kv_layout_.offset[l];
+  // A sliding layer keeps a ring of its last positions (planner::kv_layout); every token's K and
+  // V is written before any token attends, and each attends only up to its own position.
+  const uint32_t layer_off = off(kv_layout_.offset[l]);
   const uint32_t slots = kv_layout_.slots[l];
-  const RopeParams rope{off(a.q),
-                        off(a.k),
-                        off(a.v),
-                        n_q / 2,
-                        n_kv / 2,
-                        hd,
-                        s.rope_dims(),
-                        off(layer_off + uint64_t{pos_ % slots} * n_kv),
-                        static_cast<uint32_t>(s.traits().rope)};
+  const uint32_t seq_stride = off(kv_layout_.total_slots * n_kv);
+  const RopeParams rope{off(a.q),      off(a.k),  off(a.v),
+                        n_q / 2,       n_kv / 2,  hd,
+                        s.rope_dims(), layer_off, static_cast<uint32_t>(s.traits().rope),
+                        stride(),      slots,     seq_stride};
   backends::Buffer& table = *rope_tables_[s.sliding(l) ? 1 : 0];
-  GAUNTLET_TRY(ops_.rope_kv(act, *k_cache_, *v_cache_, table, config_.kv, rope));
-  const uint32_t first =
-      s.sliding(l) && pos_ + 1 > s.sliding_window ? pos_ + 1 - s.sliding_window : 0;
+  GAUNTLET_TRY(ops_.rope_kv(act, *k_cache_, *v_cache_, table, *pass_buffer_, config_.kv, rope, n));
   const AttentionParams att{off(a.q),
                             off(a.xb2),
                             s.n_head / s.n_head_kv,
                             n_kv,
-                            off(layer_off),
-                            pos_ + 1,
+                            layer_off,
+                            s.sliding(l) ? s.sliding_window : 0,
                             1.0f / std::sqrt(static_cast<float>(hd)),
-                            first,
+                            stride(),
                             slots,
-                            s.attn_softcap};
-  GAUNTLET_TRY(ops_.attention(act, *k_cache_, *v_cache_, attention_, s.n_head, hd, context_,
-                              config_.kv, att));
-  GAUNTLET_TRY(add_branch(*L.wo.buffer, L.wo.type, n_q, a.xb2, L.post_attn_norm));
+                            s.attn_softcap,
+                            seq_stride};
+  GAUNTLET_TRY(ops_.attention(act, *k_cache_, *v_cache_, *pass_buffer_, attention_, s.n_head, hd,
+                              context_, config_.kv, att, n));
+  GAUNTLET_TRY(add_branch(L.wo, n_q, a.xb2, L.post_attn_norm));
   return feed_forward(L);
 }
 
-core::Result<std::span<const float>> DeviceDecoder::step(int32_t token) {
+core::Status DeviceDecoder::upload_pass() {
   const auto& s = model_.shape;
-  if (token < 0 || static_cast<uint32_t>(token) >= s.n_vocab) {
-    return core::make_error(core::ErrorKind::invalid_argument,
-                            "token id " + std::to_string(token) + " is outside the vocabulary 0.." +
-                                std::to_string(s.n_vocab - 1));
+  const uint32_t dims = s.rope_dims();
+  std::vector<uint32_t> info;
+  for (const auto& t : pass_) {
+    info.push_back(t.pos);
+    info.push_back(t.seq);
   }
-  if (pos_ >= context_) {
-    return core::make_error(
-        core::ErrorKind::invalid_argument,
-        "position " + std::to_string(pos_) + " is past the context of " + std::to_string(context_));
-  }
-  // cos/sin of this position's angles, computed in double as the reference does: table 0 for the
+  GAUNTLET_TRY(device_.upload(*pass_buffer_, std::as_bytes(std::span<const uint32_t>(info))));
+  // cos/sin of each token's angles, computed in double as the reference does: table 0 for the
   // global layers, table 1 for the sliding ones (their base may differ).
+  tables_.resize(size_t{dims} * pass_.size());
   for (uint32_t kind = 0; kind < 2; ++kind) {
     uint32_t layer = 0;
     while (layer < s.n_layer && s.sliding(layer) != (kind == 1)) ++layer;
-    model::rope_table(s, layer, rope_factors_, pos_, table_);
+    for (size_t t = 0; t < pass_.size(); ++t) {
+      model::rope_table(s, layer, rope_factors_, pass_[t].pos,
+                        std::span<float>(tables_).subspan(t * dims, dims));
+    }
     GAUNTLET_TRY(
-        device_.upload(*rope_tables_[kind], std::as_bytes(std::span<const float>(table_))));
+        device_.upload(*rope_tables_[kind], std::as_bytes(std::span<const float>(tables_))));
   }
+  return core::Status::ok();
+}
+
+core::Status DeviceDecoder::logits() {
+  const auto& s = model_.shape;
   const auto& a = layout_;
-  GAUNTLET_TRY(ops_.embed(*token_embd_.buffer, token_embd_.type, s.n_embd,
-                          static_cast<uint32_t>(token), *act_, static_cast<uint32_t>(a.x)));
+  auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
+  const bool all = std::all_of(pass_.begin(), pass_.end(), [](const auto& t) { return t.logits; });
+  if (all) {
+    // Every token's logits (sequences decoded together): one product for the whole pass.
+    GAUNTLET_TRY(ops_.rmsnorm(*act_, *output_norm_.buffer, matvec_.workgroup,
+                              {s.n_embd, off(a.x), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
+    GAUNTLET_TRY(project(output_, s.n_embd, s.n_vocab, a.xb, a.logits));
+  } else {
+    // A prompt wants its last token's: a matvec on each token that asks.
+    for (size_t t = 0; t < pass_.size(); ++t) {
+      if (!pass_[t].logits) continue;
+      const uint64_t at = t * layout_.total;
+      GAUNTLET_TRY(ops_.rmsnorm(*act_, *output_norm_.buffer, matvec_.workgroup,
+                                {s.n_embd, off(at + a.x), off(at + a.xb), s.rms_eps}));
+      GAUNTLET_TRY(ops_.matvec(*output_.buffer, output_.type, matvec_, s.n_embd, s.n_vocab, *act_,
+                               off(at + a.xb), off(at + a.logits), kMatvecRows));
+    }
+  }
+  if (s.final_softcap > 0) {
+    GAUNTLET_TRY(ops_.elementwise(*act_, Elementwise::softcap,
+                                  {s.n_vocab, off(a.logits), 0, s.final_softcap, stride()},
+                                  tokens()));
+  }
+  for (size_t t = 0; t < pass_.size(); ++t) {
+    if (!pass_[t].logits) continue;
+    logits_.resize(logits_.size() + s.n_vocab);
+    GAUNTLET_TRY(device_.download(*act_,
+                                  std::as_writable_bytes(std::span<float>(logits_).last(s.n_vocab)),
+                                  (t * layout_.total + a.logits) * sizeof(float)));
+  }
+  return core::Status::ok();
+}
+
+core::Status DeviceDecoder::run_pass() {
+  const auto& s = model_.shape;
+  const auto& a = layout_;
+  GAUNTLET_TRY(upload_pass());
+  for (size_t t = 0; t < pass_.size(); ++t) {
+    GAUNTLET_TRY(ops_.embed(*token_embd_.buffer, token_embd_.type, s.n_embd,
+                            static_cast<uint32_t>(pass_[t].token), *act_,
+                            static_cast<uint32_t>(t * layout_.total + a.x)));
+  }
   if (s.traits().embed_scale) {
-    GAUNTLET_TRY(ops_.elementwise(
-        *act_, Elementwise::scale,
-        {s.n_embd, static_cast<uint32_t>(a.x), 0, std::sqrt(static_cast<float>(s.n_embd))}));
+    GAUNTLET_TRY(ops_.elementwise(*act_, Elementwise::scale,
+                                  {s.n_embd, static_cast<uint32_t>(a.x), 0,
+                                   std::sqrt(static_cast<float>(s.n_embd)), stride()},
+                                  tokens()));
   }
   for (uint32_t l = 0; l < s.n_layer; ++l) GAUNTLET_TRY(run_layer(l));
-  GAUNTLET_TRY(
-      ops_.rmsnorm(*act_, *output_norm_.buffer, matvec_.workgroup,
-                   {s.n_embd, static_cast<uint32_t>(a.x), static_cast<uint32_t>(a.xb), s.rms_eps}));
-  GAUNTLET_TRY(ops_.matvec(*output_.buffer, output_.type, matvec_, s.n_embd, s.n_vocab, *act_,
-                           static_cast<uint32_t>(a.xb), static_cast<uint32_t>(a.logits),
-                           kMatvecRows));
-  if (s.final_softcap > 0) {
-    GAUNTLET_TRY(
-        ops_.elementwise(*act_, Elementwise::softcap,
-                         {s.n_vocab, static_cast<uint32_t>(a.logits), 0, s.final_softcap}));
+  return logits();
+}
+
+core::Result<std::span<const float>> DeviceDecoder::step(int32_t token) {
+  const BatchToken one{token, 0, true};
+  return forward(std::span<const BatchToken>(&one, 1));
+}
+
+core::Result<std::span<const float>> DeviceDecoder::forward(std::span<const BatchToken> batch) {
+  GAUNTLET_TRY(check_batch(batch, model_.shape.n_vocab, pos_, context_));
+  logits_.clear();
+  for (const PassRange& r : split_into_passes(batch, config_.micro_batch, capacity_)) {
+    pass_.clear();
+    for (size_t i = r.begin; i < r.end; ++i) {
+      const BatchToken& b = batch[i];
+      pass_.push_back({b.token, pos_[b.seq], b.seq, b.logits});
+      ++pos_[b.seq];
+    }
+    GAUNTLET_TRY(run_pass());
   }
-  GAUNTLET_TRY(device_.download(*act_, std::as_writable_bytes(std::span<float>(logits_)),
-                                a.logits * sizeof(float)));
-  ++pos_;
   return std::span<const float>(logits_);
 }
 

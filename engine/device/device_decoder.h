@@ -1,14 +1,18 @@
 #pragma once
-// The decode step on an OpenCL or Vulkan device, for every architecture the engine runs (the layer
-// consults model::Architecture as the host reference does): the weights are the loader's buffers
-// (one per tensor), the activations one buffer laid out by planner::activation_layout, the KV cache
-// two buffers [layer][position][n_embd_kv]. A step is one dispatch per op per layer; on Vulkan they
-// all go in one batch and only the logits are downloaded.
+// Passes of the model on an OpenCL or Vulkan device, for every architecture the engine runs (the
+// layer consults model::Architecture as the host reference does): the weights are the loader's
+// buffers (one per tensor), the activations one buffer with a planner::activation_layout block per
+// token of a pass, the KV cache two buffers [sequence][layer][slot][n_embd_kv]. A pass of one token
+// (a decode step) runs the matvec kernels; a pass of several (a prompt's micro-batch, or one token
+// of each of several sequences) runs the matmul kernels, which read each weight once for a whole
+// token tile. A pass is one dispatch per op per layer; on Vulkan they all go in one batch and only
+// the logits are downloaded.
 #include <memory>
 #include <span>
 #include <vector>
 
 #include "backends/device.h"
+#include "engine/batch.h"
 #include "engine/device/config.h"
 #include "engine/device/ops.h"
 #include "engine/loader/loader.h"
@@ -25,13 +29,16 @@ class DeviceDecoder {
                                                              const DecodeConfig& config,
                                                              KernelCache* kernels = nullptr);
 
-  // Feeds `token` at the next position; returns the logits (valid until the next step).
+  // Feeds `token` at sequence 0's next position; returns the logits (valid until the next call).
   core::Result<std::span<const float>> step(int32_t token);
-  // Replaces the KV cache (bytes laid out as the reference's: [layer][position][n_embd_kv] in the
-  // configured precision) and continues at `position`.
+  // Feeds each token at its sequence's next position, in passes of at most micro_batch tokens per
+  // sequence; returns the logits of the tokens marked, n_vocab each, in order.
+  core::Result<std::span<const float>> forward(std::span<const BatchToken> batch);
+  // Replaces the KV cache (bytes laid out as the reference's: [sequence][layer][slot][n_embd_kv]
+  // in the configured precision) and continues every sequence at `position`.
   core::Status fill_kv(std::span<const std::byte> k, std::span<const std::byte> v,
                        uint32_t position);
-  uint32_t position() const { return pos_; }
+  uint32_t position(uint32_t seq = 0) const { return pos_[seq]; }
   // Times every dispatch from now on into `times` (see Ops::time_dispatches); nullptr stops.
   void time_dispatches(KernelTimes* times) { ops_.time_dispatches(times); }
   uint32_t context() const { return context_; }
@@ -49,14 +56,28 @@ class DeviceDecoder {
     Weight attn_norm, wq, wk, wv, wo, ffn_norm, w_gate, w_up, w_down;
     Weight wqkv, bq, bk, bv, q_norm, k_norm, post_attn_norm, post_ffn_norm;
   };
+  // One token of the pass being run.
+  struct PassToken {
+    int32_t token;
+    uint32_t pos, seq;
+    bool logits;
+  };
   core::Status bind();
   core::Status allocate();
+  core::Status run_pass();
+  core::Status upload_pass();
   core::Status run_layer(uint32_t l);
   core::Status project_qkv(const Layer& L);
   core::Status feed_forward(const Layer& L);
+  core::Status logits();
+  // act[out_off ..] (+)= W . act[x_off ..] for every token of the pass: a matvec for one token, a
+  // matmul for several.
+  core::Status project(const Weight& w, uint32_t n_in, uint32_t n_out, uint64_t x_off,
+                       uint64_t out_off, bool accumulate = false);
   // x += W . act[x_off ..], through the post-norm where the architecture has one.
-  core::Status add_branch(backends::Buffer& w, model::TensorType type, uint32_t n_in,
-                          uint64_t x_off, const Weight& post_norm);
+  core::Status add_branch(const Weight& w, uint32_t n_in, uint64_t x_off, const Weight& post_norm);
+  uint32_t tokens() const { return static_cast<uint32_t>(pass_.size()); }
+  uint32_t stride() const { return static_cast<uint32_t>(layout_.total); }
 
   backends::Device& device_;
   const loader::DeviceModel& model_;
@@ -65,14 +86,17 @@ class DeviceDecoder {
   Ops ops_;
   planner::ActivationLayout layout_;
   planner::KvLayout kv_layout_;
-  planner::KernelVariant matvec_, attention_;
+  planner::KernelVariant matvec_, matmul_, attention_;
+  uint32_t capacity_;  // tokens a pass holds
   Weight token_embd_, output_norm_, output_;
   std::vector<Layer> layers_;
-  std::unique_ptr<backends::Buffer> act_, k_cache_, v_cache_;
-  std::unique_ptr<backends::Buffer> rope_tables_[2];  // global layers, sliding layers
-  std::vector<float> table_, logits_;
+  std::unique_ptr<backends::Buffer> act_, k_cache_, v_cache_, pass_buffer_;
+  // A row of angles per token of the pass: global layers, sliding layers.
+  std::unique_ptr<backends::Buffer> rope_tables_[2];
+  std::vector<float> tables_, logits_;
   std::vector<float> rope_factors_;  // rope_freqs.weight, read back once (empty without one)
-  uint32_t pos_ = 0;
+  std::vector<PassToken> pass_;
+  std::vector<uint32_t> pos_;  // each sequence's next position
 };
 
 }  // namespace gauntlet::engine::device

@@ -4,6 +4,7 @@
 #include "kernels/engine_add_bias_cl.h"
 #include "kernels/engine_attention_cl.h"
 #include "kernels/engine_elementwise_cl.h"
+#include "kernels/engine_matmul_cl.h"
 #include "kernels/engine_matvec_cl.h"
 #include "kernels/engine_rmsnorm_cl.h"
 #include "kernels/engine_rope_kv_cl.h"
@@ -11,6 +12,7 @@
 #include "kernels/engine_add_bias_comp.h"
 #include "kernels/engine_attention_comp.h"
 #include "kernels/engine_elementwise_comp.h"
+#include "kernels/engine_matmul_typed.h"
 #include "kernels/engine_matvec_blocks_typed.h"
 #include "kernels/engine_matvec_comp.h"
 #include "kernels/engine_rmsnorm_comp.h"
@@ -133,6 +135,44 @@ core::Result<KernelSource> matvec_source(core::Api api, model::TensorType weight
   return s;
 }
 
+core::Result<KernelSource> matmul_source(core::Api api, model::TensorType weights,
+                                         const planner::KernelVariant& v, uint32_t n_in,
+                                         uint32_t rows, bool accumulate) {
+  GAUNTLET_TRY(check_workgroup(v));
+  const uint32_t tile = v.activation_tile == planner::kWholeVector
+                            ? n_in
+                            : std::min<uint32_t>(v.activation_tile, n_in);
+  const uint32_t step = std::max<uint32_t>(16, model::block_elements(weights));
+  if (tile % step != 0 || n_in % step != 0) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            v.name() + ": a matmul over " + std::to_string(n_in) + " " +
+                                model::to_string(weights) + " elements in tiles of " +
+                                std::to_string(tile) + " needs both to be multiples of " +
+                                std::to_string(step));
+  }
+  if (rows == 0 || rows > 4 || v.tokens == 0 || v.tokens > 32) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            v.name() +
+                                ": a matmul computes 1..4 rows per work-item for 1..32 "
+                                "tokens per workgroup");
+  }
+  std::span<const uint32_t> spirv;
+#ifdef GAUNTLET_HAVE_SPIRV
+  spirv = kernels::engine_matmul_spirv(static_cast<uint32_t>(weights));
+#endif
+  auto s = make(api, "matmul", {kernels::engine_matmul_cl, spirv}, 2, sizeof(MatmulParams),
+                v.workgroup, true);
+  if (!s) return s;
+  if (api == core::Api::opencl) s->opencl_headers = core::opencl_type_headers(weights);
+  s->constants = {{"WEIGHT_FORMAT", static_cast<int64_t>(weights)},
+                  {"TILE", tile},
+                  {"TOKENS", v.tokens},
+                  {"ROWS", rows},
+                  {"ACCUMULATE", accumulate ? 1 : 0},
+                  {"TILE_VECS", v.tokens * tile / 4}};
+  return s;
+}
+
 core::Result<KernelSource> embed_source(core::Api api, model::TensorType weights) {
   auto s = matvec_kernel(api, weights, "embed", kSimpleWorkgroup, false);
   if (!s) return s;
@@ -162,7 +202,7 @@ core::Result<KernelSource> rmsnorm_source(core::Api api, uint32_t workgroup) {
 }
 
 core::Result<KernelSource> rope_kv_source(core::Api api, planner::KvPrecision kv) {
-  auto s = make(api, "rope_kv", {kernels::engine_rope_kv_cl, SPIRV(engine_rope_kv_comp)}, 4,
+  auto s = make(api, "rope_kv", {kernels::engine_rope_kv_cl, SPIRV(engine_rope_kv_comp)}, 5,
                 sizeof(RopeParams), kSimpleWorkgroup, false);
   if (!s) return s;
   s->constants = {{"KV_F16", kv == planner::KvPrecision::f16 ? 1 : 0}};
@@ -186,7 +226,7 @@ core::Result<KernelSource> attention_source(core::Api api, const planner::Kernel
   }
   const uint32_t score_tile = v.score_tile == 0 ? context : std::min(v.score_tile, context);
   const bool f16 = v.activation_type == planner::ActivationType::f16;
-  auto s = make(api, "attention", {kernels::engine_attention_cl, SPIRV(engine_attention_comp)}, 3,
+  auto s = make(api, "attention", {kernels::engine_attention_cl, SPIRV(engine_attention_comp)}, 4,
                 sizeof(AttentionParams), v.workgroup, true);
   if (!s) return s;
   s->constants = {{"HEAD_DIM", head_dim},

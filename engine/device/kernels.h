@@ -15,30 +15,45 @@
 
 namespace gauntlet::engine::device {
 
+// The kernels of a pass of several tokens take token t's activations at t * stride (floats); the
+// per-token kernels run one workgroup row (y) per token. rope_kv and attention read each token's
+// position and sequence from the pass buffer: uint32 pairs {position, sequence}.
 struct MatvecParams {
   uint32_t n_in, n_out, x_off, out_off, row;
+};
+struct MatmulParams {
+  uint32_t n_in, n_out, x_off, out_off, stride, n_tok;
 };
 struct RmsnormParams {
   uint32_t n, in_off, out_off;
   float eps;
+  uint32_t stride = 0;
 };
 struct RopeParams {
-  uint32_t q_off, k_off, v_off, n_q_pairs, n_kv_pairs, head_dim, rope_dims, cache_off;
-  uint32_t neox;  // model::RopeStyle
+  uint32_t q_off, k_off, v_off, n_q_pairs, n_kv_pairs, head_dim, rope_dims;
+  uint32_t layer_off;  // element index of the layer's slot 0 in sequence 0's cache
+  uint32_t neox;       // model::RopeStyle
+  uint32_t stride;
+  uint32_t ring;        // slots of the layer: position t in slot t % ring
+  uint32_t seq_stride;  // elements between two sequences' caches
 };
 struct AttentionParams {
-  uint32_t q_off, out_off, group, n_kv, layer_off, n_pos;
+  uint32_t q_off, out_off, group, n_kv, layer_off;
+  uint32_t window;  // a sliding-window layer's window; 0: every position
   float scale;
-  uint32_t first_pos;  // the oldest position attended (a sliding-window layer's start)
-  uint32_t ring;       // positions the layer's cache holds: position t in slot t % ring
-  float softcap;       // attention-logit soft-cap; 0: none
+  uint32_t stride;
+  uint32_t ring;  // positions the layer's cache holds: position t in slot t % ring
+  float softcap;  // attention-logit soft-cap; 0: none
+  uint32_t seq_stride;
 };
 struct ElementwiseParams {
   uint32_t n, a_off, b_off;
   float value = 0.0f;  // scale and softcap
+  uint32_t stride = 0;
 };
 struct BiasParams {
   uint32_t n, off;
+  uint32_t stride = 0;
 };
 
 // The OP of engine_elementwise.cl / .comp.
@@ -49,6 +64,12 @@ inline constexpr uint32_t kSimpleWorkgroup = 64;
 
 // `api` picks the embedded text (OpenCL) or SPIR-V (Vulkan); host has no device kernels.
 core::Result<backends::KernelSource> matvec_source(core::Api api, model::TensorType weights,
+                                                   const planner::KernelVariant& variant,
+                                                   uint32_t n_in, uint32_t rows,
+                                                   bool accumulate = false);
+// The matrix-matrix kernel of a pass (engine_matmul.cl / .glsl): `variant.tokens` tokens per
+// workgroup, `variant.activation_tile` elements of each in local memory (kWholeVector: n_in).
+core::Result<backends::KernelSource> matmul_source(core::Api api, model::TensorType weights,
                                                    const planner::KernelVariant& variant,
                                                    uint32_t n_in, uint32_t rows,
                                                    bool accumulate = false);

@@ -19,14 +19,14 @@ uint32_t groups_for(uint64_t items, uint32_t workgroup) {
 
 core::Status Ops::run(core::Result<backends::KernelSource> source,
                       std::vector<backends::Buffer*> buffers, std::span<const std::byte> params,
-                      uint32_t groups, uint64_t local_bytes) {
+                      uint32_t groups, uint64_t local_bytes, uint32_t groups_y) {
   if (!source) return source.error();
   auto kernel = cache_.get(*source);
   if (!kernel) return kernel.error();
   backends::DispatchArgs args;
   args.buffers = std::move(buffers);
   args.params = params;
-  args.groups = {groups, 1, 1};
+  args.groups = {groups, groups_y, 1};
   // OpenCL takes the local memory as a __local argument; Vulkan sizes it by the constants.
   if (source->dynamic_local) args.dynamic_local_bytes = local_bytes;
   if (times_ == nullptr) return device().dispatch(**kernel, args);
@@ -71,6 +71,18 @@ core::Status Ops::matvec(backends::Buffer& w, model::TensorType type,
              bytes_of(p), groups_for(n_out, uint64_t{rows} * v.workgroup), local);
 }
 
+core::Status Ops::matmul(backends::Buffer& w, model::TensorType type,
+                         const planner::KernelVariant& v, uint32_t n_in, uint32_t n_out,
+                         backends::Buffer& act, uint32_t x_off, uint32_t out_off, uint32_t stride,
+                         uint32_t n_tok, uint32_t rows, bool accumulate) {
+  GAUNTLET_TRY(check_weights(w, type, n_in, n_out));
+  const MatmulParams p{n_in, n_out, x_off, out_off, stride, n_tok};
+  const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
+  return run(matmul_source(device().info().id.api, type, v, n_in, rows, accumulate), {&w, &act},
+             bytes_of(p), groups_for(n_out, uint64_t{rows} * v.workgroup), local,
+             groups_for(n_tok, v.tokens));
+}
+
 core::Status Ops::embed(backends::Buffer& w, model::TensorType type, uint32_t n, uint32_t row,
                         backends::Buffer& act, uint32_t out_off) {
   GAUNTLET_TRY(check_weights(w, type, n, row + 1));
@@ -80,38 +92,43 @@ core::Status Ops::embed(backends::Buffer& w, model::TensorType type, uint32_t n,
 }
 
 core::Status Ops::rmsnorm(backends::Buffer& act, backends::Buffer& weight, uint32_t workgroup,
-                          const RmsnormParams& p, uint32_t rows) {
+                          const RmsnormParams& p, uint32_t rows, uint32_t tokens) {
   planner::KernelVariant v;
   v.op = planner::KernelOp::rmsnorm;
   v.workgroup = workgroup;
   return run(rmsnorm_source(device().info().id.api, workgroup), {&act, &weight}, bytes_of(p), rows,
-             planner::local_mem_bytes(v, {p.n, 0, 0}));
+             planner::local_mem_bytes(v, {p.n, 0, 0}), tokens);
 }
 
 core::Status Ops::rope_kv(backends::Buffer& act, backends::Buffer& k_cache,
-                          backends::Buffer& v_cache, backends::Buffer& table,
-                          planner::KvPrecision kv, const RopeParams& p) {
-  return run(rope_kv_source(device().info().id.api, kv), {&act, &k_cache, &v_cache, &table},
-             bytes_of(p), groups_for(uint64_t{p.n_q_pairs} + p.n_kv_pairs, kSimpleWorkgroup), 0);
+                          backends::Buffer& v_cache, backends::Buffer& tables,
+                          backends::Buffer& pass, planner::KvPrecision kv, const RopeParams& p,
+                          uint32_t tokens) {
+  return run(rope_kv_source(device().info().id.api, kv), {&act, &k_cache, &v_cache, &tables, &pass},
+             bytes_of(p), groups_for(uint64_t{p.n_q_pairs} + p.n_kv_pairs, kSimpleWorkgroup), 0,
+             tokens);
 }
 
 core::Status Ops::attention(backends::Buffer& act, backends::Buffer& k_cache,
-                            backends::Buffer& v_cache, const planner::KernelVariant& v,
-                            uint32_t n_head, uint32_t head_dim, uint32_t context,
-                            planner::KvPrecision kv, const AttentionParams& p) {
+                            backends::Buffer& v_cache, backends::Buffer& pass,
+                            const planner::KernelVariant& v, uint32_t n_head, uint32_t head_dim,
+                            uint32_t context, planner::KvPrecision kv, const AttentionParams& p,
+                            uint32_t tokens) {
   const uint64_t local = planner::local_mem_bytes(v, {0, head_dim, context});
   return run(attention_source(device().info().id.api, v, head_dim, context, kv),
-             {&act, &k_cache, &v_cache}, bytes_of(p), n_head, local);
+             {&act, &k_cache, &v_cache, &pass}, bytes_of(p), n_head, local, tokens);
 }
 
-core::Status Ops::elementwise(backends::Buffer& act, Elementwise op, const ElementwiseParams& p) {
+core::Status Ops::elementwise(backends::Buffer& act, Elementwise op, const ElementwiseParams& p,
+                              uint32_t tokens) {
   return run(elementwise_source(device().info().id.api, op), {&act}, bytes_of(p),
-             groups_for(p.n, kSimpleWorkgroup), 0);
+             groups_for(p.n, kSimpleWorkgroup), 0, tokens);
 }
 
-core::Status Ops::add_bias(backends::Buffer& act, backends::Buffer& bias, const BiasParams& p) {
+core::Status Ops::add_bias(backends::Buffer& act, backends::Buffer& bias, const BiasParams& p,
+                           uint32_t tokens) {
   return run(add_bias_source(device().info().id.api), {&act, &bias}, bytes_of(p),
-             groups_for(p.n, kSimpleWorkgroup), 0);
+             groups_for(p.n, kSimpleWorkgroup), 0, tokens);
 }
 
 }  // namespace gauntlet::engine::device

@@ -37,26 +37,39 @@ class Ops {
   core::Status matvec(backends::Buffer& w, model::TensorType type, const planner::KernelVariant& v,
                       uint32_t n_in, uint32_t n_out, backends::Buffer& act, uint32_t x_off,
                       uint32_t out_off, uint32_t rows = 1, bool accumulate = false);
+  // For each token t < n_tok of a pass: act[t * stride + out_off + r] = W[r] . act[t * stride +
+  // x_off ..] (+= with `accumulate`), through a matmul variant (its token tile and activation
+  // tile); `rows` rows per work-item.
+  core::Status matmul(backends::Buffer& w, model::TensorType type, const planner::KernelVariant& v,
+                      uint32_t n_in, uint32_t n_out, backends::Buffer& act, uint32_t x_off,
+                      uint32_t out_off, uint32_t stride, uint32_t n_tok, uint32_t rows = 1,
+                      bool accumulate = false);
   // act[out_off ..] = row `row` of W (n elements), dequantized.
   core::Status embed(backends::Buffer& w, model::TensorType type, uint32_t n, uint32_t row,
                      backends::Buffer& act, uint32_t out_off);
-  // `rows` rows of p.n elements, each normalized on its own with the same weight.
+  // The ops below run for `tokens` tokens of a pass, p.stride floats apart.
+  // `rows` rows of p.n elements per token, each normalized on its own with the same weight.
   core::Status rmsnorm(backends::Buffer& act, backends::Buffer& weight, uint32_t workgroup,
-                       const RmsnormParams& p, uint32_t rows = 1);
+                       const RmsnormParams& p, uint32_t rows = 1, uint32_t tokens = 1);
+  // `tables` holds one row of rope_dims angles per token; `pass` each token's {position, seq}.
   core::Status rope_kv(backends::Buffer& act, backends::Buffer& k_cache, backends::Buffer& v_cache,
-                       backends::Buffer& table, planner::KvPrecision kv, const RopeParams& p);
+                       backends::Buffer& tables, backends::Buffer& pass, planner::KvPrecision kv,
+                       const RopeParams& p, uint32_t tokens = 1);
   core::Status attention(backends::Buffer& act, backends::Buffer& k_cache,
-                         backends::Buffer& v_cache, const planner::KernelVariant& v,
-                         uint32_t n_head, uint32_t head_dim, uint32_t context,
-                         planner::KvPrecision kv, const AttentionParams& p);
-  core::Status elementwise(backends::Buffer& act, Elementwise op, const ElementwiseParams& p);
+                         backends::Buffer& v_cache, backends::Buffer& pass,
+                         const planner::KernelVariant& v, uint32_t n_head, uint32_t head_dim,
+                         uint32_t context, planner::KvPrecision kv, const AttentionParams& p,
+                         uint32_t tokens = 1);
+  core::Status elementwise(backends::Buffer& act, Elementwise op, const ElementwiseParams& p,
+                           uint32_t tokens = 1);
   // act[p.off + i] += bias[i], i < p.n.
-  core::Status add_bias(backends::Buffer& act, backends::Buffer& bias, const BiasParams& p);
+  core::Status add_bias(backends::Buffer& act, backends::Buffer& bias, const BiasParams& p,
+                        uint32_t tokens = 1);
 
  private:
   core::Status run(core::Result<backends::KernelSource> source,
                    std::vector<backends::Buffer*> buffers, std::span<const std::byte> params,
-                   uint32_t groups, uint64_t local_bytes);
+                   uint32_t groups, uint64_t local_bytes, uint32_t groups_y = 1);
 
   std::unique_ptr<KernelCache> own_;
   KernelCache& cache_;

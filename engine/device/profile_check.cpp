@@ -117,8 +117,8 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
   r.device_tokens = *dev_tokens;
   r.device_peak_bytes = device.peak_bytes();
   r.planned_peak_bytes =
-      planner::plan_memory(both->host.shape,
-                           {config.weights, context, 1, config.kv, 16ull << 20, both->host.tensors})
+      planner::plan_memory(both->host.shape, {config.weights, context, config.sequences, config.kv,
+                                              16ull << 20, both->host.tensors, config.micro_batch})
           .steady_state;
   if (steps > 1 && seconds > 0) {
     r.tokens_per_second = (steps - 1) / seconds;
@@ -170,10 +170,15 @@ core::Result<CheckResult> check_context(backends::Device& device, const model::G
         core::ErrorKind::invalid_argument,
         "context " + std::to_string(context) + " is outside 1.." + std::to_string(shape->context));
   }
-  auto both = load_both(device, file, config, context);
+  DecodeConfig one = config;
+  one.micro_batch = 1;
+  one.sequences = 1;
+  auto both = load_both(device, file, one, context);
   if (!both) return both.error();
-  DecodeConfig c = config;
+  DecodeConfig c = one;
   c.context = context;
+  c.micro_batch = 1;  // one decode step into a cache laid out as the reference's
+  c.sequences = 1;
   const auto& s = both->host.shape;
 
   // Deterministic K and V in [-1, 1) for every layer and position before the last.

@@ -20,9 +20,15 @@ namespace gauntlet::engine::device {
 // `local_mem_limit`, and the features the config needs against the device's claims. The reason
 // names both numbers and the kernel, e.g. "local memory 44288 > 32768
 // (matvec.wg64.whole.f32, n_in 11008)", or the feature and device, e.g. "f16 arithmetic not
-// supported by opencl:0". batch > 1 is planner-only and refused here.
+// supported by opencl:0". A configuration whose passes hold several tokens (micro_batch or
+// sequences above 1) is checked with its matmul variant too.
 core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_limit,
                           const model::ModelShape& shape, const DecodeConfig& config);
+
+// The matmul variant a pass of several tokens uses by default: the largest token tile, then the
+// largest activation tile, whose local memory fits.
+planner::KernelVariant default_matmul(uint64_t local_mem_limit, const model::ModelShape& shape,
+                                      model::FileType weights);
 
 // The fastest variant that fits: the whole activation vector in local memory if it fits, else
 // the largest chunk; the whole context's scores, else the largest score tile. f32 compute and

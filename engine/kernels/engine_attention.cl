@@ -1,5 +1,8 @@
-// Attention of one query head (one workgroup per head) over positions first_pos..n_pos-1 of the
-// KV cache (first_pos > 0: a sliding-window layer), grouped-query: head h reads KV head h / (n_head / n_head_kv). The scores go through a
+// Attention of one query head of one token (workgroup (h, t)) over its sequence's positions
+// first..pos of the KV cache, grouped-query: head h reads KV head h / (n_head / n_head_kv). Token
+// t's position and sequence are pass[2t], pass[2t + 1]; a sliding-window layer (window > 0)
+// starts at first = pos + 1 - window, others at 0; position u sits in slot u % ring of the
+// sequence's cache for this layer. The scores go through a
 // local tile of SCORE_TILE positions at a time with a running (online) softmax, so any context
 // fits. Defines: WG_X, HEAD_DIM, SCORE_TILE, KV_F16, ACT_F16, DIMS_PER_ITEM = ceil(HEAD_DIM/WG_X).
 // Local memory: WG_X floats of scratch, the query head (HEAD_DIM floats or halves), the scores.
@@ -9,11 +12,12 @@ typedef struct {
   uint group;      // n_head / n_head_kv
   uint n_kv;       // n_embd_kv: the cache's row stride
   uint layer_off;  // element index of this layer's position 0
-  uint n_pos;
+  uint window;     // a sliding-window layer's window; 0: every position
   float scale;
-  uint first_pos;  // the oldest position attended
-  uint ring;       // positions the layer's cache holds: position t sits in slot t % ring
+  uint stride;     // floats between two tokens' activations
+  uint ring;       // positions the layer's cache holds
   float softcap;   // scores become softcap * tanh(score / softcap) when > 0 (gemma2)
+  uint seq_stride; // elements between two sequences' caches
 } AttentionParams;
 
 #if KV_F16
@@ -32,7 +36,13 @@ typedef struct {
 #endif
 
 __kernel void attention(__global float* act, __global const uchar* k_cache,
-                        __global const uchar* v_cache, AttentionParams p, __local float* lmem) {
+                        __global const uchar* v_cache, __global const uint* pass, AttentionParams p,
+                        __local float* lmem) {
+  const uint t = get_group_id(1);
+  const uint n_pos = pass[2 * t] + 1;
+  const uint first = p.window > 0 && n_pos > p.window ? n_pos - p.window : 0;
+  const uint layer_off = pass[2 * t + 1] * p.seq_stride + p.layer_off;
+  act += t * p.stride;
   __local float* red = lmem;
   __local Q_T* qv = (__local Q_T*)(lmem + WG_X);
   __local float* scores = (__local float*)((__local uchar*)qv + HEAD_DIM * sizeof(Q_T));
@@ -45,12 +55,12 @@ __kernel void attention(__global float* act, __global const uchar* k_cache,
   float acc[DIMS_PER_ITEM];
   for (uint k = 0; k < DIMS_PER_ITEM; ++k) acc[k] = 0.0f;
 
-  for (uint t0 = p.first_pos; t0 < p.n_pos; t0 += SCORE_TILE) {
-    const uint len = min((uint)SCORE_TILE, p.n_pos - t0);
+  for (uint t0 = first; t0 < n_pos; t0 += SCORE_TILE) {
+    const uint len = min((uint)SCORE_TILE, n_pos - t0);
     barrier(CLK_LOCAL_MEM_FENCE);
     float local_max = -INFINITY;
     for (uint tt = lid; tt < len; tt += WG_X) {
-      const uint base = p.layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off;
+      const uint base = layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off;
       float dot = 0.0f;
       for (uint i = 0; i < HEAD_DIM; ++i) dot += Q_LOAD(i) * KV_LOAD(k_cache, base + i);
       const float score = dot * p.scale;
@@ -85,7 +95,7 @@ __kernel void attention(__global float* act, __global const uchar* k_cache,
       float a = acc[k] * c;
       for (uint tt = 0; tt < len; ++tt) {
         a += scores[tt] *
-             KV_LOAD(v_cache, p.layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off + d);
+             KV_LOAD(v_cache, layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off + d);
       }
       acc[k] = a;
     }

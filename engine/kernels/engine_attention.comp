@@ -1,6 +1,8 @@
 #version 450
-// Attention of one query head (one workgroup per head) over positions first_pos..n_pos-1 of the
-// KV cache (position t in slot t % ring; first_pos > 0 for a sliding-window layer), grouped-query,
+// Attention of one query head of one token (workgroup (h, t)) over its sequence's positions
+// first..pos of the KV cache (token t's position and sequence are pass[2t], pass[2t + 1];
+// position u in slot u % ring of the sequence's cache for this layer; a sliding-window layer,
+// window > 0, starts at pos + 1 - window), grouped-query,
 // with the scores soft-capped (softcap * tanh(score / softcap)) when softcap > 0. Scores pass through a shared tile of SCORE_TILE positions with a running
 // (online) softmax, so any context fits. Constants: 0 workgroup; 3 HEAD_DIM; 4 SCORE_TILE;
 // 5 KV_F16; 6 ACT_F16; 7 DIMS_PER_ITEM (ceil(HEAD_DIM / workgroup), at most 8); 8 Q_WORDS
@@ -16,17 +18,19 @@ layout(constant_id = 9) const uint RED = 64;
 layout(std430, binding = 0) buffer A { float act[]; };
 layout(std430, binding = 1) readonly buffer K { uint k_cache[]; };
 layout(std430, binding = 2) readonly buffer V { uint v_cache[]; };
+layout(std430, binding = 3) readonly buffer P { uint pass[]; };
 layout(push_constant) uniform Params {
   uint q_off;
   uint out_off;
   uint group;
   uint n_kv;
   uint layer_off;
-  uint n_pos;
+  uint window;
   float scale;
-  uint first_pos;
+  uint stride;
   uint ring;
   float softcap;
+  uint seq_stride;
 } p;
 
 shared float red[RED];
@@ -53,8 +57,13 @@ void main() {
   uint lid = gl_LocalInvocationID.x;
   uint wg = gl_WorkGroupSize.x;
   uint h = gl_WorkGroupID.x;
+  uint t = gl_WorkGroupID.y;
+  uint n_pos = pass[2 * t] + 1;
+  uint first = p.window > 0 && n_pos > p.window ? n_pos - p.window : 0;
+  uint layer_off = pass[2 * t + 1] * p.seq_stride + p.layer_off;
+  uint tok = t * p.stride;
   uint kv_head_off = (h / p.group) * HEAD_DIM;
-  uint q_base = p.q_off + h * HEAD_DIM;
+  uint q_base = tok + p.q_off + h * HEAD_DIM;
   if (ACT_F16 != 0) {
     for (uint j = lid; j < HEAD_DIM / 2; j += wg) {
       qv[j] = packHalf2x16(vec2(act[q_base + 2 * j], act[q_base + 2 * j + 1]));
@@ -67,12 +76,12 @@ void main() {
   float acc[8];
   for (uint k = 0; k < DIMS_PER_ITEM; ++k) acc[k] = 0.0;
 
-  for (uint t0 = p.first_pos; t0 < p.n_pos; t0 += SCORE_TILE) {
-    uint len = min(SCORE_TILE, p.n_pos - t0);
+  for (uint t0 = first; t0 < n_pos; t0 += SCORE_TILE) {
+    uint len = min(SCORE_TILE, n_pos - t0);
     barrier();
     float local_max = -1.0 / 0.0;
     for (uint tt = lid; tt < len; tt += wg) {
-      uint base = p.layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off;
+      uint base = layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off;
       float d = 0.0;
       for (uint j = 0; j < HEAD_DIM / 2; ++j) d += dot(q_pair(j), kv_pair(base + 2 * j));
       float score = d * p.scale;
@@ -106,13 +115,13 @@ void main() {
       if (d >= HEAD_DIM) break;
       float a = acc[k] * c;
       for (uint tt = 0; tt < len; ++tt) {
-        a += scores[tt] * kv_at(1, p.layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off + d);
+        a += scores[tt] * kv_at(1, layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off + d);
       }
       acc[k] = a;
     }
   }
   for (uint k = 0; k < DIMS_PER_ITEM; ++k) {
     uint d = lid + k * wg;
-    if (d < HEAD_DIM) act[p.out_off + h * HEAD_DIM + d] = acc[k] / l;
+    if (d < HEAD_DIM) act[tok + p.out_off + h * HEAD_DIM + d] = acc[k] / l;
   }
 }

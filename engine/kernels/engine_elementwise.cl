@@ -1,4 +1,5 @@
-// Elementwise ops over the activation buffer, i < n. OP 0: residual add a += b. OP 1: SwiGLU
+// Elementwise ops over the activation buffer, i < n, for each token of a pass (token t = group y,
+// its activations at t * stride). OP 0: residual add a += b. OP 1: SwiGLU
 // a = silu(a) * b. OP 2: GeGLU a = gelu(a) * b, GELU's tanh approximation as ggml_gelu computes
 // it. OP 3: a *= value (gemma's embedding scale). OP 4: a = value * tanh(a / value) (soft-cap).
 typedef struct {
@@ -6,11 +7,13 @@ typedef struct {
   uint a_off;
   uint b_off;
   float value;
+  uint stride;
 } ElementwiseParams;
 
 __kernel void elementwise(__global float* act, ElementwiseParams p) {
   const uint i = get_global_id(0);
   if (i >= p.n) return;
+  act += get_global_id(1) * p.stride;
   const float a = act[p.a_off + i];
 #if OP == 0
   act[p.a_off + i] = a + act[p.b_off + i];

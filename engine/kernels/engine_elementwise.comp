@@ -1,5 +1,6 @@
 #version 450
-// Elementwise ops over the activation buffer, i < n. Constant 3 OP: 0 residual add a += b;
+// Elementwise ops over the activation buffer, i < n, for each token of a pass (token t =
+// workgroup y, its activations at t * stride). Constant 3 OP: 0 residual add a += b;
 // 1 SwiGLU a = silu(a) * b; 2 GeGLU a = gelu(a) * b (GELU's tanh approximation, as ggml_gelu);
 // 3 a *= value (gemma's embedding scale); 4 a = value * tanh(a / value) (soft-cap).
 layout(local_size_x_id = 0) in;
@@ -10,22 +11,25 @@ layout(push_constant) uniform Params {
   uint a_off;
   uint b_off;
   float value;
+  uint stride;
 } p;
 
 void main() {
   uint i = gl_GlobalInvocationID.x;
   if (i >= p.n) return;
-  float a = act[p.a_off + i];
+  uint tok = gl_WorkGroupID.y * p.stride;
+  uint a_at = tok + p.a_off + i, b_at = tok + p.b_off + i;
+  float a = act[a_at];
   if (OP == 0) {
-    act[p.a_off + i] = a + act[p.b_off + i];
+    act[a_at] = a + act[b_at];
   } else if (OP == 1) {
-    act[p.a_off + i] = a / (1.0 + exp(-a)) * act[p.b_off + i];
+    act[a_at] = a / (1.0 + exp(-a)) * act[b_at];
   } else if (OP == 2) {
     float gelu = 0.5 * a * (1.0 + tanh(0.7978845608 * a * (1.0 + 0.044715 * a * a)));
-    act[p.a_off + i] = gelu * act[p.b_off + i];
+    act[a_at] = gelu * act[b_at];
   } else if (OP == 3) {
-    act[p.a_off + i] = a * p.value;
+    act[a_at] = a * p.value;
   } else {
-    act[p.a_off + i] = p.value * tanh(a / p.value);
+    act[a_at] = p.value * tanh(a / p.value);
   }
 }

@@ -1,17 +1,20 @@
-// out = x / sqrt(mean(x^2) + eps) * weight; WG_X floats of local scratch. Workgroup r normalizes
-// row r (elements in_off + r * n ..): one row for a layer's norm, one per head for qwen3's Q/K
-// norm, all with the same weight.
+// out = x / sqrt(mean(x^2) + eps) * weight; WG_X floats of local scratch. Workgroup (r, t)
+// normalizes row r of token t (elements t * stride + in_off + r * n ..): one row for a layer's
+// norm, one per head for qwen3's Q/K norm, all with the same weight.
 typedef struct {
   uint n;
   uint in_off;
   uint out_off;
   float eps;
+  uint stride;  // floats between two tokens' activations
 } RmsnormParams;
 
 __kernel void rmsnorm(__global float* act, __global const float* weight, RmsnormParams p,
                       __local float* red) {
   const uint lid = get_local_id(0);
-  const uint in_off = p.in_off + get_group_id(0) * p.n, out_off = p.out_off + get_group_id(0) * p.n;
+  const uint tok = get_group_id(1) * p.stride;
+  const uint in_off = tok + p.in_off + get_group_id(0) * p.n;
+  const uint out_off = tok + p.out_off + get_group_id(0) * p.n;
   float sum = 0.0f;
   for (uint i = lid; i < p.n; i += WG_X) {
     const float v = act[in_off + i];

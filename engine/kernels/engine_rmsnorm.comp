@@ -1,7 +1,7 @@
 #version 450
-// out = x / sqrt(mean(x^2) + eps) * weight. Workgroup r normalizes row r (elements
-// in_off + r * n ..): one row for a layer's norm, one per head for qwen3's Q/K norm, all with the
-// same weight. Constants: 0 workgroup, 3 RED (= workgroup).
+// out = x / sqrt(mean(x^2) + eps) * weight. Workgroup (r, t) normalizes row r of token t
+// (elements t * stride + in_off + r * n ..): one row for a layer's norm, one per head for qwen3's
+// Q/K norm, all with the same weight. Constants: 0 workgroup, 3 RED (= workgroup).
 layout(local_size_x_id = 0) in;
 layout(constant_id = 3) const uint RED = 64;
 layout(std430, binding = 0) buffer A { float act[]; };
@@ -11,12 +11,15 @@ layout(push_constant) uniform Params {
   uint in_off;
   uint out_off;
   float eps;
+  uint stride;
 } p;
 shared float red[RED];
 
 void main() {
   uint lid = gl_LocalInvocationID.x;
-  uint in_off = p.in_off + gl_WorkGroupID.x * p.n, out_off = p.out_off + gl_WorkGroupID.x * p.n;
+  uint tok = gl_WorkGroupID.y * p.stride;
+  uint in_off = tok + p.in_off + gl_WorkGroupID.x * p.n;
+  uint out_off = tok + p.out_off + gl_WorkGroupID.x * p.n;
   float sum = 0.0;
   for (uint i = lid; i < p.n; i += gl_WorkGroupSize.x) {
     float v = act[in_off + i];

@@ -1,5 +1,8 @@
-// Rotary embedding of q (in place) and k, then k and v into the KV cache at one position.
-// The table holds this position's angles: table[2i] = cos, table[2i + 1] = sin, i < rope_dims / 2.
+// Rotary embedding of q (in place) and k, then k and v into the KV cache, for every token of a
+// pass (token t = group y: its activations at t * stride, its angles at table row t, its position
+// and sequence at pass[2t], pass[2t + 1]). A table row holds the position's angles: table[2i] =
+// cos, table[2i + 1] = sin, i < rope_dims / 2. The token's K and V go to slot pos % ring of its
+// sequence's cache for this layer.
 // NEOX 0 (llama): pair i of a head is elements (2i, 2i + 1); NEOX 1 (qwen2, qwen3, phi3): pair i
 // is (i, i + rope_dims / 2). Elements past rope_dims are not turned.
 // Work-item g < n_q_pairs turns one pair of q in place (it reads and writes both elements);
@@ -14,8 +17,11 @@ typedef struct {
   uint n_kv_pairs;  // n_head_kv * head_dim / 2
   uint head_dim;
   uint rope_dims;
-  uint cache_off;   // element index of this layer and position in the cache
+  uint layer_off;   // element index of this layer's slot 0 in sequence 0's cache
   uint neox;
+  uint stride;      // floats between two tokens' activations
+  uint ring;        // slots of this layer
+  uint seq_stride;  // elements between two sequences' caches
 } RopeParams;
 
 // Element e of one head after the rotation: its pair is (e, e + step) or (e - step, e).
@@ -29,8 +35,11 @@ inline float turned(__global const float* head, uint e, __global const float* ta
 }
 
 __kernel void rope_kv(__global float* act, __global uchar* k_cache, __global uchar* v_cache,
-                      __global const float* table, RopeParams p) {
+                      __global const float* tables, __global const uint* pass, RopeParams p) {
   const uint g = get_global_id(0);
+  const uint t = get_global_id(1);
+  act += t * p.stride;
+  __global const float* table = tables + t * p.rope_dims;
   const uint half_head = p.head_dim / 2;
   if (g < p.n_q_pairs) {
     const uint i = g % half_head;
@@ -49,7 +58,8 @@ __kernel void rope_kv(__global float* act, __global uchar* k_cache, __global uch
   __global const float* k_head = act + p.k_off + head;
   const float2 k = (float2)(turned(k_head, e, table, p), turned(k_head, e + 1, table, p));
   const float2 v = (float2)(act[p.v_off + head + e], act[p.v_off + head + e + 1]);
-  const uint at = p.cache_off + head + e;
+  const uint slot = pass[2 * t] % p.ring;
+  const uint at = pass[2 * t + 1] * p.seq_stride + p.layer_off + slot * 2 * p.n_kv_pairs + head + e;
 #if KV_F16
   vstore_half2(k, 0, (__global half*)k_cache + at);
   vstore_half2(v, 0, (__global half*)v_cache + at);

@@ -26,10 +26,11 @@ uint64_t largest_tensor_bytes(std::span<const TensorDesc> tensors) {
   return largest;
 }
 
-KvLayout kv_layout(const ModelShape& shape, uint32_t context) {
+KvLayout kv_layout(const ModelShape& shape, uint32_t context, uint32_t micro_batch) {
   KvLayout k;
+  const uint32_t ring = shape.sliding_window + std::max(micro_batch, 1u) - 1;
   for (uint32_t l = 0; l < shape.n_layer; ++l) {
-    const uint32_t slots = shape.sliding(l) ? std::min(context, shape.sliding_window) : context;
+    const uint32_t slots = shape.sliding(l) ? std::min(context, ring) : context;
     k.offset.push_back(k.total_slots * shape.n_embd_kv());
     k.slots.push_back(slots);
     k.total_slots += slots;
@@ -37,15 +38,16 @@ KvLayout kv_layout(const ModelShape& shape, uint32_t context) {
   return k;
 }
 
-uint64_t kv_cache_bytes(const ModelShape& shape, uint32_t context, uint32_t batch,
-                        KvPrecision precision) {
-  return 2ull * kv_layout(shape, context).total_slots * shape.n_embd_kv() * batch *
+uint64_t kv_cache_bytes(const ModelShape& shape, uint32_t context, uint32_t sequences,
+                        KvPrecision precision, uint32_t micro_batch) {
+  return 2ull * kv_layout(shape, context, micro_batch).total_slots * shape.n_embd_kv() * sequences *
          kv_element_bytes(precision);
 }
 
-uint64_t kv_cache_bytes_without_window(const ModelShape& shape, uint32_t context, uint32_t batch,
-                                       KvPrecision precision) {
-  return 2ull * shape.n_layer * shape.n_embd_kv() * context * batch * kv_element_bytes(precision);
+uint64_t kv_cache_bytes_without_window(const ModelShape& shape, uint32_t context,
+                                       uint32_t sequences, KvPrecision precision) {
+  return 2ull * shape.n_layer * shape.n_embd_kv() * context * sequences *
+         kv_element_bytes(precision);
 }
 
 ActivationLayout activation_layout(const ModelShape& shape, uint32_t context) {
@@ -72,8 +74,8 @@ ActivationLayout activation_layout(const ModelShape& shape, uint32_t context) {
   return l;
 }
 
-uint64_t activation_bytes(const ModelShape& shape, uint32_t context, uint32_t batch) {
-  return activation_layout(shape, context).total * sizeof(float) * batch;
+uint64_t activation_bytes(const ModelShape& shape, uint32_t context, uint32_t tokens) {
+  return activation_layout(shape, context).total * sizeof(float) * tokens;
 }
 
 uint64_t staging_bytes(std::span<const TensorDesc> tensors, uint64_t chunk_bytes) {
@@ -90,8 +92,8 @@ MemoryPlan plan_memory(const ModelShape& shape, const PlanOptions& o) {
     tensors = by_rule;
   }
   p.weights = weight_bytes(tensors);
-  p.kv_cache = kv_cache_bytes(shape, context, o.batch, o.kv);
-  p.activations = activation_bytes(shape, context, o.batch);
+  p.kv_cache = kv_cache_bytes(shape, context, o.sequences, o.kv, o.micro_batch);
+  p.activations = activation_bytes(shape, context, pass_tokens(o.micro_batch, o.sequences));
   p.staging = staging_bytes(tensors, o.chunk_bytes);
   p.steady_state = p.weights + p.kv_cache + p.activations;
   p.load_peak = p.weights + p.staging;
@@ -106,8 +108,10 @@ uint32_t activation_element_bytes(ActivationType type) {
 std::string KernelVariant::name() const {
   std::string n = op == KernelOp::matvec      ? "matvec"
                   : op == KernelOp::attention ? "attention"
+                  : op == KernelOp::matmul    ? "matmul"
                                               : "rmsnorm";
   n += ".wg" + std::to_string(workgroup);
+  if (op == KernelOp::matmul) n += ".n" + std::to_string(tokens);
   if (op == KernelOp::attention) {
     n += score_tile == 0 ? ".sall" : ".s" + std::to_string(score_tile);
   } else {
@@ -143,6 +147,9 @@ uint64_t local_mem_bytes(const KernelVariant& v, const KernelDims& d) {
              reduction_scratch_bytes(v);
     case KernelOp::rmsnorm:
       return reduction_scratch_bytes(v);
+    case KernelOp::matmul:
+      // One tile per token of the token tile, each rounded up to 16 bytes (vector reads).
+      return uint64_t{v.tokens} * ((activation_tile_bytes(v, d.n_in) + 15) / 16 * 16);
   }
   return 0;
 }
@@ -159,6 +166,14 @@ uint64_t decode_local_mem_bytes(const KernelVariant& matvec, const KernelVariant
   const uint64_t at = local_mem_bytes(attention, {0, shape.head_dim(), context});
   const uint64_t rn = local_mem_bytes(norm, {shape.n_embd, 0, 0});
   return std::max({mv, at, rn});
+}
+
+uint64_t pass_local_mem_bytes(const KernelVariant& matvec, const KernelVariant& matmul,
+                              const KernelVariant& attention, const ModelShape& shape,
+                              uint32_t context, uint32_t tokens) {
+  const uint64_t decode = decode_local_mem_bytes(matvec, attention, shape, context);
+  if (tokens <= 1) return decode;
+  return std::max(decode, local_mem_bytes(matmul, {widest_matvec_input(shape), 0, 0}));
 }
 
 }  // namespace gauntlet::engine::planner

@@ -29,31 +29,40 @@ uint64_t weight_bytes(std::span<const TensorDesc> tensors);
 uint64_t weight_bytes(const ModelShape& shape, FileType format);
 // The largest single tensor (bounds one allocation and the loader's staging buffer).
 uint64_t largest_tensor_bytes(std::span<const TensorDesc> tensors);
-// Where each layer's K (and V) rows of n_embd_kv elements live in a cache of `context`
-// positions: a sliding-window layer keeps a ring of min(context, window) positions (position t
-// in slot t % slots), any other layer all `context` (llama.cpp keeps sliding layers in a cache of
-// the window's size, llama_kv_cache_iswa).
+// Where each layer's K (and V) rows of n_embd_kv elements live in one sequence's cache of
+// `context` positions: a sliding-window layer keeps a ring of min(context, window + micro_batch -
+// 1) positions (position t in slot t % slots), any other layer all `context`. A pass writes the K
+// and V of all its micro_batch tokens before any of them attends, so the ring holds the window of
+// its first token plus the tokens after it (llama.cpp sizes its sliding cache n_swa + n_ubatch,
+// llama_kv_cache_iswa in src/llama-kv-cache-iswa.cpp). Sequence s's cache follows sequence s - 1's
+// (total_slots * n_embd_kv elements each).
 struct KvLayout {
   std::vector<uint32_t> slots;   // per layer
   std::vector<uint64_t> offset;  // per layer: the element index of its slot 0
   uint64_t total_slots = 0;
 };
-KvLayout kv_layout(const ModelShape& shape, uint32_t context);
-// 2 (K and V) * (slots over the layers) * n_head_kv * head_dim * batch * bytes per element.
-uint64_t kv_cache_bytes(const ModelShape& shape, uint32_t context, uint32_t batch,
-                        KvPrecision precision);
+KvLayout kv_layout(const ModelShape& shape, uint32_t context, uint32_t micro_batch = 1);
+// 2 (K and V) * (slots over the layers) * n_head_kv * head_dim * sequences * bytes per element.
+uint64_t kv_cache_bytes(const ModelShape& shape, uint32_t context, uint32_t sequences,
+                        KvPrecision precision, uint32_t micro_batch = 1);
 // The same with every layer holding the whole context (what a window-blind plan would say).
-uint64_t kv_cache_bytes_without_window(const ModelShape& shape, uint32_t context, uint32_t batch,
-                                       KvPrecision precision);
+uint64_t kv_cache_bytes_without_window(const ModelShape& shape, uint32_t context,
+                                       uint32_t sequences, KvPrecision precision);
 
-// Offsets (in floats) of the f32 activation vectors of one sequence's decode step.
+// Offsets (in floats) of the f32 activation vectors of one token of a pass; token t of a pass
+// has its own copy at t * total (the kernels' token stride).
 struct ActivationLayout {
   uint64_t x, xb, xb2, q, k, v, att, hb, hb2, logits;
   uint64_t total;  // floats
 };
 ActivationLayout activation_layout(const ModelShape& shape, uint32_t context);
-// Activations and scratch for `batch` sequences: activation_layout(...).total * 4 * batch.
-uint64_t activation_bytes(const ModelShape& shape, uint32_t context, uint32_t batch);
+// Activations and scratch for a pass of `tokens` tokens: activation_layout(...).total * 4 *
+// tokens.
+uint64_t activation_bytes(const ModelShape& shape, uint32_t context, uint32_t tokens);
+// Tokens one pass holds: a prompt's micro-batch, or one token of each sequence decoded together.
+inline uint32_t pass_tokens(uint32_t micro_batch, uint32_t sequences) {
+  return micro_batch > sequences ? micro_batch : sequences;
+}
 
 // The loader stages one chunk at a time: min(chunk, largest tensor) bytes.
 uint64_t staging_bytes(std::span<const TensorDesc> tensors, uint64_t chunk_bytes);
@@ -61,11 +70,12 @@ uint64_t staging_bytes(std::span<const TensorDesc> tensors, uint64_t chunk_bytes
 struct PlanOptions {
   // The file type whose tensors are planned, unless `tensors` names them (a real file's own).
   FileType format = FileType::f32;
-  uint32_t context = 0;  // 0: the model's context
-  uint32_t batch = 1;
+  uint32_t context = 0;    // 0: the model's context
+  uint32_t sequences = 1;  // sequences decoded together, each with its own KV cache
   KvPrecision kv = KvPrecision::f32;
   uint64_t chunk_bytes = 16ull << 20;
   std::span<const TensorDesc> tensors = {};
+  uint32_t micro_batch = 1;  // prompt tokens per pass
 };
 
 struct MemoryPlan {
@@ -81,7 +91,7 @@ MemoryPlan plan_memory(const ModelShape& shape, const PlanOptions& options);
 
 // --- local memory per kernel variant ---------------------------------------------------------
 
-enum class KernelOp { matvec, attention, rmsnorm };
+enum class KernelOp { matvec, attention, rmsnorm, matmul };
 enum class ActivationType { f32, f16 };
 uint32_t activation_element_bytes(ActivationType type);
 
@@ -98,8 +108,11 @@ struct KernelVariant {
   uint32_t score_tile = 0;
   // A workgroup-wide reduction through local memory (workgroup floats).
   bool local_reduction = true;
+  // Matmul: the tokens whose activation tiles a workgroup holds at once (its token tile).
+  uint32_t tokens = 1;
 
-  std::string name() const;  // e.g. "matvec.wg64.whole.f32", "attention.wg64.s256.f32"
+  // e.g. "matvec.wg64.whole.f32", "attention.wg64.s256.f32", "matmul.wg64.n16.t256.f32"
+  std::string name() const;
 };
 
 struct KernelDims {
@@ -113,7 +126,7 @@ uint64_t activation_tile_bytes(const KernelVariant& variant, uint64_t n_in);
 // Attention scores: min(score_tile, context) (or context) floats.
 uint64_t score_tile_bytes(const KernelVariant& variant, uint32_t context);
 uint64_t reduction_scratch_bytes(const KernelVariant& variant);
-// All local memory one dispatch of the variant needs.
+// All local memory one dispatch of the variant needs (a matmul: `tokens` activation tiles).
 uint64_t local_mem_bytes(const KernelVariant& variant, const KernelDims& dims);
 
 // The widest matvec input of a model (max(n_embd, n_ff, n_head * head_dim)) and the most local
@@ -121,5 +134,9 @@ uint64_t local_mem_bytes(const KernelVariant& variant, const KernelDims& dims);
 uint64_t widest_matvec_input(const ModelShape& shape);
 uint64_t decode_local_mem_bytes(const KernelVariant& matvec, const KernelVariant& attention,
                                 const ModelShape& shape, uint32_t context);
+// A pass of several tokens adds the matmul over the widest input.
+uint64_t pass_local_mem_bytes(const KernelVariant& matvec, const KernelVariant& matmul,
+                              const KernelVariant& attention, const ModelShape& shape,
+                              uint32_t context, uint32_t tokens);
 
 }  // namespace gauntlet::engine::planner

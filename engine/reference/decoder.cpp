@@ -10,6 +10,10 @@ core::Result<std::unique_ptr<Decoder>> Decoder::create(const model::LoadedModel&
                             "context " + std::to_string(context) + " is over the model's " +
                                 std::to_string(model.shape.context));
   }
+  if (options.sequences == 0 || options.micro_batch == 0) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "sequences and micro-batch must be at least 1");
+  }
   return std::make_unique<Decoder>(model, options, context);
 }
 
@@ -17,18 +21,43 @@ Decoder::Decoder(const model::LoadedModel& model, const DecodeOptions& options, 
     : model_(model),
       kv_(options.kv),
       context_(context),
+      sequences_(options.sequences),
+      micro_batch_(options.micro_batch),
       pool_(options.threads),
-      activations_(planner::activation_layout(model.shape, context).total),
-      k_cache_(planner::kv_cache_bytes(model.shape, context, 1, options.kv) / 2),
-      v_cache_(k_cache_.size()) {}
+      activations_(planner::activation_layout(model.shape, context).total *
+                   planner::pass_tokens(options.micro_batch, options.sequences)),
+      k_cache_(planner::kv_cache_bytes(model.shape, context, options.sequences, options.kv,
+                                       options.micro_batch) /
+               2),
+      v_cache_(k_cache_.size()),
+      pos_(options.sequences, 0) {}
 
 core::Result<std::span<const float>> Decoder::step(int32_t token) {
-  KvCacheView kv{k_cache_.data(), v_cache_.data(), kv_, context_};
-  GAUNTLET_TRY(
-      forward_token(model_.shape, model_.weights, kv, activations_.data(), token, pos_, pool_));
-  ++pos_;
-  const auto layout = planner::activation_layout(model_.shape, context_);
-  return std::span<const float>(activations_.data() + layout.logits, model_.shape.n_vocab);
+  const BatchToken one{token, 0, true};
+  return forward(std::span<const BatchToken>(&one, 1));
+}
+
+core::Result<std::span<const float>> Decoder::forward(std::span<const BatchToken> batch) {
+  const auto& s = model_.shape;
+  GAUNTLET_TRY(check_batch(batch, s.n_vocab, pos_, context_));
+  const KvCacheView kv{k_cache_.data(), v_cache_.data(), kv_, context_, sequences_, micro_batch_};
+  const auto layout = planner::activation_layout(s, context_);
+  logits_.clear();
+  std::vector<PassToken> pass;
+  for (const PassRange& r :
+       split_into_passes(batch, micro_batch_, planner::pass_tokens(micro_batch_, sequences_))) {
+    pass.clear();
+    for (size_t i = r.begin; i < r.end; ++i) {
+      pass.push_back({batch[i].token, pos_[batch[i].seq]++, batch[i].seq, batch[i].logits});
+    }
+    GAUNTLET_TRY(forward_pass(s, model_.weights, kv, activations_.data(), pass, pool_));
+    for (size_t t = 0; t < pass.size(); ++t) {
+      if (!pass[t].logits) continue;
+      const float* at = activations_.data() + t * layout.total + layout.logits;
+      logits_.insert(logits_.end(), at, at + s.n_vocab);
+    }
+  }
+  return std::span<const float>(logits_);
 }
 
 int32_t argmax(std::span<const float> logits) {

@@ -1,6 +1,7 @@
 #pragma once
 // The CPU reference decoder over a model in host memory (for instance a memory-mapped GGUF
 // file), and greedy decoding over any step function.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "engine/batch.h"
 #include "engine/model/loaded_model.h"
 #include "engine/reference/forward.h"
 
@@ -16,7 +18,9 @@ namespace gauntlet::engine::reference {
 struct DecodeOptions {
   unsigned threads = 0;  // 0: one per hardware thread
   KvPrecision kv = KvPrecision::f32;
-  uint32_t context = 0;  // positions the KV cache holds; 0: the model's context
+  uint32_t context = 0;      // positions the KV cache holds; 0: the model's context
+  uint32_t sequences = 1;    // sequences with a KV cache each
+  uint32_t micro_batch = 1;  // the most tokens of one sequence in a pass
 };
 
 class Decoder {
@@ -28,18 +32,22 @@ class Decoder {
 
   // Feeds `token` at the next position and returns the logits (valid until the next step).
   core::Result<std::span<const float>> step(int32_t token);
-  uint32_t position() const { return pos_; }
+  // Feeds each token at its sequence's next position, in passes of at most micro_batch tokens
+  // per sequence; returns the logits of the tokens marked, n_vocab each, in order (valid until
+  // the next call).
+  core::Result<std::span<const float>> forward(std::span<const BatchToken> batch);
+  uint32_t position(uint32_t seq = 0) const { return pos_[seq]; }
   uint32_t context() const { return context_; }
-  void reset() { pos_ = 0; }
+  void reset() { std::fill(pos_.begin(), pos_.end(), 0); }
 
  private:
   const model::LoadedModel& model_;
   KvPrecision kv_;
-  uint32_t context_;
+  uint32_t context_, sequences_, micro_batch_;
   ThreadPool pool_;
-  std::vector<float> activations_;
+  std::vector<float> activations_, logits_;
   std::vector<std::byte> k_cache_, v_cache_;
-  uint32_t pos_ = 0;
+  std::vector<uint32_t> pos_;
 };
 
 // Index of the largest value (the first one on ties).

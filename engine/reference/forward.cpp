@@ -17,23 +17,31 @@ using model::TensorView;
 
 const float* floats(const TensorView& t) { return reinterpret_cast<const float*>(t.data); }
 
-struct MatVec {
+// out = W . x for every token of a pass: the activation vector at `x_off` of each token's block
+// (`stride` floats apart) into `out_off` of the same block.
+struct MatMul {
   const TensorView* w;
-  const float* x;
-  float* out;
+  uint64_t x_off, out_off;
 };
 
-// Several products over one input, as one parallel loop over all their rows.
-void matvecs(ThreadPool& pool, std::initializer_list<MatVec> list) {
-  std::vector<MatVec> ops(list);
+// Several products over one input, as one parallel loop over all their rows; each row serves
+// every token while it is in cache.
+void matmuls(ThreadPool& pool, float* act, uint64_t stride, size_t n_tokens,
+             std::initializer_list<MatMul> list) {
+  std::vector<MatMul> ops(list);
   uint64_t total = 0;
   for (const auto& op : ops) total += op.w->n_out;
-  pool.parallel_for(total, [&ops](uint64_t begin, uint64_t end) {
+  pool.parallel_for(total, [&](uint64_t begin, uint64_t end) {
     uint64_t base = 0;
     for (const auto& op : ops) {
       const uint64_t lo = std::max(begin, base), hi = std::min(end, base + op.w->n_out);
       for (uint64_t r = lo; r < hi; ++r) {
-        op.out[r - base] = model::dot_row(op.w->type, op.w->row(r - base), op.x, op.w->n_in);
+        const std::byte* row = op.w->row(r - base);
+        for (size_t t = 0; t < n_tokens; ++t) {
+          float* block = act + t * stride;
+          block[op.out_off + r - base] =
+              model::dot_row(op.w->type, row, block + op.x_off, op.w->n_in);
+        }
       }
       base += op.w->n_out;
     }
@@ -66,12 +74,17 @@ float load_kv(const std::byte* cache, KvPrecision precision, uint64_t index) {
 // One layer's attention of every query head over the positions the layer keeps: all of them, or
 // for a sliding layer the last `sliding_window`; position t sits in slot t % slots.
 void attend(const model::ModelShape& s, const KvCacheView& kv, const planner::KvLayout& cache,
-            uint32_t l, uint32_t pos, const float* q, float* att, float* out, ThreadPool& pool) {
+            uint32_t l, const PassToken& tok, const float* q, float* att, float* out,
+            ThreadPool& pool) {
+  const uint32_t pos = tok.pos;
+  const uint64_t seq_base = uint64_t{tok.seq} * cache.total_slots * s.n_embd_kv();
   const uint32_t hd = s.head_dim(), n_kv = s.n_embd_kv(), group = s.n_head / s.n_head_kv;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   const uint32_t first =
       s.sliding(l) && pos + 1 > s.sliding_window ? pos + 1 - s.sliding_window : 0;
-  auto row = [&](uint32_t t) { return cache.offset[l] + uint64_t{t % cache.slots[l]} * n_kv; };
+  auto row = [&](uint32_t t) {
+    return seq_base + cache.offset[l] + uint64_t{t % cache.slots[l]} * n_kv;
+  };
   pool.parallel_for(s.n_head, [&](uint64_t h0, uint64_t h1) {
     for (uint64_t h = h0; h < h1; ++h) {
       const float* qh = q + h * hd;
@@ -110,32 +123,47 @@ void add_residual(const model::ModelShape& s, float* x, float* branch,
   for (uint32_t i = 0; i < s.n_embd; ++i) x[i] += branch[i];
 }
 
-}  // namespace
-
-core::Status forward_token(const model::ModelShape& s, const model::ModelWeights& w,
-                           const KvCacheView& kv, float* act, int32_t token, uint32_t pos,
-                           ThreadPool& pool) {
-  if (token < 0 || static_cast<uint32_t>(token) >= s.n_vocab) {
+core::Status check_token(const model::ModelShape& s, const KvCacheView& kv, const PassToken& t) {
+  if (t.token < 0 || static_cast<uint32_t>(t.token) >= s.n_vocab) {
     return core::make_error(core::ErrorKind::invalid_argument,
-                            "token id " + std::to_string(token) + " is outside the vocabulary 0.." +
-                                std::to_string(s.n_vocab - 1));
+                            "token id " + std::to_string(t.token) +
+                                " is outside the vocabulary 0.." + std::to_string(s.n_vocab - 1));
   }
-  if (pos >= kv.context) {
-    return core::make_error(core::ErrorKind::invalid_argument, "position " + std::to_string(pos) +
+  if (t.pos >= kv.context) {
+    return core::make_error(core::ErrorKind::invalid_argument, "position " + std::to_string(t.pos) +
                                                                    " is past the context of " +
                                                                    std::to_string(kv.context));
   }
-  const auto layout = planner::activation_layout(s, kv.context);
-  const auto cache = planner::kv_layout(s, kv.context);
-  float* x = act + layout.x;
-  float* xb = act + layout.xb;
-  float* xb2 = act + layout.xb2;
-  float* q = act + layout.q;
-  float* k = act + layout.k;
-  float* v = act + layout.v;
-  float* hb = act + layout.hb;
-  float* hb2 = act + layout.hb2;
-  float* logits = act + layout.logits;
+  if (t.seq >= kv.sequences) {
+    return core::make_error(core::ErrorKind::invalid_argument, "sequence " + std::to_string(t.seq) +
+                                                                   " is past the cache's " +
+                                                                   std::to_string(kv.sequences));
+  }
+  return core::Status::ok();
+}
+
+}  // namespace
+
+core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights& w,
+                          const KvCacheView& kv, float* act, std::span<const PassToken> tokens,
+                          ThreadPool& pool) {
+  if (tokens.empty()) {
+    return core::make_error(core::ErrorKind::invalid_argument, "a pass needs a token");
+  }
+  std::vector<uint32_t> per_sequence(kv.sequences);
+  for (const auto& t : tokens) {
+    GAUNTLET_TRY(check_token(s, kv, t));
+    if (++per_sequence[t.seq] > kv.micro_batch) {
+      return core::make_error(core::ErrorKind::invalid_argument,
+                              "a pass holds more than " + std::to_string(kv.micro_batch) +
+                                  " tokens of sequence " + std::to_string(t.seq) +
+                                  " (the micro-batch its cache's ring was sized for)");
+    }
+  }
+  const auto a = planner::activation_layout(s, kv.context);
+  const auto cache = planner::kv_layout(s, kv.context, kv.micro_batch);
+  const uint64_t seq_stride = cache.total_slots * s.n_embd_kv();
+  const size_t n = tokens.size();
   const model::Architecture& arch = s.traits();
   const uint32_t n_embd = s.n_embd, hd = s.head_dim(), n_kv = s.n_embd_kv();
   std::vector<float> table(s.rope_dims());
@@ -143,51 +171,82 @@ core::Status forward_token(const model::ModelShape& s, const model::ModelWeights
   if (w.rope_freqs.data != nullptr) {
     factors = {floats(w.rope_freqs), w.rope_freqs.n_in};
   }
+  auto block = [&](size_t t) { return act + t * a.total; };
+  auto each = [&](auto&& fn) {
+    for (size_t t = 0; t < n; ++t) fn(block(t), tokens[t]);
+  };
+  auto mm = [&](std::initializer_list<MatMul> ops) { matmuls(pool, act, a.total, n, ops); };
 
-  embed_token(s, w.token_embd, token, x);
+  each([&](float* b, const PassToken& t) { embed_token(s, w.token_embd, t.token, b + a.x); });
   for (uint32_t l = 0; l < s.n_layer; ++l) {
     const auto& L = w.layers[l];
-    rmsnorm(xb, x, floats(L.attn_norm), n_embd, s.rms_eps);
+    each([&](float* b, const PassToken&) {
+      rmsnorm(b + a.xb, b + a.x, floats(L.attn_norm), n_embd, s.rms_eps);
+    });
     if (arch.fused_qkv) {
-      matvecs(pool, {{&L.wqkv, xb, q}});  // q, k and v are contiguous (activation_layout)
+      mm({{&L.wqkv, a.xb, a.q}});  // q, k and v are contiguous (activation_layout)
     } else {
-      matvecs(pool, {{&L.wq, xb, q}, {&L.wk, xb, k}, {&L.wv, xb, v}});
+      mm({{&L.wq, a.xb, a.q}, {&L.wk, a.xb, a.k}, {&L.wv, a.xb, a.v}});
     }
-    if (arch.qkv_bias) {
-      add_bias(q, floats(L.bq), s.n_embd_q());
-      add_bias(k, floats(L.bk), n_kv);
-      add_bias(v, floats(L.bv), n_kv);
-    }
-    if (arch.qk_norm) {
-      rmsnorm_heads(q, s.n_head, hd, floats(L.q_norm), s.rms_eps);
-      rmsnorm_heads(k, s.n_head_kv, hd, floats(L.k_norm), s.rms_eps);
-    }
-    model::rope_table(s, l, factors, pos, table);
-    rope_heads(q, s.n_head, hd, s.rope_dims(), arch.rope, table);
-    rope_heads(k, s.n_head_kv, hd, s.rope_dims(), arch.rope, table);
-    const uint64_t slot = cache.offset[l] + uint64_t{pos % cache.slots[l]} * n_kv;
-    store_kv(kv.k, kv.precision, slot, k, n_kv);
-    store_kv(kv.v, kv.precision, slot, v, n_kv);
-    attend(s, kv, cache, l, pos, q, act + layout.att, xb2, pool);
-    matvecs(pool, {{&L.wo, xb2, xb}});
-    add_residual(s, x, xb, L.post_attn_norm);
-
-    rmsnorm(xb, x, floats(L.ffn_norm), n_embd, s.rms_eps);
+    each([&](float* b, const PassToken& t) {
+      float *q = b + a.q, *k = b + a.k, *v = b + a.v;
+      if (arch.qkv_bias) {
+        add_bias(q, floats(L.bq), s.n_embd_q());
+        add_bias(k, floats(L.bk), n_kv);
+        add_bias(v, floats(L.bv), n_kv);
+      }
+      if (arch.qk_norm) {
+        rmsnorm_heads(q, s.n_head, hd, floats(L.q_norm), s.rms_eps);
+        rmsnorm_heads(k, s.n_head_kv, hd, floats(L.k_norm), s.rms_eps);
+      }
+      model::rope_table(s, l, factors, t.pos, table);
+      rope_heads(q, s.n_head, hd, s.rope_dims(), arch.rope, table);
+      rope_heads(k, s.n_head_kv, hd, s.rope_dims(), arch.rope, table);
+      const uint64_t slot =
+          t.seq * seq_stride + cache.offset[l] + uint64_t{t.pos % cache.slots[l]} * n_kv;
+      store_kv(kv.k, kv.precision, slot, k, n_kv);
+      store_kv(kv.v, kv.precision, slot, v, n_kv);
+    });
+    // Every token's K and V is in the cache before any token attends: causal order inside the
+    // pass comes from each token attending only up to its own position.
+    each([&](float* b, const PassToken& t) {
+      attend(s, kv, cache, l, t, b + a.q, b + a.att, b + a.xb2, pool);
+    });
+    mm({{&L.wo, a.xb2, a.xb}});
+    each([&](float* b, const PassToken&) {
+      add_residual(s, b + a.x, b + a.xb, L.post_attn_norm);
+      rmsnorm(b + a.xb, b + a.x, floats(L.ffn_norm), n_embd, s.rms_eps);
+    });
     if (arch.fused_gate_up) {
-      matvecs(pool, {{&L.w_up, xb, hb}});  // gate into hb, up into hb2 = hb + n_ff
+      mm({{&L.w_up, a.xb, a.hb}});  // gate into hb, up into hb2 = hb + n_ff
     } else {
-      matvecs(pool, {{&L.w_gate, xb, hb}, {&L.w_up, xb, hb2}});
+      mm({{&L.w_gate, a.xb, a.hb}, {&L.w_up, a.xb, a.hb2}});
     }
-    gated_activation(arch.activation, hb, hb2, s.n_ff);
-    matvecs(pool, {{&L.w_down, hb, xb}});
-    add_residual(s, x, xb, L.post_ffn_norm);
+    each([&](float* b, const PassToken&) {
+      gated_activation(arch.activation, b + a.hb, b + a.hb2, s.n_ff);
+    });
+    mm({{&L.w_down, a.hb, a.xb}});
+    each([&](float* b, const PassToken&) { add_residual(s, b + a.x, b + a.xb, L.post_ffn_norm); });
   }
-  rmsnorm(xb, x, floats(w.output_norm), n_embd, s.rms_eps);
-  matvecs(pool, {{&w.output, xb, logits}});
-  if (s.final_softcap > 0) {
-    for (uint32_t i = 0; i < s.n_vocab; ++i) logits[i] = softcap(logits[i], s.final_softcap);
+  // The logits of the tokens that want them (a prompt's last token, each decoded sequence's).
+  for (size_t t = 0; t < n; ++t) {
+    if (!tokens[t].logits) continue;
+    float* b = block(t);
+    rmsnorm(b + a.xb, b + a.x, floats(w.output_norm), n_embd, s.rms_eps);
+    matmuls(pool, b, a.total, 1, {{&w.output, a.xb, a.logits}});
+    if (s.final_softcap > 0) {
+      float* logits = b + a.logits;
+      for (uint32_t i = 0; i < s.n_vocab; ++i) logits[i] = softcap(logits[i], s.final_softcap);
+    }
   }
   return core::Status::ok();
+}
+
+core::Status forward_token(const model::ModelShape& s, const model::ModelWeights& w,
+                           const KvCacheView& kv, float* act, int32_t token, uint32_t pos,
+                           ThreadPool& pool) {
+  const PassToken one{token, pos, 0, true};
+  return forward_pass(s, w, kv, act, std::span<const PassToken>(&one, 1), pool);
 }
 
 }  // namespace gauntlet::engine::reference

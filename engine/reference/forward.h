@@ -1,5 +1,6 @@
 #pragma once
-// One decode step on the CPU: the reference every device is compared with. Semantics as
+// One pass of the model on the CPU over a batch of tokens: the reference every device is compared
+// with. Semantics as
 // llama.cpp's graph for the model's architecture applies them (model/architecture.h): RMSNorm,
 // Q/K/V projections (fused or not, with biases where the architecture has them), per-head Q/K
 // norm, rotary embedding (model/rope.h), grouped-query attention with scale 1/sqrt(head_dim) and
@@ -7,6 +8,7 @@
 // thread in a fixed order, so results do not depend on the number of threads.
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "core/status.h"
 #include "engine/model/loaded_model.h"
@@ -17,16 +19,34 @@ namespace gauntlet::engine::reference {
 
 using planner::KvPrecision;
 
-// K and V caches, each laid out [layer][position][n_embd_kv] in `precision`.
+// K and V caches, each laid out [sequence][layer][slot][n_embd_kv] in `precision`
+// (planner::kv_layout with the pass size `micro_batch`).
 struct KvCacheView {
   std::byte* k = nullptr;
   std::byte* v = nullptr;
   KvPrecision precision = KvPrecision::f32;
   uint32_t context = 0;
+  uint32_t sequences = 1;
+  uint32_t micro_batch = 1;  // the most tokens a pass holds
 };
 
-// Runs `token` at position `pos` (positions before it must already be in the cache) and
-// leaves the logits at activations + activation_layout(shape, context).logits.
+// One token of a pass: `token` at position `pos` of sequence `seq` (that sequence's positions
+// before it are in the cache, or earlier in the same pass).
+struct PassToken {
+  int32_t token = 0;
+  uint32_t pos = 0;
+  uint32_t seq = 0;
+  bool logits = true;  // compute this token's logits
+};
+
+// Runs the tokens as one pass: every matrix is read once for all of them (each output row is
+// still one dot product per token, in the same order as a pass of one token, so the results do
+// not depend on how tokens are grouped into passes). Token t's activations are at
+// activations + t * activation_layout(shape, context).total, its logits at .logits of that.
+core::Status forward_pass(const model::ModelShape& shape, const model::ModelWeights& weights,
+                          const KvCacheView& kv, float* activations,
+                          std::span<const PassToken> tokens, ThreadPool& pool);
+// A pass of one token with its logits.
 core::Status forward_token(const model::ModelShape& shape, const model::ModelWeights& weights,
                            const KvCacheView& kv, float* activations, int32_t token, uint32_t pos,
                            ThreadPool& pool);

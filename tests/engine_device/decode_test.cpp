@@ -200,10 +200,10 @@ TEST_F(EngineDecode, LongContextFromAFilledKvCache) {
 TEST_F(EngineDecode, BadConfigurationsAreRefusedBeforeDispatch) {
   const auto& info = device().info();
   DecodeConfig c;
-  c.batch = 4;
+  c.micro_batch = 0;
   auto st = device::check_config(info, info.local_mem_size, tiny(), c);
   ASSERT_FALSE(st.is_ok());
-  EXPECT_NE(st.error().message.find("planner-only"), std::string::npos);
+  EXPECT_NE(st.error().message.find("micro-batch"), std::string::npos);
   c = {};
   c.context = 1000;
   EXPECT_FALSE(device::check_config(info, info.local_mem_size, tiny(), c).is_ok());

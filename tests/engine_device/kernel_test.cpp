@@ -308,11 +308,12 @@ TEST_F(EngineKernels, RopeRotatesAndStoresKvInBothPrecisions) {
     auto kbuf = upload(device(), cache);
     auto vbuf = upload(device(), cache);
     auto tbuf = upload_floats(device(), table);
-    const uint32_t slot = 2;  // cache position written
+    const uint32_t slot = 2;  // cache position written: the token's position, sequence 0
+    auto pass = upload(device(), std::as_bytes(std::span<const uint32_t>({slot, 0u})));
     Ops ops(device());
-    auto st = ops.rope_kv(*abuf, *kbuf, *vbuf, *tbuf, kv,
+    auto st = ops.rope_kv(*abuf, *kbuf, *vbuf, *tbuf, *pass, kv,
                           {a.in_off, a.in_off + n_q, a.in_off + n_q + n_kv, n_q / 2, n_kv / 2, hd,
-                           rope_dims, slot * n_kv, neox ? 1u : 0u});
+                           rope_dims, 0, neox ? 1u : 0u, 0, context, 0});
     ASSERT_TRUE(st.is_ok()) << st.error().describe();
     const auto after = download_floats(device(), *abuf);
     EXPECT_LE(device::nmse(std::span(after).subspan(a.in_off, n_q), q_exp), 1e-12);
@@ -405,11 +406,13 @@ TEST_F(EngineKernels, AttentionOnlineSoftmaxMatchesDirectSoftmax) {
         auto vbuf = upload(device(), vb);
         KernelVariant v{planner::KernelOp::attention, 16, planner::kWholeVector,
                         planner::ActivationType::f32, tile};
+        // The token at position n_pos - 1 of sequence 0; a window starts it at c.first.
+        auto pass = upload(device(), std::as_bytes(std::span<const uint32_t>({n_pos - 1, 0u})));
         Ops ops(device());
         auto st = ops.attention(
-            *abuf, *kbuf, *vbuf, v, n_head, hd, context, kv,
-            {a.in_off, a.out_off, n_head / n_head_kv, n_kv, static_cast<uint32_t>(layer_off), n_pos,
-             scale, c.first, c.ring, c.softcap});
+            *abuf, *kbuf, *vbuf, *pass, v, n_head, hd, context, kv,
+            {a.in_off, a.out_off, n_head / n_head_kv, n_kv, static_cast<uint32_t>(layer_off),
+             c.first > 0 ? n_pos - c.first : 0, scale, 0, c.ring, c.softcap, 0});
         ASSERT_TRUE(st.is_ok()) << st.error().describe();
         const auto after = download_floats(device(), *abuf);
         expect_untouched(a, after, n_head * hd);
