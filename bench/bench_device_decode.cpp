@@ -116,6 +116,53 @@ void BM_Matvec(benchmark::State& state, const std::string& name, model::TensorTy
   }
 }
 
+// The matrix-matrix product of a pass of `tokens` tokens over ffn_down-wide rows (8 MiB of
+// weights, in the CPU's last-level cache): GFLOP/s = 2 * n_in * n_out * tokens / time, in the
+// device's default matmul variant.
+void BM_Matmul(benchmark::State& state, const std::string& name, model::TensorType type,
+               uint32_t tokens) {
+  try {
+    auto& d = device_for(name);
+    const uint32_t n_in = 2816;
+    const uint64_t rb = model::row_bytes(type, n_in);
+    const auto n_out = static_cast<uint32_t>((8ull << 20) / rb / 256 * 256);
+    std::vector<float> row(n_in);
+    std::vector<std::byte> w(rb * n_out);
+    for (uint32_t r = 0; r < n_out; ++r) {
+      for (uint32_t i = 0; i < n_in; ++i)
+        row[i] = static_cast<float>((r * 31 + i * 7) % 17) / 17.0f - 0.5f;
+      model::quantize_row(type, row.data(), w.data() + r * rb, n_in);
+    }
+    auto wb = d.allocate(w.size()).value();
+    check(d.upload(*wb, w));
+    const uint32_t stride = n_in + n_out;
+    auto act = d.allocate(uint64_t{stride} * tokens * sizeof(float)).value();
+    std::vector<float> x(uint64_t{stride} * tokens, 0.25f);
+    check(d.upload(*act, std::as_bytes(std::span(x))));
+    auto shape =
+        model::parse_dims("n_embd=256,n_layer=1,n_head=1,n_ff=2816,n_vocab=32,context=8").value();
+    const auto v = device::default_matmul(
+        d.info().local_mem_size, shape, model::file_type_for(type).value_or(model::FileType::f32));
+    device::Ops ops(d);
+    auto run = [&] {
+      check(ops.matmul(*wb, type, v, n_in, n_out, *act, 0, n_in, stride, tokens,
+                       device::kMatmulRows));
+    };
+    run();
+    check(d.finish());
+    for (auto _ : state) {
+      run();
+      check(d.finish());
+    }
+    const double flops = 2.0 * n_in * n_out * tokens;
+    state.counters["GFLOPs"] = benchmark::Counter(
+        static_cast<double>(state.iterations()) * flops / 1e9, benchmark::Counter::kIsRate);
+    state.SetLabel(device::effective_matmul({.matmul = v}).name());
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
 struct DecodeSetup {
   std::unique_ptr<model::GgufFile> file;
   loader::DeviceModel model;
@@ -196,6 +243,12 @@ const int registered = [] {
     for (auto f : formats) {
       benchmark::RegisterBenchmark(("BM_MatvecInCache/" + dev + "/" + model::to_string(f)).c_str(),
                                    BM_Matvec, dev, f, 8ull << 20)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+    for (auto f : formats) {
+      benchmark::RegisterBenchmark(("BM_Matmul/" + dev + "/" + model::to_string(f)).c_str(),
+                                   BM_Matmul, dev, f, 64)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }

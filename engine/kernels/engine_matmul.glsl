@@ -38,8 +38,9 @@ void main() {
   const uint row0 = gl_GlobalInvocationID.x * ROWS;
   const uint tok0 = gl_WorkGroupID.y * TOKENS;
   const uint rb = p.n_in / BLOCK_ELEMS * BLOCK_BYTES;
-  vec4 acc[MAX_ROWS * MAX_TOKENS];
-  [[unroll]] for (uint i = 0u; i < MAX_ROWS * MAX_TOKENS; ++i) acc[i] = vec4(0.0);
+  // One float per output: on CPU drivers every invocation-private value is a SIMD register.
+  float acc[MAX_ROWS * MAX_TOKENS];
+  [[unroll]] for (uint i = 0u; i < MAX_ROWS * MAX_TOKENS; ++i) acc[i] = 0.0;
   for (uint base = 0u; base < p.n_in; base += TILE) {
     const uint len = min(TILE, p.n_in - base);
     barrier();
@@ -56,16 +57,17 @@ void main() {
     barrier();
     for (uint b = 0u; b < len; b += STEP) {
       const uint block_off = (base + b) / BLOCK_ELEMS * BLOCK_BYTES;
-      // Unrolled, each chunk index is a constant: a k-quant sub-block's scale and shifts fold.
-      [[unroll]] for (uint c = 0u; c < CHUNKS; ++c) {
+      // Not unrolled: the rows and tokens inside are, and a k-quant block's 16 chunks times them
+      // made shaders llvmpipe took minutes to compile (q6_K).
+      [[dont_unroll]] for (uint c = 0u; c < CHUNKS; ++c) {
         [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r) {
           if (r < ROWS) {
             const mat4 v = decode16(min(row0 + r, p.n_out - 1u) * rb + block_off, c);
             [[unroll]] for (uint t = 0u; t < MAX_TOKENS; ++t) {
               if (t < TOKENS) {
                 const uint x = (t * TILE + b + 16u * c) / 4u;
-                acc[r * MAX_TOKENS + t] +=
-                    v[0] * tile[x] + v[1] * tile[x + 1u] + v[2] * tile[x + 2u] + v[3] * tile[x + 3u];
+                acc[r * MAX_TOKENS + t] += dot(v[0], tile[x]) + dot(v[1], tile[x + 1u]) +
+                                           dot(v[2], tile[x + 2u]) + dot(v[3], tile[x + 3u]);
               }
             }
           }
@@ -76,8 +78,7 @@ void main() {
   [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r) {
     [[unroll]] for (uint t = 0u; t < MAX_TOKENS; ++t) {
       if (r < ROWS && t < TOKENS && row0 + r < p.n_out && tok0 + t < p.n_tok) {
-        const vec4 a = acc[r * MAX_TOKENS + t];
-        const float sum = (a.x + a.y) + (a.z + a.w);
+        const float sum = acc[r * MAX_TOKENS + t];
         const uint at = (tok0 + t) * p.stride + p.out_off + row0 + r;
         if (ACCUMULATE != 0u) {
           act[at] += sum;
