@@ -1,7 +1,8 @@
 // Device decode speed on OpenCL and Vulkan: the copy bandwidth of each device (stress's copy
 // kernel, read + write bytes) and its read bandwidth, the matrix-vector product per weight format,
 // and whole decode tok/s with its effective bandwidth (weight + KV bytes read per token x tok/s)
-// and the ratio to the copy bandwidth measured in the same run. Devices: opencl:0 and vulkan:0
+// and the ratio to the copy bandwidth measured in the same run, and the f32 compute peak (stress's
+// peak kernels) beside one serial FMA chain. Devices: opencl:0 and vulkan:0
 // (GAUNTLET_BENCH_DEVICES to change, e.g. "vulkan:0").
 #include <benchmark/benchmark.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "engine/model/synthetic.h"
 #include "engine/reference/decoder.h"
 #include "stress/bandwidth.h"
+#include "stress/compute_peak.h"
 
 namespace {
 
@@ -65,6 +67,28 @@ void BM_Copy(benchmark::State& state, const std::string& name) {
     for (auto _ : state) bw = bandwidth(name);
     state.counters["copy_GBps"] = bw.copy_gbps;
     state.counters["read_GBps"] = bw.read_gbps;
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+// The f32 peak (many independent FMA chains per work-item, the standard level's 50 ms runs) and
+// the rate of one work-item's one chain. f16 and int8 need conformance first: `gauntlet run`.
+void BM_ComputePeak(benchmark::State& state, const std::string& name) {
+  try {
+    auto& d = device_for(name);
+    core::ComputePeak peak;
+    for (auto _ : state) {
+      auto measured =
+          stress::measure_compute_peak(d, stress::peak_options_for(core::Level::standard));
+      if (!measured) throw std::runtime_error(measured.error().describe());
+      peak = *measured;
+    }
+    auto serial = stress::measure_serial_fma_gflops(d);
+    if (!serial) throw std::runtime_error(serial.error().describe());
+    state.counters["f32_GFLOPs"] = peak.f32_gflops.value_or(0.0);
+    state.counters["serial_chain_GFLOPs"] = *serial;
+    state.counters["copy_GBps"] = bandwidth(name).copy_gbps;
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
@@ -232,6 +256,9 @@ const int registered = [] {
   for (const auto& t : model::all_tensor_types()) formats.push_back(t.type);
   for (const auto& dev : bench_devices()) {
     benchmark::RegisterBenchmark(("BM_Copy/" + dev).c_str(), BM_Copy, dev)
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("BM_ComputePeak/" + dev).c_str(), BM_ComputePeak, dev)
         ->Iterations(1)
         ->Unit(benchmark::kMillisecond);
     for (auto f : formats) {

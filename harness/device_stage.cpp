@@ -1,7 +1,10 @@
 #include "harness/device_stage.h"
 
+#include <cstdio>
+
 #include "conformance/conformance.h"
 #include "core/tensor_type.h"
+#include "stress/compute_peak.h"
 #include "stress/stress.h"
 
 namespace gauntlet::harness {
@@ -57,6 +60,28 @@ reports::StressResult to_report_stress(const stress::StressResult& s) {
   }
   r.rows = s.rows;
   return r;
+}
+
+// f16 and int8 peaks only where conformance verified the arithmetic they use.
+stress::PeakOptions peak_options(const reports::VerifiedCaps& verified, core::Level level) {
+  stress::PeakOptions options = stress::peak_options_for(level);
+  auto decide = [&](const std::string& key, bool& ok, std::string& reason) {
+    const auto found = verified.features.find(key);
+    ok = found != verified.features.end() &&
+         found->second.verdict == reports::FeatureVerdict::verified;
+    if (ok) return;
+    reason = "not verified: " + key + " " +
+             (found == verified.features.end() ? std::string("not tested")
+                                               : std::string(to_string(found->second.verdict)));
+    if (found != verified.features.end() && !found->second.rows.empty()) {
+      std::string rows;
+      for (const auto& id : found->second.rows) rows += (rows.empty() ? "" : ", ") + id;
+      reason += " (" + rows + ")";
+    }
+  };
+  decide("f16.arithmetic", options.f16_verified, options.f16_reason);
+  decide("int8.dot", options.int8_verified, options.int8_reason);
+  return options;
 }
 
 }  // namespace
@@ -128,6 +153,23 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
       }
     }
     stage.stress->safe_budget_bytes = clamp_memory_budget(stage.stress->safe_budget_bytes, *clamps);
+  }
+
+  const std::string peak_unit = "peak:" + dev;
+  if (const auto* saved = journal.find(peak_unit)) {
+    auto decoded = journal_payload<core::ComputePeak>(*saved, peak_unit, journal);
+    if (!decoded) return decoded.error();
+    stage.compute_peak = std::move(*decoded);
+    progress(dev + ": compute peak (from the journal)");
+  } else {
+    progress(dev + ": compute peak ...");
+    stage.compute_peak = stress::run_compute_peak(
+        claimed, options, peak_options(stage.verified, options.level), core::IsolationLimits{});
+    GAUNTLET_TRY(journal.append(peak_unit, core::Json(*stage.compute_peak)));
+    char tail[96];
+    std::snprintf(tail, sizeof tail, ", copy %.1f GB/s (%.2f s)", stage.stress->copy_bandwidth_gbps,
+                  stage.compute_peak->seconds);
+    progress(dev + ": compute peak " + core::describe(*stage.compute_peak) + tail);
   }
 
   stage.facts.local_mem_verified_bytes = stage.verified.local_mem_verified_bytes;

@@ -179,6 +179,7 @@ core::Result<RunOutcome> run(const RunConfig& config) {
     device.verified = stage->verified;
     device.conformance = stage->conformance;
     device.stress = stage->stress;
+    device.compute_peak = stage->compute_peak;
 
     auto candidates =
         plan_profiles(models->shape, models->mixes, stage->facts, device.key, options.level);

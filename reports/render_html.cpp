@@ -66,6 +66,13 @@ std::string device_html(const DeviceReport& d) {
            format_number(d.stress->copy_bandwidth_gbps) + " / " +
            format_number(d.stress->host_memcpy_gbps) + " GB/s</b></div>";
   }
+  if (d.compute_peak) {
+    const auto& peak = *d.compute_peak;
+    out += "<div class=\"card\" title=\"" + xml_escape(peak.method) + "\">compute peak f32<b>" +
+           (peak.f32_gflops ? format_number(*peak.f32_gflops, 1) + " GFLOP/s"
+                            : xml_escape(peak.f32_reason)) +
+           "</b>" + xml_escape(core::describe(peak)) + "</div>";
+  }
   if (d.recommendation) {
     out += "<div class=\"card\">recommended<b>" + xml_escape(d.recommendation->profile) + "</b>" +
            xml_escape(d.recommendation->why) + "</div>";

@@ -51,6 +51,11 @@ std::string device_markdown(const DeviceReport& d) {
     }
     out += curve.markdown() + "\n";
   }
+  if (d.compute_peak) {
+    out += "Compute peak: " + markdown_escape(core::describe(*d.compute_peak)) +
+           (d.stress ? ", copy " + format_number(d.stress->copy_bandwidth_gbps) + " GB/s" : "") +
+           " (" + markdown_escape(d.compute_peak->method) + ").\n\n";
+  }
   Table profiles({"Profile", "Familiar", "Verdict", "Reason", "tok/s", "Peak", "Local memory"});
   for (const auto& p : d.profiles) {
     profiles.add({p.name, p.familiar_name, to_string(p.verdict), p.reason,

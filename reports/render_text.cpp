@@ -78,6 +78,11 @@ std::string device_text(const DeviceReport& d) {
   } else {
     out += "  memory: not measured\n";
   }
+  if (d.compute_peak) {
+    out += "  compute peak: " + core::describe(*d.compute_peak) +
+           (d.stress ? ", copy " + format_number(d.stress->copy_bandwidth_gbps) + " GB/s" : "") +
+           " (measured in " + format_number(d.compute_peak->seconds, 1) + " s)\n";
+  }
 
   Table safe({"SAFE PROFILE", "FAMILIAR", "API", "CONTEXT", "TOK/S", "PEAK"});
   // Unsafe profiles that differ only in context are one line: the terminal summary stays short.

@@ -311,7 +311,9 @@ void to_json(Json& j, const ProfileFigures& v) {
            {"peak_bytes", optional_json(v.peak_bytes)},
            {"planned_peak_bytes", optional_json(v.planned_peak_bytes)},
            {"logits_nmse", optional_json(v.logits_nmse)},
-           {"effective_gbps", optional_json(v.effective_gbps)}};
+           {"effective_gbps", optional_json(v.effective_gbps)},
+           {"achieved_gflops", optional_json(v.achieved_gflops)},
+           {"fraction_of_f32_peak", optional_json(v.fraction_of_f32_peak)}};
 }
 void from_json(const Json& j, ProfileFigures& v) {
   v.tok_s = optional_from<double>(j, "tok_s");
@@ -319,6 +321,8 @@ void from_json(const Json& j, ProfileFigures& v) {
   v.planned_peak_bytes = optional_from<uint64_t>(j, "planned_peak_bytes");
   v.logits_nmse = optional_from<double>(j, "logits_nmse");
   v.effective_gbps = optional_from<double>(j, "effective_gbps");
+  v.achieved_gflops = optional_from<double>(j, "achieved_gflops");  // absent before schema 1.3
+  v.fraction_of_f32_peak = optional_from<double>(j, "fraction_of_f32_peak");
 }
 
 void to_json(Json& j, const Profile& v) {
@@ -404,6 +408,7 @@ void to_json(Json& j, const DeviceReport& v) {
            {"verified", v.verified},
            {"conformance", v.conformance},
            {"stress", optional_json(v.stress)},
+           {"compute_peak", optional_json(v.compute_peak)},
            {"profiles", v.profiles},
            {"largest_safe_context", v.largest_safe_context},
            {"recommendation", optional_json(v.recommendation)},
@@ -417,6 +422,7 @@ void from_json(const Json& j, DeviceReport& v) {
   v.verified = j.at("verified").get<VerifiedCaps>();
   v.conformance = j.at("conformance").get<std::vector<core::Row>>();
   v.stress = optional_from<StressResult>(j, "stress");
+  v.compute_peak = optional_from<core::ComputePeak>(j, "compute_peak");  // absent before 1.3
   v.profiles = j.at("profiles").get<std::vector<Profile>>();
   v.largest_safe_context = j.at("largest_safe_context").get<std::vector<LargestContext>>();
   v.recommendation = optional_from<Recommendation>(j, "recommendation");

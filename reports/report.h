@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/compute_peak.h"
 #include "core/device_info.h"
 #include "core/json.h"
 #include "core/outcome.h"
@@ -16,7 +17,7 @@ namespace gauntlet::reports {
 
 using core::Json;
 
-inline constexpr const char* kSchemaVersion = "1.2";
+inline constexpr const char* kSchemaVersion = "1.3";
 
 struct ToolInfo {
   std::string name = "gauntlet";
@@ -127,6 +128,10 @@ struct ProfileFigures {
   std::optional<uint64_t> planned_peak_bytes;
   std::optional<double> logits_nmse;
   std::optional<double> effective_gbps;
+  // Prompt processing's arithmetic rate and its share of the device's f32 peak
+  // (core::ratio_to_peak); absent until a run measures prompt processing (schema 1.3).
+  std::optional<double> achieved_gflops;
+  std::optional<double> fraction_of_f32_peak;
 };
 
 struct Profile {
@@ -181,6 +186,8 @@ struct DeviceReport {
   VerifiedCaps verified;
   std::vector<core::Row> conformance;
   std::optional<StressResult> stress;
+  // Peak arithmetic throughput, beside the stress's copy bandwidth (absent before schema 1.3).
+  std::optional<core::ComputePeak> compute_peak;
   std::vector<Profile> profiles;
   std::vector<LargestContext> largest_safe_context;
   std::optional<Recommendation> recommendation;

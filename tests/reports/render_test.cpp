@@ -70,6 +70,26 @@ TEST(RenderText, SummaryPerDeviceWithReasons) {
   EXPECT_EQ(text.substr(row2_at + column, 7), "q8f32_0");
 }
 
+// The compute peak stands beside the copy bandwidth in every renderer, a figure not measured with
+// its reason.
+TEST(RenderText, ComputePeakBesideCopyBandwidth) {
+  const auto report = sample_report();
+  const std::string line =
+      "f32 123.4 GFLOP/s, f16 not verified: f16.arithmetic unsupported (conform.f16.native), int8 "
+      "45.6 GOP/s, copy 9.5 GB/s";
+  const auto text = render_text(report);
+  EXPECT_NE(text.find("  compute peak: " + line + " (measured in 0.9 s)"), std::string::npos)
+      << text;
+  EXPECT_EQ(count_of(text, "compute peak:"), 1) << "the second device has no peak";
+  const auto md = render_markdown(report);
+  EXPECT_NE(md.find("Compute peak: f32 123.4 GFLOP/s, f16 not verified: f16.arithmetic "
+                    "unsupported (conform.f16.native), int8 45.6 GOP/s, copy 9.5 GB/s ("),
+            std::string::npos)
+      << md;
+  const auto html = render_html(report);
+  EXPECT_NE(html.find("compute peak f32<b>123.4 GFLOP/s</b>"), std::string::npos) << html;
+}
+
 TEST(RenderText, IncompleteRunIsFlagged) {
   auto r = sample_report();
   r.complete = false;

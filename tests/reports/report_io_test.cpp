@@ -153,6 +153,49 @@ TEST(ReportIo, ReaderRefusesBadJsonAndOtherVersions) {
   EXPECT_EQ(missing.error().kind, core::ErrorKind::not_found);
 }
 
+// A report written before schema 1.3 has no compute peak and no prompt-processing figures: it
+// still validates and reads, with both absent.
+TEST(ReportIo, ReportWithoutComputePeakStillReads) {
+  auto dir = test_dir("older");
+  auto original = sample_report();
+  ASSERT_TRUE(original.devices.at(0).compute_peak.has_value());
+  ASSERT_TRUE(original.devices.at(0).profiles.at(0).figures.fraction_of_f32_peak.has_value());
+  EXPECT_NEAR(*original.devices.at(0).profiles.at(0).figures.fraction_of_f32_peak, 0.25, 1e-12);
+  auto json = report_to_json(original);
+  EXPECT_TRUE(check_report_schema(json).empty());
+  json["schema_version"] = "1.2";
+  for (auto& device : json["devices"]) {
+    device.erase("compute_peak");
+    for (auto& profile : device["profiles"]) {
+      profile["figures"].erase("achieved_gflops");
+      profile["figures"].erase("fraction_of_f32_peak");
+    }
+  }
+  EXPECT_TRUE(check_report_schema(json).empty());
+  write_text(dir / "older.json", json.dump());
+  auto read = read_report(dir / "older.json");
+  ASSERT_TRUE(read.is_ok()) << read.error().describe();
+  EXPECT_EQ(read->schema_version, "1.2");
+  EXPECT_FALSE(read->devices.at(0).compute_peak.has_value());
+  EXPECT_FALSE(read->devices.at(0).profiles.at(0).figures.achieved_gflops.has_value());
+  EXPECT_EQ(read->devices.at(0).profiles.at(0).figures.tok_s, 41.5);
+
+  // And the schema refuses a peak that is not a positive figure.
+  auto bad = report_to_json(original);
+  bad["devices"][0]["compute_peak"]["f32_gflops"] = 0.0;
+  EXPECT_FALSE(check_report_schema(bad).empty());
+}
+
+TEST(ComputePeak, RatioToPeak) {
+  core::ComputePeak peak;
+  EXPECT_FALSE(core::ratio_to_peak(10.0, peak).has_value()) << "no f32 peak, no ratio";
+  peak.f32_gflops = 200.0;
+  EXPECT_DOUBLE_EQ(*core::ratio_to_peak(50.0, peak), 0.25);
+  const auto round = core::Json(peak).get<core::ComputePeak>();
+  EXPECT_EQ(round.f32_gflops, peak.f32_gflops);
+  EXPECT_FALSE(round.f16_gflops.has_value());
+}
+
 TEST(ReportModel, DetectsThisHost) {
   auto host = detect_host();
   EXPECT_FALSE(host.hostname.empty());

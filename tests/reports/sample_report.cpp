@@ -102,6 +102,13 @@ DeviceReport llvmpipe() {
     s.rows.push_back(row("stress.step" + std::to_string(i), dev, p.status, p.reason, 0.5));
   }
   d.stress = s;
+  core::ComputePeak peak;
+  peak.f32_gflops = 123.4;
+  peak.f16_reason = "not verified: f16.arithmetic unsupported (conform.f16.native)";
+  peak.int8_gops = 45.6;
+  peak.method = "8 independent 4-wide FMA chains per work-item";
+  peak.seconds = 0.9;
+  d.compute_peak = peak;
 
   auto safe = profile(dev, "vulkan", "q4_0", "f16", "f16", variant(64, 1024, 8704), 2048,
                       ProfileVerdict::safe);
@@ -110,6 +117,8 @@ DeviceReport llvmpipe() {
   safe.figures.planned_peak_bytes = 300 * kMiB;
   safe.figures.logits_nmse = 2.1e-6;
   safe.figures.effective_gbps = 6.2;
+  safe.figures.achieved_gflops = 30.85;
+  safe.figures.fraction_of_f32_peak = core::ratio_to_peak(30.85, peak);
   safe.evidence = {"conform.f16.add", "conform.local_mem.32768"};
   safe.rows = {row("engine." + safe.name, dev, core::RowStatus::pass, "", 1.2)};
   auto safe2 = profile(dev, "vulkan", "q8_0", "f32", "f32", variant(64, 1024, 8704), 2048,

@@ -28,6 +28,26 @@ TEST(StressCliTest, ProgressLinesAndTextReport) {
   EXPECT_NE(run.output.find("host memcpy (same run)"), std::string::npos) << run.output;
 }
 
+// --peak adds the compute peak beside the copy bandwidth: on the host the C++ f32 loop, with the
+// reason f16 and int8 are not measured; in JSON as "compute_peak" on the stress's object.
+TEST(StressCliTest, PeakBesideCopyBandwidth) {
+  auto run = run_command(gauntlet_exe() + " stress --device host --max-fraction 0.001 --peak");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("  compute peak: f32 "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("f16 not measured: the host reference backend has only an f32"),
+            std::string::npos)
+      << run.output;
+  auto json_run =
+      run_command("sh -c '" + gauntlet_exe() +
+                  " stress --device host --max-fraction 0.001 --peak --json 2>/dev/null'");
+  ASSERT_EQ(json_run.exit_code, 0) << json_run.output;
+  auto json = core::parse_json(json_run.output, "gauntlet stress --peak --json");
+  ASSERT_TRUE(json) << json_run.output;
+  const auto& peak = json->at(0).at("compute_peak");
+  EXPECT_GT(peak.at("f32_gflops").get<double>(), 0.0) << peak.dump();
+  EXPECT_TRUE(peak.at("int8_gops").is_null()) << peak.dump();
+}
+
 TEST(StressCliTest, AddressSpaceLimitCapsTheRunAndTheParentSurvives) {
   // 1 GiB of address space: less than the host device's memory, more than the binary needs.
   const uint64_t limit_kib = 1024 * 1024;
