@@ -3,6 +3,7 @@
 // the KV cache and the activations are device buffers too (so the device's accounting sees the
 // whole steady state), and each step is one dispatch of a host kernel that runs the reference
 // forward pass over those buffers.
+#include <algorithm>
 #include <memory>
 #include <span>
 #include <vector>
@@ -24,6 +25,7 @@ class HostDeviceDecoder {
   // As reference::Decoder::forward, each pass one dispatch.
   core::Result<std::span<const float>> forward(std::span<const BatchToken> batch);
   uint32_t position(uint32_t seq = 0) const { return pos_[seq]; }
+  void reset() { std::fill(pos_.begin(), pos_.end(), 0); }
   uint32_t context() const { return context_; }
 
   HostDeviceDecoder(backends::Device& device, const loader::DeviceModel& model,

@@ -39,6 +39,8 @@ class DeviceDecoder {
   core::Status fill_kv(std::span<const std::byte> k, std::span<const std::byte> v,
                        uint32_t position);
   uint32_t position(uint32_t seq = 0) const { return pos_[seq]; }
+  // Every sequence starts again at position 0 (its cache is overwritten as it goes).
+  void reset() { std::fill(pos_.begin(), pos_.end(), 0); }
   // Times every dispatch from now on into `times` (see Ops::time_dispatches); nullptr stops.
   void time_dispatches(KernelTimes* times) { ops_.time_dispatches(times); }
   uint32_t context() const { return context_; }

@@ -1,0 +1,53 @@
+#include "engine/speed.h"
+
+#include <chrono>
+
+#include "engine/reference/decoder.h"
+
+namespace gauntlet::engine {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+}  // namespace
+
+std::vector<int32_t> bench_tokens(uint32_t n, uint32_t n_vocab, uint32_t seed) {
+  std::vector<int32_t> tokens(n);
+  uint64_t z = seed;
+  for (auto& t : tokens) {
+    z = z * 6364136223846793005ull + 1442695040888963407ull;
+    t = static_cast<int32_t>((z >> 33) % n_vocab);
+  }
+  return tokens;
+}
+
+core::Result<SpeedSample> time_prompt(const SpeedDecoder& decoder, uint32_t n_prompt) {
+  std::vector<BatchToken> batch;
+  for (int32_t t : bench_tokens(n_prompt, decoder.n_vocab)) batch.push_back({t, 0, false});
+  if (batch.empty()) {
+    return core::make_error(core::ErrorKind::invalid_argument, "a prompt of 0 tokens");
+  }
+  batch.back().logits = true;
+  decoder.reset();
+  const auto start = Clock::now();
+  auto logits = decoder.forward(batch);
+  if (!logits) return logits.error();
+  return SpeedSample{n_prompt, since(start)};
+}
+
+core::Result<SpeedSample> time_generation(const SpeedDecoder& decoder, uint32_t n_gen) {
+  decoder.reset();
+  int32_t token = bench_tokens(1, decoder.n_vocab).front();
+  const auto start = Clock::now();
+  for (uint32_t i = 0; i < n_gen; ++i) {
+    const BatchToken one{token, 0, true};
+    auto logits = decoder.forward(std::span<const BatchToken>(&one, 1));
+    if (!logits) return logits.error();
+    token = reference::argmax(*logits);
+  }
+  return SpeedSample{n_gen, since(start)};
+}
+
+}  // namespace gauntlet::engine

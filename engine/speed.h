@@ -1,0 +1,36 @@
+#pragma once
+// Speed in llama-bench's terms, for any decoder with forward(): pp<N>, the prompt tokens per second
+// of one prompt of N tokens fed in passes of the decoder's micro-batch (only the last token's
+// logits), and tg<N>, the tokens per second of N tokens generated one at a time. Each test starts
+// from an empty KV cache, as llama-bench's do.
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "core/status.h"
+#include "engine/batch.h"
+
+namespace gauntlet::engine {
+
+struct SpeedDecoder {
+  std::function<core::Result<std::span<const float>>(std::span<const BatchToken>)> forward;
+  std::function<void()> reset;  // back to position 0 of every sequence
+  uint32_t n_vocab = 0;
+};
+
+struct SpeedSample {
+  uint32_t tokens = 0;
+  double seconds = 0;
+  double tokens_per_second() const { return seconds > 0 ? tokens / seconds : 0; }
+};
+
+// The same pseudo-random tokens every time (llama-bench feeds random tokens too).
+std::vector<int32_t> bench_tokens(uint32_t n, uint32_t n_vocab, uint32_t seed = 1);
+
+// One prompt of n_prompt tokens (a pass per micro-batch; the last token's logits downloaded).
+core::Result<SpeedSample> time_prompt(const SpeedDecoder& decoder, uint32_t n_prompt);
+// n_gen tokens generated one at a time, each fed back (greedy).
+core::Result<SpeedSample> time_generation(const SpeedDecoder& decoder, uint32_t n_gen);
+
+}  // namespace gauntlet::engine
