@@ -20,6 +20,7 @@
 #include "engine/loader/loader.h"
 #include "engine/model/synthetic.h"
 #include "engine/reference/decoder.h"
+#include "engine/speed.h"
 #include "stress/bandwidth.h"
 #include "stress/compute_peak.h"
 
@@ -241,6 +242,53 @@ void BM_Decode(benchmark::State& state, const std::string& name, model::FileType
   }
 }
 
+// llama-bench's pp<N> and tg<M> on a synthetic model of `dims`, in the device's default
+// configuration with micro-batch N, and the device time per kernel of the prompt pass.
+void BM_PromptAndGeneration(benchmark::State& state, const std::string& name, model::FileType type,
+                            const std::string& dims, uint32_t n_prompt, uint32_t n_gen) {
+  try {
+    auto& d = device_for(name);
+    auto shape = model::parse_dims(dims).value();
+    shape.name = "bench-pp";
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("gauntlet-bench-pp-" + std::to_string(::getpid()) + ".gguf");
+    check(model::write_synthetic_model(shape, type, 1, path, true));
+    auto file = model::GgufFile::open(path).value();
+    std::filesystem::remove(path);
+    auto loaded = loader::load_to_device(*file, d, {}).value();
+    auto config = device::default_config(d.info(), d.info().local_mem_size, shape, type);
+    config.context = n_prompt + n_gen;
+    config.micro_batch = n_prompt;
+    check(device::check_config(d.info(), d.info().local_mem_size, shape, config));
+    auto decoder = device::DeviceDecoder::create(d, loaded, config).value();
+    SpeedDecoder speed{[&](std::span<const BatchToken> b) { return decoder->forward(b); },
+                       [&] { decoder->reset(); }, shape.n_vocab};
+    time_prompt(speed, n_prompt).value();
+    double pp = 0, tg = 0;
+    for (auto _ : state) {
+      pp = time_prompt(speed, n_prompt).value().tokens_per_second();
+      tg = time_generation(speed, n_gen).value().tokens_per_second();
+    }
+    device::KernelTimes times;
+    decoder->time_dispatches(&times);
+    time_prompt(speed, n_prompt).value();
+    decoder->time_dispatches(nullptr);
+    double flops = 0;
+    for (const auto& t : loaded.mix) {
+      if (t.name != "token_embd.weight" || shape.tied_output) flops += 2.0 * t.n_elements();
+    }
+    state.counters["pp_tok_s"] = pp;
+    state.counters["tg_tok_s"] = tg;
+    state.counters["pp_over_tg"] = tg > 0 ? pp / tg : 0;
+    state.counters["pp_GFLOPs"] = flops * pp / 1e9;
+    state.counters["model_MB"] = planner::weight_bytes(loaded.mix) / 1e6;
+    for (const auto& t : times) state.counters["s_" + t.kernel] = t.seconds;
+    state.SetLabel(device::effective_matmul(config).name());
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
 std::vector<std::string> bench_devices() {
   std::string list = core::env("GAUNTLET_BENCH_DEVICES").value_or("opencl:0,vulkan:0");
   std::vector<std::string> out;
@@ -276,6 +324,29 @@ const int registered = [] {
     for (auto f : formats) {
       benchmark::RegisterBenchmark(("BM_Matmul/" + dev + "/" + model::to_string(f)).c_str(),
                                    BM_Matmul, dev, f, 64)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+    // The quick run's model (d=256, ff=11008) and the 220M decode model, pp512 / tg128.
+    for (auto f : {model::FileType::f32, model::FileType::q8_0, model::FileType::q4_K_M}) {
+      benchmark::RegisterBenchmark(
+          ("BM_PromptAndGeneration/" + dev + "/quick/" + model::to_string(f)).c_str(),
+          BM_PromptAndGeneration, dev, f,
+          std::string(
+              "n_embd=256,n_layer=2,n_head=4,n_head_kv=2,n_ff=11008,n_vocab=2048,context=1024"),
+          512u, 128u)
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+    for (auto f : {model::FileType::q8_0, model::FileType::q4_K_M}) {
+      benchmark::RegisterBenchmark(
+          ("BM_PromptAndGeneration/" + dev + "/220m/" + model::to_string(f)).c_str(),
+          BM_PromptAndGeneration, dev, f,
+          std::string(kDecodeDims)
+              .replace(std::string(kDecodeDims).find("context=256"), 11, "context=1024"),
+          512u, 128u)
+          ->Iterations(1)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }

@@ -7,7 +7,10 @@
 #include "core/isolate.h"
 #include "engine/decode.h"
 #include "engine/device/profile_check.h"
+#include "engine/host_decoder.h"
+#include "engine/loader/loader.h"
 #include "engine/model/gguf.h"
+#include "engine/speed.h"
 
 namespace gauntlet::harness {
 
@@ -15,7 +18,9 @@ namespace {
 
 using engine::model::FileType;
 
-enum class CheckKind { decode, context };
+// decode: a greedy decode at the key's smallest context; context: attention over a full KV cache
+// at its largest; pass: a prompt in passes of the micro-batch, or sequences decoded together.
+enum class CheckKind { decode, context, pass };
 
 struct RunItem {
   size_t candidate = 0;  // index into the candidates
@@ -27,13 +32,35 @@ std::string setup_key(const DecodeSetup& s) {
   const auto& c = s.config;
   return std::string(engine::planner::to_string(c.kv)) +
          (c.compute == engine::planner::ActivationType::f16 ? "/f16" : "/f32") +
-         (s.tiled ? "/tiled" : "/whole") + "/b" + std::to_string(c.sequences);
+         (s.tiled ? "/tiled" : "/whole") + "/b" + std::to_string(c.sequences) +
+         (c.micro_batch > 1 ? "/mb" + std::to_string(c.micro_batch) : "");
 }
+
+bool is_pass(const DecodeSetup& s) {
+  return engine::planner::pass_tokens(s.config.micro_batch, s.config.sequences) > 1;
+}
+
+// The key of the one-token setup of the same family (what a pass key derives its contexts from).
+std::string decode_key(const DecodeSetup& s) {
+  DecodeSetup one = s;
+  one.config.micro_batch = 1;
+  one.config.sequences = 1;
+  return setup_key(one);
+}
+
+// A pass check's prompt: the micro-batch, or a short prompt per sequence; and its generated
+// tokens: llama-bench's tg128 from the standard level on, fewer at quick.
+uint32_t pass_prompt(const DecodeSetup& s) {
+  return s.config.micro_batch > 1 ? s.config.micro_batch : 8;
+}
+uint32_t pass_steps(core::Level level) { return level == core::Level::quick ? 8 : 128; }
 
 uint32_t decode_steps(core::Level level) { return level == core::Level::quick ? 16 : 32; }
 
 core::Json check_to_json(const engine::device::CheckResult& r) {
   return core::Json{{"tokens_match", r.tokens_match},
+                    {"pp_tok_s", r.prompt_tokens_per_second},
+                    {"prompt_gflops", r.prompt_gflops},
                     {"device_tokens", r.device_tokens},
                     {"host_tokens", r.host_tokens},
                     {"logits_nmse", r.logits_nmse},
@@ -44,6 +71,35 @@ core::Json check_to_json(const engine::device::CheckResult& r) {
                     {"planned_peak_bytes", r.planned_peak_bytes},
                     {"reason", r.reason},
                     {"note", r.note}};
+}
+
+// The host backend runs the reference itself: a pass is timed (pp and tg, as llama-bench's), and
+// its logits are the reference's by construction (ReferenceBatch tests).
+core::Json host_pass(const core::DeviceInfo& device, const std::filesystem::path& file,
+                     const DecodeSetup& setup, core::Level level, backends::Device& opened) {
+  auto model = engine::model::GgufFile::open(file);
+  if (!model) return {{"error", model.error().describe()}};
+  auto loaded = engine::loader::load_to_device(**model, opened, {});
+  if (!loaded) return {{"error", loaded.error().describe()}};
+  const auto& c = setup.config;
+  auto decoder = engine::HostDeviceDecoder::create(
+      opened, *loaded, {0, c.kv, c.context, c.sequences, c.micro_batch});
+  if (!decoder) return {{"error", decoder.error().describe()}};
+  engine::SpeedDecoder speed{
+      [&](std::span<const engine::BatchToken> b) { return (*decoder)->forward(b); },
+      [&] { (*decoder)->reset(); }, loaded->shape.n_vocab};
+  auto pp = engine::time_prompt(speed, pass_prompt(setup));
+  if (!pp) return {{"error", pp.error().describe()}};
+  auto tg = engine::time_generation(speed, pass_steps(level));
+  if (!tg) return {{"error", tg.error().describe()}};
+  (void)device;
+  return {{"tokens_match", true},
+          {"reason", ""},
+          {"tg_tokens", pass_steps(level)},
+          {"pp_tok_s", pp->tokens_per_second()},
+          {"tok_s", tg->tokens_per_second()},
+          {"peak_bytes", opened.peak_bytes()},
+          {"reference", true}};
 }
 
 // One child: open the device and the model, run the items in order.
@@ -64,6 +120,10 @@ core::Json run_items_in_child(const core::DeviceInfo& device, const std::filesys
   engine::device::KernelCache kernels(**opened);
   for (const auto& item : items) {
     const auto& setup = candidates[item.candidate].setup;
+    if (device.id.api == core::Api::host && item.kind == CheckKind::pass) {
+      results.push_back(host_pass(device, file, setup, level, **opened));
+      continue;
+    }
     if (device.id.api == core::Api::host) {
       engine::DecodeRequest request;
       request.model_path = file;
@@ -86,26 +146,40 @@ core::Json run_items_in_child(const core::DeviceInfo& device, const std::filesys
     auto result = item.kind == CheckKind::decode
                       ? engine::device::check_decode(**opened, **model, setup.config, {1, 2, 3},
                                                      decode_steps(level), &kernels)
+                  : item.kind == CheckKind::pass
+                      ? engine::device::check_pass(**opened, **model, setup.config,
+                                                   pass_prompt(setup), pass_steps(level), &kernels)
                       : engine::device::check_context(**opened, **model, setup.config,
                                                       setup.config.context, &kernels);
     if (!result) {
       results.push_back({{"error", result.error().describe()}});
     } else {
-      results.push_back(check_to_json(*result));
+      auto j = check_to_json(*result);
+      if (item.kind != CheckKind::context) {
+        j["tg_tokens"] = item.kind == CheckKind::pass ? pass_steps(level) : decode_steps(level);
+      }
+      results.push_back(std::move(j));
     }
   }
   return results;
 }
 
+// The format whose passes the quick level runs (one per device: a 512-token pass costs more than
+// a whole decode check).
+bool runs_passes_at_quick_level(FileType format) { return format == FileType::q8_0; }
+
 // The runs a level asks for, per format: the default key only at quick, every key otherwise;
-// a decode check at each key's smallest context and an attention check at its largest.
+// a decode check at each one-token key's smallest context and an attention check at its largest;
+// a pass check at each pass key's smallest context that holds its prompt and generated tokens.
+// The quick level runs the passes of one format, with the default key's family where it fits
+// (else the tiled one), and none on the host (whose passes are the reference's own).
 std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>& candidates,
                                                    const ModelSet& models, core::Level level,
                                                    bool host) {
   std::map<FileType, std::map<std::string, std::vector<size_t>>> by_key;
   for (size_t i = 0; i < candidates.size(); ++i) {
     const auto& c = candidates[i];
-    if (!c.runnable || c.setup.config.sequences != 1) continue;
+    if (!c.runnable) continue;
     if (!models.files.count(c.setup.config.weights)) continue;
     if (level == core::Level::quick && !models.user_file &&
         !runs_at_quick_level(c.setup.config.weights)) {
@@ -118,10 +192,21 @@ std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>&
     std::vector<std::string> chosen;
     if (level == core::Level::quick) {
       // The default: f32 activations and KV cache, the whole vector when it fits (fewer passes).
-      for (const char* key : {"f32/f32/whole/b1", "f32/f32/tiled/b1"}) {
-        if (keys.count(key)) {
-          chosen.push_back(key);
-          break;
+      std::vector<std::string> suffixes{"/b1"};
+      if (!host && (models.user_file || runs_passes_at_quick_level(format))) {
+        for (const auto& pass : planned_passes(level)) {
+          if (pass.micro_batch == 1 && pass.sequences == 1) continue;
+          suffixes.push_back(
+              "/b" + std::to_string(pass.sequences) +
+              (pass.micro_batch > 1 ? "/mb" + std::to_string(pass.micro_batch) : ""));
+        }
+      }
+      for (const auto& suffix : suffixes) {
+        for (const char* family : {"f32/f32/whole", "f32/f32/tiled"}) {
+          if (keys.count(family + suffix)) {
+            chosen.push_back(family + suffix);
+            break;
+          }
         }
       }
     } else {
@@ -132,6 +217,17 @@ std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>&
       std::sort(indices.begin(), indices.end(), [&](size_t a, size_t b) {
         return candidates[a].setup.config.context < candidates[b].setup.config.context;
       });
+      const auto& first = candidates[indices.front()].setup;
+      if (is_pass(first)) {
+        const uint32_t need = pass_prompt(first) + pass_steps(level);
+        for (size_t i : indices) {
+          if (candidates[i].setup.config.context >= need) {
+            plan[format].push_back({i, CheckKind::pass});
+            break;
+          }
+        }
+        continue;
+      }
       plan[format].push_back({indices.front(), CheckKind::decode});
       if (!host && indices.size() > 1) plan[format].push_back({indices.back(), CheckKind::context});
     }
@@ -141,9 +237,11 @@ std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>&
 
 void apply_result(Candidate& c, const core::Json& r, const std::string& device, CheckKind kind) {
   auto& p = c.profile;
-  core::Row row =
-      core::make_row(std::string(kind == CheckKind::decode ? "decode:" : "context:") + p.name,
-                     device, core::RowStatus::pass);
+  core::Row row = core::make_row(std::string(kind == CheckKind::decode ? "decode:"
+                                             : kind == CheckKind::pass ? "pass:"
+                                                                       : "context:") +
+                                     p.name,
+                                 device, core::RowStatus::pass);
   if (r.contains("error")) {
     row.status = core::RowStatus::error;
     row.reason = r["error"].get<std::string>();
@@ -157,16 +255,35 @@ void apply_result(Candidate& c, const core::Json& r, const std::string& device, 
     const std::string reason = r.value("reason", "");
     p.figures.tok_s = r.value("tok_s", 0.0);
     p.figures.peak_bytes = r.value("peak_bytes", uint64_t{0});
+    if (r.contains("tg_tokens")) p.figures.tg_tokens = r["tg_tokens"].get<uint32_t>();
     if (r.contains("logits_nmse")) p.figures.logits_nmse = r["logits_nmse"].get<double>();
     if (r.contains("effective_gbps")) p.figures.effective_gbps = r["effective_gbps"].get<double>();
+    if (kind == CheckKind::pass) {
+      const auto& s = c.setup;
+      p.figures.pp_tok_s = r.value("pp_tok_s", 0.0);
+      p.figures.pp_tokens = pass_prompt(s) * s.config.sequences;
+      if (r.value("prompt_gflops", 0.0) > 0)
+        p.figures.achieved_gflops = r["prompt_gflops"].get<double>();
+    }
     row.metrics = r;
     if (reason.empty()) {
       p.verdict = reports::ProfileVerdict::safe;
+      const auto& cfg = c.setup.config;
+      const std::string passes =
+          cfg.micro_batch > 1
+              ? "a prompt of " + std::to_string(cfg.micro_batch) + " tokens in one pass"
+              : std::to_string(cfg.sequences) + " sequences decoded together";
       p.reason = r.value("reference", false)
-                     ? "host reference engine: decoded " + std::string("and measured")
-                 : kind == CheckKind::decode
-                     ? "decoded and matched the host reference"
-                     : "attention over a full KV cache matched the host reference";
+                     ? kind == CheckKind::pass
+                           ? "host reference engine: ran " + passes + " and measured"
+                           : "host reference engine: decoded and measured"
+                 : kind == CheckKind::decode ? "decoded and matched the host reference"
+                 : kind == CheckKind::pass
+                     ? passes + (cfg.sequences > 1 ? ": matched the host reference"
+                                                   : ": matched token-by-token decoding on the "
+                                                     "device")
+                     : "attention over a full KV cache matched the host "
+                       "reference";
       if (!r.value("note", "").empty()) p.reason += "; " + r.value("note", "");
     } else {
       row.status = core::RowStatus::fail;
@@ -179,44 +296,59 @@ void apply_result(Candidate& c, const core::Json& r, const std::string& device, 
   p.rows.push_back(row);
 }
 
-// Profiles that were not run take their verdict from the runs of their key.
+// Profiles that were not run take their verdict from the runs of their key: a one-token key from
+// its decode and attention checks, a pass key from its pass check and the attention checks of its
+// family's one-token key.
 void settle_unrun(std::vector<Candidate>& candidates, core::Level level, bool interrupted) {
+  struct Ran {
+    uint32_t first = 0, longest = 0;
+    std::string failure;
+  };
+  std::map<std::string, Ran> ran;
   std::map<std::string, std::vector<Candidate*>> by_key;
+  auto format_key = [](const Candidate& c, const std::string& key) {
+    return std::string(engine::model::to_string(c.setup.config.weights)) + "/" + key;
+  };
   for (auto& c : candidates) {
-    by_key[std::string(engine::model::to_string(c.setup.config.weights)) + "/" + setup_key(c.setup)]
-        .push_back(&c);
+    const std::string key = format_key(c, setup_key(c.setup));
+    by_key[key].push_back(&c);
+    if (c.profile.rows.empty()) continue;
+    auto& r = ran[key];
+    if (c.profile.verdict == reports::ProfileVerdict::safe) {
+      if (r.first == 0 || c.setup.config.context < r.first) r.first = c.setup.config.context;
+      r.longest = std::max(r.longest, c.setup.config.context);
+    } else {
+      r.failure = c.profile.name + ": " + c.profile.reason;
+    }
   }
   for (auto& [key, group] : by_key) {
-    uint32_t decoded = 0, longest = 0;
-    std::string failure;
-    for (const auto* c : group) {
-      if (c->profile.rows.empty()) continue;
-      if (c->profile.verdict == reports::ProfileVerdict::safe) {
-        if (decoded == 0 || c->setup.config.context < decoded) decoded = c->setup.config.context;
-        longest = std::max(longest, c->setup.config.context);
-      } else {
-        failure = c->profile.name + ": " + c->profile.reason;
-      }
-    }
+    const Ran own = ran[key];
+    const bool pass = is_pass(group.front()->setup);
+    const uint32_t attention =
+        pass ? std::max(own.longest,
+                        ran[format_key(*group.front(), decode_key(group.front()->setup))].longest)
+             : own.longest;
     for (auto* c : group) {
       auto& p = c->profile;
       if (!p.rows.empty() || p.verdict != reports::ProfileVerdict::untested || !c->runnable)
         continue;
+      const uint32_t ctx = c->setup.config.context;
       if (interrupted) {
         p.reason = "not run: the run was interrupted";
-      } else if (!failure.empty()) {
-        p.reason = "not run; a check of the same configuration failed: " + failure;
-      } else if (decoded != 0 && c->setup.config.context <= longest) {
+      } else if (!own.failure.empty()) {
+        p.reason = "not run; a check of the same configuration failed: " + own.failure;
+      } else if (own.first != 0 && ctx <= attention) {
         p.verdict = reports::ProfileVerdict::derived;
-        p.reason = "fits by the planner; decode verified at ctx " + std::to_string(decoded) +
-                   " and attention at ctx " + std::to_string(longest);
-      } else if (c->setup.config.sequences != 1) {
-        p.reason = "batch > 1 is planned only: the engine decodes batch 1";
-        p.verdict = reports::ProfileVerdict::derived;
+        p.reason = std::string("fits by the planner; ") +
+                   (pass ? "passes verified at ctx " : "decode verified at ctx ") +
+                   std::to_string(own.first) + " and attention at ctx " + std::to_string(attention);
+      } else if (own.first != 0) {
+        p.reason = "not run: attention was verified up to ctx " + std::to_string(attention);
       } else if (level == core::Level::quick) {
-        p.reason =
-            "not run at the quick level, which runs the default variant of F16, Q8_0 and Q4_K_M "
-            "(--level standard runs every variant of every format)";
+        p.reason = pass ? "not run at the quick level, which runs the passes of Q8_0's default "
+                          "variant on OpenCL and Vulkan (--level standard runs every pass)"
+                        : "not run at the quick level, which runs the default variant of F16, "
+                          "Q8_0 and Q4_K_M (--level standard runs every variant of every format)";
       } else {
         p.reason = "not run: no model file of this format";
       }

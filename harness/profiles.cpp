@@ -19,6 +19,8 @@ using engine::planner::KvPrecision;
 constexpr uint32_t kMatvecTile = 1024;
 constexpr uint32_t kScoreTile = 256;
 constexpr uint32_t kWorkgroup = 64;
+constexpr uint32_t kMatmulTokens = 16;
+constexpr uint32_t kMatmulTile = 256;
 
 std::string gib(uint64_t bytes) {
   char text[32];
@@ -31,7 +33,7 @@ std::string gib(uint64_t bytes) {
 }
 
 DecodeSetup make_setup(FileType weights, ActivationType compute, KvPrecision kv, bool tiled,
-                       uint32_t context, uint32_t batch) {
+                       uint32_t context, PassShape pass) {
   DecodeSetup s;
   auto& c = s.config;
   s.tiled = tiled;
@@ -39,7 +41,11 @@ DecodeSetup make_setup(FileType weights, ActivationType compute, KvPrecision kv,
   c.compute = compute;
   c.kv = kv;
   c.context = context;
-  c.sequences = batch;
+  c.sequences = pass.sequences;
+  c.micro_batch = pass.micro_batch;
+  c.matmul.workgroup = kWorkgroup;
+  c.matmul.tokens = kMatmulTokens;
+  c.matmul.activation_tile = tiled ? kMatmulTile : engine::planner::kWholeVector;
   c.matvec.workgroup = kWorkgroup;
   c.matvec.activation_tile = tiled ? kMatvecTile : engine::planner::kWholeVector;
   c.attention.workgroup = kWorkgroup;
@@ -68,14 +74,11 @@ std::string missing_feature(const DecodeSetup& setup, std::span<const TensorDesc
   return "";
 }
 
-// The engine's own check names the kernel whose need is over the limit; batch does not change
-// local memory, so it is asked about batch 1.
+// The engine's own check names the kernel whose need is over the limit.
 std::string local_memory_reason(const DeviceFacts& facts, const engine::model::ModelShape& shape,
                                 const engine::device::DecodeConfig& config, uint64_t need) {
-  engine::device::DecodeConfig one = config;
-  one.sequences = 1;
   auto refusal =
-      engine::device::check_config(facts.info, facts.local_mem_verified_bytes, shape, one);
+      engine::device::check_config(facts.info, facts.local_mem_verified_bytes, shape, config);
   if (!refusal.is_ok() && refusal.error().message.rfind("local memory ", 0) == 0) {
     return refusal.error().message;
   }
@@ -129,12 +132,20 @@ std::vector<uint32_t> planned_contexts(const engine::model::ModelShape& shape) {
   return contexts;
 }
 
+std::vector<PassShape> planned_passes(core::Level level) {
+  std::vector<PassShape> passes{{1, 1}, {512, 1}, {1, 4}};
+  if (level != core::Level::quick) {
+    for (uint32_t mb : {31u, 32u, 33u}) passes.push_back({mb, 1});
+  }
+  if (level == core::Level::full) passes.push_back({1, 8});
+  return passes;
+}
+
 std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
                                      const WeightMixes& mixes, const DeviceFacts& facts,
                                      const std::string& device_key, core::Level level) {
   std::vector<Candidate> out;
-  std::vector<uint32_t> batches{1};
-  if (level == core::Level::full) batches.push_back(4);
+  const auto passes = planned_passes(level);
   // The host runs the C++ reference: no local memory tiles, no f16 kernels to choose between.
   const bool host = facts.info.id.api == core::Api::host;
   std::vector<ActivationType> computes{ActivationType::f32};
@@ -146,9 +157,9 @@ std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
       for (KvPrecision kv : {KvPrecision::f32, KvPrecision::f16}) {
         for (bool tiled : families) {
           for (uint32_t context : planned_contexts(shape)) {
-            for (uint32_t batch : batches) {
+            for (const PassShape& pass : passes) {
               Candidate c;
-              c.setup = make_setup(weights, compute, kv, tiled, context, batch);
+              c.setup = make_setup(weights, compute, kv, tiled, context, pass);
               auto& p = c.profile;
               p.device = device_key;
               p.api = core::to_string(facts.info.id.api);
@@ -156,23 +167,33 @@ std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
               p.compute_precision = compute == ActivationType::f16 ? "f16" : "f32";
               p.kv_precision = engine::planner::to_string(kv);
               p.context = context;
-              p.batch = batch;
+              p.batch = pass.sequences;
+              p.micro_batch = pass.micro_batch;
               const auto& config = c.setup.config;
-              const uint64_t local = engine::planner::decode_local_mem_bytes(
+              const uint64_t local = engine::planner::pass_local_mem_bytes(
                   engine::device::effective_matvec(config),
-                  engine::device::effective_attention(config), shape, context);
+                  engine::device::effective_matmul(config),
+                  engine::device::effective_attention(config), shape, context,
+                  engine::planner::pass_tokens(pass.micro_batch, pass.sequences));
               p.variant.name = tiled ? "wg" + std::to_string(kWorkgroup) + "-t" +
                                            std::to_string(kMatvecTile) + "-s" +
                                            std::to_string(kScoreTile)
                                      : "wg" + std::to_string(kWorkgroup) + "-whole";
               p.variant.workgroup = kWorkgroup;
               if (tiled) p.variant.tile = {{"activations", kMatvecTile}, {"scores", kScoreTile}};
+              if (engine::planner::pass_tokens(pass.micro_batch, pass.sequences) > 1) {
+                p.variant.name += "-mm" + std::to_string(kMatmulTokens) +
+                                  (tiled ? "x" + std::to_string(kMatmulTile) : "");
+                p.variant.tile["matmul_tokens"] = kMatmulTokens;
+                if (tiled) p.variant.tile["matmul_activations"] = kMatmulTile;
+              }
               p.variant.local_mem_bytes = local;
               engine::planner::PlanOptions plan_options;
               plan_options.format = weights;
               plan_options.tensors = tensors;
               plan_options.context = context;
-              plan_options.sequences = batch;
+              plan_options.sequences = pass.sequences;
+              plan_options.micro_batch = pass.micro_batch;
               plan_options.kv = kv;
               const auto plan = engine::planner::plan_memory(shape, plan_options);
               p.figures.planned_peak_bytes = plan.steady_state;

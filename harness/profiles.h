@@ -29,7 +29,8 @@ struct DeviceFacts {
 };
 
 // A decode configuration and the variant family it belongs to: "whole" holds the whole
-// activation vector and all scores in local memory, "tiled" holds chunks of them.
+// activation vector and all scores in local memory, "tiled" holds chunks of them (a pass of
+// several tokens: its matmul holds the whole vector or a chunk of each of 16 tokens).
 struct DecodeSetup {
   engine::device::DecodeConfig config;
   bool tiled = false;
@@ -43,6 +44,14 @@ struct Candidate {
 
 // The contexts a model is planned at: powers of two from 512 up to its maximum.
 std::vector<uint32_t> planned_contexts(const engine::model::ModelShape& shape);
+
+// The passes a level plans: {micro-batch, sequences}. Every level has one token (decode), a
+// prompt micro-batch of 512 and 4 sequences decoded together; from standard on, micro-batches on
+// both sides of 32 (two of the default token tiles of 16), and 8 sequences at full.
+struct PassShape {
+  uint32_t micro_batch = 1, sequences = 1;
+};
+std::vector<PassShape> planned_passes(core::Level level);
 
 // Every candidate for the device, each with its static verdict: unsafe when a feature it needs
 // is not verified, when a kernel's local memory exceeds the verified limit, or when its planned

@@ -185,7 +185,13 @@ core::Result<RunOutcome> run(const RunConfig& config) {
         plan_profiles(models->shape, models->mixes, stage->facts, device.key, options.level);
     GAUNTLET_TRY(run_profiles(claimed, *models, candidates, options, *journal, progress,
                               config.interrupted));
-    for (auto& c : candidates) device.profiles.push_back(std::move(c.profile));
+    for (auto& c : candidates) {
+      auto& f = c.profile.figures;
+      if (f.achieved_gflops && device.compute_peak) {
+        f.fraction_of_f32_peak = core::ratio_to_peak(*f.achieved_gflops, *device.compute_peak);
+      }
+      device.profiles.push_back(std::move(c.profile));
+    }
     summarize_device(device);
     device.fit = fit_answers(*models, fit_budget(claimed, stage->facts, clamps));
     report.devices.push_back(std::move(device));

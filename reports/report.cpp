@@ -84,7 +84,8 @@ std::string familiar_name(const std::string& weight_format, const std::string& c
 
 std::string profile_name(const Profile& p) {
   return p.weight_format + "/" + p.compute_precision + "/kv-" + p.kv_precision + "/" +
-         p.variant.name + "/ctx" + std::to_string(p.context) + "/b" + std::to_string(p.batch);
+         p.variant.name + "/ctx" + std::to_string(p.context) + "/b" + std::to_string(p.batch) +
+         (p.micro_batch > 1 ? "/mb" + std::to_string(p.micro_batch) : "");
 }
 
 std::string now_iso8601() {
@@ -313,7 +314,10 @@ void to_json(Json& j, const ProfileFigures& v) {
            {"logits_nmse", optional_json(v.logits_nmse)},
            {"effective_gbps", optional_json(v.effective_gbps)},
            {"achieved_gflops", optional_json(v.achieved_gflops)},
-           {"fraction_of_f32_peak", optional_json(v.fraction_of_f32_peak)}};
+           {"fraction_of_f32_peak", optional_json(v.fraction_of_f32_peak)},
+           {"pp_tok_s", optional_json(v.pp_tok_s)},
+           {"pp_tokens", optional_json(v.pp_tokens)},
+           {"tg_tokens", optional_json(v.tg_tokens)}};
 }
 void from_json(const Json& j, ProfileFigures& v) {
   v.tok_s = optional_from<double>(j, "tok_s");
@@ -323,6 +327,9 @@ void from_json(const Json& j, ProfileFigures& v) {
   v.effective_gbps = optional_from<double>(j, "effective_gbps");
   v.achieved_gflops = optional_from<double>(j, "achieved_gflops");  // absent before schema 1.3
   v.fraction_of_f32_peak = optional_from<double>(j, "fraction_of_f32_peak");
+  v.pp_tok_s = optional_from<double>(j, "pp_tok_s");  // absent before schema 1.4
+  v.pp_tokens = optional_from<uint32_t>(j, "pp_tokens");
+  v.tg_tokens = optional_from<uint32_t>(j, "tg_tokens");
 }
 
 void to_json(Json& j, const Profile& v) {
@@ -336,6 +343,7 @@ void to_json(Json& j, const Profile& v) {
            {"variant", v.variant},
            {"context", v.context},
            {"batch", v.batch},
+           {"micro_batch", v.micro_batch},
            {"verdict", to_string(v.verdict)},
            {"reason", v.reason},
            {"figures", v.figures},
@@ -353,6 +361,7 @@ void from_json(const Json& j, Profile& v) {
   v.variant = j.at("variant").get<KernelVariant>();
   v.context = j.at("context").get<uint32_t>();
   v.batch = j.at("batch").get<uint32_t>();
+  v.micro_batch = j.value("micro_batch", 1u);  // absent before schema 1.4
   auto verdict = profile_verdict_from_string(j.at("verdict").get<std::string>());
   if (!verdict) bad_value(j, "unknown profile verdict");
   v.verdict = *verdict;

@@ -17,7 +17,7 @@ namespace gauntlet::reports {
 
 using core::Json;
 
-inline constexpr const char* kSchemaVersion = "1.3";
+inline constexpr const char* kSchemaVersion = "1.4";
 
 struct ToolInfo {
   std::string name = "gauntlet";
@@ -132,6 +132,11 @@ struct ProfileFigures {
   // (core::ratio_to_peak); absent until a run measures prompt processing (schema 1.3).
   std::optional<double> achieved_gflops;
   std::optional<double> fraction_of_f32_peak;
+  // llama-bench's figures (schema 1.4): pp<pp_tokens> is the prompt's tokens per second in passes
+  // of the profile's micro-batch, tg<tg_tokens> the generated tokens per second (tok_s).
+  std::optional<double> pp_tok_s;
+  std::optional<uint32_t> pp_tokens;
+  std::optional<uint32_t> tg_tokens;
 };
 
 struct Profile {
@@ -144,7 +149,8 @@ struct Profile {
   std::string kv_precision;
   KernelVariant variant;
   uint32_t context = 0;
-  uint32_t batch = 1;
+  uint32_t batch = 1;        // sequences decoded together
+  uint32_t micro_batch = 1;  // prompt tokens per pass (schema 1.4; 1 before)
   ProfileVerdict verdict = ProfileVerdict::untested;
   std::string reason;  // why it is not safe, e.g. "local memory 41216 > 32768"
   ProfileFigures figures;

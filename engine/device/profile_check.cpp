@@ -5,11 +5,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 
 #include "core/half.h"
 #include "engine/device/device_decoder.h"
 #include "engine/loader/loader.h"
 #include "engine/reference/decoder.h"
+#include "engine/speed.h"
 
 namespace gauntlet::engine::device {
 
@@ -157,6 +159,192 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
     }
   }
   finish_result(r, c, static_cast<uint32_t>(prompt.size() + steps));
+  return r;
+}
+
+namespace {
+
+// One sequence's tokens and the logits it produced (the prompt's last, then each step's).
+struct SequenceRun {
+  std::vector<int32_t> prompt, generated;
+  std::vector<std::vector<float>> logits;
+};
+
+// Feeds every sequence's prompt in one forward (logits of each last token), then `steps` passes
+// of one token per sequence, each the argmax of its last logits.
+core::Result<double> run_sequences(
+    const std::function<core::Result<std::span<const float>>(std::span<const BatchToken>)>& fwd,
+    std::vector<SequenceRun>& seqs, uint32_t n_vocab, uint32_t steps, double* prompt_seconds) {
+  std::vector<BatchToken> batch;
+  for (uint32_t s = 0; s < seqs.size(); ++s) {
+    for (size_t i = 0; i < seqs[s].prompt.size(); ++i) {
+      batch.push_back({seqs[s].prompt[i], s, i + 1 == seqs[s].prompt.size()});
+    }
+  }
+  auto start = Clock::now();
+  auto logits = fwd(batch);
+  if (!logits) return logits.error();
+  if (prompt_seconds) *prompt_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  auto take = [&](std::span<const float> all) {
+    for (size_t s = 0; s < seqs.size(); ++s) {
+      auto one = all.subspan(s * n_vocab, n_vocab);
+      seqs[s].logits.emplace_back(one.begin(), one.end());
+      seqs[s].generated.push_back(reference::argmax(one));
+    }
+  };
+  take(*logits);
+  start = Clock::now();
+  for (uint32_t i = 0; i + 1 < steps; ++i) {
+    batch.clear();
+    for (uint32_t s = 0; s < seqs.size(); ++s) batch.push_back({seqs[s].generated.back(), s, true});
+    auto next = fwd(batch);
+    if (!next) return next.error();
+    take(*next);
+  }
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+namespace {
+
+// Every 32nd prompt token and the last: logits that cover every token tile of a pass and its far
+// end, without downloading the logits of the whole prompt.
+bool compared_in_prompt(size_t i, size_t n) { return i % 32 == 31 || i + 1 == n; }
+
+// One sequence: the prompt in passes of the micro-batch (timed), then `steps` greedy tokens
+// (timed); the same tokens token by token on the device (micro-batch 1: the decode path the
+// decode and context checks compare with the host reference) give the logits to compare.
+core::Status prompt_against_decode(backends::Device& device, const loader::DeviceModel& model,
+                                   const DecodeConfig& c, uint32_t prompt_tokens, uint32_t steps,
+                                   KernelCache* kernels, CheckResult& r, double& prompt_seconds,
+                                   double& gen_seconds) {
+  const uint32_t n_vocab = model.shape.n_vocab;
+  auto batched = DeviceDecoder::create(device, model, c, kernels);
+  if (!batched) return batched.error();
+  const auto prompt = bench_tokens(prompt_tokens, n_vocab, 1);
+  std::vector<BatchToken> batch;
+  for (size_t i = 0; i < prompt.size(); ++i) {
+    batch.push_back({prompt[i], 0, compared_in_prompt(i, prompt.size())});
+  }
+  // Untimed: the first pass builds the kernels.
+  GAUNTLET_TRY((*batched)->forward(std::span(batch).first(std::min<size_t>(batch.size(), 2))));
+  (*batched)->reset();
+  std::vector<std::vector<float>> got;
+  auto start = Clock::now();
+  auto logits = (*batched)->forward(batch);
+  if (!logits) return logits.error();
+  prompt_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  for (size_t at = 0; at < logits->size(); at += n_vocab) {
+    got.emplace_back(logits->begin() + at, logits->begin() + at + n_vocab);
+  }
+  start = Clock::now();
+  for (uint32_t i = 0; i < steps; ++i) {
+    const int32_t next = reference::argmax(got.back());
+    r.device_tokens.push_back(next);
+    if (i + 1 == steps) break;
+    auto step = (*batched)->step(next);
+    if (!step) return step.error();
+    got.emplace_back(step->begin(), step->end());
+  }
+  gen_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+
+  DecodeConfig one = c;
+  one.micro_batch = 1;
+  auto decode = DeviceDecoder::create(device, model, one, kernels);
+  if (!decode) return decode.error();
+  size_t compared = 0;
+  for (size_t i = 0; i < prompt.size(); ++i) {
+    auto step = (*decode)->step(prompt[i]);
+    if (!step) return step.error();
+    if (compared_in_prompt(i, prompt.size())) {
+      r.logits_nmse = std::max(r.logits_nmse, nmse(got[compared++], *step));
+      if (i + 1 == prompt.size()) r.host_tokens.push_back(reference::argmax(*step));
+    }
+  }
+  for (uint32_t i = 0; i + 1 < steps; ++i) {
+    auto step = (*decode)->step(r.device_tokens[i]);
+    if (!step) return step.error();
+    r.logits_nmse = std::max(r.logits_nmse, nmse(got[compared++], *step));
+    r.host_tokens.push_back(reference::argmax(*step));
+  }
+  return core::Status::ok();
+}
+
+}  // namespace
+
+core::Result<CheckResult> check_pass(backends::Device& device, const model::GgufFile& file,
+                                     const DecodeConfig& config, uint32_t prompt_tokens,
+                                     uint32_t steps, KernelCache* kernels) {
+  auto shape = model::read_model_shape(file.info());
+  if (!shape) return shape.error();
+  const uint32_t n_seq = std::max(config.sequences, 1u);
+  const uint64_t needed = uint64_t{prompt_tokens} + steps;
+  const uint32_t context = config.context != 0 ? config.context : shape->context;
+  if (prompt_tokens == 0 || steps == 0 || needed > context) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "a pass check of " + std::to_string(prompt_tokens) + " + " +
+                                std::to_string(steps) + " positions in a context of " +
+                                std::to_string(context));
+  }
+  auto both = load_both(device, file, config, context);
+  if (!both) return both.error();
+  DecodeConfig c = config;
+  c.context = context;
+  const auto& s = both->host.shape;
+
+  CheckResult r;
+  double prompt_seconds = 0, gen_seconds = 0;
+  if (n_seq == 1) {
+    GAUNTLET_TRY(prompt_against_decode(device, both->device, c, prompt_tokens, steps, kernels, r,
+                                       prompt_seconds, gen_seconds));
+  } else {
+    // Sequences together: each against its own decode on the host reference (short prompts).
+    std::vector<SequenceRun> dev(n_seq);
+    for (uint32_t q = 0; q < n_seq; ++q) {
+      dev[q].prompt = bench_tokens(prompt_tokens, s.n_vocab, q + 1);
+    }
+    auto decoder = DeviceDecoder::create(device, both->device, c, kernels);
+    if (!decoder) return decoder.error();
+    auto gen = run_sequences([&](std::span<const BatchToken> b) { return (*decoder)->forward(b); },
+                             dev, s.n_vocab, steps, &prompt_seconds);
+    if (!gen) return gen.error();
+    gen_seconds = *gen;
+    for (uint32_t q = 0; q < n_seq; ++q) {
+      auto ref = reference::Decoder::create(both->host, {0, config.kv, context, 1, prompt_tokens});
+      if (!ref) return ref.error();
+      std::vector<SequenceRun> host(1);
+      host[0].prompt = dev[q].prompt;
+      auto hs = run_sequences([&](std::span<const BatchToken> b) { return (*ref)->forward(b); },
+                              host, s.n_vocab, steps, nullptr);
+      if (!hs) return hs.error();
+      r.device_tokens.insert(r.device_tokens.end(), dev[q].generated.begin(),
+                             dev[q].generated.end());
+      r.host_tokens.insert(r.host_tokens.end(), host[0].generated.begin(), host[0].generated.end());
+      for (size_t i = 0; i < std::min(dev[q].logits.size(), host[0].logits.size()); ++i) {
+        r.logits_nmse = std::max(r.logits_nmse, nmse(dev[q].logits[i], host[0].logits[i]));
+        if (dev[q].generated[i] != host[0].generated[i]) break;
+      }
+    }
+  }
+  r.device_peak_bytes = device.peak_bytes();
+  r.planned_peak_bytes =
+      planner::plan_memory(s, {config.weights, context, n_seq, config.kv, 16ull << 20,
+                               both->host.tensors, config.micro_batch})
+          .steady_state;
+  if (prompt_seconds > 0) {
+    r.prompt_tokens_per_second = static_cast<double>(prompt_tokens) * n_seq / prompt_seconds;
+    double params = 0;
+    for (const auto& t : both->host.tensors) {
+      if (t.name != "token_embd.weight" || s.tied_output)
+        params += static_cast<double>(t.n_elements());
+    }
+    r.prompt_gflops = 2.0 * params * r.prompt_tokens_per_second / 1e9;
+  }
+  if (steps > 1 && gen_seconds > 0) {
+    r.tokens_per_second = static_cast<double>(steps - 1) * n_seq / gen_seconds;
+  }
+  finish_result(r, c, static_cast<uint32_t>(needed));
   return r;
 }
 

@@ -50,6 +50,10 @@ struct CheckResult {
   double logits_nmse = 0, nmse_bound = 0;  // worst step
   double tokens_per_second = 0;
   double effective_gbps = 0;  // (weight + KV bytes read per token) * tok/s
+  // check_pass: prompt tokens per second (pp), generated tokens per second over all sequences
+  // (tg), and the prompt's arithmetic rate (2 FLOPs per weight element per token).
+  double prompt_tokens_per_second = 0;
+  double prompt_gflops = 0;
   uint64_t device_peak_bytes = 0;
   uint64_t planned_peak_bytes = 0;  // planner steady state (weights + KV + activations)
   std::string reason;               // empty when it passed
@@ -72,6 +76,18 @@ uint64_t bytes_read_per_token(const model::ModelShape& shape,
 core::Result<CheckResult> check_decode(backends::Device& device, const model::GgufFile& model,
                                        const DecodeConfig& config, std::vector<int32_t> prompt,
                                        uint32_t steps, KernelCache* kernels = nullptr);
+
+// Passes of several tokens, as the configuration's micro_batch and sequences ask. One sequence:
+// a prompt of `prompt_tokens` tokens in passes of micro_batch (timed: pp), then `steps` greedy
+// tokens one at a time (timed: tg); every 32nd prompt token's logits, the last one's and every
+// generated token's are compared with token-by-token decoding on the same device (the path the
+// decode and context checks hold to the host reference: a 512-token host reference costs more
+// than the quick level has). Several sequences: a short prompt of each in one forward, then
+// `steps` passes of one token of every sequence, each sequence compared with its own decode on
+// the host reference. host_tokens holds the tokens of the decode compared with.
+core::Result<CheckResult> check_pass(backends::Device& device, const model::GgufFile& model,
+                                     const DecodeConfig& config, uint32_t prompt_tokens,
+                                     uint32_t steps, KernelCache* kernels = nullptr);
 
 // Long context without prefill: fills the KV cache of every layer directly to `context - 1`
 // positions with deterministic values (the same on device and host), runs one decode step at
