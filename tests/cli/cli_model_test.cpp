@@ -10,20 +10,15 @@
 #include "engine/model/shape.h"
 #include "engine/model/synthetic.h"
 #include "tests/support/run_command.h"
+#include "tests/support/temp_dir.h"
 
 namespace gauntlet::testing {
 namespace {
 
 class CliModel : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("gauntlet_cli_model_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::filesystem::path dir_;
+  TempDir dir_{"cli-model"};
 };
 
 TEST_F(CliModel, ShapesListsEveryPresetWithItsParameters) {

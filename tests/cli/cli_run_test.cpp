@@ -2,6 +2,7 @@
 // cases ask for, interruption and resume, simulation, and the CI gate of `report diff`.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,11 +10,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <thread>
 #include <vector>
 
 #include "core/json.h"
 #include "tests/support/run_command.h"
+#include "tests/support/temp_dir.h"
 
 namespace gauntlet::testing {
 namespace {
@@ -29,25 +32,6 @@ constexpr const char* kWideShape =
 // build's 512 KiB of local memory, so the comparison must not rest on the full context.)
 constexpr const char* kLongShape =
     "n_embd=128,n_layer=4,n_head=2,n_ff=256,n_vocab=256,context=131072";
-
-// Every folder a test made is removed when its process ends (each test runs in its own).
-struct MadeDirs {
-  std::vector<fs::path> dirs;
-  ~MadeDirs() {
-    std::error_code ec;
-    for (const auto& d : dirs) fs::remove_all(d, ec);
-  }
-};
-MadeDirs made_dirs;
-
-fs::path fresh_dir(const std::string& name) {
-  auto dir =
-      fs::temp_directory_path() / ("gauntlet_run_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  made_dirs.dirs.push_back(dir);
-  return dir;
-}
 
 std::string source(const std::string& relative) {
   return std::string(GAUNTLET_SOURCE_DIR) + "/" + relative;
@@ -84,13 +68,17 @@ uint32_t largest_safe_context(const core::Json& device, const std::string& forma
 class RunOnEveryDevice : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = fresh_dir("all");
+    folder_ = std::make_unique<TempDir>("run-all");
+    dir_ = folder_->path();
     result_ = run_command(gauntlet_exe() + " run --quiet --shape " + kWideShape + " --out " +
                           (dir_ / "report.json").string());
   }
+  static void TearDownTestSuite() { folder_.reset(); }
+  static std::unique_ptr<TempDir> folder_;
   static fs::path dir_;
   static CommandResult result_;
 };
+std::unique_ptr<TempDir> RunOnEveryDevice::folder_;
 fs::path RunOnEveryDevice::dir_;
 CommandResult RunOnEveryDevice::result_;
 
@@ -184,7 +172,7 @@ TEST_F(RunOnEveryDevice, JunitAndHtmlRenderingsOfTheRun) {
 }
 
 TEST(RunOnPocl, TheSafeContextShrinksUnderPoclMemoryLimit) {
-  auto dir = fresh_dir("limit");
+  TempDir dir("run-limit");
   auto full = run_command(gauntlet_exe() + " run --quiet --device opencl:0 --shape " + kLongShape +
                           " --out " + (dir / "full.json").string());
   ASSERT_LE(full.exit_code, 1) << full.output;
@@ -207,7 +195,7 @@ TEST(RunOnPocl, TheSafeContextShrinksUnderPoclMemoryLimit) {
 }
 
 TEST(RunOnPocl, ASimulatedThirtyTwoKilobyteDeviceRefusesTheWholeVector) {
-  auto dir = fresh_dir("simulate");
+  TempDir dir("run-simulate");
   auto r = run_command(gauntlet_exe() + " run --quiet --device opencl:0 --simulate m2-32k-local " +
                        "--shape " + kWideShape + " --out " + (dir / "report.json").string());
   ASSERT_LE(r.exit_code, 1) << r.output;
@@ -228,7 +216,7 @@ TEST(RunOnPocl, ASimulatedThirtyTwoKilobyteDeviceRefusesTheWholeVector) {
 // EngineDecode.GemmaAttentionTileOverThirtyTwoKibIsRefusedAndATiledOneRuns). The report's fit
 // answers give the windowed KV cache beside a window-blind one.
 TEST(RunOnLlvmpipe, AGemmaAttentionTileOverTheLimitIsUnsafeAndOneThatFitsSafe) {
-  auto dir = fresh_dir("gemma");
+  TempDir dir("run-gemma");
   auto r = run_command(
       gauntlet_exe() + " run --quiet --device vulkan:0 --shape " +
       "arch=gemma2,n_embd=256,n_layer=2,n_head=4,n_head_kv=2,head_dim=256,n_ff=512," +
@@ -259,13 +247,15 @@ TEST(RunOnLlvmpipe, AGemmaAttentionTileOverTheLimitIsUnsafeAndOneThatFitsSafe) {
   EXPECT_LT(fit["kv_bytes"].get<uint64_t>(), fit["kv_bytes_without_window"].get<uint64_t>());
 }
 
-// Starts `command` in its own process group (exec'd, so the pid is gauntlet's) and waits until
-// the journal beside `out` records conformance. Returns the pid, or -1 when it never did.
+// Starts `command` in its own process group (exec'd, so the pid is gauntlet's; it dies with the
+// test process) and waits until the journal beside `out` records conformance. Returns the pid, or
+// -1 when it never did.
 pid_t start_and_wait_for_conformance(const std::string& command, const fs::path& journal) {
   pid_t pid = ::fork();
   if (pid < 0) return -1;
   if (pid == 0) {
     ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     ::execl("/bin/sh", "sh", "-c", ("exec " + command + " >/dev/null 2>&1").c_str(), nullptr);
     ::_exit(127);
   }
@@ -283,7 +273,7 @@ pid_t start_and_wait_for_conformance(const std::string& command, const fs::path&
 }
 
 TEST(RunOnPocl, AKilledRunResumesAndKeepsWhatItHad) {
-  auto dir = fresh_dir("resume");
+  TempDir dir("run-resume");
   const auto out = dir / "report.json";
   const auto journal = dir / "report.json.journal";
   const std::string command = gauntlet_exe() + " run --quiet --device opencl:0 --shape " +
@@ -320,7 +310,7 @@ TEST(RunOnPocl, AKilledRunResumesAndKeepsWhatItHad) {
 }
 
 TEST(RunOnPocl, SigtermWritesAnIncompleteReportThatResumeCompletes) {
-  auto dir = fresh_dir("sigterm");
+  TempDir dir("run-sigterm");
   const auto out = dir / "report.json";
   const std::string command = gauntlet_exe() + " run --quiet --device opencl:0 --shape " +
                               kWideShape + " --out " + out.string();
@@ -344,7 +334,7 @@ TEST(RunOnPocl, SigtermWritesAnIncompleteReportThatResumeCompletes) {
 // A file as llama.cpp's quantizer writes it (Q4_K_M: q4_K, q6_K and f32 norms) gets verdicts of
 // its own mix on every device, and `model info` lists the mix.
 TEST(RunAModelFile, AQ4KMFileGetsVerdictsOnEveryDevice) {
-  auto dir = fresh_dir("q4km");
+  TempDir dir("run-q4km");
   const auto model = (dir / "m.gguf").string();
   auto made =
       run_command(gauntlet_exe() + " model make --shape test-gqa --format q4_k_m -o " + model);
@@ -377,12 +367,11 @@ TEST(RunAModelFile, AQ4KMFileGetsVerdictsOnEveryDevice) {
     EXPECT_GT(total, 0);
     EXPECT_GT(safe, 0) << "no Q4_K_M configuration ran and matched the host";
   }
-  fs::remove_all(dir);
 }
 
 // A tensor of a ggml type gauntlet does not run is refused by name, with the supported types.
 TEST(RunAModelFile, AnUnknownTensorTypeIsRefusedByName) {
-  auto dir = fresh_dir("q2k");
+  TempDir dir("run-q2k");
   const auto model = dir / "m.gguf";
   ASSERT_EQ(run_command(gauntlet_exe() + " model make --shape test-tiny --format F32 -o " +
                         model.string())
@@ -411,14 +400,13 @@ TEST(RunAModelFile, AnUnknownTensorTypeIsRefusedByName) {
     EXPECT_NE(r.output.find("q4_K (12)"), std::string::npos) << r.output;
   }
   EXPECT_FALSE(fs::exists(dir / "r.json"));
-  fs::remove_all(dir);
 }
 
 TEST(RunUsage, BadInputExitsTwoWithAClearMessage) {
   auto missing_dir = run_command(gauntlet_exe() + " run --out /nonexistent/dir/report.json");
   EXPECT_EQ(missing_dir.exit_code, 2);
   EXPECT_NE(missing_dir.output.find("/nonexistent/dir"), std::string::npos);
-  auto dir = fresh_dir("usage");
+  TempDir dir("run-usage");
   std::ofstream(dir / "bad.gguf") << "not a model";
   auto bad_model = run_command(gauntlet_exe() + " run --model " + (dir / "bad.gguf").string() +
                                " --out " + (dir / "r.json").string());

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include "tests/support/temp_dir.h"
+
 namespace gauntlet::core {
 namespace {
 
@@ -17,17 +19,14 @@ TEST(Json, ParseErrorNamesTheSourceAndByte) {
 }
 
 TEST(Json, AtomicWriteReplacesAndLeavesNoTemporary) {
-  auto dir =
-      std::filesystem::temp_directory_path() / ("gauntlet_json_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  gauntlet::testing::TempDir dir("json");
   auto file = dir / "out.json";
   ASSERT_TRUE(write_file_atomically(file, "first").is_ok());
   ASSERT_TRUE(write_file_atomically(file, "second").is_ok());
   EXPECT_EQ(read_text_file(file).value(), "second");
   size_t entries = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
   EXPECT_EQ(entries, 1u);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Json, AtomicWriteIntoAMissingFolderFailsCleanly) {

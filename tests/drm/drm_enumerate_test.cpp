@@ -6,6 +6,8 @@
 
 #include <filesystem>
 
+#include "tests/support/temp_dir.h"
+
 namespace gauntlet::backends::drm {
 namespace {
 
@@ -149,23 +151,21 @@ TEST(DrmEnumerate, MissingRootIsAClearError) {
 }
 
 TEST(DrmEnumerate, TreeWithoutClassDrmIsEmpty) {
-  fs::path dir = fs::temp_directory_path() / ("gauntlet-drm-empty-" + std::to_string(::getpid()));
+  gauntlet::testing::TempDir dir("drm-empty");
   fs::create_directories(dir / "sys");
   fs::create_directories(dir / "dev");
   auto devices = enumerate(Roots{dir / "sys", dir / "dev"});
-  fs::remove_all(dir);
   ASSERT_TRUE(devices) << devices.error().describe();
   EXPECT_TRUE(devices->empty());
 }
 
 TEST(DrmEnumerate, RenderNodeThisUserMayNotOpen) {
   if (::geteuid() == 0) GTEST_SKIP() << "root may open any node; run as a normal user";
-  fs::path dir = fs::temp_directory_path() / ("gauntlet-drm-perm-" + std::to_string(::getpid()));
-  fs::copy(fs::path(GAUNTLET_SOURCE_DIR) / "tests/drm/fixtures/amdgpu", dir,
+  gauntlet::testing::TempDir dir("drm-perm");
+  fs::copy(fs::path(GAUNTLET_SOURCE_DIR) / "tests/drm/fixtures/amdgpu", dir.path(),
            fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   ::chmod((dir / "dev/dri/renderD128").c_str(), 0);
   auto devices = enumerate(Roots{dir / "sys", dir / "dev"});
-  fs::remove_all(dir);
   ASSERT_TRUE(devices) << devices.error().describe();
   ASSERT_EQ(devices->size(), 1u);
   EXPECT_FALSE((*devices)[0].usable);

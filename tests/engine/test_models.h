@@ -9,6 +9,7 @@
 #include "engine/model/gguf.h"
 #include "engine/model/loaded_model.h"
 #include "engine/model/synthetic.h"
+#include "tests/support/temp_dir.h"
 
 namespace gauntlet::engine::test {
 
@@ -22,8 +23,7 @@ inline std::vector<std::byte> synthetic_bytes(const model::ModelShape& shape,
 }
 
 inline std::filesystem::path temp_path(const std::string& name) {
-  return std::filesystem::temp_directory_path() /
-         ("gauntlet-engine-test-" + std::to_string(::getpid()) + "-" + name);
+  return gauntlet::testing::temp_file_path("engine-" + name);
 }
 
 inline model::ModelShape micro_shape() {

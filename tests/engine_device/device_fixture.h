@@ -15,6 +15,7 @@
 #include "core/options.h"
 #include "engine/model/gguf.h"
 #include "engine/model/synthetic.h"
+#include "tests/support/temp_dir.h"
 #ifdef GAUNTLET_TEST_VULKAN
 #include "backends/vulkan/vulkan_device.h"
 #endif
@@ -70,9 +71,8 @@ inline std::vector<float> random_floats(size_t n, uint64_t seed, float scale = 1
 // A synthetic model written to a temporary file and opened (the file is removed at once).
 inline std::unique_ptr<model::GgufFile> synthetic_file(const model::ModelShape& shape,
                                                        model::FileType format, uint64_t seed = 5) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("gauntlet-engine-device-" + std::to_string(::getpid()) + "-" + shape.name +
-                     "-" + model::to_string(format) + ".gguf");
+  const auto path = gauntlet::testing::temp_file_path("engine-device-" + shape.name + "-" +
+                                                      model::to_string(format) + ".gguf");
   auto written = model::write_synthetic_model(shape, format, seed, path, true);
   EXPECT_TRUE(written.is_ok()) << written.error().describe();
   auto file = model::GgufFile::open(path);

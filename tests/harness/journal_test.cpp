@@ -5,20 +5,15 @@
 
 #include <fstream>
 
+#include "tests/support/temp_dir.h"
+
 namespace gauntlet::harness {
 namespace {
 
 class JournalTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("gauntlet_journal_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-    path_ = dir_ / "report.json.journal";
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::filesystem::path dir_, path_;
+  gauntlet::testing::TempDir dir_{"journal"};
+  std::filesystem::path path_ = dir_ / "report.json.journal";
 };
 
 TEST_F(JournalTest, EntriesSurviveAndResumeReadsThem) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Kill torture: SIGKILLs `gauntlet run` at seeded random moments across its stages, resumes it
-with --resume each time, and checks that every row the journal held at a kill is in the final
-report, that the report is complete and valid against the schema, and that nothing temporary is
-left: no journal, no half-written report or model, no child process of a killed run.
+"""Kill torture: SIGKILLs `gauntlet run` at seeded random moments across its stages (once the
+journal holds a random number of rows, after a random delay), resumes it with --resume each time,
+and checks that every row the journal held at a kill is in the final report, that the report is
+complete and valid against the schema, and that nothing temporary is left: no journal, no
+half-written report or model, no child process of a killed run.
 
 Usage: kill_torture.py GAUNTLET_EXE SCHEMA_JSON [KILLS] [SEED]"""
 import json
@@ -44,11 +45,22 @@ def journal_entries(path):
 
 
 def start(out, env, resume):
+    """Starts a run; its stderr goes to a file beside the report (read with `errors`)."""
     cmd = [EXE, "run", "--device", "host", "--shape", SHAPE, "--level", "quick", "--out", out,
            "--simulate", env["KILL_TORTURE_CLAMPS"], "--quiet"] + (["--resume"] if resume else [])
-    # A session of its own: after the kill, any process left in it is an orphaned child.
-    return subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    with open(out + ".stderr", "w", encoding="utf-8") as err:
+        # A session of its own: after the kill, any process left in it is an orphaned child.
+        return subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+                                stderr=err)
+
+
+def errors(out):
+    """What the last run writing `out` said on stderr; the file is removed."""
+    path = out + ".stderr"
+    with open(path, encoding="utf-8") as f:
+        text = f.read().strip()
+    os.remove(path)
+    return text
 
 
 def group_alive(pgid):
@@ -121,8 +133,8 @@ def main():
                KILL_TORTURE_CLAMPS=clamps)
     pids = []
     try:
-        # One run without a kill: when each journal row appears, and when it ends. The stages
-        # between those moments are where the kills are aimed.
+        # One run without a kill: when each journal row appears, and when it ends. The gaps
+        # between those moments set how long a kill waits after a row.
         os.makedirs(os.path.join(work, "ref"))
         ref_out = os.path.join(work, "ref", "report.json")
         began = time.monotonic()
@@ -135,20 +147,33 @@ def main():
                 marks.append((time.monotonic() - began, unit))
             time.sleep(0.01)
         whole = time.monotonic() - began
-        err = ref.stderr.read()
+        err = errors(ref_out)
         if ref.returncode not in (0, 1):
-            fail(f"the run without a kill exited {ref.returncode}: {err.strip()}")
+            fail(f"the run without a kill exited {ref.returncode}: {err}")
             return
         print(f"a run without a kill: {whole:.2f} s, exit {ref.returncode}; rows at "
               + ", ".join(f"{t:.2f} s ({u})" for t, u in marks), flush=True)
-        bounds = [0.0] + [t for t, _ in marks] + [whole]
-        stages = [(bounds[i], bounds[i + 1],
-                   f"before {marks[i][1]}" if i < len(marks) else "writing the report")
-                  for i in range(len(bounds) - 1)]
-        # Models are written within the run: a fresh cache each cycle puts kills into that too.
+        rows_total = len(marks)
+        if rows_total == 0:
+            fail("the run without a kill wrote no journal row")
+            return
+        # What follows row k in the run without a kill (row 0: the start): how long until the next
+        # row, or until the end after the last one. A kill that waits for row k waits a random
+        # part of that gap after it.
+        times = [0.0] + [t for t, _ in marks]
+        gaps = [(times[k + 1] if k < rows_total else whole) - times[k]
+                for k in range(rows_total + 1)]
+        # A run resumed with k rows held first starts up again (the doctor, the devices, the
+        # journal) and skips what the journal holds: a kill with no new row to wait for comes
+        # within how long such a run took to its next row or its end, as last seen (at first,
+        # how long the run without a kill took to its row k + 1, or to its end), or up to half as
+        # long again.
+        spans = [times[k + 1] if k < rows_total else whole for k in range(rows_total + 1)]
+        # Models are written within the run: a fresh cache puts kills into that too.
         shutil.rmtree(env["GAUNTLET_CACHE_DIR"])
 
-        kills = cycles = 0
+        kills = cycles = after_rows = 0
+        torture_began = time.monotonic()
         while kills < KILLS:
             cycles += 1
             folder = os.path.join(work, f"cycle{cycles}")
@@ -161,34 +186,74 @@ def main():
                 before = len(journal_entries(journal))
                 run = start(out, env, resume)
                 pids.append(run.pid)
-                # A stage at random, a moment at random within it; after the last kill, the
-                # run goes to its end.
-                stage = stages[rng.randrange(len(stages))]
-                delay = rng.uniform(stage[0], stage[1]) if kills < KILLS else None
-                try:
-                    _, err = run.communicate(timeout=delay)
-                except subprocess.TimeoutExpired:
-                    run.kill()
-                    run.wait()
+                began = time.monotonic()
+                # The moment is chosen by progress, not by the clock from the start: a row count
+                # at random from the rows already held to all of them (so that each kill of a
+                # cycle moves it on; from none, a third of the time, so that the stages before the
+                # first row get their share), then a random part of what follows that row. After
+                # the last kill, the run goes to its end.
+                if before == 0 and rng.random() < 1 / 3:
+                    target = 0
+                else:
+                    target = rng.randint(max(before, 1), rows_total)
+                # With no new row to wait for, the moment may fall past the run's end (a third of
+                # the time), so that a cycle also completes from every row count.
+                delay = rng.uniform(0.0, gaps[target] if target > before else 1.5 * spans[before])
+                deadline = None if target > before else began + delay
+                new_row = None  # when the run wrote its first row beyond those it resumed with
+                killed = False
+                while run.poll() is None:
+                    now = time.monotonic()
+                    rows = len(journal_entries(journal))
+                    if new_row is None and rows > before:
+                        new_row = now - began
+                    if deadline is None and rows >= target:
+                        deadline = now + delay
+                    if kills < KILLS and deadline is not None and now >= deadline:
+                        run.kill()
+                        killed = True
+                        break
+                    time.sleep(0.005)
+                if new_row is not None:
+                    spans[before] = new_row
+                elif not killed:
+                    spans[before] = time.monotonic() - began
+                run.wait()
+                err = errors(out)
+                if killed:
                     kills += 1
+                    at = time.monotonic() - began
                     held = journal_entries(journal)
                     journaled.update(held)
+                    if held:
+                        after_rows += 1
                     deadline = time.monotonic() + 5
                     while group_alive(run.pid) and time.monotonic() < deadline:
                         time.sleep(0.05)
                     if group_alive(run.pid):
                         fail(f"kill {kills}: a child of the killed run is still running")
                         os.killpg(run.pid, signal.SIGKILL)
-                    print(f"kill {kills:2d} at {delay:5.2f} s ({stage[2]}; cycle {cycles}): "
-                          f"journal rows before {before}, after {len(held)}", flush=True)
-                    resume = os.path.exists(journal)
-                    continue
-                if run.returncode not in (0, 1):
-                    fail(f"cycle {cycles}: the resumed run exited {run.returncode}: {err.strip()}")
-                    return
-                print(f"cycle {cycles} completed: journal rows before {before}, exit "
-                      f"{run.returncode}; the journal held {len(journaled)} units at the kills",
-                      flush=True)
+                    aim = (f"{delay:.2f} s after row {target} ({marks[target - 1][1]})"
+                           if target > before else f"{delay:.2f} s after the start")
+                    # A kill as the run exits finds its report written and its journal removed:
+                    # that report ends the cycle.
+                    done = not os.path.exists(journal) and os.path.exists(out)
+                    print(f"kill {kills:2d} at {at:5.2f} s, {aim}; cycle {cycles}: "
+                          f"journal rows before {before}, after {len(held)}"
+                          + ("; the run had written its report and removed the journal"
+                             if done else ""), flush=True)
+                    if not done:
+                        resume = os.path.exists(journal)
+                        continue
+                    print(f"cycle {cycles} completed by the killed run; the journal held "
+                          f"{len(journaled)} units at the kills", flush=True)
+                else:
+                    if run.returncode not in (0, 1):
+                        fail(f"cycle {cycles}: the resumed run exited {run.returncode}: {err}")
+                        return
+                    print(f"cycle {cycles} completed: journal rows before {before}, exit "
+                          f"{run.returncode}; the journal held {len(journaled)} units at the "
+                          "kills", flush=True)
                 check_report(out, journaled, f"cycle {cycles}")
                 if os.path.exists(journal):
                     fail(f"cycle {cycles}: the journal is left after a complete run")
@@ -201,7 +266,10 @@ def main():
                 temps = [f for f in os.listdir(cache) if not f.endswith(".gguf")]
                 if temps:
                     fail(f"cycle {cycles}: left in the model cache: {temps}")
-        print(f"{kills} kills over {cycles} cycles", flush=True)
+        print(f"{kills} kills over {cycles} cycles in {time.monotonic() - torture_began:.1f} s; "
+              f"{after_rows} of them after at least one journal row existed", flush=True)
+        if after_rows * 2 < kills:
+            fail(f"only {after_rows} of {kills} kills landed after a journal row existed")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     # What the runs may have written outside their folders: names with one of their pids.

@@ -5,6 +5,8 @@
 
 #include <fstream>
 
+#include "tests/support/temp_dir.h"
+
 namespace gauntlet::harness {
 namespace {
 
@@ -45,8 +47,8 @@ TEST(Simulate, PresetsLoadAndClamp) {
 }
 
 TEST(Simulate, BadFilesAreNamedErrors) {
-  auto path =
-      std::filesystem::temp_directory_path() / ("sim_" + std::to_string(::getpid()) + ".json");
+  gauntlet::testing::TempDir dir("simulate");
+  const auto path = dir / "sim.json";
   std::ofstream(path) << R"({"local_mem_size": -5})";
   auto negative = load_simulate(path.string());
   ASSERT_FALSE(negative.is_ok());
@@ -59,7 +61,6 @@ TEST(Simulate, BadFilesAreNamedErrors) {
 
   std::ofstream(path) << R"({"local_mem_size": 1)";
   EXPECT_FALSE(load_simulate(path.string()).is_ok());
-  std::filesystem::remove(path);
 
   auto missing = load_simulate("no-such-preset");
   ASSERT_FALSE(missing.is_ok());

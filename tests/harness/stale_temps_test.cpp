@@ -8,12 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_dir.h"
+
 namespace gauntlet::harness {
 namespace {
 
 TEST(StaleTemps, TheTemporariesOfAKilledRunAreRemovedAndNothingElse) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("gauntlet_stale_" + std::to_string(::getpid()));
+  gauntlet::testing::TempDir folder("stale");
+  const auto& dir = folder.path();
   const auto cache = dir / "cache";
   std::filesystem::create_directories(cache);
   const std::string alive = std::to_string(::getpid());
@@ -35,7 +37,6 @@ TEST(StaleTemps, TheTemporariesOfAKilledRunAreRemovedAndNothingElse) {
     EXPECT_TRUE(std::filesystem::exists(dir / kept)) << kept;
   }
   EXPECT_TRUE(std::filesystem::exists(cache / ("m-F16.gguf.tmp." + alive)));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

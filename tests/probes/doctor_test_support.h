@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/outcome.h"
+#include "tests/support/temp_dir.h"
 
 namespace gauntlet::probes::testing {
 
@@ -38,31 +39,7 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
-class TempDir {
- public:
-  explicit TempDir(const std::string& tag)
-      : path_(std::filesystem::temp_directory_path() /
-              ("gauntlet-" + tag + "-" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path write(const std::string& name, const std::string& text) const {
-    auto file = path_ / name;
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file) << text;
-    return file;
-  }
-
- private:
-  std::filesystem::path path_;
-};
+using gauntlet::testing::TempDir;
 
 inline const core::Row* find_row(const std::vector<core::Row>& rows, const std::string& id) {
   for (const auto& row : rows) {

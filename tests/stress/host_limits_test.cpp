@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/temp_dir.h"
+
 namespace gauntlet::stress {
 namespace {
 
@@ -16,14 +18,6 @@ constexpr uint64_t kGiB = 1ull << 30;
 
 class Fixture : public ::testing::Test {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("gauntlet_host_limits_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
   void write(const fs::path& rel, const std::string& text) {
     fs::create_directories((root_ / rel).parent_path());
     std::ofstream(root_ / rel) << text;
@@ -36,7 +30,8 @@ class Fixture : public ::testing::Test {
     p.read_rlimit = false;
     return p;
   }
-  fs::path root_;
+  gauntlet::testing::TempDir folder_{"host-limits"};
+  const fs::path root_ = folder_.path();
 };
 
 core::DeviceInfo cpu_device(uint64_t memory, uint64_t max_alloc) {

@@ -9,7 +9,9 @@ struct CommandResult {
   std::string output;  // stdout and stderr together
 };
 
-// `command` is run by /bin/sh; stderr is folded into the output.
+// `command` is run by /bin/sh; stderr is folded into the output. It runs in a process group of
+// its own that is killed if the test process dies first (a ctest timeout, a kill), so that no
+// command outlives its test to write into a folder that nobody will remove.
 CommandResult run_command(const std::string& command);
 
 // The path of the gauntlet binary under test.
