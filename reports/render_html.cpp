@@ -1,4 +1,5 @@
 #include "reports/fit_rows.h"
+#include "reports/pass_rows.h"
 #include "reports/render.h"
 #include "reports/svg_charts.h"
 #include "reports/text_util.h"
@@ -39,6 +40,20 @@ std::string header_row(std::initializer_list<const char*> names) {
   std::string out = "<tr>";
   for (const char* n : names) out += std::string("<th>") + n + "</th>";
   return out + "</tr>";
+}
+
+// A heading and a table of rows of text, the first row the header.
+std::string titled_table(const std::string& title,
+                         const std::vector<std::vector<std::string>>& rows) {
+  std::string out = "<h3>" + xml_escape(title) + "</h3><table><tr>";
+  for (const auto& name : rows.front()) out += "<th>" + xml_escape(name) + "</th>";
+  out += "</tr>";
+  for (size_t i = 1; i < rows.size(); ++i) {
+    out += "<tr>";
+    for (const auto& c : rows[i]) out += cell(c);
+    out += "</tr>";
+  }
+  return out + "</table>";
 }
 
 std::string device_html(const DeviceReport& d) {
@@ -91,16 +106,27 @@ std::string device_html(const DeviceReport& d) {
   if (d.stress) out += "<h3>Memory stress</h3>" + detail::stress_chart_svg(*d.stress);
 
   std::vector<detail::Bar> tok;
+  std::vector<detail::Bar> pp;
   std::vector<detail::Bar> mem;
   for (const auto& p : d.profiles) {
-    if (p.figures.tok_s) tok.push_back({p.name, *p.figures.tok_s, false});
+    if (p.figures.tok_s) {
+      tok.push_back({detail::tg_label(p.figures) + " " + p.name, *p.figures.tok_s, false});
+    }
+    if (p.figures.pp_tok_s) {
+      pp.push_back({detail::pp_label(p.figures) + " " + p.name, *p.figures.pp_tok_s, false});
+    }
     const bool over = d.verified.local_mem_verified_bytes > 0 &&
                       p.variant.local_mem_bytes > d.verified.local_mem_verified_bytes;
     mem.push_back({p.name, static_cast<double>(p.variant.local_mem_bytes), over});
   }
   if (!tok.empty()) {
-    out += "<h3>Decode speed</h3>" +
-           detail::bar_chart_svg("tok/s per profile", "tok", tok, "tok/s", std::nullopt, "");
+    out += "<h3>Decode speed</h3>" + detail::bar_chart_svg("generated tok/s per profile (tg)",
+                                                           "tok", tok, "tok/s", std::nullopt, "");
+  }
+  if (!pp.empty()) {
+    out +=
+        "<h3>Prompt processing</h3>" +
+        detail::bar_chart_svg("prompt tok/s per profile (pp)", "pp", pp, "tok/s", std::nullopt, "");
   }
   if (!mem.empty()) {
     std::optional<double> limit;
@@ -137,18 +163,10 @@ std::string device_html(const DeviceReport& d) {
     }
     out += "</table>";
   }
-  if (!d.fit.empty()) {
-    const auto rows = detail::fit_rows(d.fit);
-    out += "<h3>" + xml_escape(detail::fit_title(d.fit)) + "</h3><table><tr>";
-    for (const auto& name : rows.front()) out += "<th>" + xml_escape(name) + "</th>";
-    out += "</tr>";
-    for (size_t i = 1; i < rows.size(); ++i) {
-      out += "<tr>";
-      for (const auto& c : rows[i]) out += cell(c);
-      out += "</tr>";
-    }
-    out += "</table>";
+  if (const auto rows = detail::pass_rows(d.profiles); !rows.empty()) {
+    out += titled_table("Passes (prompt and generation tokens per second)", rows);
   }
+  if (!d.fit.empty()) out += titled_table(detail::fit_title(d.fit), detail::fit_rows(d.fit));
   return out + "</section>";
 }
 

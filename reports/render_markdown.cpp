@@ -1,4 +1,5 @@
 #include "reports/fit_rows.h"
+#include "reports/pass_rows.h"
 #include "reports/render.h"
 #include "reports/text_util.h"
 
@@ -74,6 +75,11 @@ std::string device_markdown(const DeviceReport& d) {
   if (d.recommendation) {
     out += "Recommended: `" + d.recommendation->profile +
            "`: " + markdown_escape(d.recommendation->why) + "\n";
+  }
+  if (const auto rows = detail::pass_rows(d.profiles); !rows.empty()) {
+    Table passes(rows.front());
+    for (size_t i = 1; i < rows.size(); ++i) passes.add(rows[i]);
+    out += "\nPasses (prompt and generation tokens per second):\n\n" + passes.markdown() + "\n";
   }
   if (!d.fit.empty()) {
     const auto rows = detail::fit_rows(d.fit);

@@ -2,6 +2,7 @@
 #include <map>
 
 #include "reports/fit_rows.h"
+#include "reports/pass_rows.h"
 #include "reports/render.h"
 #include "reports/text_util.h"
 
@@ -133,6 +134,11 @@ std::string device_text(const DeviceReport& d) {
   }
   if (d.recommendation) {
     out += "  recommended: " + d.recommendation->profile + " (" + d.recommendation->why + ")\n";
+  }
+  if (const auto rows = detail::pass_rows(d.profiles); !rows.empty()) {
+    Table passes(rows.front());
+    for (size_t i = 1; i < rows.size(); ++i) passes.add(rows[i]);
+    out += "  passes (prompt and generation tokens per second)\n" + passes.aligned("    ");
   }
   if (!d.fit.empty()) {
     const auto rows = detail::fit_rows(d.fit);

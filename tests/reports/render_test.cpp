@@ -90,6 +90,32 @@ TEST(RenderText, ComputePeakBesideCopyBandwidth) {
   EXPECT_NE(html.find("compute peak f32<b>123.4 GFLOP/s</b>"), std::string::npos) << html;
 }
 
+// A measured pass in llama-bench's words, in the text, markdown and HTML renderings alike; a
+// report without one has no passes table.
+TEST(RenderText, PassesInLlamaBenchWords) {
+  auto report = sample_report();
+  EXPECT_EQ(render_text(report).find("passes ("), std::string::npos);
+  auto& p = report.devices.front().profiles.front();
+  p.micro_batch = 512;
+  p.name = profile_name(p);
+  p.figures.pp_tok_s = 290.73;
+  p.figures.pp_tokens = 512;
+  p.figures.tok_s = 45.48;
+  p.figures.tg_tokens = 128;
+  p.figures.achieved_gflops = 10.44;
+  p.figures.fraction_of_f32_peak = 0.356;
+  EXPECT_NE(p.name.find("/mb512"), std::string::npos) << p.name;
+  const auto text = render_text(report);
+  EXPECT_NE(text.find("passes (prompt and generation tokens per second)"), std::string::npos)
+      << text;
+  for (const std::string& doc : {text, render_markdown(report), render_html(report)}) {
+    EXPECT_NE(doc.find("pp512 290.7 tok/s"), std::string::npos) << doc;
+    EXPECT_NE(doc.find("tg128 45.5 tok/s"), std::string::npos) << doc;
+    EXPECT_NE(doc.find("36%"), std::string::npos) << doc;
+  }
+  EXPECT_NE(render_html(report).find("prompt tok/s per profile (pp)"), std::string::npos);
+}
+
 TEST(RenderText, IncompleteRunIsFlagged) {
   auto r = sample_report();
   r.complete = false;
