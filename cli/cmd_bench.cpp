@@ -142,9 +142,9 @@ int bench(const BenchArgs& a, const std::vector<std::string>& extras) {
   if (!loaded) return fail_with("loading the model onto " + a.device + ": ", loaded.error());
   const std::string model_name =
       loaded->shape.name + " " + engine::model::to_string(loaded->file_type);
-  std::cerr << "gauntlet bench: " << model_name << " loaded onto " << a.device << " in "
-            << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
-            << " s\n";
+  std::fprintf(stderr, "gauntlet bench: %s loaded onto %s in %.2f s\n", model_name.c_str(),
+               a.device.c_str(),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 
   // Each test starts from position 0: the KV cache holds the longest; a pass holds at most the
   // micro-batch, and never more than the longest prompt.
