@@ -134,7 +134,11 @@ int bench(const BenchArgs& a, const std::vector<std::string>& extras) {
   auto options = core::Options::from_environment();
   if (!options) return fail(options.error().message, kExitUsage);
   auto device = backends::open(*device_id, *options);
-  if (!device) return fail_with("cannot open " + a.device + ": ", device.error());
+  if (!device) {
+    const auto& e = device.error();  // its message names the devices there are
+    return fail("cannot open " + a.device + ": " + e.message,
+                e.kind == core::ErrorKind::not_found ? kExitUsage : kExitFailures);
+  }
   auto file = engine::open_model(source);
   if (!file) return fail_with("", file.error());
   const auto start = std::chrono::steady_clock::now();
