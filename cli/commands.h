@@ -73,6 +73,8 @@ void add_model_command(CLI::App& app, CommandContext& context);
 // `model shapes`, under the `model` command.
 void add_model_shapes_command(CLI::App& model, CommandContext& context);
 void add_decode_command(CLI::App& app, CommandContext& context);
+// gauntlet bench: pp/tg speed as llama-bench measures it (engine/bench).
+void add_bench_command(CLI::App& app, CommandContext& context);
 // gauntlet stress (stress/).
 void add_stress_command(CLI::App& app, CommandContext& context);
 // gauntlet conform (conformance/).

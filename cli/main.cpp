@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   cli::add_conform_command(app, context);
   cli::add_model_command(app, context);
   cli::add_decode_command(app, context);
+  cli::add_bench_command(app, context);
   cli::add_stress_command(app, context);
 
   try {

@@ -1,15 +1,11 @@
 #include "engine/decode.h"
 
-#include <unistd.h>
-
 #include <chrono>
 
-#include "engine/device/device_decoder.h"
+#include "engine/decoder_for_device.h"
 #include "engine/device/profile_check.h"
-#include "engine/host_decoder.h"
 #include "engine/loader/loader.h"
-#include "engine/model/gguf.h"
-#include "engine/model/synthetic.h"
+#include "engine/model_source.h"
 
 namespace gauntlet::engine {
 
@@ -17,18 +13,6 @@ namespace {
 
 double since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-// A synthetic model in a temporary file, removed once it is mapped (the map keeps it alive).
-core::Result<std::unique_ptr<model::GgufFile>> synthesize(const DecodeRequest& r) {
-  const auto dir = std::filesystem::temp_directory_path();
-  const auto path =
-      dir / ("gauntlet-synthetic-" + std::to_string(::getpid()) + "-" + r.shape->name + ".gguf");
-  GAUNTLET_TRY(model::write_synthetic_model(*r.shape, r.format, r.seed, path, true));
-  auto file = model::GgufFile::open(path);
-  std::error_code ec;
-  std::filesystem::remove(path, ec);
-  return file;
 }
 
 }  // namespace
@@ -44,20 +28,11 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& 
   loader::reset_rss_peak();
   device.reset_peak();
 
-  std::unique_ptr<model::GgufFile> file;
-  if (r.model_path.empty()) {
-    if (!r.shape) return core::make_error(core::ErrorKind::invalid_argument, "no model given");
-    auto f = synthesize(r);
-    if (!f) return f.error();
-    file = std::move(*f);
-  } else {
-    auto f = model::GgufFile::open(r.model_path);
-    if (!f) return f.error();
-    file = std::move(*f);
-  }
+  auto file = open_model({r.model_path, r.shape, r.format, r.seed});
+  if (!file) return file.error();
 
   auto t0 = std::chrono::steady_clock::now();
-  auto loaded = loader::load_to_device(*file, device, {r.chunk_bytes});
+  auto loaded = loader::load_to_device(**file, device, {r.chunk_bytes});
   if (!loaded) return loaded.error();
   rep.load_seconds = since(t0);
   rep.shape = loaded->shape;
@@ -76,27 +51,10 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& 
                                 std::to_string(rep.context));
   }
   // OpenCL and Vulkan decode with the device kernels, in the fastest variant that fits.
-  std::function<core::Result<std::span<const float>>(int32_t)> step_fn;
-  std::unique_ptr<HostDeviceDecoder> host_decoder;
-  std::unique_ptr<device::DeviceDecoder> device_decoder;
-  if (device.info().id.api == core::Api::host) {
-    reference::DecodeOptions options{r.threads, r.kv, rep.context};
-    auto decoder = HostDeviceDecoder::create(device, *loaded, options);
-    if (!decoder) return decoder.error();
-    host_decoder = std::move(*decoder);
-    step_fn = [&](int32_t token) { return host_decoder->step(token); };
-  } else {
-    const uint64_t limit = device.info().local_mem_size;
-    device::DecodeConfig config =
-        device::default_config(device.info(), limit, rep.shape, rep.format);
-    config.kv = r.kv;
-    config.context = rep.context;
-    GAUNTLET_TRY(device::check_config(device.info(), limit, rep.shape, config));
-    auto decoder = device::DeviceDecoder::create(device, *loaded, config);
-    if (!decoder) return decoder.error();
-    device_decoder = std::move(*decoder);
-    step_fn = [&](int32_t token) { return device_decoder->step(token); };
-  }
+  auto decoder = DecoderForDevice::create(device, *loaded, {r.threads, r.kv, rep.context, 1});
+  if (!decoder) return decoder.error();
+  device::DeviceDecoder* device_decoder = (*decoder)->device_decoder();
+  auto step_fn = [&](int32_t token) { return (*decoder)->step(token); };
 
   // Time the prompt and the generated tokens apart: tok/s counts generated tokens only.
   auto start = std::chrono::steady_clock::now();

@@ -1,0 +1,135 @@
+#include "cli/bench_output.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/json.h"
+
+namespace gauntlet::cli {
+
+namespace {
+
+std::string printf_text(const char* format, double value, const char* unit = "") {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value, unit);
+  return text;
+}
+
+// As llama-bench: "234.12 MiB", "1.23 GiB".
+std::string size_text(uint64_t bytes) {
+  const double b = static_cast<double>(bytes);
+  if (b >= 1024.0 * 1024 * 1024) return printf_text("%.2f %s", b / (1024.0 * 1024 * 1024), "GiB");
+  return printf_text("%.2f %s", b / (1024.0 * 1024), "MiB");
+}
+
+// As llama-bench: "6.74 B", "248.63 M", "4.20 K".
+std::string params_text(uint64_t n) {
+  const double v = static_cast<double>(n);
+  if (v >= 1e9) return printf_text("%.2f %s", v / 1e9, "B");
+  if (v >= 1e6) return printf_text("%.2f %s", v / 1e6, "M");
+  return printf_text("%.2f %s", v / 1e3, "K");
+}
+
+std::string ts_text(const engine::BenchResult& r) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2f ± %.2f", r.avg_ts, r.stddev_ts);
+  return text;
+}
+
+// Display width: "±" is two bytes in UTF-8 and one column.
+size_t columns(const std::string& s) {
+  return static_cast<size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string number(double v) { return printf_text("%.6f", v); }
+
+}  // namespace
+
+std::string bench_markdown(const std::vector<BenchRow>& rows) {
+  std::vector<std::vector<std::string>> cells{
+      {"model", "size", "params", "backend", "device", "ubatch", "test", "t/s"}};
+  const std::vector<bool> right = {false, true, true, false, false, true, true, true};
+  for (const auto& r : rows) {
+    cells.push_back({r.model, size_text(r.size), params_text(r.params), r.backend, r.device,
+                     std::to_string(r.ubatch), r.result.test.name(), ts_text(r.result)});
+  }
+  std::vector<size_t> widths(right.size(), 0);
+  for (const auto& row : cells) {
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], columns(row[i]));
+  }
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string out = "|";
+    for (size_t i = 0; i < row.size(); ++i) {
+      const std::string pad(widths[i] - columns(row[i]), ' ');
+      out += " " + (right[i] ? pad + row[i] : row[i] + pad) + " |";
+    }
+    return out + "\n";
+  };
+  std::string out = line(cells[0]);
+  out += "|";
+  for (size_t i = 0; i < widths.size(); ++i) {
+    out += " " + std::string(widths[i] - (right[i] ? 1 : 0), '-') + (right[i] ? ":" : "") + " |";
+  }
+  out += "\n";
+  for (size_t i = 1; i < cells.size(); ++i) out += line(cells[i]);
+  return out;
+}
+
+std::string bench_json(const std::vector<BenchRow>& rows) {
+  core::OrderedJson out = core::OrderedJson::array();
+  for (const auto& r : rows) {
+    out.push_back({{"model", r.model},
+                   {"size", r.size},
+                   {"params", r.params},
+                   {"backend", r.backend},
+                   {"device", r.device},
+                   {"device_name", r.device_name},
+                   {"ubatch", r.ubatch},
+                   {"test", r.result.test.name()},
+                   {"n_prompt", r.result.test.n_prompt},
+                   {"n_gen", r.result.test.n_gen},
+                   {"samples_ts", r.result.samples_ts},
+                   {"avg_ts", r.result.avg_ts},
+                   {"stddev_ts", r.result.stddev_ts}});
+  }
+  return out.dump(2) + "\n";
+}
+
+std::string bench_csv(const std::vector<BenchRow>& rows) {
+  std::string out =
+      "model,size,params,backend,device,device_name,ubatch,test,n_prompt,n_gen,avg_ts,stddev_ts,"
+      "samples_ts\n";
+  for (const auto& r : rows) {
+    std::string samples;
+    for (double s : r.result.samples_ts) samples += (samples.empty() ? "" : ",") + number(s);
+    const std::vector<std::string> fields = {r.model,
+                                             std::to_string(r.size),
+                                             std::to_string(r.params),
+                                             r.backend,
+                                             r.device,
+                                             r.device_name,
+                                             std::to_string(r.ubatch),
+                                             r.result.test.name(),
+                                             std::to_string(r.result.test.n_prompt),
+                                             std::to_string(r.result.test.n_gen),
+                                             number(r.result.avg_ts),
+                                             number(r.result.stddev_ts),
+                                             samples};
+    for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace gauntlet::cli

@@ -1,0 +1,27 @@
+#pragma once
+// gauntlet bench's results as llama-bench prints them: a markdown table (t/s as mean ± stddev), a
+// JSON array of objects, or CSV with a header row; one row per test.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/bench.h"
+
+namespace gauntlet::cli {
+
+struct BenchRow {
+  std::string model;  // the shape's name and the file type, e.g. "test-gqa Q8_0"
+  uint64_t size = 0;  // bytes of the weights
+  uint64_t params = 0;
+  std::string backend;      // OpenCL, Vulkan or host
+  std::string device;       // opencl:0
+  std::string device_name;  // what the driver calls it
+  uint32_t ubatch = 0;
+  engine::BenchResult result;
+};
+
+std::string bench_markdown(const std::vector<BenchRow>& rows);
+std::string bench_json(const std::vector<BenchRow>& rows);
+std::string bench_csv(const std::vector<BenchRow>& rows);
+
+}  // namespace gauntlet::cli

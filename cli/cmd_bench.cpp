@@ -1,0 +1,227 @@
+// gauntlet bench: prompt processing (pp<N>) and generation (tg<N>) speed on one device as
+// llama-bench measures them, one row per test, mean ± stddev over repetitions; a thin shell over
+// engine/bench.
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <variant>
+
+#include "backends/catalog.h"
+#include "cli/bench_output.h"
+#include "cli/commands.h"
+#include "core/options.h"
+#include "engine/bench.h"
+#include "engine/decoder_for_device.h"
+#include "engine/loader/loader.h"
+#include "engine/model_source.h"
+
+namespace gauntlet::cli {
+
+namespace {
+
+struct BenchArgs {
+  std::string model, shape, format = "Q8_0", device = "host", output = "md";
+  std::vector<std::string> n_prompt = {"512"}, n_gen = {"128"};
+  uint32_t repetitions = 5;
+  uint32_t micro_batch = 512;
+  unsigned threads = 0;
+  uint64_t seed = 1;
+};
+
+int fail(const std::string& message, int code) {
+  std::cerr << "gauntlet bench: " << message << "\n";
+  return code;
+}
+
+// An error from the model or the device: the user's input (a bad file, a shape that does not
+// fit) is exit 2, anything else exit 1.
+int fail_with(const std::string& what, const core::Error& error) {
+  const bool input =
+      error.kind == core::ErrorKind::invalid_argument || error.kind == core::ErrorKind::not_found;
+  return fail(what + error.describe(), input ? kExitUsage : kExitFailures);
+}
+
+// "512" or "64,512" (CLI11 splits at the commas; a flag may also repeat): whole numbers >= 0.
+std::optional<std::vector<uint32_t>> parse_counts(const std::vector<std::string>& items) {
+  std::vector<uint32_t> out;
+  for (const auto& item : items) {
+    uint32_t v = 0;
+    auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || ec != std::errc() || p != item.data() + item.size()) return std::nullopt;
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ",") + i;
+  return out;
+}
+
+const char* backend_name(core::Api api) {
+  switch (api) {
+    case core::Api::opencl:
+      return "OpenCL";
+    case core::Api::vulkan:
+      return "Vulkan";
+    default:
+      return "host";
+  }
+}
+
+// What --model or --shape/--format name, checked before any device is opened.
+std::variant<engine::ModelSource, int> model_source(const BenchArgs& a) {
+  if (a.model.empty() == a.shape.empty())
+    return fail("give exactly one of --model and --shape", kExitUsage);
+  engine::ModelSource source;
+  source.path = a.model;
+  source.seed = a.seed;
+  if (!a.shape.empty()) {
+    auto shape = engine::model::parse_shape(a.shape);
+    if (!shape) return fail(shape.error().message, kExitUsage);
+    source.shape = *shape;
+  }
+  auto format = engine::model::parse_file_type(a.format);
+  if (!format) {
+    return fail("unknown --format '" + a.format + "' (" + engine::model::known_file_types() + ")",
+                kExitUsage);
+  }
+  source.format = *format;
+  return source;
+}
+
+int bench(const BenchArgs& a, const std::vector<std::string>& extras) {
+  uint32_t micro_batch = a.micro_batch;
+  // llama-bench's -ub, which CLI11 cannot name (a single dash takes one letter).
+  for (size_t i = 0; i < extras.size(); ++i) {
+    if (extras[i] != "-ub") return fail("unknown argument '" + extras[i] + "'", kExitUsage);
+    auto v = i + 1 < extras.size() ? parse_counts({extras[i + 1]}) : std::nullopt;
+    if (!v) return fail("-ub needs a micro-batch size, e.g. -ub 512", kExitUsage);
+    micro_batch = v->front();
+    ++i;
+  }
+  const auto device_id = core::DeviceId::parse(a.device);
+  if (!device_id || device_id->api == core::Api::drm) {
+    return fail("--device must be host, opencl:N or vulkan:N, not '" + a.device + "'", kExitUsage);
+  }
+  const auto source_or_exit = model_source(a);
+  if (const int* code = std::get_if<int>(&source_or_exit)) return *code;
+  const auto& source = std::get<engine::ModelSource>(source_or_exit);
+  if (a.output != "md" && a.output != "json" && a.output != "csv") {
+    return fail("-o must be md, json or csv, not '" + a.output + "'", kExitUsage);
+  }
+  const auto n_prompt = parse_counts(a.n_prompt);
+  if (!n_prompt) {
+    return fail(
+        "-p must be prompt sizes >= 0, e.g. 512 or 64,512, not '" + joined(a.n_prompt) + "'",
+        kExitUsage);
+  }
+  const auto n_gen = parse_counts(a.n_gen);
+  if (!n_gen) {
+    return fail(
+        "-n must be generation lengths >= 0, e.g. 128 or 16,128, not '" + joined(a.n_gen) + "'",
+        kExitUsage);
+  }
+  if (a.repetitions == 0) return fail("-r must be at least 1", kExitUsage);
+  if (micro_batch == 0) return fail("the micro-batch (-ub) must be at least 1", kExitUsage);
+  const auto tests = engine::bench_tests(*n_prompt, *n_gen);
+  if (tests.empty()) return fail("nothing to run: every -p and -n is 0", kExitUsage);
+
+  auto options = core::Options::from_environment();
+  if (!options) return fail(options.error().message, kExitUsage);
+  auto device = backends::open(*device_id, *options);
+  if (!device) {
+    const auto& e = device.error();  // its message names the devices there are
+    return fail("cannot open " + a.device + ": " + e.message,
+                e.kind == core::ErrorKind::not_found ? kExitUsage : kExitFailures);
+  }
+  auto file = engine::open_model(source);
+  if (!file) return fail_with("", file.error());
+  const auto start = std::chrono::steady_clock::now();
+  auto loaded = engine::loader::load_to_device(**file, **device, {});
+  if (!loaded) return fail_with("loading the model onto " + a.device + ": ", loaded.error());
+  const std::string model_name =
+      loaded->shape.name + " " + engine::model::to_string(loaded->file_type);
+  std::fprintf(stderr, "gauntlet bench: %s loaded onto %s in %.2f s\n", model_name.c_str(),
+               a.device.c_str(),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+
+  // Each test starts from position 0: the KV cache holds the longest; a pass holds at most the
+  // micro-batch, and never more than the longest prompt.
+  uint32_t context = 0, longest_prompt = 1;
+  for (const auto& t : tests) {
+    context = std::max(context, t.tokens());
+    longest_prompt = std::max(longest_prompt, t.n_prompt);
+  }
+  if (context > loaded->shape.context) {
+    return fail("a test of " + std::to_string(context) + " tokens is over the model's context of " +
+                    std::to_string(loaded->shape.context),
+                kExitUsage);
+  }
+  auto decoder = engine::DecoderForDevice::create(**device, *loaded,
+                                                  {a.threads, engine::planner::KvPrecision::f32,
+                                                   context, std::min(micro_batch, longest_prompt)});
+  if (!decoder) return fail_with("", decoder.error());
+  const engine::SpeedDecoder speed = (*decoder)->speed_decoder();
+
+  uint64_t params = 0;
+  for (const auto& t : loaded->mix) params += t.n_elements();
+  std::vector<BenchRow> rows;
+  auto progress = [&](const engine::BenchTest& test, uint32_t rep, double ts) {
+    if (rep == 0) {
+      std::cerr << "gauntlet bench: " << test.name() << " warm-up\n";
+    } else {
+      std::fprintf(stderr, "gauntlet bench: %s %u/%u: %.2f t/s\n", test.name().c_str(), rep,
+                   a.repetitions, ts);
+    }
+  };
+  for (const auto& test : tests) {
+    auto result = engine::run_bench_test(speed, test, a.repetitions, progress);
+    if (!result) return fail(test.name() + ": " + result.error().describe(), kExitFailures);
+    rows.push_back({model_name, loaded->weight_bytes(), params, backend_name(device_id->api),
+                    a.device, (*device)->info().name, micro_batch, *result});
+  }
+  std::cout << (a.output == "json"  ? bench_json(rows)
+                : a.output == "csv" ? bench_csv(rows)
+                                    : bench_markdown(rows));
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, CommandContext& context) {
+  auto a = std::make_shared<BenchArgs>();
+  auto* cmd = app.add_subcommand(
+      "bench",
+      "Prompt processing (ppN) and generation (tgN) speed on one device as llama-bench measures "
+      "them: one untimed warm-up, then -r repetitions from an empty KV cache; one row per test "
+      "with tok/s as mean ± stddev. Results on stdout, progress on stderr");
+  cmd->add_option("--model", a->model, "a GGUF file");
+  cmd->add_option("--shape", a->shape,
+                  "a synthetic model of this preset shape, or of these dims "
+                  "(n_embd=..,n_layer=..,n_head=..,n_ff=..,n_vocab=..,context=..), instead");
+  cmd->add_option("--format", a->format,
+                  "the synthetic model's llama.cpp file type (default Q8_0)");
+  cmd->add_option("--seed", a->seed, "the synthetic model's seed (default 1)");
+  cmd->add_option("--device", a->device, "host, opencl:N or vulkan:N (default host)");
+  cmd->add_option("-p,--n-prompt", a->n_prompt,
+                  "prompt sizes, comma-separated: a ppN row each; 0 skips (default 512)")
+      ->delimiter(',');
+  cmd->add_option("-n,--n-gen", a->n_gen,
+                  "generation lengths, comma-separated: a tgN row each; 0 skips (default 128)")
+      ->delimiter(',');
+  cmd->add_option("-r,--repetitions", a->repetitions, "timed repetitions per test (default 5)");
+  cmd->add_option("--micro-batch,--ubatch-size", a->micro_batch,
+                  "the most prompt tokens in one pass, as llama-bench's -ub (also -ub N; "
+                  "default 512)");
+  cmd->add_option("-t,--threads", a->threads, "host: CPU threads (default: all)");
+  cmd->add_option("-o,--output", a->output, "md, json or csv (default md)");
+  cmd->allow_extras();  // only for -ub, checked in bench()
+  cmd->callback([&context, a, cmd] { context.exit_code = bench(*a, cmd->remaining()); });
+}
+
+}  // namespace gauntlet::cli
