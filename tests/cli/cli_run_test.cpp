@@ -74,6 +74,14 @@ class RunOnEveryDevice : public ::testing::Test {
                           (dir_ / "report.json").string());
   }
   static void TearDownTestSuite() { folder_.reset(); }
+  // One quick run over every device serves all these checks (each is a whole run's worth of
+  // time when it is a test of its own).
+  void WritesAReportValidAgainstTheSchemaAndLeavesNoJournal();
+  void LlvmpipeRefusesTheWholeF32VectorAndRunsTheTiledVariant();
+  void PoclF16ComputeIsUnsafeBecauseF16IsUnsupported();
+  void ReportDiffGatesARegression();
+  void JunitAndHtmlRenderingsOfTheRun();
+  void PassesOfAPromptAndOfSequencesAreMeasuredOnOpenClAndVulkan();
   static std::unique_ptr<TempDir> folder_;
   static fs::path dir_;
   static CommandResult result_;
@@ -82,7 +90,7 @@ std::unique_ptr<TempDir> RunOnEveryDevice::folder_;
 fs::path RunOnEveryDevice::dir_;
 CommandResult RunOnEveryDevice::result_;
 
-TEST_F(RunOnEveryDevice, WritesAReportValidAgainstTheSchemaAndLeavesNoJournal) {
+void RunOnEveryDevice::WritesAReportValidAgainstTheSchemaAndLeavesNoJournal() {
   ASSERT_EQ(result_.exit_code, 0) << result_.output;
   ASSERT_TRUE(fs::exists(dir_ / "report.json"));
   EXPECT_FALSE(fs::exists(dir_ / "report.json.journal"));
@@ -98,7 +106,7 @@ TEST_F(RunOnEveryDevice, WritesAReportValidAgainstTheSchemaAndLeavesNoJournal) {
   EXPECT_NE(result_.output.find("recommended:"), std::string::npos) << result_.output;
 }
 
-TEST_F(RunOnEveryDevice, LlvmpipeRefusesTheWholeF32VectorAndRunsTheTiledVariant) {
+void RunOnEveryDevice::LlvmpipeRefusesTheWholeF32VectorAndRunsTheTiledVariant() {
   auto report = load(dir_ / "report.json");
   const auto* vk = device_with_view(report, "vulkan");
   ASSERT_NE(vk, nullptr);
@@ -115,7 +123,7 @@ TEST_F(RunOnEveryDevice, LlvmpipeRefusesTheWholeF32VectorAndRunsTheTiledVariant)
   EXPECT_GT((*tiled)["figures"]["tok_s"].get<double>(), 0.0);
 }
 
-TEST_F(RunOnEveryDevice, PoclF16ComputeIsUnsafeBecauseF16IsUnsupported) {
+void RunOnEveryDevice::PoclF16ComputeIsUnsafeBecauseF16IsUnsupported() {
   auto report = load(dir_ / "report.json");
   const auto* cl = device_with_view(report, "opencl");
   ASSERT_NE(cl, nullptr);
@@ -130,7 +138,7 @@ TEST_F(RunOnEveryDevice, PoclF16ComputeIsUnsafeBecauseF16IsUnsupported) {
   EXPECT_EQ((*cl)["verified"]["features"]["f16.arithmetic"]["verdict"], "unsupported");
 }
 
-TEST_F(RunOnEveryDevice, ReportDiffGatesARegression) {
+void RunOnEveryDevice::ReportDiffGatesARegression() {
   const auto good = dir_ / "report.json";
   auto same = run_command(gauntlet_exe() + " report diff " + good.string() + " " + good.string());
   EXPECT_EQ(same.exit_code, 0) << same.output;
@@ -153,7 +161,7 @@ TEST_F(RunOnEveryDevice, ReportDiffGatesARegression) {
   EXPECT_EQ(diff.exit_code, 1) << diff.output;
 }
 
-TEST_F(RunOnEveryDevice, JunitAndHtmlRenderingsOfTheRun) {
+void RunOnEveryDevice::JunitAndHtmlRenderingsOfTheRun() {
   const auto xml = dir_ / "report.xml";
   auto junit = run_command(gauntlet_exe() + " report show " + (dir_ / "report.json").string() +
                            " --format junit -o " + xml.string());
@@ -169,6 +177,66 @@ TEST_F(RunOnEveryDevice, JunitAndHtmlRenderingsOfTheRun) {
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("<svg"), std::string::npos);
   EXPECT_EQ(text.find("http://"), text.find("http://www.w3.org/2000/svg"));
+}
+
+// The quick level measures a 512-token prompt in one pass and 4 sequences decoded together on
+// OpenCL and Vulkan: safe from a run, with llama-bench's figures, not derived.
+void RunOnEveryDevice::PassesOfAPromptAndOfSequencesAreMeasuredOnOpenClAndVulkan() {
+  auto report = load(dir_ / "report.json");
+  for (const char* api : {"opencl", "vulkan"}) {
+    SCOPED_TRACE(api);
+    const auto* device = device_with_view(report, api);
+    ASSERT_NE(device, nullptr);
+    bool prompt = false, sequences = false;
+    for (const auto& p : (*device)["profiles"]) {
+      if (p["verdict"] != "safe" || p["rows"].empty()) continue;
+      const auto& f = p["figures"];
+      if (p["micro_batch"] == 512) {
+        prompt = true;
+        EXPECT_EQ(f["pp_tokens"], 512);
+        EXPECT_GT(f["pp_tok_s"].get<double>(), 0.0);
+        EXPECT_GT(f["achieved_gflops"].get<double>(), 0.0);
+        EXPECT_GT(f["fraction_of_f32_peak"].get<double>(), 0.0);
+        EXPECT_LE(f["logits_nmse"].get<double>(), 1e-6);
+      }
+      if (p["batch"] == 4) {
+        sequences = true;
+        EXPECT_GT(f["tok_s"].get<double>(), 0.0);
+      }
+    }
+    EXPECT_TRUE(prompt);
+    EXPECT_TRUE(sequences);
+  }
+  EXPECT_NE(result_.output.find("passes (prompt and generation tokens per second)"),
+            std::string::npos)
+      << result_.output;
+}
+
+TEST_F(RunOnEveryDevice, AQuickRunReportsRendersAndGates) {
+  {
+    SCOPED_TRACE("report");
+    WritesAReportValidAgainstTheSchemaAndLeavesNoJournal();
+  }
+  {
+    SCOPED_TRACE("llvmpipe");
+    LlvmpipeRefusesTheWholeF32VectorAndRunsTheTiledVariant();
+  }
+  {
+    SCOPED_TRACE("pocl f16");
+    PoclF16ComputeIsUnsafeBecauseF16IsUnsupported();
+  }
+  {
+    SCOPED_TRACE("passes");
+    PassesOfAPromptAndOfSequencesAreMeasuredOnOpenClAndVulkan();
+  }
+  {
+    SCOPED_TRACE("diff");
+    ReportDiffGatesARegression();
+  }
+  {
+    SCOPED_TRACE("junit and html");
+    JunitAndHtmlRenderingsOfTheRun();
+  }
 }
 
 TEST(RunOnPocl, TheSafeContextShrinksUnderPoclMemoryLimit) {
