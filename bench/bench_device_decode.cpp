@@ -95,6 +95,27 @@ void BM_ComputePeak(benchmark::State& state, const std::string& name) {
   }
 }
 
+// About `bytes` of rows of n_in weights of `type` (a multiple of 256 rows) on the device.
+struct Rows {
+  std::unique_ptr<backends::Buffer> buffer;
+  uint32_t n_out = 0;
+};
+Rows upload_rows(backends::Device& d, model::TensorType type, uint32_t n_in, uint64_t bytes) {
+  const uint64_t rb = model::row_bytes(type, n_in);
+  const auto n_out = static_cast<uint32_t>(bytes / rb / 256 * 256);
+  std::vector<float> row(n_in);
+  std::vector<std::byte> w(rb * n_out);
+  for (uint32_t r = 0; r < n_out; ++r) {
+    for (uint32_t i = 0; i < n_in; ++i) {
+      row[i] = static_cast<float>((r * 31 + i * 7) % 17) / 17.0f - 0.5f;
+    }
+    model::quantize_row(type, row.data(), w.data() + r * rb, n_in);
+  }
+  auto wb = d.allocate(w.size()).value();
+  check(d.upload(*wb, w));
+  return {std::move(wb), n_out};
+}
+
 // ffn_down-wide rows, `weight_bytes` of them: 96 MiB (more than the CPU's last-level cache) stream
 // from memory as in a decode step; 8 MiB stays in the CPU's 32 MiB last-level cache, so it shows
 // the kernel's arithmetic ceiling, near the most it could reach were memory free.
@@ -103,17 +124,8 @@ void BM_Matvec(benchmark::State& state, const std::string& name, model::TensorTy
   try {
     auto& d = device_for(name);
     const uint32_t n_in = 2816;
-    const uint64_t rb = model::row_bytes(type, n_in);
-    const auto n_out = static_cast<uint32_t>(weight_bytes / rb / 256 * 256);
-    std::vector<float> row(n_in);
-    std::vector<std::byte> w(rb * n_out);
-    for (uint32_t r = 0; r < n_out; ++r) {
-      for (uint32_t i = 0; i < n_in; ++i)
-        row[i] = static_cast<float>((r * 31 + i * 7) % 17) / 17.0f - 0.5f;
-      model::quantize_row(type, row.data(), w.data() + r * rb, n_in);
-    }
-    auto wb = d.allocate(w.size()).value();
-    check(d.upload(*wb, w));
+    auto [wb, n_out] = upload_rows(d, type, n_in, weight_bytes);
+    const uint64_t w_bytes = wb->size();
     auto act = d.allocate((n_in + n_out) * sizeof(float)).value();
     std::vector<float> x(n_in + n_out, 0.25f);
     check(d.upload(*act, std::as_bytes(std::span(x))));
@@ -134,7 +146,7 @@ void BM_Matvec(benchmark::State& state, const std::string& name, model::TensorTy
     }
     const double per_s = static_cast<double>(state.iterations()) * per;
     state.counters["weight_GBps"] =
-        benchmark::Counter(per_s * w.size() / 1e9, benchmark::Counter::kIsRate);
+        benchmark::Counter(per_s * static_cast<double>(w_bytes) / 1e9, benchmark::Counter::kIsRate);
     state.SetLabel(v.name());
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
@@ -149,17 +161,7 @@ void BM_Matmul(benchmark::State& state, const std::string& name, model::TensorTy
   try {
     auto& d = device_for(name);
     const uint32_t n_in = 2816;
-    const uint64_t rb = model::row_bytes(type, n_in);
-    const auto n_out = static_cast<uint32_t>((8ull << 20) / rb / 256 * 256);
-    std::vector<float> row(n_in);
-    std::vector<std::byte> w(rb * n_out);
-    for (uint32_t r = 0; r < n_out; ++r) {
-      for (uint32_t i = 0; i < n_in; ++i)
-        row[i] = static_cast<float>((r * 31 + i * 7) % 17) / 17.0f - 0.5f;
-      model::quantize_row(type, row.data(), w.data() + r * rb, n_in);
-    }
-    auto wb = d.allocate(w.size()).value();
-    check(d.upload(*wb, w));
+    auto [wb, n_out] = upload_rows(d, type, n_in, 8ull << 20);
     const uint32_t stride = n_in + n_out;
     auto act = d.allocate(uint64_t{stride} * tokens * sizeof(float)).value();
     std::vector<float> x(uint64_t{stride} * tokens, 0.25f);

@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
-#include <variant>
 
 #include "backends/catalog.h"
 #include "cli/bench_output.h"
 #include "cli/commands.h"
+#include "cli/model_flags.h"
 #include "core/options.h"
 #include "engine/bench.h"
 #include "engine/decoder_for_device.h"
@@ -73,27 +73,6 @@ const char* backend_name(core::Api api) {
   }
 }
 
-// What --model or --shape/--format name, checked before any device is opened.
-std::variant<engine::ModelSource, int> model_source(const BenchArgs& a) {
-  if (a.model.empty() == a.shape.empty())
-    return fail("give exactly one of --model and --shape", kExitUsage);
-  engine::ModelSource source;
-  source.path = a.model;
-  source.seed = a.seed;
-  if (!a.shape.empty()) {
-    auto shape = engine::model::parse_shape(a.shape);
-    if (!shape) return fail(shape.error().message, kExitUsage);
-    source.shape = *shape;
-  }
-  auto format = engine::model::parse_file_type(a.format);
-  if (!format) {
-    return fail("unknown --format '" + a.format + "' (" + engine::model::known_file_types() + ")",
-                kExitUsage);
-  }
-  source.format = *format;
-  return source;
-}
-
 int bench(const BenchArgs& a, const std::vector<std::string>& extras) {
   uint32_t micro_batch = a.micro_batch;
   // llama-bench's -ub, which CLI11 cannot name (a single dash takes one letter).
@@ -108,9 +87,8 @@ int bench(const BenchArgs& a, const std::vector<std::string>& extras) {
   if (!device_id || device_id->api == core::Api::drm) {
     return fail("--device must be host, opencl:N or vulkan:N, not '" + a.device + "'", kExitUsage);
   }
-  const auto source_or_exit = model_source(a);
-  if (const int* code = std::get_if<int>(&source_or_exit)) return *code;
-  const auto& source = std::get<engine::ModelSource>(source_or_exit);
+  const auto source = model_source_from_flags(a.model, a.shape, a.format, a.seed);
+  if (!source) return fail(source.error().message, kExitUsage);
   if (a.output != "md" && a.output != "json" && a.output != "csv") {
     return fail("-o must be md, json or csv, not '" + a.output + "'", kExitUsage);
   }
@@ -139,7 +117,7 @@ int bench(const BenchArgs& a, const std::vector<std::string>& extras) {
     return fail("cannot open " + a.device + ": " + e.message,
                 e.kind == core::ErrorKind::not_found ? kExitUsage : kExitFailures);
   }
-  auto file = engine::open_model(source);
+  auto file = engine::open_model(*source);
   if (!file) return fail_with("", file.error());
   const auto start = std::chrono::steady_clock::now();
   auto loaded = engine::loader::load_to_device(**file, **device, {});

@@ -9,6 +9,7 @@
 #include "backends/catalog.h"
 #include "backends/host/host_device.h"
 #include "cli/commands.h"
+#include "cli/model_flags.h"
 #include "cli/format.h"
 #include "core/json.h"
 #include "core/options.h"
@@ -128,22 +129,13 @@ int decode(const DecodeArgs& a) {
     return fail("--profile times OpenCL and Vulkan kernels; the host runs the reference decoder",
                 kExitUsage);
   }
-  if (a.model.empty() == a.shape.empty())
-    return fail("give exactly one of --model and --shape", kExitUsage);
+  const auto source = model_source_from_flags(a.model, a.shape, a.format);
+  if (!source) return fail(source.error().message, kExitUsage);
   engine::DecodeRequest r;
-  r.model_path = a.model;
+  r.model_path = source->path;
+  r.shape = source->shape;
+  r.format = source->format;
   r.time_kernels = a.profile;
-  if (!a.shape.empty()) {
-    auto shape = engine::model::parse_shape(a.shape);
-    if (!shape) return fail(shape.error().message, kExitUsage);
-    r.shape = *shape;
-  }
-  auto format = engine::model::parse_file_type(a.format);
-  if (!format) {
-    return fail("unknown format '" + a.format + "' (" + engine::model::known_file_types() + ")",
-                kExitUsage);
-  }
-  r.format = *format;
   if (a.kv != "f32" && a.kv != "f16") return fail("--kv must be f32 or f16", kExitUsage);
   r.kv = a.kv == "f16" ? engine::planner::KvPrecision::f16 : engine::planner::KvPrecision::f32;
   auto tokens = parse_tokens(a.tokens);
