@@ -20,9 +20,9 @@ core::Result<engine::ModelSource> model_source_from_flags(const std::string& mod
   }
   auto type = engine::model::parse_file_type(format);
   if (!type) {
-    return core::make_error(core::ErrorKind::invalid_argument,
-                            "unknown --format '" + format + "' (" +
-                                engine::model::known_file_types() + ")");
+    return core::make_error(
+        core::ErrorKind::invalid_argument,
+        "unknown --format '" + format + "' (" + engine::model::known_file_types() + ")");
   }
   source.format = *type;
   return source;

@@ -64,6 +64,7 @@ class [[nodiscard]] Result {
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
   const Error& error() const { return std::get<Error>(v_); }
   Status status() const { return is_ok() ? Status::ok() : Status(error()); }
 
