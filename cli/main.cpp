@@ -2,9 +2,11 @@
 
 #include "cli/commands.h"
 #include "cli/data_files.h"
+#include "cli/huge_pages.h"
 
 int main(int argc, char** argv) {
   using namespace gauntlet;
+  cli::restart_with_huge_pages(argv);
   CLI::App app{
       "gauntlet: what can this GPU really do, and which LLM decode configurations are safe on it?\n"
       "Exit codes: 0 all required checks passed, 1 failures found, 2 usage or input error,\n"

@@ -1,6 +1,8 @@
 #include "harness/profile_runs.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <map>
 
 #include "backends/catalog.h"
@@ -102,6 +104,53 @@ core::Json host_pass(const core::DeviceInfo& device, const std::filesystem::path
           {"reference", true}};
 }
 
+// One check of a child, its result appended to `results`.
+void run_item(const core::DeviceInfo& device, const std::filesystem::path& file,
+              const DecodeSetup& setup, CheckKind kind, core::Level level, backends::Device& opened,
+              const engine::model::GgufFile& model, engine::device::KernelCache& kernels,
+              core::Json& results) {
+  if (device.id.api == core::Api::host && kind == CheckKind::pass) {
+    results.push_back(host_pass(device, file, setup, level, opened));
+    return;
+  }
+  if (device.id.api == core::Api::host) {
+    engine::DecodeRequest request;
+    request.model_path = file;
+    request.kv = setup.config.kv;
+    request.n_tokens = decode_steps(level);
+    request.context = setup.config.context;
+    auto report = engine::run_decode(request, opened);
+    if (!report) {
+      results.push_back({{"error", report.error().describe()}});
+    } else {
+      results.push_back({{"tokens_match", true},
+                         {"reason", ""},
+                         {"tok_s", report->tokens_per_second},
+                         {"peak_bytes", report->device_peak_bytes},
+                         {"planned_peak_bytes", report->plan.steady_state},
+                         {"reference", true}});
+    }
+    return;
+  }
+  auto result = kind == CheckKind::decode
+                    ? engine::device::check_decode(opened, model, setup.config, {1, 2, 3},
+                                                   decode_steps(level), &kernels)
+                : kind == CheckKind::pass
+                    ? engine::device::check_pass(opened, model, setup.config, pass_prompt(setup),
+                                                 pass_steps(level), &kernels)
+                    : engine::device::check_context(opened, model, setup.config,
+                                                    setup.config.context, &kernels);
+  if (!result) {
+    results.push_back({{"error", result.error().describe()}});
+  } else {
+    auto j = check_to_json(*result);
+    if (kind != CheckKind::context) {
+      j["tg_tokens"] = kind == CheckKind::pass ? pass_steps(level) : decode_steps(level);
+    }
+    results.push_back(std::move(j));
+  }
+}
+
 // One child: open the device and the model, run the items in order.
 core::Json run_items_in_child(const core::DeviceInfo& device, const std::filesystem::path& file,
                               const std::vector<Candidate>& candidates,
@@ -119,47 +168,11 @@ core::Json run_items_in_child(const core::DeviceInfo& device, const std::filesys
   // Each kernel is built once for all the checks of this child.
   engine::device::KernelCache kernels(**opened);
   for (const auto& item : items) {
-    const auto& setup = candidates[item.candidate].setup;
-    if (device.id.api == core::Api::host && item.kind == CheckKind::pass) {
-      results.push_back(host_pass(device, file, setup, level, **opened));
-      continue;
-    }
-    if (device.id.api == core::Api::host) {
-      engine::DecodeRequest request;
-      request.model_path = file;
-      request.kv = setup.config.kv;
-      request.n_tokens = decode_steps(level);
-      request.context = setup.config.context;
-      auto report = engine::run_decode(request, **opened);
-      if (!report) {
-        results.push_back({{"error", report.error().describe()}});
-      } else {
-        results.push_back({{"tokens_match", true},
-                           {"reason", ""},
-                           {"tok_s", report->tokens_per_second},
-                           {"peak_bytes", report->device_peak_bytes},
-                           {"planned_peak_bytes", report->plan.steady_state},
-                           {"reference", true}});
-      }
-      continue;
-    }
-    auto result = item.kind == CheckKind::decode
-                      ? engine::device::check_decode(**opened, **model, setup.config, {1, 2, 3},
-                                                     decode_steps(level), &kernels)
-                  : item.kind == CheckKind::pass
-                      ? engine::device::check_pass(**opened, **model, setup.config,
-                                                   pass_prompt(setup), pass_steps(level), &kernels)
-                      : engine::device::check_context(**opened, **model, setup.config,
-                                                      setup.config.context, &kernels);
-    if (!result) {
-      results.push_back({{"error", result.error().describe()}});
-    } else {
-      auto j = check_to_json(*result);
-      if (item.kind != CheckKind::context) {
-        j["tg_tokens"] = item.kind == CheckKind::pass ? pass_steps(level) : decode_steps(level);
-      }
-      results.push_back(std::move(j));
-    }
+    const auto started = std::chrono::steady_clock::now();
+    run_item(device, file, candidates[item.candidate].setup, item.kind, level, **opened, **model,
+             kernels, results);
+    results.back()["seconds"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
   return results;
 }
@@ -242,6 +255,7 @@ void apply_result(Candidate& c, const core::Json& r, const std::string& device, 
                                                                        : "context:") +
                                      p.name,
                                  device, core::RowStatus::pass);
+  row.duration_s = r.value("seconds", 0.0);
   if (r.contains("error")) {
     row.status = core::RowStatus::error;
     row.reason = r["error"].get<std::string>();
@@ -395,6 +409,16 @@ core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models
         }
       }
       GAUNTLET_TRY(journal.append(unit, results));
+      std::string took;
+      for (const auto& r : run.completed ? results : core::Json::array()) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%s%.1f s", took.empty() ? "" : ", ",
+                      r.value("seconds", 0.0));
+        took += text;
+      }
+      if (!took.empty()) {
+        progress(dev + ": " + engine::model::to_string(format) + " checks took " + took);
+      }
     }
     try {
       for (size_t i = 0; i < items.size() && i < results.size(); ++i) {

@@ -27,7 +27,9 @@ uint64_t round_mib(uint64_t bytes) { return bytes / kMiB * kMiB; }
 std::vector<double> step_fractions(core::Level level) {
   switch (level) {
     case core::Level::quick:
-      return {0.5, 1.0};
+      // One step at the cap: the search for the largest single allocation has already climbed
+      // to it; the levels above grade the occupancy.
+      return {1.0};
     case core::Level::standard:
       return {0.25 / 0.9, 0.5 / 0.9, 0.75 / 0.9, 1.0};
     case core::Level::full:
