@@ -275,10 +275,7 @@ void BM_PromptAndGeneration(benchmark::State& state, const std::string& name, mo
     decoder->time_dispatches(&times);
     time_prompt(speed, n_prompt).value();
     decoder->time_dispatches(nullptr);
-    double flops = 0;
-    for (const auto& t : loaded.mix) {
-      if (t.name != "token_embd.weight" || shape.tied_output) flops += 2.0 * t.n_elements();
-    }
+    const double flops = flops_per_token(shape, loaded.mix);
     state.counters["pp_tok_s"] = pp;
     state.counters["tg_tok_s"] = tg;
     state.counters["pp_over_tg"] = tg > 0 ? pp / tg : 0;

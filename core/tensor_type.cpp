@@ -123,4 +123,21 @@ float dot_row(TensorType type, const std::byte* row, const float* x, uint64_t n)
   return sum;
 }
 
+void dot_row_tokens(TensorType type, const std::byte* row, const float* x, uint64_t n,
+                    size_t n_tokens, uint64_t stride, float* out) {
+  if (type == TensorType::f32 || n_tokens == 1) {
+    for (size_t t = 0; t < n_tokens; ++t) out[t * stride] = dot_row(type, row, x + t * stride, n);
+    return;
+  }
+  const TypeTraits& tt = traits(type);
+  const uint32_t chunk = std::max<uint32_t>(256, tt.block_elements);
+  float w[256];
+  for (size_t t = 0; t < n_tokens; ++t) out[t * stride] = 0;
+  for (uint64_t i = 0; i < n; i += chunk) {
+    const auto len = static_cast<uint32_t>(std::min<uint64_t>(chunk, n - i));
+    tt.dequantize(row + row_bytes(type, i), w, len);
+    for (size_t t = 0; t < n_tokens; ++t) out[t * stride] += dot_floats(w, x + t * stride + i, len);
+  }
+}
+
 }  // namespace gauntlet::core

@@ -82,6 +82,11 @@ void dequantize_row(TensorType type, const std::byte* src, float* dst, uint64_t 
 // Dot product of one encoded row of n elements with n floats, computed in a fixed order (each
 // block decoded, then multiplied in eight lanes added pairwise).
 float dot_row(TensorType type, const std::byte* row, const float* x, uint64_t n);
+// dot_row of one encoded row with the n floats of each of n_tokens tokens (token t's at
+// x + t * stride), into out[t * stride]: bit for bit dot_row's result, each block decoded once for
+// all the tokens.
+void dot_row_tokens(TensorType type, const std::byte* row, const float* x, uint64_t n,
+                    size_t n_tokens, uint64_t stride, float* out);
 
 // f16 -> f32 through a table (the hot loops need it inline and fast).
 float f16_lookup(uint16_t bits);

@@ -50,4 +50,12 @@ core::Result<SpeedSample> time_generation(const SpeedDecoder& decoder, uint32_t 
   return SpeedSample{n_gen, since(start)};
 }
 
+double flops_per_token(const model::ModelShape& shape, std::span<const model::TensorDesc> weights) {
+  double flops = 0;
+  for (const auto& t : weights) {
+    if (t.name != "token_embd.weight" || shape.tied_output) flops += 2.0 * t.n_elements();
+  }
+  return flops;
+}
+
 }  // namespace gauntlet::engine

@@ -10,6 +10,7 @@
 
 #include "core/status.h"
 #include "engine/batch.h"
+#include "engine/model/shape.h"
 
 namespace gauntlet::engine {
 
@@ -32,5 +33,9 @@ std::vector<int32_t> bench_tokens(uint32_t n, uint32_t n_vocab, uint32_t seed = 
 core::Result<SpeedSample> time_prompt(const SpeedDecoder& decoder, uint32_t n_prompt);
 // n_gen tokens generated one at a time, each fed back (greedy).
 core::Result<SpeedSample> time_generation(const SpeedDecoder& decoder, uint32_t n_gen);
+
+// Arithmetic of one token's pass: 2 FLOP per weight element (the embedding's rows are looked up,
+// not multiplied, unless the output shares them).
+double flops_per_token(const model::ModelShape& shape, std::span<const model::TensorDesc> weights);
 
 }  // namespace gauntlet::engine

@@ -99,6 +99,8 @@ core::Json host_pass(const core::DeviceInfo& device, const std::filesystem::path
           {"reason", ""},
           {"tg_tokens", pass_steps(level)},
           {"pp_tok_s", pp->tokens_per_second()},
+          {"prompt_gflops",
+           engine::flops_per_token(loaded->shape, loaded->mix) * pp->tokens_per_second() / 1e9},
           {"tok_s", tg->tokens_per_second()},
           {"peak_bytes", opened.peak_bytes()},
           {"reference", true}};
@@ -185,7 +187,7 @@ bool runs_passes_at_quick_level(FileType format) { return format == FileType::q8
 // a decode check at each one-token key's smallest context and an attention check at its largest;
 // a pass check at each pass key's smallest context that holds its prompt and generated tokens.
 // The quick level runs the passes of one format, with the default key's family where it fits
-// (else the tiled one), and none on the host (whose passes are the reference's own).
+// (else the tiled one).
 std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>& candidates,
                                                    const ModelSet& models, core::Level level,
                                                    bool host) {
@@ -206,7 +208,7 @@ std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>&
     if (level == core::Level::quick) {
       // The default: f32 activations and KV cache, the whole vector when it fits (fewer passes).
       std::vector<std::string> suffixes{"/b1"};
-      if (!host && (models.user_file || runs_passes_at_quick_level(format))) {
+      if (models.user_file || runs_passes_at_quick_level(format)) {
         for (const auto& pass : planned_passes(level)) {
           if (pass.micro_batch == 1 && pass.sequences == 1) continue;
           suffixes.push_back(
@@ -292,12 +294,9 @@ void apply_result(Candidate& c, const core::Json& r, const std::string& device, 
                            ? "host reference engine: ran " + passes + " and measured"
                            : "host reference engine: decoded and measured"
                  : kind == CheckKind::decode ? "decoded and matched the host reference"
-                 : kind == CheckKind::pass
-                     ? passes + (cfg.sequences > 1 ? ": matched the host reference"
-                                                   : ": matched token-by-token decoding on the "
-                                                     "device")
-                     : "attention over a full KV cache matched the host "
-                       "reference";
+                 : kind == CheckKind::pass   ? passes + ": matched the host reference"
+                                             : "attention over a full KV cache matched the host "
+                                               "reference";
       if (!r.value("note", "").empty()) p.reason += "; " + r.value("note", "");
     } else {
       row.status = core::RowStatus::fail;
@@ -360,7 +359,7 @@ void settle_unrun(std::vector<Candidate>& candidates, core::Level level, bool in
         p.reason = "not run: attention was verified up to ctx " + std::to_string(attention);
       } else if (level == core::Level::quick) {
         p.reason = pass ? "not run at the quick level, which runs the passes of Q8_0's default "
-                          "variant on OpenCL and Vulkan (--level standard runs every pass)"
+                          "variant (--level standard runs every pass)"
                         : "not run at the quick level, which runs the default variant of F16, "
                           "Q8_0 and Q4_K_M (--level standard runs every variant of every format)";
       } else {

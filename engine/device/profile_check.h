@@ -80,11 +80,11 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
 // Passes of several tokens, as the configuration's micro_batch and sequences ask. One sequence:
 // a prompt of `prompt_tokens` tokens in passes of micro_batch (timed: pp), then `steps` greedy
 // tokens one at a time (timed: tg); every 32nd prompt token's logits, the last one's and every
-// generated token's are compared with token-by-token decoding on the same device (the path the
-// decode and context checks hold to the host reference: a 512-token host reference costs more
-// than the quick level has). Several sequences: a short prompt of each in one forward, then
-// `steps` passes of one token of every sequence, each sequence compared with its own decode on
-// the host reference. host_tokens holds the tokens of the decode compared with.
+// generated token's are compared with the host reference fed the same tokens (the prompt in one
+// pass: its passes are bit for bit its token-by-token decode). Several sequences: a short prompt
+// of each in one forward, then `steps` passes of one token of every sequence, each sequence
+// compared with its own decode on the host reference. host_tokens holds the tokens of the decode
+// compared with.
 core::Result<CheckResult> check_pass(backends::Device& device, const model::GgufFile& model,
                                      const DecodeConfig& config, uint32_t prompt_tokens,
                                      uint32_t steps, KernelCache* kernels = nullptr);

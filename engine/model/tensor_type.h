@@ -10,6 +10,7 @@ using core::block_bytes;
 using core::block_elements;
 using core::dequantize_row;
 using core::dot_row;
+using core::dot_row_tokens;
 using core::f16_lookup;
 using core::is_quantized;
 using core::known_tensor_types;

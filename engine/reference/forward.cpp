@@ -36,12 +36,8 @@ void matmuls(ThreadPool& pool, float* act, uint64_t stride, size_t n_tokens,
     for (const auto& op : ops) {
       const uint64_t lo = std::max(begin, base), hi = std::min(end, base + op.w->n_out);
       for (uint64_t r = lo; r < hi; ++r) {
-        const std::byte* row = op.w->row(r - base);
-        for (size_t t = 0; t < n_tokens; ++t) {
-          float* block = act + t * stride;
-          block[op.out_off + r - base] =
-              model::dot_row(op.w->type, row, block + op.x_off, op.w->n_in);
-        }
+        model::dot_row_tokens(op.w->type, op.w->row(r - base), act + op.x_off, op.w->n_in, n_tokens,
+                              stride, act + op.out_off + r - base);
       }
       base += op.w->n_out;
     }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "core/rng.h"
@@ -317,6 +318,26 @@ TEST(TensorTypesDot, EqualsTheDotOfTheDecodedRow) {
       magnitude += std::fabs(double(decoded[i]) * x[i]);
     }
     EXPECT_NEAR(dot_row(type, row.data(), x.data(), n), expected, 1e-6 * magnitude);
+  }
+}
+
+// A pass's tokens share each decoded block (dot_row_tokens) and still get dot_row's bits.
+TEST(TensorTypesDot, TokensOfAPassGetDotRowsBits) {
+  const size_t n = 768, tokens = 5, stride = n + 3;
+  const auto w = random_values(3, n);
+  const auto x = random_values(4, tokens * stride);
+  for (TensorType type :
+       {TensorType::f32, TensorType::f16, TensorType::q8_0, TensorType::q4_K, TensorType::q6_K}) {
+    SCOPED_TRACE(to_string(type));
+    std::vector<std::byte> row(row_bytes(type, n));
+    quantize_row(type, w.data(), row.data(), n);
+    std::vector<float> out(tokens * stride, -1.0f);
+    dot_row_tokens(type, row.data(), x.data(), n, tokens, stride, out.data());
+    for (size_t t = 0; t < tokens; ++t) {
+      const float one = dot_row(type, row.data(), x.data() + t * stride, n);
+      EXPECT_EQ(std::memcmp(&out[t * stride], &one, sizeof one), 0) << "token " << t;
+      EXPECT_EQ(out[t * stride + 1], -1.0f);  // only each token's own output is written
+    }
   }
 }
 
