@@ -23,12 +23,12 @@ namespace gauntlet::cli {
 namespace {
 
 struct BenchArgs {
-  std::string model, shape, format = "Q8_0", device = "host", output = "md";
+  ModelFlags source;
+  std::string device = "host", output = "md";
   std::vector<std::string> n_prompt = {"512"}, n_gen = {"128"};
   uint32_t repetitions = 5;
   uint32_t micro_batch = 512;
   unsigned threads = 0;
-  uint64_t seed = 1;
 };
 
 int fail(const std::string& message, int code) {
@@ -87,7 +87,7 @@ int bench(const BenchArgs& a, const std::vector<std::string>& extras) {
   if (!device_id || device_id->api == core::Api::drm) {
     return fail("--device must be host, opencl:N or vulkan:N, not '" + a.device + "'", kExitUsage);
   }
-  const auto source = model_source_from_flags(a.model, a.shape, a.format, a.seed);
+  const auto source = model_source_from_flags(a.source);
   if (!source) return fail(source.error().message, kExitUsage);
   if (a.output != "md" && a.output != "json" && a.output != "csv") {
     return fail("-o must be md, json or csv, not '" + a.output + "'", kExitUsage);
@@ -178,13 +178,7 @@ void add_bench_command(CLI::App& app, CommandContext& context) {
       "Prompt processing (ppN) and generation (tgN) speed on one device as llama-bench measures "
       "them: one untimed warm-up, then -r repetitions from an empty KV cache; one row per test "
       "with tok/s as mean ± stddev. Results on stdout, progress on stderr");
-  cmd->add_option("--model", a->model, "a GGUF file");
-  cmd->add_option("--shape", a->shape,
-                  "a synthetic model of this preset shape, or of these dims "
-                  "(n_embd=..,n_layer=..,n_head=..,n_ff=..,n_vocab=..,context=..), instead");
-  cmd->add_option("--format", a->format,
-                  "the synthetic model's llama.cpp file type (default Q8_0)");
-  cmd->add_option("--seed", a->seed, "the synthetic model's seed (default 1)");
+  add_model_flags(*cmd, a->source);
   cmd->add_option("--device", a->device, "host, opencl:N or vulkan:N (default host)");
   cmd->add_option("-p,--n-prompt", a->n_prompt,
                   "prompt sizes, comma-separated: a ppN row each; 0 skips (default 512)")

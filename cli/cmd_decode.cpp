@@ -21,11 +21,11 @@ namespace gauntlet::cli {
 namespace {
 
 struct DecodeArgs {
-  std::string model, shape, format = "Q8_0", device = "host", tokens = "1", dump, kv = "f32";
+  ModelFlags source;
+  std::string device = "host", tokens = "1", dump, kv = "f32";
   uint32_t n = 32;
   uint32_t context = 0;
   unsigned threads = 0;
-  uint64_t seed = 1;
   uint64_t chunk_mib = 16;
   bool json = false;
   bool profile = false;
@@ -129,7 +129,7 @@ int decode(const DecodeArgs& a) {
     return fail("--profile times OpenCL and Vulkan kernels; the host runs the reference decoder",
                 kExitUsage);
   }
-  const auto source = model_source_from_flags(a.model, a.shape, a.format);
+  const auto source = model_source_from_flags(a.source);
   if (!source) return fail(source.error().message, kExitUsage);
   engine::DecodeRequest r;
   r.model_path = source->path;
@@ -143,7 +143,7 @@ int decode(const DecodeArgs& a) {
   r.prompt = *tokens;
   r.n_tokens = a.n;
   r.threads = a.threads;
-  r.seed = a.seed;
+  r.seed = a.source.seed;
   r.context = a.context;
   r.chunk_bytes = a.chunk_mib << 20;
   if (r.chunk_bytes == 0) return fail("--chunk-mib must be at least 1", kExitUsage);
@@ -210,13 +210,7 @@ void add_decode_command(CLI::App& app, CommandContext& context) {
                                  "Greedy decode of a model on a device: tokens, "
                                  "tok/s, peak memory, and the decode's effective bandwidth "
                                  "beside the device's copy bandwidth");
-  cmd->add_option("--model", a->model, "a GGUF file");
-  cmd->add_option("--shape", a->shape,
-                  "a synthetic model of this preset shape, or of these dims "
-                  "(n_embd=..,n_layer=..,n_head=..,n_ff=..,n_vocab=..,context=..), instead");
-  cmd->add_option("--format", a->format,
-                  "the synthetic model's llama.cpp file type (default Q8_0)");
-  cmd->add_option("--seed", a->seed, "the synthetic model's seed (default 1)");
+  add_model_flags(*cmd, a->source);
   cmd->add_option("--device", a->device, "where to decode (default host)");
   cmd->add_option("--tokens", a->tokens, "the prompt's token ids, e.g. 1,2,3 (default 1)");
   cmd->add_option("-n", a->n, "tokens to generate (default 32)");

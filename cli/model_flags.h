@@ -1,6 +1,7 @@
 #pragma once
-// --model FILE or --shape NAME [--format F], as `decode` and `bench` take them: checked before
-// any device is opened, every problem named.
+// --model FILE or --shape NAME [--format F] [--seed N], as `decode` and `bench` take them: checked
+// before any device is opened, every problem named.
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
 
@@ -9,9 +10,13 @@
 
 namespace gauntlet::cli {
 
-core::Result<engine::ModelSource> model_source_from_flags(const std::string& model,
-                                                          const std::string& shape,
-                                                          const std::string& format,
-                                                          uint64_t seed = 1);
+struct ModelFlags {
+  std::string model, shape, format = "Q8_0";
+  uint64_t seed = 1;
+};
+
+void add_model_flags(CLI::App& command, ModelFlags& flags);
+
+core::Result<engine::ModelSource> model_source_from_flags(const ModelFlags& flags);
 
 }  // namespace gauntlet::cli

@@ -32,7 +32,11 @@ GAUNTLET_CACHE_DIR="$work/cache" "$exe" run --device host --shape "${micro/conte
   --out "$work/report.json" --quiet >/dev/null 2>&1 &
 run=$!
 while kill -0 "$run" 2>/dev/null; do
-  if [ -s "$work/report.json.journal" ]; then cp "$work/report.json.journal" "$work/journal"; fi
+  # The run may remove the journal between the test and the copy: a failed copy keeps the last.
+  if [ -s "$work/report.json.journal" ] &&
+    cp "$work/report.json.journal" "$work/journal.part" 2>/dev/null; then
+    mv "$work/journal.part" "$work/journal"
+  fi
   sleep 0.05
 done
 if ! wait "$run"; then

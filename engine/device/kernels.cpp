@@ -97,15 +97,19 @@ core::Status check_workgroup(const planner::KernelVariant& v) {
   return core::Status::ok();
 }
 
+// The activation elements a workgroup holds at once: all n_in, or a tile of them.
+uint32_t tile_elements(const planner::KernelVariant& v, uint32_t n_in) {
+  return v.activation_tile == planner::kWholeVector ? n_in
+                                                    : std::min<uint32_t>(v.activation_tile, n_in);
+}
+
 }  // namespace
 
 core::Result<KernelSource> matvec_source(core::Api api, model::TensorType weights,
                                          const planner::KernelVariant& v, uint32_t n_in,
                                          uint32_t rows, bool accumulate) {
   GAUNTLET_TRY(check_workgroup(v));
-  const uint32_t tile = v.activation_tile == planner::kWholeVector
-                            ? n_in
-                            : std::min<uint32_t>(v.activation_tile, n_in);
+  const uint32_t tile = tile_elements(v, n_in);
   if (tile % 2 != 0 ||
       (v.activation_tile != planner::kWholeVector && tile % 32 != 0 && tile != n_in)) {
     return core::make_error(core::ErrorKind::invalid_argument,
@@ -139,9 +143,7 @@ core::Result<KernelSource> matmul_source(core::Api api, model::TensorType weight
                                          const planner::KernelVariant& v, uint32_t n_in,
                                          uint32_t rows, bool accumulate) {
   GAUNTLET_TRY(check_workgroup(v));
-  const uint32_t tile = v.activation_tile == planner::kWholeVector
-                            ? n_in
-                            : std::min<uint32_t>(v.activation_tile, n_in);
+  const uint32_t tile = tile_elements(v, n_in);
   const uint32_t step = std::max<uint32_t>(16, model::block_elements(weights));
   if (tile % step != 0 || n_in % step != 0) {
     return core::make_error(core::ErrorKind::invalid_argument,
