@@ -408,14 +408,14 @@ core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models
         }
       }
       GAUNTLET_TRY(journal.append(unit, results));
-      std::string took;
-      for (const auto& r : run.completed ? results : core::Json::array()) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%s%.1f s", took.empty() ? "" : ", ",
-                      r.value("seconds", 0.0));
-        took += text;
-      }
-      if (!took.empty()) {
+      if (run.completed) {
+        std::string took;
+        for (const auto& r : results) {
+          char text[32];
+          std::snprintf(text, sizeof text, "%s%.1f s", took.empty() ? "" : ", ",
+                        r.value("seconds", 0.0));
+          took += text;
+        }
         progress(dev + ": " + engine::model::to_string(format) + " checks took " + took);
       }
     }
