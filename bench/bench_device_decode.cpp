@@ -263,17 +263,16 @@ void BM_PromptAndGeneration(benchmark::State& state, const std::string& name, mo
     config.micro_batch = n_prompt;
     check(device::check_config(d.info(), d.info().local_mem_size, shape, config));
     auto decoder = device::DeviceDecoder::create(d, loaded, config).value();
-    SpeedDecoder speed{[&](std::span<const BatchToken> b) { return decoder->forward(b); },
-                       [&] { decoder->reset(); }, shape.n_vocab};
-    time_prompt(speed, n_prompt).value();
+    const uint32_t n_vocab = shape.n_vocab;
+    time_prompt(*decoder, n_vocab, n_prompt).value();
     double pp = 0, tg = 0;
     for (auto _ : state) {
-      pp = time_prompt(speed, n_prompt).value().tokens_per_second();
-      tg = time_generation(speed, n_gen).value().tokens_per_second();
+      pp = time_prompt(*decoder, n_vocab, n_prompt).value().tokens_per_second();
+      tg = time_generation(*decoder, n_vocab, n_gen).value().tokens_per_second();
     }
     device::KernelTimes times;
     decoder->time_dispatches(&times);
-    time_prompt(speed, n_prompt).value();
+    time_prompt(*decoder, n_vocab, n_prompt).value();
     decoder->time_dispatches(nullptr);
     const double flops = flops_per_token(shape, loaded.mix);
     state.counters["pp_tok_s"] = pp;

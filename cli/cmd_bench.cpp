@@ -8,14 +8,13 @@
 #include <iostream>
 #include <optional>
 
-#include "backends/catalog.h"
 #include "cli/bench_output.h"
 #include "cli/commands.h"
 #include "cli/model_flags.h"
+#include "cli/placement_flags.h"
 #include "core/options.h"
 #include "engine/bench.h"
-#include "engine/decoder_for_device.h"
-#include "engine/loader/loader.h"
+#include "engine/make_decoder.h"
 #include "engine/model_source.h"
 
 namespace gauntlet::cli {
@@ -24,7 +23,8 @@ namespace {
 
 struct BenchArgs {
   ModelFlags source;
-  std::string device = "host", output = "md";
+  PlacementFlags placement;
+  std::string output = "md";
   std::vector<std::string> n_prompt = {"512"}, n_gen = {"128"};
   uint32_t repetitions = 5;
   uint32_t micro_batch = 512;
@@ -73,20 +73,8 @@ const char* backend_name(core::Api api) {
   }
 }
 
-int bench(const BenchArgs& a, const std::vector<std::string>& extras) {
-  uint32_t micro_batch = a.micro_batch;
-  // llama-bench's -ub, which CLI11 cannot name (a single dash takes one letter).
-  for (size_t i = 0; i < extras.size(); ++i) {
-    if (extras[i] != "-ub") return fail("unknown argument '" + extras[i] + "'", kExitUsage);
-    auto v = i + 1 < extras.size() ? parse_counts({extras[i + 1]}) : std::nullopt;
-    if (!v) return fail("-ub needs a micro-batch size, e.g. -ub 512", kExitUsage);
-    micro_batch = v->front();
-    ++i;
-  }
-  const auto device_id = core::DeviceId::parse(a.device);
-  if (!device_id || device_id->api == core::Api::drm) {
-    return fail("--device must be host, opencl:N or vulkan:N, not '" + a.device + "'", kExitUsage);
-  }
+int bench(const BenchArgs& a) {
+  const uint32_t micro_batch = a.micro_batch;
   const auto source = model_source_from_flags(a.source);
   if (!source) return fail(source.error().message, kExitUsage);
   if (a.output != "md" && a.output != "json" && a.output != "csv") {
@@ -111,22 +99,17 @@ int bench(const BenchArgs& a, const std::vector<std::string>& extras) {
 
   auto options = core::Options::from_environment();
   if (!options) return fail(options.error().message, kExitUsage);
-  auto device = backends::open(*device_id, *options);
-  if (!device) {
-    const auto& e = device.error();  // its message names the devices there are
-    return fail("cannot open " + a.device + ": " + e.message,
-                e.kind == core::ErrorKind::not_found ? kExitUsage : kExitFailures);
-  }
+  auto opened = open_devices(a.placement.devices, *options);
+  if (!opened) return fail_with("", opened.error());
   auto file = engine::open_model(*source);
   if (!file) return fail_with("", file.error());
-  const auto start = std::chrono::steady_clock::now();
-  auto loaded = engine::loader::load_to_device(**file, **device, {});
-  if (!loaded) return fail_with("loading the model onto " + a.device + ": ", loaded.error());
-  const std::string model_name =
-      loaded->shape.name + " " + engine::model::to_string(loaded->file_type);
-  std::fprintf(stderr, "gauntlet bench: %s loaded onto %s in %.2f s\n", model_name.c_str(),
-               a.device.c_str(),
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  auto host_view = engine::model::load_model((*file)->info(), (*file)->bytes());
+  if (!host_view) return fail_with("", host_view.error());
+  const auto& shape = host_view->shape;
+  auto placed = engine::place(shape.n_layer, a.placement.request(), opened->devices, opened->host);
+  if (!placed) return fail_with("", placed.error());
+  for (const auto& note : placed->placement.notes) std::cerr << "gauntlet bench: " << note << "\n";
+  const std::string model_name = shape.name + " " + engine::model::to_string(host_view->file_type);
 
   // Each test starts from position 0: the KV cache holds the longest; a pass holds at most the
   // micro-batch, and never more than the longest prompt.
@@ -135,19 +118,30 @@ int bench(const BenchArgs& a, const std::vector<std::string>& extras) {
     context = std::max(context, t.tokens());
     longest_prompt = std::max(longest_prompt, t.n_prompt);
   }
-  if (context > loaded->shape.context) {
+  if (context > shape.context) {
     return fail("a test of " + std::to_string(context) + " tokens is over the model's context of " +
-                    std::to_string(loaded->shape.context),
+                    std::to_string(shape.context),
                 kExitUsage);
   }
-  auto decoder = engine::DecoderForDevice::create(**device, *loaded,
-                                                  {a.threads, engine::planner::KvPrecision::f32,
-                                                   context, std::min(micro_batch, longest_prompt)});
+  const auto start = std::chrono::steady_clock::now();
+  engine::DecoderOptions decoder_options{a.threads, engine::planner::KvPrecision::f32, context,
+                                         std::min(micro_batch, longest_prompt)};
+  auto decoder = engine::make_decoder(placed->placement, placed->devices, **file, decoder_options);
   if (!decoder) return fail_with("", decoder.error());
-  const engine::SpeedDecoder speed = (*decoder)->speed_decoder();
+  const std::string where =
+      placed->placement.whole() ? placed->devices.front()->name() : placed->placement.describe();
+  std::fprintf(stderr, "gauntlet bench: %s loaded onto %s in %.2f s\n", model_name.c_str(),
+               where.c_str(),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 
   uint64_t params = 0;
-  for (const auto& t : loaded->mix) params += t.n_elements();
+  for (const auto& t : host_view->tensors) params += t.n_elements();
+  uint64_t bytes = 0;
+  for (const auto& t : host_view->tensors) bytes += t.bytes();
+  const core::Api api = opened->devices.front()->info().id.api;
+  const std::string device_name = placed->placement.whole()
+                                      ? opened->devices.front()->name()
+                                      : a.placement.devices + " " + placed->placement.label;
   std::vector<BenchRow> rows;
   auto progress = [&](const engine::BenchTest& test, uint32_t rep, double ts) {
     if (rep == 0) {
@@ -158,10 +152,10 @@ int bench(const BenchArgs& a, const std::vector<std::string>& extras) {
     }
   };
   for (const auto& test : tests) {
-    auto result = engine::run_bench_test(speed, test, a.repetitions, progress);
+    auto result = engine::run_bench_test(**decoder, shape.n_vocab, test, a.repetitions, progress);
     if (!result) return fail(test.name() + ": " + result.error().describe(), kExitFailures);
-    rows.push_back({model_name, loaded->weight_bytes(), params, backend_name(device_id->api),
-                    a.device, (*device)->info().name, micro_batch, *result});
+    rows.push_back({model_name, bytes, params, backend_name(api), device_name,
+                    opened->devices.front()->info().name, micro_batch, *result});
   }
   std::cout << (a.output == "json"  ? bench_json(rows)
                 : a.output == "csv" ? bench_csv(rows)
@@ -179,7 +173,7 @@ void add_bench_command(CLI::App& app, CommandContext& context) {
       "them: one untimed warm-up, then -r repetitions from an empty KV cache; one row per test "
       "with tok/s as mean ± stddev. Results on stdout, progress on stderr");
   add_model_flags(*cmd, a->source);
-  cmd->add_option("--device", a->device, "host, opencl:N or vulkan:N (default host)");
+  add_placement_flags(*cmd, a->placement);
   cmd->add_option("-p,--n-prompt", a->n_prompt,
                   "prompt sizes, comma-separated: a ppN row each; 0 skips (default 512)")
       ->delimiter(',');
@@ -188,12 +182,10 @@ void add_bench_command(CLI::App& app, CommandContext& context) {
       ->delimiter(',');
   cmd->add_option("-r,--repetitions", a->repetitions, "timed repetitions per test (default 5)");
   cmd->add_option("--micro-batch,--ubatch-size", a->micro_batch,
-                  "the most prompt tokens in one pass, as llama-bench's -ub (also -ub N; "
-                  "default 512)");
+                  "-ub: the most prompt tokens in one pass, as llama-bench's (default 512)");
   cmd->add_option("-t,--threads", a->threads, "host: CPU threads (default: all)");
   cmd->add_option("-o,--output", a->output, "md, json or csv (default md)");
-  cmd->allow_extras();  // only for -ub, checked in bench()
-  cmd->callback([&context, a, cmd] { context.exit_code = bench(*a, cmd->remaining()); });
+  cmd->callback([&context, a] { context.exit_code = bench(*a); });
 }
 
 }  // namespace gauntlet::cli

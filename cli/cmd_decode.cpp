@@ -6,11 +6,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "backends/catalog.h"
-#include "backends/host/host_device.h"
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/model_flags.h"
+#include "cli/placement_flags.h"
 #include "core/json.h"
 #include "core/options.h"
 #include "engine/decode.h"
@@ -22,7 +21,8 @@ namespace {
 
 struct DecodeArgs {
   ModelFlags source;
-  std::string device = "host", tokens = "1", dump, kv = "f32";
+  PlacementFlags placement;
+  std::string tokens = "1", dump, kv = "f32";
   uint32_t n = 32;
   uint32_t context = 0;
   unsigned threads = 0;
@@ -121,11 +121,7 @@ std::optional<std::vector<int32_t>> parse_tokens(const std::string& text) {
 }
 
 int decode(const DecodeArgs& a) {
-  const auto device_id = core::DeviceId::parse(a.device);
-  if (!device_id || device_id->api == core::Api::drm) {
-    return fail("--device must be host, opencl:N or vulkan:N, not '" + a.device + "'", kExitUsage);
-  }
-  if (a.profile && device_id->api == core::Api::host) {
+  if (a.profile && a.placement.devices == "host") {
     return fail("--profile times OpenCL and Vulkan kernels; the host runs the reference decoder",
                 kExitUsage);
   }
@@ -146,6 +142,7 @@ int decode(const DecodeArgs& a) {
   r.seed = a.source.seed;
   r.context = a.context;
   r.chunk_bytes = a.chunk_mib << 20;
+  r.placement = a.placement.request();
   if (r.chunk_bytes == 0) return fail("--chunk-mib must be at least 1", kExitUsage);
 
   std::ofstream dump;
@@ -159,10 +156,15 @@ int decode(const DecodeArgs& a) {
   }
   auto options = core::Options::from_environment();
   if (!options) return fail(options.error().message, kExitUsage);
-  auto device = backends::open(*device_id, *options);
-  if (!device)
-    return fail("cannot open " + a.device + ": " + device.error().message, kExitFailures);
-  auto rep = engine::run_decode(r, **device);
+  auto opened = open_devices(a.placement.devices, *options);
+  if (!opened) {
+    const auto kind = opened.error().kind;
+    return fail(opened.error().message,
+                kind == core::ErrorKind::invalid_argument || kind == core::ErrorKind::not_found
+                    ? kExitUsage
+                    : kExitFailures);
+  }
+  auto rep = engine::run_decode(r, opened->devices, opened->host);
   if (!rep) {
     return fail(rep.error().message, rep.error().kind == core::ErrorKind::invalid_argument ||
                                              rep.error().kind == core::ErrorKind::not_found
@@ -171,7 +173,8 @@ int decode(const DecodeArgs& a) {
   }
   if (dump.is_open() && !dump.flush())
     return fail("writing '" + a.dump + "' failed", kExitFailures);
-  const MeasuredBandwidth bw = measure_bandwidth(**device);
+  for (const auto& note : rep->placement_notes) std::cerr << "gauntlet decode: " << note << "\n";
+  const MeasuredBandwidth bw = measure_bandwidth(*opened->devices.front());
   if (a.json) {
     auto j = rep->to_json();
     if (bw.error.empty()) {
@@ -211,7 +214,7 @@ void add_decode_command(CLI::App& app, CommandContext& context) {
                                  "tok/s, peak memory, and the decode's effective bandwidth "
                                  "beside the device's copy bandwidth");
   add_model_flags(*cmd, a->source);
-  cmd->add_option("--device", a->device, "where to decode (default host)");
+  add_placement_flags(*cmd, a->placement);
   cmd->add_option("--tokens", a->tokens, "the prompt's token ids, e.g. 1,2,3 (default 1)");
   cmd->add_option("-n", a->n, "tokens to generate (default 32)");
   cmd->add_option("--context", a->context, "KV cache positions (default prompt + n)");

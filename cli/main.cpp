@@ -1,8 +1,12 @@
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/data_files.h"
 #include "cli/huge_pages.h"
+#include "cli/placement_flags.h"
 
 int main(int argc, char** argv) {
   using namespace gauntlet;
@@ -10,7 +14,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "gauntlet: what can this GPU really do, and which LLM decode configurations are safe on it?\n"
       "Exit codes: 0 all required checks passed, 1 failures found, 2 usage or input error,\n"
-      "3 no usable device, 130 run interrupted (an incomplete report was written)."};
+      "3 no usable device, 130 run interrupted (an incomplete report was written).",
+      "gauntlet"};
   app.set_version_flag("--version", [] {
     auto text = cli::version_text();
     text.pop_back();  // CLI11 ends the line itself
@@ -35,8 +40,13 @@ int main(int argc, char** argv) {
   cli::add_bench_command(app, context);
   cli::add_stress_command(app, context);
 
+  // llama.cpp's single-dash flags (-ngl, -ts, -ub, -ot) in their long spellings; CLI11 takes the
+  // arguments last first.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  cli::spell_llama_flags(args);
+  std::reverse(args.begin(), args.end());
   try {
-    app.parse(argc, argv);
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? cli::kExitOk : cli::kExitUsage;

@@ -35,7 +35,7 @@ double sample_stddev(const std::vector<double>& values) {
   return std::sqrt(sq / static_cast<double>(values.size() - 1));
 }
 
-core::Result<BenchResult> run_bench_test(const SpeedDecoder& decoder, const BenchTest& test,
+core::Result<BenchResult> run_bench_test(Decoder& decoder, uint32_t n_vocab, const BenchTest& test,
                                          uint32_t repetitions, const BenchProgress& progress) {
   if (test.tokens() == 0) {
     return core::make_error(core::ErrorKind::invalid_argument, "a test of 0 tokens");
@@ -44,8 +44,8 @@ core::Result<BenchResult> run_bench_test(const SpeedDecoder& decoder, const Benc
     return core::make_error(core::ErrorKind::invalid_argument, "0 repetitions");
   }
   auto time_once = [&](bool warm_up) {
-    if (test.n_prompt != 0) return time_prompt(decoder, test.n_prompt);
-    return time_generation(decoder, warm_up ? 1 : test.n_gen);
+    if (test.n_prompt != 0) return time_prompt(decoder, n_vocab, test.n_prompt);
+    return time_generation(decoder, n_vocab, warm_up ? 1 : test.n_gen);
   };
   if (progress) progress(test, 0, 0);
   auto warm_up = time_once(true);

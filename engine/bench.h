@@ -40,7 +40,7 @@ double sample_stddev(const std::vector<double>& values);
 // Called before the warm-up (repetition 0) and after each timed repetition (1..n) with its tok/s.
 using BenchProgress = std::function<void(const BenchTest&, uint32_t repetition, double ts)>;
 
-core::Result<BenchResult> run_bench_test(const SpeedDecoder& decoder, const BenchTest& test,
+core::Result<BenchResult> run_bench_test(Decoder& decoder, uint32_t n_vocab, const BenchTest& test,
                                          uint32_t repetitions, const BenchProgress& progress = {});
 
 }  // namespace gauntlet::engine

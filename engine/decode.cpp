@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "engine/decoder_for_device.h"
+#include "engine/device/device_decoder.h"
 #include "engine/device/profile_check.h"
 #include "engine/loader/loader.h"
 #include "engine/model_source.h"
@@ -17,32 +17,38 @@ double since(std::chrono::steady_clock::time_point t) {
 
 }  // namespace
 
-core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& device) {
+core::Result<DecodeReport> run_decode(const DecodeRequest& r,
+                                      std::span<backends::Device* const> devices,
+                                      backends::Device* host) {
   if (r.prompt.empty()) {
     return core::make_error(core::ErrorKind::invalid_argument, "the prompt needs a token");
   }
   DecodeReport rep;
-  rep.device = device.name();
   rep.prompt = r.prompt;
   rep.rss_before_bytes = loader::rss_bytes();
   loader::reset_rss_peak();
-  device.reset_peak();
+  for (auto* d : devices) d->reset_peak();
+  if (host != nullptr) host->reset_peak();
 
   auto file = open_model({r.model_path, r.shape, r.format, r.seed});
   if (!file) return file.error();
-
-  auto t0 = std::chrono::steady_clock::now();
-  auto loaded = loader::load_to_device(**file, device, {r.chunk_bytes});
-  if (!loaded) return loaded.error();
-  rep.load_seconds = since(t0);
-  rep.shape = loaded->shape;
-  rep.format = loaded->file_type;
-  rep.mix = loaded->mix;
+  auto shape = model::read_model_shape((*file)->info());
+  if (!shape) return shape.error();
+  auto placed = place(shape->n_layer, r.placement, devices, host);
+  if (!placed) return placed.error();
+  rep.placement = placed->placement.label;
+  rep.placement_notes = placed->placement.notes;
+  const bool whole = placed->placement.whole();
+  backends::Device& first = *placed->devices[placed->placement.slot_device.front()];
+  rep.device = whole ? first.name() : placed->placement.describe();
+  if (r.time_kernels && (!whole || first.info().id.api == core::Api::host)) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "kernel times are for one OpenCL or Vulkan device holding the model");
+  }
 
   const uint64_t needed = r.prompt.size() + r.n_tokens;
-  rep.context = r.context != 0
-                    ? r.context
-                    : static_cast<uint32_t>(std::min<uint64_t>(needed, rep.shape.context));
+  rep.context = r.context != 0 ? r.context
+                               : static_cast<uint32_t>(std::min<uint64_t>(needed, shape->context));
   if (needed > rep.context) {
     return core::make_error(core::ErrorKind::invalid_argument,
                             std::to_string(r.prompt.size()) + " prompt tokens and " +
@@ -50,10 +56,26 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& 
                                 std::to_string(needed) + " positions, over the context of " +
                                 std::to_string(rep.context));
   }
-  // OpenCL and Vulkan decode with the device kernels, in the fastest variant that fits.
-  auto decoder = DecoderForDevice::create(device, *loaded, {r.threads, r.kv, rep.context, 1});
+  const DecoderOptions options{r.threads, r.kv, rep.context, 1, 1, r.chunk_bytes};
+  auto t0 = std::chrono::steady_clock::now();
+  std::optional<loader::DeviceModel> loaded;
+  core::Result<std::unique_ptr<Decoder>> decoder = core::make_error(core::ErrorKind::internal, "");
+  if (whole) {
+    auto m = loader::load_to_device(**file, first, {r.chunk_bytes});
+    if (!m) return m.error();
+    loaded = std::move(*m);
+    decoder = make_decoder(first, *loaded, options);
+  } else {
+    decoder = make_decoder(placed->placement, placed->devices, **file, options);
+  }
   if (!decoder) return decoder.error();
-  device::DeviceDecoder* device_decoder = (*decoder)->device_decoder();
+  rep.load_seconds = since(t0);
+  auto host_view = model::load_model((*file)->info(), (*file)->bytes());
+  if (!host_view) return host_view.error();
+  rep.shape = host_view->shape;
+  rep.format = host_view->file_type;
+  rep.mix = host_view->tensors;
+  auto* device_decoder = dynamic_cast<device::DeviceDecoder*>(decoder->get());
   auto step_fn = [&](int32_t token) { return (*decoder)->step(token); };
 
   // Time the prompt and the generated tokens apart: tok/s counts generated tokens only.
@@ -78,7 +100,9 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r, backends::Device& 
   const auto middle = static_cast<uint32_t>(r.prompt.size() + r.n_tokens / 2);
   rep.bytes_read_per_token = device::bytes_read_per_token(rep.shape, rep.mix, r.kv, middle);
   rep.effective_gbps = static_cast<double>(rep.bytes_read_per_token) * rep.tokens_per_second / 1e9;
-  rep.device_peak_bytes = device.peak_bytes();
+  for (auto* d : placed->devices) {
+    if (d != nullptr) rep.device_peak_bytes += d->peak_bytes();
+  }
   rep.rss_peak_bytes = loader::rss_peak_bytes();
   planner::PlanOptions plan;
   plan.format = rep.format;
@@ -104,6 +128,8 @@ core::OrderedJson DecodeReport::to_json() const {
                 {"n_vocab", shape.n_vocab},
                 {"context", shape.context}};
   j["device"] = device;
+  j["placement"] = placement;
+  if (!placement_notes.empty()) j["placement_notes"] = placement_notes;
   j["context"] = context;
   j["prompt"] = prompt;
   j["tokens"] = generated;

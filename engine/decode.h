@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "core/json.h"
 #include "core/status.h"
 #include "engine/device/ops.h"
+#include "engine/make_decoder.h"
 #include "engine/model/shape.h"
 #include "engine/planner/planner.h"
 #include "engine/reference/decoder.h"
@@ -33,13 +35,18 @@ struct DecodeRequest {
   // OpenCL and Vulkan: wait for each dispatch of the generated steps and sum its device time per
   // kernel (DecodeReport::kernel_times); tok/s is then measured without overlap.
   bool time_kernels = false;
+  // -ngl and -ts over the devices given (placement::from_gpu_layers); by default one device
+  // holds the whole model.
+  PlacementRequest placement;
 };
 
 struct DecodeReport {
   model::ModelShape shape;
   model::FileType format = model::FileType::f32;
   std::vector<model::TensorDesc> mix;  // the model's tensors with their types
-  std::string device;
+  std::string device;                  // the device, or each device of a placement and its layers
+  std::string placement;               // "whole", or how it was asked for ("ngl=2")
+  std::vector<std::string> placement_notes;
   uint32_t context = 0;
   std::vector<int32_t> prompt;
   std::vector<int32_t> generated;
@@ -59,8 +66,16 @@ struct DecodeReport {
   core::OrderedJson to_json() const;
 };
 
-// `device` is where the model runs: the host backend runs the reference forward pass; OpenCL and
-// Vulkan devices run the device kernels (engine/device) in the fastest variant that fits.
-core::Result<DecodeReport> run_decode(const DecodeRequest& request, backends::Device& device);
+// `devices` are where the model runs (request.placement says how; `host` holds what a partial
+// -ngl leaves on the host): the host backend runs the reference forward pass; OpenCL and Vulkan
+// devices run the device kernels (engine/device) in the fastest variant that fits.
+core::Result<DecodeReport> run_decode(const DecodeRequest& request,
+                                      std::span<backends::Device* const> devices,
+                                      backends::Device* host = nullptr);
+inline core::Result<DecodeReport> run_decode(const DecodeRequest& request,
+                                             backends::Device& device) {
+  backends::Device* one = &device;
+  return run_decode(request, std::span<backends::Device* const>(&one, 1));
+}
 
 }  // namespace gauntlet::engine

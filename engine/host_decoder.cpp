@@ -81,11 +81,6 @@ core::Status HostDeviceDecoder::run(const backends::HostInvocation& call) {
                                  reinterpret_cast<float*>(call.buffers[0].data()), pass_, pool_);
 }
 
-core::Result<std::span<const float>> HostDeviceDecoder::step(int32_t token) {
-  const BatchToken one{token, 0, true};
-  return forward(std::span<const BatchToken>(&one, 1));
-}
-
 core::Result<std::span<const float>> HostDeviceDecoder::forward(std::span<const BatchToken> batch) {
   const auto& s = model_.shape;
   GAUNTLET_TRY(check_batch(batch, s.n_vocab, pos_, context_));

@@ -9,23 +9,23 @@
 #include <vector>
 
 #include "backends/device.h"
+#include "engine/decoder.h"
 #include "engine/loader/loader.h"
 #include "engine/reference/decoder.h"
 
 namespace gauntlet::engine {
 
-class HostDeviceDecoder {
+class HostDeviceDecoder final : public Decoder {
  public:
   // `device` must be the host backend; `model` must have been loaded onto it and outlive this.
   static core::Result<std::unique_ptr<HostDeviceDecoder>> create(
       backends::Device& device, const loader::DeviceModel& model,
       const reference::DecodeOptions& options);
 
-  core::Result<std::span<const float>> step(int32_t token);
   // As reference::Decoder::forward, each pass one dispatch.
-  core::Result<std::span<const float>> forward(std::span<const BatchToken> batch);
-  uint32_t position(uint32_t seq = 0) const { return pos_[seq]; }
-  void reset() { std::fill(pos_.begin(), pos_.end(), 0); }
+  core::Result<std::span<const float>> forward(std::span<const BatchToken> batch) override;
+  uint32_t position(uint32_t seq = 0) const override { return pos_[seq]; }
+  void reset() override { std::fill(pos_.begin(), pos_.end(), 0); }
   uint32_t context() const { return context_; }
 
   HostDeviceDecoder(backends::Device& device, const loader::DeviceModel& model,

@@ -23,9 +23,9 @@ std::vector<int32_t> bench_tokens(uint32_t n, uint32_t n_vocab, uint32_t seed) {
   return tokens;
 }
 
-core::Result<SpeedSample> time_prompt(const SpeedDecoder& decoder, uint32_t n_prompt) {
+core::Result<SpeedSample> time_prompt(Decoder& decoder, uint32_t n_vocab, uint32_t n_prompt) {
   std::vector<BatchToken> batch;
-  for (int32_t t : bench_tokens(n_prompt, decoder.n_vocab)) batch.push_back({t, 0, false});
+  for (int32_t t : bench_tokens(n_prompt, n_vocab)) batch.push_back({t, 0, false});
   if (batch.empty()) {
     return core::make_error(core::ErrorKind::invalid_argument, "a prompt of 0 tokens");
   }
@@ -37,9 +37,9 @@ core::Result<SpeedSample> time_prompt(const SpeedDecoder& decoder, uint32_t n_pr
   return SpeedSample{n_prompt, since(start)};
 }
 
-core::Result<SpeedSample> time_generation(const SpeedDecoder& decoder, uint32_t n_gen) {
+core::Result<SpeedSample> time_generation(Decoder& decoder, uint32_t n_vocab, uint32_t n_gen) {
   decoder.reset();
-  int32_t token = bench_tokens(1, decoder.n_vocab).front();
+  int32_t token = bench_tokens(1, n_vocab).front();
   const auto start = Clock::now();
   for (uint32_t i = 0; i < n_gen; ++i) {
     const BatchToken one{token, 0, true};

@@ -4,21 +4,15 @@
 // logits), and tg<N>, the tokens per second of N tokens generated one at a time. Each test starts
 // from an empty KV cache, as llama-bench's do.
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <vector>
 
 #include "core/status.h"
 #include "engine/batch.h"
+#include "engine/decoder.h"
 #include "engine/model/shape.h"
 
 namespace gauntlet::engine {
-
-struct SpeedDecoder {
-  std::function<core::Result<std::span<const float>>(std::span<const BatchToken>)> forward;
-  std::function<void()> reset;  // back to position 0 of every sequence
-  uint32_t n_vocab = 0;
-};
 
 struct SpeedSample {
   uint32_t tokens = 0;
@@ -29,10 +23,11 @@ struct SpeedSample {
 // The same pseudo-random tokens every time (llama-bench feeds random tokens too).
 std::vector<int32_t> bench_tokens(uint32_t n, uint32_t n_vocab, uint32_t seed = 1);
 
-// One prompt of n_prompt tokens (a pass per micro-batch; the last token's logits downloaded).
-core::Result<SpeedSample> time_prompt(const SpeedDecoder& decoder, uint32_t n_prompt);
+// One prompt of n_prompt tokens of a vocabulary of n_vocab (a pass per micro-batch; the last
+// token's logits downloaded).
+core::Result<SpeedSample> time_prompt(Decoder& decoder, uint32_t n_vocab, uint32_t n_prompt);
 // n_gen tokens generated one at a time, each fed back (greedy).
-core::Result<SpeedSample> time_generation(const SpeedDecoder& decoder, uint32_t n_gen);
+core::Result<SpeedSample> time_generation(Decoder& decoder, uint32_t n_vocab, uint32_t n_gen);
 
 // Arithmetic of one token's pass: 2 FLOP per weight element (the embedding's rows are looked up,
 // not multiplied, unless the output shares them).

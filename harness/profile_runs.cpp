@@ -87,12 +87,10 @@ core::Json host_pass(const core::DeviceInfo& device, const std::filesystem::path
   auto decoder = engine::HostDeviceDecoder::create(
       opened, *loaded, {0, c.kv, c.context, c.sequences, c.micro_batch});
   if (!decoder) return {{"error", decoder.error().describe()}};
-  engine::SpeedDecoder speed{
-      [&](std::span<const engine::BatchToken> b) { return (*decoder)->forward(b); },
-      [&] { (*decoder)->reset(); }, loaded->shape.n_vocab};
-  auto pp = engine::time_prompt(speed, pass_prompt(setup));
+  const uint32_t n_vocab = loaded->shape.n_vocab;
+  auto pp = engine::time_prompt(**decoder, n_vocab, pass_prompt(setup));
   if (!pp) return {{"error", pp.error().describe()}};
-  auto tg = engine::time_generation(speed, pass_steps(level));
+  auto tg = engine::time_generation(**decoder, n_vocab, pass_steps(level));
   if (!tg) return {{"error", tg.error().describe()}};
   (void)device;
   return {{"tokens_match", true},

@@ -28,6 +28,9 @@ struct DecodeConfig {
   uint32_t context = 0;      // 0: the model's context
   uint32_t micro_batch = 1;  // prompt tokens per pass
   uint32_t sequences = 1;    // sequences decoded together, each with its own KV cache
+  // The layers it runs: the whole model, or a placement's share (run through run_stage; only
+  // the share's tensors need be loaded, and the KV cache holds only its layers).
+  planner::LayerRange layers = planner::LayerRange::whole();
 };
 
 // The variants with activation_type taken from `compute` and op set, as the kernels build them.

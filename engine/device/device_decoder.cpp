@@ -40,7 +40,7 @@ DeviceDecoder::DeviceDecoder(backends::Device& device, const loader::DeviceModel
       context_(context),
       ops_(kernels != nullptr ? Ops(*kernels) : Ops(device)),
       layout_(planner::activation_layout(model.shape, context)),
-      kv_layout_(planner::kv_layout(model.shape, context, config.micro_batch)),
+      kv_layout_(planner::kv_layout(model.shape, context, config.micro_batch, config.layers)),
       matvec_(effective_matvec(config)),
       matmul_(effective_matmul(config)),
       attention_(effective_attention(config)),
@@ -50,9 +50,10 @@ DeviceDecoder::DeviceDecoder(backends::Device& device, const loader::DeviceModel
 core::Status DeviceDecoder::bind() {
   std::map<std::string, Weight> by_name;
   for (const auto& t : model_.tensors) by_name[t.info.name] = {t.buffer.get(), t.info.type};
-  // Every tensor of the architecture's list must be there; the others stay empty.
+  // Every tensor of the architecture's list the share holds must be there; the others stay empty.
   for (const auto& want : model::model_tensors(model_.shape, model::FileType::f32)) {
-    if (by_name.count(want.name) == 0) {
+    if (planner::holds_tensor(config_.layers, model_.shape, want.name) &&
+        by_name.count(want.name) == 0) {
       return core::make_error(core::ErrorKind::invalid_argument,
                               "the loaded model has no tensor '" + want.name + "'");
     }
@@ -109,10 +110,12 @@ core::Status DeviceDecoder::allocate() {
     return core::Status::ok();
   };
   GAUNTLET_TRY(alloc(act_, planner::activation_bytes(s, context_, capacity_), "activations"));
-  const uint64_t kv =
-      planner::kv_cache_bytes(s, context_, config_.sequences, config_.kv, config_.micro_batch) / 2;
-  GAUNTLET_TRY(alloc(k_cache_, kv, "K cache"));
-  GAUNTLET_TRY(alloc(v_cache_, kv, "V cache"));
+  const uint64_t kv = planner::kv_cache_bytes(s, context_, config_.sequences, config_.kv,
+                                              config_.micro_batch, config_.layers) /
+                      2;
+  // A share without layers (the output layer alone) still binds a cache buffer.
+  GAUNTLET_TRY(alloc(k_cache_, std::max<uint64_t>(kv, 4), "K cache"));
+  GAUNTLET_TRY(alloc(v_cache_, std::max<uint64_t>(kv, 4), "V cache"));
   GAUNTLET_TRY(alloc(pass_buffer_, uint64_t{capacity_} * 2 * sizeof(uint32_t), "pass"));
   // One table of angles per kind of layer (global, and sliding where those turn otherwise), a
   // row per token.
@@ -282,7 +285,7 @@ core::Status DeviceDecoder::upload_pass() {
   return core::Status::ok();
 }
 
-core::Status DeviceDecoder::logits() {
+core::Status DeviceDecoder::logits(std::vector<float>& out) {
   const auto& s = model_.shape;
   const auto& a = layout_;
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
@@ -310,12 +313,50 @@ core::Status DeviceDecoder::logits() {
   }
   for (size_t t = 0; t < pass_.size(); ++t) {
     if (!pass_[t].logits) continue;
-    logits_.resize(logits_.size() + s.n_vocab);
+    out.resize(out.size() + s.n_vocab);
     GAUNTLET_TRY(device_.download(*act_,
-                                  std::as_writable_bytes(std::span<float>(logits_).last(s.n_vocab)),
+                                  std::as_writable_bytes(std::span<float>(out).last(s.n_vocab)),
                                   (t * layout_.total + a.logits) * sizeof(float)));
   }
   return core::Status::ok();
+}
+
+core::Status DeviceDecoder::run_layers() {
+  const uint32_t end = std::min(config_.layers.last, model_.shape.n_layer);
+  for (uint32_t l = config_.layers.first; l < end; ++l) GAUNTLET_TRY(run_layer(l));
+  return core::Status::ok();
+}
+
+core::Status DeviceDecoder::upload_residuals(std::span<const float> x) {
+  const uint32_t n = model_.shape.n_embd;
+  for (size_t t = 0; t < pass_.size(); ++t) {
+    GAUNTLET_TRY(device_.upload(*act_, std::as_bytes(x.subspan(t * n, n)),
+                                (t * layout_.total + layout_.x) * sizeof(float)));
+  }
+  return core::Status::ok();
+}
+
+core::Status DeviceDecoder::download_residuals(std::span<float> x) {
+  const uint32_t n = model_.shape.n_embd;
+  for (size_t t = 0; t < pass_.size(); ++t) {
+    GAUNTLET_TRY(device_.download(*act_, std::as_writable_bytes(x.subspan(t * n, n)),
+                                  (t * layout_.total + layout_.x) * sizeof(float)));
+  }
+  return core::Status::ok();
+}
+
+core::Status DeviceDecoder::run_stage(std::span<const reference::PassToken> pass,
+                                      std::span<float> x, std::vector<float>& logits_out) {
+  if (pass.size() > capacity_ || x.size() != pass.size() * model_.shape.n_embd) {
+    return core::make_error(core::ErrorKind::internal, "a stage pass of the wrong size");
+  }
+  pass_.clear();
+  for (const auto& t : pass) pass_.push_back({t.token, t.pos, t.seq, t.logits});
+  GAUNTLET_TRY(upload_pass());
+  GAUNTLET_TRY(upload_residuals(x));
+  GAUNTLET_TRY(run_layers());
+  if (config_.layers.output) return logits(logits_out);
+  return download_residuals(x);
 }
 
 core::Status DeviceDecoder::run_pass() {
@@ -333,16 +374,14 @@ core::Status DeviceDecoder::run_pass() {
                                    std::sqrt(static_cast<float>(s.n_embd)), stride()},
                                   tokens()));
   }
-  for (uint32_t l = 0; l < s.n_layer; ++l) GAUNTLET_TRY(run_layer(l));
-  return logits();
-}
-
-core::Result<std::span<const float>> DeviceDecoder::step(int32_t token) {
-  const BatchToken one{token, 0, true};
-  return forward(std::span<const BatchToken>(&one, 1));
+  GAUNTLET_TRY(run_layers());
+  return logits(logits_);
 }
 
 core::Result<std::span<const float>> DeviceDecoder::forward(std::span<const BatchToken> batch) {
+  if (!config_.layers.is_whole(model_.shape.n_layer)) {
+    return core::make_error(core::ErrorKind::internal, "a share of the layers runs as a stage");
+  }
   GAUNTLET_TRY(check_batch(batch, model_.shape.n_vocab, pos_, context_));
   logits_.clear();
   for (const PassRange& r : split_into_passes(batch, config_.micro_batch, capacity_)) {

@@ -13,13 +13,15 @@
 
 #include "backends/device.h"
 #include "engine/batch.h"
+#include "engine/decoder.h"
 #include "engine/device/config.h"
 #include "engine/device/ops.h"
 #include "engine/loader/loader.h"
+#include "engine/stage.h"
 
 namespace gauntlet::engine::device {
 
-class DeviceDecoder {
+class DeviceDecoder final : public Decoder, public Stage {
  public:
   // `model` must have been loaded onto `device` and outlive the decoder. `config.context` 0
   // means the model's context. Does not check local memory against a limit: check_config does.
@@ -29,18 +31,18 @@ class DeviceDecoder {
                                                              const DecodeConfig& config,
                                                              KernelCache* kernels = nullptr);
 
-  // Feeds `token` at sequence 0's next position; returns the logits (valid until the next call).
-  core::Result<std::span<const float>> step(int32_t token);
-  // Feeds each token at its sequence's next position, in passes of at most micro_batch tokens per
-  // sequence; returns the logits of the tokens marked, n_vocab each, in order.
-  core::Result<std::span<const float>> forward(std::span<const BatchToken> batch);
+  core::Result<std::span<const float>> forward(std::span<const BatchToken> batch) override;
+  // A share of the layers (config.layers): the pass's residual streams are uploaded before its
+  // first layer and downloaded after its last.
+  core::Status run_stage(std::span<const reference::PassToken> pass, std::span<float> x,
+                         std::vector<float>& logits) override;
+  uint32_t pass_capacity() const override { return capacity_; }
   // Replaces the KV cache (bytes laid out as the reference's: [sequence][layer][slot][n_embd_kv]
   // in the configured precision) and continues every sequence at `position`.
   core::Status fill_kv(std::span<const std::byte> k, std::span<const std::byte> v,
                        uint32_t position);
-  uint32_t position(uint32_t seq = 0) const { return pos_[seq]; }
-  // Every sequence starts again at position 0 (its cache is overwritten as it goes).
-  void reset() { std::fill(pos_.begin(), pos_.end(), 0); }
+  uint32_t position(uint32_t seq = 0) const override { return pos_[seq]; }
+  void reset() override { std::fill(pos_.begin(), pos_.end(), 0); }
   // Times every dispatch from now on into `times` (see Ops::time_dispatches); nullptr stops.
   void time_dispatches(KernelTimes* times) { ops_.time_dispatches(times); }
   uint32_t context() const { return context_; }
@@ -68,10 +70,15 @@ class DeviceDecoder {
   core::Status allocate();
   core::Status run_pass();
   core::Status upload_pass();
+  core::Status run_layers();
   core::Status run_layer(uint32_t l);
+  // Moves each token's residual stream (n_embd floats of x) into or out of the activations.
+  core::Status upload_residuals(std::span<const float> x);
+  core::Status download_residuals(std::span<float> x);
   core::Status project_qkv(const Layer& L);
   core::Status feed_forward(const Layer& L);
-  core::Status logits();
+  // Appends the marked tokens' logits to `out`.
+  core::Status logits(std::vector<float>& out);
   // act[out_off ..] (+)= W . act[x_off ..] for every token of the pass: a matvec for one token, a
   // matmul for several.
   core::Status project(const Weight& w, uint32_t n_in, uint32_t n_out, uint64_t x_off,

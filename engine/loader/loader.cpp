@@ -62,7 +62,9 @@ core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::
   m.layout.alignment = file.info().alignment;
   m.layout.metadata = {};
   std::set<std::string> wanted;
-  for (const auto& t : model::model_tensors(m.shape, model::FileType::f32)) wanted.insert(t.name);
+  for (const auto& t : model::model_tensors(m.shape, model::FileType::f32)) {
+    if (planner::holds_tensor(options.layers, m.shape, t.name)) wanted.insert(t.name);
+  }
 
   uint64_t largest = 0;
   for (const auto& t : file.info().tensors) {

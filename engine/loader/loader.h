@@ -18,6 +18,8 @@ namespace gauntlet::engine::loader {
 
 struct LoadOptions {
   uint64_t chunk_bytes = 16ull << 20;
+  // The share of the layers the device holds (a placement's): only its tensors are uploaded.
+  planner::LayerRange layers = planner::LayerRange::whole();
 };
 
 struct DeviceTensor {
@@ -42,7 +44,7 @@ struct LoadStats {
   double seconds = 0;
 };
 
-// Validates the model, then uploads every tensor its architecture uses.
+// Validates the model, then uploads every tensor its architecture uses (in options.layers).
 core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::Device& device,
                                          const LoadOptions& options, LoadStats* stats = nullptr);
 

@@ -1,6 +1,7 @@
 #include "engine/planner/planner.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace gauntlet::engine::planner {
 
@@ -26,11 +27,31 @@ uint64_t largest_tensor_bytes(std::span<const TensorDesc> tensors) {
   return largest;
 }
 
-KvLayout kv_layout(const ModelShape& shape, uint32_t context, uint32_t micro_batch) {
+bool holds_tensor(const LayerRange& range, const ModelShape& shape, const std::string& name) {
+  if (name.rfind("blk.", 0) == 0) {
+    return range.holds(static_cast<uint32_t>(std::strtoul(name.c_str() + 4, nullptr, 10)));
+  }
+  if (name == "token_embd.weight") return range.embed || (range.output && shape.tied_output);
+  if (name == "output.weight" || name == "output_norm.weight") return range.output;
+  return true;  // rope_freqs: every share's rotary angles
+}
+
+std::vector<TensorDesc> tensors_in(const LayerRange& range, const ModelShape& shape,
+                                   std::span<const TensorDesc> tensors) {
+  std::vector<TensorDesc> out;
+  for (const auto& t : tensors) {
+    if (holds_tensor(range, shape, t.name)) out.push_back(t);
+  }
+  return out;
+}
+
+KvLayout kv_layout(const ModelShape& shape, uint32_t context, uint32_t micro_batch,
+                   const LayerRange& range) {
   KvLayout k;
   const uint32_t ring = shape.sliding_window + std::max(micro_batch, 1u) - 1;
   for (uint32_t l = 0; l < shape.n_layer; ++l) {
-    const uint32_t slots = shape.sliding(l) ? std::min(context, ring) : context;
+    const uint32_t kept = shape.sliding(l) ? std::min(context, ring) : context;
+    const uint32_t slots = range.holds(l) ? kept : 0;
     k.offset.push_back(k.total_slots * shape.n_embd_kv());
     k.slots.push_back(slots);
     k.total_slots += slots;
@@ -39,9 +60,9 @@ KvLayout kv_layout(const ModelShape& shape, uint32_t context, uint32_t micro_bat
 }
 
 uint64_t kv_cache_bytes(const ModelShape& shape, uint32_t context, uint32_t sequences,
-                        KvPrecision precision, uint32_t micro_batch) {
-  return 2ull * kv_layout(shape, context, micro_batch).total_slots * shape.n_embd_kv() * sequences *
-         kv_element_bytes(precision);
+                        KvPrecision precision, uint32_t micro_batch, const LayerRange& range) {
+  return 2ull * kv_layout(shape, context, micro_batch, range).total_slots * shape.n_embd_kv() *
+         sequences * kv_element_bytes(precision);
 }
 
 uint64_t kv_cache_bytes_without_window(const ModelShape& shape, uint32_t context,

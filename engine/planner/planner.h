@@ -29,22 +29,46 @@ uint64_t weight_bytes(std::span<const TensorDesc> tensors);
 uint64_t weight_bytes(const ModelShape& shape, FileType format);
 // The largest single tensor (bounds one allocation and the loader's staging buffer).
 uint64_t largest_tensor_bytes(std::span<const TensorDesc> tensors);
+// A share of a model's layers, as one device of a placement runs it: the repeating layers
+// [first, last) and, with `output`, the output layer (final norm and logits; llama.cpp's layer
+// slot n_layer). With `embed` the share looks the tokens up itself; without, it takes each token's
+// residual stream from the share before it (the input embedding stays on the host, as llama.cpp
+// keeps its input layer on the CPU).
+struct LayerRange {
+  uint32_t first = 0;
+  uint32_t last = UINT32_MAX;
+  bool output = true;
+  bool embed = true;
+  static LayerRange whole() { return {}; }
+  bool holds(uint32_t layer) const { return layer >= first && layer < last; }
+  bool is_whole(uint32_t n_layer) const { return first == 0 && last >= n_layer && output && embed; }
+};
+// Whether the share holds the tensor of that name: blk.N.* for its layers, the output norm and
+// matrix with the output layer, token_embd to embed or as the tied output, rope_freqs with any
+// layer.
+bool holds_tensor(const LayerRange& range, const ModelShape& shape, const std::string& name);
+// The tensors of `tensors` the share holds.
+std::vector<TensorDesc> tensors_in(const LayerRange& range, const ModelShape& shape,
+                                   std::span<const TensorDesc> tensors);
+
 // Where each layer's K (and V) rows of n_embd_kv elements live in one sequence's cache of
 // `context` positions: a sliding-window layer keeps a ring of min(context, window + micro_batch -
 // 1) positions (position t in slot t % slots), any other layer all `context`. A pass writes the K
 // and V of all its micro_batch tokens before any of them attends, so the ring holds the window of
 // its first token plus the tokens after it (llama.cpp sizes its sliding cache n_swa + n_ubatch,
 // llama_kv_cache_iswa in src/llama-kv-cache-iswa.cpp). Sequence s's cache follows sequence s - 1's
-// (total_slots * n_embd_kv elements each).
+// (total_slots * n_embd_kv elements each). A layer outside `range` keeps no slots.
 struct KvLayout {
   std::vector<uint32_t> slots;   // per layer
   std::vector<uint64_t> offset;  // per layer: the element index of its slot 0
   uint64_t total_slots = 0;
 };
-KvLayout kv_layout(const ModelShape& shape, uint32_t context, uint32_t micro_batch = 1);
+KvLayout kv_layout(const ModelShape& shape, uint32_t context, uint32_t micro_batch = 1,
+                   const LayerRange& range = LayerRange::whole());
 // 2 (K and V) * (slots over the layers) * n_head_kv * head_dim * sequences * bytes per element.
 uint64_t kv_cache_bytes(const ModelShape& shape, uint32_t context, uint32_t sequences,
-                        KvPrecision precision, uint32_t micro_batch = 1);
+                        KvPrecision precision, uint32_t micro_batch = 1,
+                        const LayerRange& range = LayerRange::whole());
 // The same with every layer holding the whole context (what a window-blind plan would say).
 uint64_t kv_cache_bytes_without_window(const ModelShape& shape, uint32_t context,
                                        uint32_t sequences, KvPrecision precision);

@@ -19,6 +19,7 @@ core::Result<std::unique_ptr<Decoder>> Decoder::create(const model::LoadedModel&
 
 Decoder::Decoder(const model::LoadedModel& model, const DecodeOptions& options, uint32_t context)
     : model_(model),
+      range_(options.range),
       kv_(options.kv),
       context_(context),
       sequences_(options.sequences),
@@ -27,37 +28,62 @@ Decoder::Decoder(const model::LoadedModel& model, const DecodeOptions& options, 
       activations_(planner::activation_layout(model.shape, context).total *
                    planner::pass_tokens(options.micro_batch, options.sequences)),
       k_cache_(planner::kv_cache_bytes(model.shape, context, options.sequences, options.kv,
-                                       options.micro_batch) /
+                                       options.micro_batch, options.range) /
                2),
       v_cache_(k_cache_.size()),
       pos_(options.sequences, 0) {}
 
-core::Result<std::span<const float>> Decoder::step(int32_t token) {
-  const BatchToken one{token, 0, true};
-  return forward(std::span<const BatchToken>(&one, 1));
-}
-
 core::Result<std::span<const float>> Decoder::forward(std::span<const BatchToken> batch) {
   const auto& s = model_.shape;
+  if (!range_.is_whole(s.n_layer)) {
+    return core::make_error(core::ErrorKind::internal, "a share of the layers runs as a stage");
+  }
   GAUNTLET_TRY(check_batch(batch, s.n_vocab, pos_, context_));
-  const KvCacheView kv{k_cache_.data(), v_cache_.data(), kv_, context_, sequences_, micro_batch_};
-  const auto layout = planner::activation_layout(s, context_);
   logits_.clear();
   std::vector<PassToken> pass;
-  for (const PassRange& r :
-       split_into_passes(batch, micro_batch_, planner::pass_tokens(micro_batch_, sequences_))) {
+  for (const PassRange& r : split_into_passes(batch, micro_batch_, pass_capacity())) {
     pass.clear();
     for (size_t i = r.begin; i < r.end; ++i) {
       pass.push_back({batch[i].token, pos_[batch[i].seq]++, batch[i].seq, batch[i].logits});
     }
-    GAUNTLET_TRY(forward_pass(s, model_.weights, kv, activations_.data(), pass, pool_));
-    for (size_t t = 0; t < pass.size(); ++t) {
-      if (!pass[t].logits) continue;
-      const float* at = activations_.data() + t * layout.total + layout.logits;
-      logits_.insert(logits_.end(), at, at + s.n_vocab);
-    }
+    GAUNTLET_TRY(run_pass(pass, logits_));
   }
   return std::span<const float>(logits_);
+}
+
+uint32_t Decoder::pass_capacity() const { return planner::pass_tokens(micro_batch_, sequences_); }
+
+core::Status Decoder::run_pass(std::span<const PassToken> pass, std::vector<float>& logits) {
+  const auto& s = model_.shape;
+  const KvCacheView kv{k_cache_.data(), v_cache_.data(), kv_, context_, sequences_, micro_batch_};
+  GAUNTLET_TRY(forward_pass(s, model_.weights, kv, activations_.data(), pass, pool_, range_));
+  if (!range_.output) return core::Status::ok();
+  const auto layout = planner::activation_layout(s, context_);
+  for (size_t t = 0; t < pass.size(); ++t) {
+    if (!pass[t].logits) continue;
+    const float* at = activations_.data() + t * layout.total + layout.logits;
+    logits.insert(logits.end(), at, at + s.n_vocab);
+  }
+  return core::Status::ok();
+}
+
+core::Status Decoder::run_stage(std::span<const PassToken> pass, std::span<float> x,
+                                std::vector<float>& logits) {
+  const auto& s = model_.shape;
+  const auto layout = planner::activation_layout(s, context_);
+  if (pass.size() > pass_capacity() || x.size() != pass.size() * s.n_embd) {
+    return core::make_error(core::ErrorKind::internal, "a stage pass of the wrong size");
+  }
+  for (size_t t = 0; t < pass.size(); ++t) {
+    std::copy_n(x.data() + t * s.n_embd, s.n_embd,
+                activations_.data() + t * layout.total + layout.x);
+  }
+  GAUNTLET_TRY(run_pass(pass, logits));
+  for (size_t t = 0; t < pass.size(); ++t) {
+    std::copy_n(activations_.data() + t * layout.total + layout.x, s.n_embd,
+                x.data() + t * s.n_embd);
+  }
+  return core::Status::ok();
 }
 
 int32_t argmax(std::span<const float> logits) {

@@ -10,8 +10,10 @@
 
 #include "core/status.h"
 #include "engine/batch.h"
+#include "engine/decoder.h"
 #include "engine/model/loaded_model.h"
 #include "engine/reference/forward.h"
+#include "engine/stage.h"
 
 namespace gauntlet::engine::reference {
 
@@ -21,27 +23,33 @@ struct DecodeOptions {
   uint32_t context = 0;      // positions the KV cache holds; 0: the model's context
   uint32_t sequences = 1;    // sequences with a KV cache each
   uint32_t micro_batch = 1;  // the most tokens of one sequence in a pass
+  // The layers it runs: the whole model, or a placement's share on the host (run through
+  // run_stage; the KV cache then holds only the share's layers).
+  planner::LayerRange range = planner::LayerRange::whole();
 };
 
-class Decoder {
+class Decoder final : public engine::Decoder, public engine::Stage {
  public:
   // `model` (and the bytes it points into) must outlive the decoder.
   static core::Result<std::unique_ptr<Decoder>> create(const model::LoadedModel& model,
                                                        const DecodeOptions& options);
   Decoder(const model::LoadedModel& model, const DecodeOptions& options, uint32_t context);
 
-  // Feeds `token` at the next position and returns the logits (valid until the next step).
-  core::Result<std::span<const float>> step(int32_t token);
-  // Feeds each token at its sequence's next position, in passes of at most micro_batch tokens
-  // per sequence; returns the logits of the tokens marked, n_vocab each, in order (valid until
-  // the next call).
-  core::Result<std::span<const float>> forward(std::span<const BatchToken> batch);
-  uint32_t position(uint32_t seq = 0) const { return pos_[seq]; }
+  core::Result<std::span<const float>> forward(std::span<const BatchToken> batch) override;
+  uint32_t position(uint32_t seq = 0) const override { return pos_[seq]; }
+  void reset() override { std::fill(pos_.begin(), pos_.end(), 0); }
   uint32_t context() const { return context_; }
-  void reset() { std::fill(pos_.begin(), pos_.end(), 0); }
+
+  core::Status run_stage(std::span<const PassToken> pass, std::span<float> x,
+                         std::vector<float>& logits) override;
+  uint32_t pass_capacity() const override;
 
  private:
+  // Runs `pass` and appends its marked tokens' logits when the range has the output layer.
+  core::Status run_pass(std::span<const PassToken> pass, std::vector<float>& logits);
+
   const model::LoadedModel& model_;
+  planner::LayerRange range_;
   KvPrecision kv_;
   uint32_t context_, sequences_, micro_batch_;
   ThreadPool pool_;

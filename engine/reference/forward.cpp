@@ -1,5 +1,6 @@
 #include "engine/reference/forward.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <span>
@@ -142,7 +143,7 @@ core::Status check_token(const model::ModelShape& s, const KvCacheView& kv, cons
 
 core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights& w,
                           const KvCacheView& kv, float* act, std::span<const PassToken> tokens,
-                          ThreadPool& pool) {
+                          ThreadPool& pool, const planner::LayerRange& range) {
   if (tokens.empty()) {
     return core::make_error(core::ErrorKind::invalid_argument, "a pass needs a token");
   }
@@ -157,7 +158,7 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
     }
   }
   const auto a = planner::activation_layout(s, kv.context);
-  const auto cache = planner::kv_layout(s, kv.context, kv.micro_batch);
+  const auto cache = planner::kv_layout(s, kv.context, kv.micro_batch, range);
   const uint64_t seq_stride = cache.total_slots * s.n_embd_kv();
   const size_t n = tokens.size();
   const model::Architecture& arch = s.traits();
@@ -173,8 +174,10 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
   };
   auto mm = [&](std::initializer_list<MatMul> ops) { matmuls(pool, act, a.total, n, ops); };
 
-  each([&](float* b, const PassToken& t) { embed_token(s, w.token_embd, t.token, b + a.x); });
-  for (uint32_t l = 0; l < s.n_layer; ++l) {
+  if (range.embed) {
+    each([&](float* b, const PassToken& t) { embed_token(s, w.token_embd, t.token, b + a.x); });
+  }
+  for (uint32_t l = range.first; l < std::min(range.last, s.n_layer); ++l) {
     const auto& L = w.layers[l];
     each([&](float* b, const PassToken&) {
       rmsnorm(b + a.xb, b + a.x, floats(L.attn_norm), n_embd, s.rms_eps);
@@ -225,7 +228,7 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
     each([&](float* b, const PassToken&) { add_residual(s, b + a.x, b + a.xb, L.post_ffn_norm); });
   }
   // The logits of the tokens that want them (a prompt's last token, each decoded sequence's).
-  for (size_t t = 0; t < n; ++t) {
+  for (size_t t = 0; t < n && range.output; ++t) {
     if (!tokens[t].logits) continue;
     float* b = block(t);
     rmsnorm(b + a.xb, b + a.x, floats(w.output_norm), n_embd, s.rms_eps);

@@ -43,9 +43,13 @@ struct PassToken {
 // still one dot product per token, in the same order as a pass of one token, so the results do
 // not depend on how tokens are grouped into passes). Token t's activations are at
 // activations + t * activation_layout(shape, context).total, its logits at .logits of that.
+// `range` runs a share of the layers (a placement's): without its embedding, each token's residual
+// stream is read from .x of its block, and left there after its last layer; the cache then holds
+// only the range's layers (planner::kv_layout with the range).
 core::Status forward_pass(const model::ModelShape& shape, const model::ModelWeights& weights,
                           const KvCacheView& kv, float* activations,
-                          std::span<const PassToken> tokens, ThreadPool& pool);
+                          std::span<const PassToken> tokens, ThreadPool& pool,
+                          const planner::LayerRange& range = planner::LayerRange::whole());
 // A pass of one token with its logits.
 core::Status forward_token(const model::ModelShape& shape, const model::ModelWeights& weights,
                            const KvCacheView& kv, float* activations, int32_t token, uint32_t pos,

@@ -11,21 +11,21 @@
 namespace gauntlet::engine {
 namespace {
 
-struct CountingDecoder {
+struct CountingDecoder final : Decoder {
   uint32_t calls = 0, tokens = 0, resets = 0;
   bool fail = false;
   std::vector<float> logits = std::vector<float>(8, 0.0f);
 
-  SpeedDecoder speed() {
-    return {[this](std::span<const BatchToken> batch) -> core::Result<std::span<const float>> {
-              if (fail) return core::make_error(core::ErrorKind::device_lost, "lost");
-              ++calls;
-              tokens += static_cast<uint32_t>(batch.size());
-              std::this_thread::sleep_for(std::chrono::microseconds(200));
-              return std::span<const float>(logits);
-            },
-            [this] { ++resets; }, static_cast<uint32_t>(logits.size())};
+  core::Result<std::span<const float>> forward(std::span<const BatchToken> batch) override {
+    if (fail) return core::make_error(core::ErrorKind::device_lost, "lost");
+    ++calls;
+    tokens += static_cast<uint32_t>(batch.size());
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    return std::span<const float>(logits);
   }
+  void reset() override { ++resets; }
+  uint32_t position(uint32_t) const override { return 0; }
+  uint32_t n_vocab() const { return static_cast<uint32_t>(logits.size()); }
 };
 
 TEST(Bench, TestsArePromptsThenGenerationsWithoutZeros) {
@@ -48,7 +48,7 @@ TEST(Bench, MeanAndSampleStandardDeviation) {
 
 TEST(Bench, PromptWarmsUpOnceThenTimesEachRepetitionFromAnEmptyCache) {
   CountingDecoder d;
-  auto r = run_bench_test(d.speed(), {16, 0}, 3);
+  auto r = run_bench_test(d, d.n_vocab(), {16, 0}, 3);
   ASSERT_TRUE(r) << r.error().describe();
   EXPECT_EQ(d.calls, 4u);  // the whole prompt in one forward call, warm-up + 3
   EXPECT_EQ(d.tokens, 4u * 16);
@@ -62,7 +62,7 @@ TEST(Bench, PromptWarmsUpOnceThenTimesEachRepetitionFromAnEmptyCache) {
 TEST(Bench, GenerationWarmsUpWithOneToken) {
   CountingDecoder d;
   std::vector<uint32_t> seen;
-  auto r = run_bench_test(d.speed(), {0, 5}, 2,
+  auto r = run_bench_test(d, d.n_vocab(), {0, 5}, 2,
                           [&](const BenchTest&, uint32_t rep, double) { seen.push_back(rep); });
   ASSERT_TRUE(r) << r.error().describe();
   EXPECT_EQ(d.calls, 1u + 2 * 5);
@@ -73,10 +73,10 @@ TEST(Bench, GenerationWarmsUpWithOneToken) {
 
 TEST(Bench, ErrorsAreReturned) {
   CountingDecoder d;
-  EXPECT_FALSE(run_bench_test(d.speed(), {16, 0}, 0));
-  EXPECT_FALSE(run_bench_test(d.speed(), {0, 0}, 1));
+  EXPECT_FALSE(run_bench_test(d, d.n_vocab(), {16, 0}, 0));
+  EXPECT_FALSE(run_bench_test(d, d.n_vocab(), {0, 0}, 1));
   d.fail = true;
-  auto r = run_bench_test(d.speed(), {0, 4}, 1);
+  auto r = run_bench_test(d, d.n_vocab(), {0, 4}, 1);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, core::ErrorKind::device_lost);
 }

@@ -1,0 +1,76 @@
+#include "cli/placement_flags.h"
+
+#include <set>
+#include <sstream>
+
+#include "backends/catalog.h"
+
+namespace gauntlet::cli {
+
+void add_placement_flags(CLI::App& command, PlacementFlags& flags) {
+  command.add_option("--device", flags.devices,
+                     "host, opencl:N or vulkan:N, or a comma list of devices that share the "
+                     "layers (default host)");
+  command.add_option("--n-gpu-layers", flags.n_gpu_layers,
+                     "-ngl: the last N layer slots (the output layer counts as one) on the "
+                     "devices, the rest on the host, as llama.cpp places them (default: all)");
+  command
+      .add_option("--tensor-split", flags.tensor_split,
+                  "-ts: each device's share of the offloaded layers, e.g. 3,1 (default even)")
+      ->delimiter(',');
+}
+
+void spell_llama_flags(std::vector<std::string>& args) {
+  static const std::pair<const char*, const char*> kSpellings[] = {{"-ngl", "--n-gpu-layers"},
+                                                                   {"-ts", "--tensor-split"},
+                                                                   {"-ub", "--ubatch-size"},
+                                                                   {"-ot", "--override-tensor"}};
+  for (auto& a : args) {
+    for (const auto& [short_name, long_name] : kSpellings) {
+      if (a == short_name) a = long_name;
+    }
+  }
+}
+
+core::Result<OpenedDevices> open_devices(const std::string& list, const core::Options& options) {
+  OpenedDevices out;
+  std::set<std::string> seen;
+  std::stringstream in(list);
+  std::string name;
+  auto open_one = [&](const std::string& text) -> core::Result<backends::Device*> {
+    const auto id = core::DeviceId::parse(text);
+    if (!id || id->api == core::Api::drm) {
+      return core::make_error(core::ErrorKind::invalid_argument,
+                              "--device must be host, opencl:N or vulkan:N, not '" + text + "'");
+    }
+    auto device = backends::open(*id, options);
+    if (!device) {
+      core::Error e = device.error();
+      e.message = "cannot open " + text + ": " + e.message;
+      return e;
+    }
+    out.owned.push_back(std::move(*device));
+    return out.owned.back().get();
+  };
+  while (std::getline(in, name, ',')) {
+    if (!seen.insert(name).second) {
+      return core::make_error(core::ErrorKind::invalid_argument,
+                              "--device names " + name + " twice");
+    }
+    auto d = open_one(name);
+    if (!d) return d.error();
+    out.devices.push_back(*d);
+    if (name == "host") out.host = *d;
+  }
+  if (out.devices.empty()) {
+    return core::make_error(core::ErrorKind::invalid_argument, "--device names no device");
+  }
+  if (out.host == nullptr) {
+    auto h = open_one("host");
+    if (!h) return h.error();
+    out.host = *h;
+  }
+  return out;
+}
+
+}  // namespace gauntlet::cli

@@ -1,0 +1,42 @@
+#pragma once
+// llama.cpp's placement flags, as decode, bench and run take them: --device A[,B],
+// -ngl/--n-gpu-layers N, -ts/--tensor-split a,b (llama.cpp's single-dash spellings are turned
+// into the long ones before parsing: spell_llama_flags). Opening the devices they name is here
+// too, so that every command refuses a device that is not there the same way (exit 2).
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/device.h"
+#include "core/options.h"
+#include "core/status.h"
+#include "engine/make_decoder.h"
+
+namespace gauntlet::cli {
+
+struct PlacementFlags {
+  std::string devices = "host";
+  int n_gpu_layers = -1;
+  std::vector<double> tensor_split;
+  engine::PlacementRequest request() const { return {n_gpu_layers, tensor_split}; }
+};
+
+// --device, -ngl/--n-gpu-layers and -ts/--tensor-split.
+void add_placement_flags(CLI::App& command, PlacementFlags& flags);
+
+// Rewrites llama.cpp's -ngl, -ts, -ub and -ot into --n-gpu-layers, --tensor-split,
+// --ubatch-size and --override-tensor (CLI11 takes one letter after a single dash).
+void spell_llama_flags(std::vector<std::string>& args);
+
+struct OpenedDevices {
+  std::vector<std::unique_ptr<backends::Device>> owned;
+  std::vector<backends::Device*> devices;  // the --device list, in order
+  backends::Device* host = nullptr;        // for the layers -ngl leaves on the host
+};
+
+// Opens each device of the comma list (host, opencl:N, vulkan:N) and the host. A bad name or a
+// device that is not there is invalid_argument / not_found, naming it.
+core::Result<OpenedDevices> open_devices(const std::string& list, const core::Options& options);
+
+}  // namespace gauntlet::cli

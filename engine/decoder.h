@@ -1,0 +1,28 @@
+#pragma once
+// A model loaded on one or more devices, fed token batches: every decoder of the engine is one
+// (the host reference, the host backend's, the OpenCL and Vulkan decoders, a split across
+// devices). decode, bench, the profile checks and the benchmarks take this interface; a profile
+// check compares two of them.
+#include <cstdint>
+#include <span>
+
+#include "core/status.h"
+#include "engine/batch.h"
+
+namespace gauntlet::engine {
+
+class Decoder {
+ public:
+  virtual ~Decoder() = default;
+  // Feeds each token at its sequence's next position, in passes of at most the decoder's
+  // micro-batch per sequence; returns the logits of the tokens marked, n_vocab each, in order
+  // (valid until the next call).
+  virtual core::Result<std::span<const float>> forward(std::span<const BatchToken> batch) = 0;
+  // Every sequence starts again at position 0 (its cache is overwritten as it goes).
+  virtual void reset() = 0;
+  virtual uint32_t position(uint32_t seq = 0) const = 0;
+  // Feeds `token` at sequence 0's next position; returns its logits.
+  core::Result<std::span<const float>> step(int32_t token);
+};
+
+}  // namespace gauntlet::engine

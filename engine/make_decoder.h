@@ -1,0 +1,63 @@
+#pragma once
+// The factory of every decoder the engine runs: one device with the whole model (the host
+// backend runs the reference forward pass; OpenCL and Vulkan the device kernels in the fastest
+// variant that fits their local memory, checked first), or a placement across devices (each
+// device's share loaded onto it, passes handed from share to share). decode, bench, the profile
+// checks and the benchmarks build theirs here, so each runs what the device would run.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "backends/device.h"
+#include "core/status.h"
+#include "engine/decoder.h"
+#include "engine/loader/loader.h"
+#include "engine/model/gguf.h"
+#include "engine/placement/placement.h"
+#include "engine/planner/planner.h"
+
+namespace gauntlet::engine {
+
+struct DecoderOptions {
+  unsigned threads = 0;  // host: CPU threads (0: all)
+  planner::KvPrecision kv = planner::KvPrecision::f32;
+  uint32_t context = 0;                // KV cache positions (0: the model's context)
+  uint32_t micro_batch = 1;            // the most tokens of one sequence in a pass
+  uint32_t sequences = 1;              // sequences with a KV cache each
+  uint64_t chunk_bytes = 16ull << 20;  // the loader's staging chunk (placements)
+};
+
+// The whole model on one device; `model` must have been loaded onto `device`, and both must
+// outlive the decoder.
+core::Result<std::unique_ptr<Decoder>> make_decoder(backends::Device& device,
+                                                    const loader::DeviceModel& model,
+                                                    const DecoderOptions& options);
+
+// What -ngl and -ts ask for (placement::from_gpu_layers).
+struct PlacementRequest {
+  int n_gpu_layers = -1;  // -1: every layer slot on the devices
+  std::vector<double> tensor_split;
+};
+
+// The placement of a model of n_layer layers on `devices` (the --device list) with the host
+// holding what is not offloaded; one device without -ngl is that device whole. With it, the
+// devices in placement order (`host` where it holds a share).
+struct PlacedDevices {
+  placement::Placement placement;
+  std::vector<backends::Device*> devices;
+};
+core::Result<PlacedDevices> place(uint32_t n_layer, const PlacementRequest& request,
+                                  std::span<backends::Device* const> devices,
+                                  backends::Device* host);
+
+// `devices[i]` is `placement.devices[i]`; `file` must outlive the decoder. Loads each device's
+// share of the file onto it (a whole placement loads the whole model onto its device). On the
+// host a share runs the reference over the file's mapped bytes, as llama.cpp's CPU backend runs
+// over its mapped file.
+core::Result<std::unique_ptr<Decoder>> make_decoder(const placement::Placement& placement,
+                                                    std::span<backends::Device* const> devices,
+                                                    const model::GgufFile& file,
+                                                    const DecoderOptions& options);
+
+}  // namespace gauntlet::engine

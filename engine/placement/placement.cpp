@@ -1,0 +1,137 @@
+#include "engine/placement/placement.h"
+
+#include <algorithm>
+#include <set>
+
+namespace gauntlet::engine::placement {
+
+namespace {
+
+core::Error bad(const std::string& message) {
+  return core::make_error(core::ErrorKind::invalid_argument, message);
+}
+
+std::string join(const std::vector<double>& values) {
+  std::string out;
+  for (double v : values) {
+    if (!out.empty()) out += ",";
+    std::string text = std::to_string(v);
+    text.erase(text.find_last_not_of('0') + 1);
+    if (text.back() == '.') text.pop_back();
+    out += text;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool Placement::whole() const {
+  return std::all_of(slot_device.begin(), slot_device.end(),
+                     [&](uint32_t d) { return d == slot_device.front(); });
+}
+
+std::vector<uint32_t> Placement::slots_per_device() const {
+  std::vector<uint32_t> count(devices.size(), 0);
+  for (uint32_t d : slot_device) ++count[d];
+  return count;
+}
+
+core::Result<std::vector<Share>> Placement::shares() const {
+  if (slot_device.empty()) return bad("a placement of no layer slots");
+  std::vector<Share> out;
+  std::set<uint32_t> seen;
+  const uint32_t n = n_layer();
+  for (uint32_t slot = 0; slot <= n; ++slot) {
+    const uint32_t d = slot_device[slot];
+    if (d >= devices.size()) return bad("layer slot " + std::to_string(slot) + " has no device");
+    if (out.empty() || out.back().device != d) {
+      if (!seen.insert(d).second) {
+        return bad("device " + devices[d] +
+                   " holds two separate runs of layers; a split hands each pass over once");
+      }
+      out.push_back({d, {slot, slot, false, false}});
+    }
+    auto& layers = out.back().layers;
+    if (slot == n) {
+      layers.output = true;
+    } else {
+      layers.last = slot + 1;
+    }
+  }
+  return out;
+}
+
+std::string Placement::describe() const {
+  auto shares_or = shares();
+  if (!shares_or) return label;
+  std::string out;
+  for (const auto& s : *shares_or) {
+    if (!out.empty()) out += "; ";
+    out += devices[s.device] + ":";
+    if (s.layers.last > s.layers.first) {
+      out += " layers " + std::to_string(s.layers.first) + "-" + std::to_string(s.layers.last - 1);
+    }
+    if (s.layers.output) out += s.layers.last > s.layers.first ? " + output" : " output";
+  }
+  return out;
+}
+
+Placement whole(uint32_t n_layer, const std::string& device) {
+  return {{device}, std::vector<uint32_t>(n_layer + 1, 0), "whole", {}};
+}
+
+core::Result<Placement> from_gpu_layers(uint32_t n_layer, const GpuLayers& r) {
+  if (r.gpus.empty()) return bad("--n-gpu-layers needs a --device to offload to");
+  std::set<std::string> names{r.host};
+  for (const auto& g : r.gpus) {
+    if (g == r.host) return bad("--device " + g + " is the host, which holds the other layers");
+    if (!names.insert(g).second) return bad("--device names " + g + " twice");
+  }
+  std::vector<double> split = r.tensor_split;
+  if (split.empty()) split.assign(r.gpus.size(), 1.0);
+  if (split.size() != r.gpus.size()) {
+    return bad("--tensor-split has " + std::to_string(split.size()) + " shares for " +
+               std::to_string(r.gpus.size()) + " devices");
+  }
+  double sum = 0;
+  for (double s : split) {
+    if (!(s >= 0)) return bad("--tensor-split share " + join({s}) + " is negative");
+    sum += s;
+  }
+  if (sum <= 0) return bad("--tensor-split shares are all 0");
+  if (r.ngl < -1) return bad("--n-gpu-layers " + std::to_string(r.ngl) + " is negative");
+
+  Placement p;
+  const int slots = static_cast<int>(n_layer) + 1;
+  int ngl = r.ngl < 0 ? slots : r.ngl;
+  if (ngl > slots) {
+    p.notes.push_back("--n-gpu-layers " + std::to_string(ngl) + " clamped to " +
+                      std::to_string(slots) + " (" + std::to_string(n_layer) +
+                      " layers and the output layer)");
+    ngl = slots;
+  }
+  // Cumulative shares, normalised (llama.cpp: splits[i] += splits[i - 1]; splits[i] /= sum).
+  std::vector<double> cumulative(split.size());
+  double acc = 0;
+  for (size_t i = 0; i < split.size(); ++i) cumulative[i] = (acc += split[i]) / sum;
+  const int i_gpu_start = std::max(slots - ngl, 0);
+  const int act_gpu_layers = std::min(ngl, slots);
+  p.devices = r.gpus;
+  p.devices.push_back(r.host);
+  const auto host = static_cast<uint32_t>(r.gpus.size());
+  for (int il = 0; il < slots; ++il) {
+    if (il < i_gpu_start) {
+      p.slot_device.push_back(host);
+      continue;
+    }
+    const double at = static_cast<double>(il - i_gpu_start) / act_gpu_layers;
+    const auto gpu =
+        std::upper_bound(cumulative.begin(), cumulative.end(), at) - cumulative.begin();
+    p.slot_device.push_back(static_cast<uint32_t>(std::min<size_t>(gpu, r.gpus.size() - 1)));
+  }
+  p.label = "ngl=" + std::to_string(ngl);
+  if (r.gpus.size() > 1) p.label += " ts=" + join(split);
+  return p;
+}
+
+}  // namespace gauntlet::engine::placement
