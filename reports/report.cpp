@@ -344,6 +344,8 @@ void to_json(Json& j, const Profile& v) {
            {"context", v.context},
            {"batch", v.batch},
            {"micro_batch", v.micro_batch},
+           {"placement", v.placement},
+           {"placement_shares", v.placement_shares},
            {"verdict", to_string(v.verdict)},
            {"reason", v.reason},
            {"figures", v.figures},
@@ -361,7 +363,9 @@ void from_json(const Json& j, Profile& v) {
   v.variant = j.at("variant").get<KernelVariant>();
   v.context = j.at("context").get<uint32_t>();
   v.batch = j.at("batch").get<uint32_t>();
-  v.micro_batch = j.value("micro_batch", 1u);  // absent before schema 1.4
+  v.micro_batch = j.value("micro_batch", 1u);         // absent before schema 1.4
+  v.placement = j.value("placement", std::string());  // absent before schema 1.6
+  v.placement_shares = j.value("placement_shares", std::string());
   auto verdict = profile_verdict_from_string(j.at("verdict").get<std::string>());
   if (!verdict) bad_value(j, "unknown profile verdict");
   v.verdict = *verdict;

@@ -151,6 +151,10 @@ struct Profile {
   uint32_t context = 0;
   uint32_t batch = 1;        // sequences decoded together
   uint32_t micro_batch = 1;  // prompt tokens per pass (schema 1.4; 1 before)
+  // Layers across devices, as llama.cpp's flags say it ("ngl=2"), and where each share runs
+  // ("host: layers 0-1; opencl:0: layer 2 + output"); empty: the whole model on `device`.
+  std::string placement;
+  std::string placement_shares;
   ProfileVerdict verdict = ProfileVerdict::untested;
   std::string reason;  // why it is not safe, e.g. "local memory 41216 > 32768"
   ProfileFigures figures;
@@ -182,6 +186,17 @@ struct FitAnswer {
   uint64_t kv_bytes = 0;
   uint64_t kv_bytes_without_window = 0;
   std::string why;
+  // For a format that does not fit whole: the placement llama.cpp's --fit logic would choose
+  // (context first, down to min_context; then the most layer slots on the device).
+  struct Placement {
+    uint32_t device_slots = 0;  // layer slots on the device (-ngl)
+    uint32_t layer_slots = 0;   // n_layer + 1 (the output layer counts)
+    uint32_t context = 0;
+    uint32_t min_context = 0;
+    uint32_t micro_batch = 0;                             // the compute buffer's micro-batch (-ub)
+    std::vector<std::pair<std::string, uint64_t>> bytes;  // per device, "host" for the rest
+  };
+  std::optional<Placement> placement;
 };
 
 struct DeviceReport {

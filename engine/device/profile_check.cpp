@@ -172,9 +172,9 @@ struct SequenceRun {
 
 // Feeds every sequence's prompt in one forward (logits of each last token), then `steps` passes
 // of one token per sequence, each the argmax of its last logits.
-core::Result<double> run_sequences(
-    const std::function<core::Result<std::span<const float>>(std::span<const BatchToken>)>& fwd,
-    std::vector<SequenceRun>& seqs, uint32_t n_vocab, uint32_t steps, double* prompt_seconds) {
+core::Result<double> run_sequences(Decoder& decoder, std::vector<SequenceRun>& seqs,
+                                   uint32_t n_vocab, uint32_t steps, double* prompt_seconds) {
+  auto fwd = [&decoder](std::span<const BatchToken> b) { return decoder.forward(b); };
   std::vector<BatchToken> batch;
   for (uint32_t s = 0; s < seqs.size(); ++s) {
     for (size_t i = 0; i < seqs[s].prompt.size(); ++i) {
@@ -217,24 +217,22 @@ bool compared_in_prompt(size_t i, size_t n) { return i % 32 == 31 || i + 1 == n;
 // its token-by-token decode) gives the logits to compare. The device's own token-by-token decode
 // would serve too (the EngineBatch tests compare with it), but on a CPU driver its 512 steps took
 // twice the reference's time.
-core::Status prompt_against_reference(backends::Device& device, const loader::DeviceModel& model,
-                                      const model::LoadedModel& host, const DecodeConfig& c,
-                                      uint32_t prompt_tokens, uint32_t steps, KernelCache* kernels,
-                                      CheckResult& r, double& prompt_seconds, double& gen_seconds) {
-  const uint32_t n_vocab = model.shape.n_vocab;
-  auto batched = DeviceDecoder::create(device, model, c, kernels);
-  if (!batched) return batched.error();
+core::Status prompt_against_reference(Decoder& tested, const model::LoadedModel& host,
+                                      const PassSpec& c, CheckResult& r, double& prompt_seconds,
+                                      double& gen_seconds) {
+  const uint32_t n_vocab = host.shape.n_vocab, prompt_tokens = c.prompt_tokens, steps = c.steps;
+  Decoder* batched = &tested;
   const auto prompt = bench_tokens(prompt_tokens, n_vocab, 1);
   std::vector<BatchToken> batch;
   for (size_t i = 0; i < prompt.size(); ++i) {
     batch.push_back({prompt[i], 0, compared_in_prompt(i, prompt.size())});
   }
   // Untimed: the first pass builds the kernels.
-  GAUNTLET_TRY((*batched)->forward(std::span(batch).first(std::min<size_t>(batch.size(), 2))));
-  (*batched)->reset();
+  GAUNTLET_TRY(batched->forward(std::span(batch).first(std::min<size_t>(batch.size(), 2))));
+  batched->reset();
   std::vector<std::vector<float>> got;
   auto start = Clock::now();
-  auto logits = (*batched)->forward(batch);
+  auto logits = batched->forward(batch);
   if (!logits) return logits.error();
   prompt_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   for (size_t at = 0; at < logits->size(); at += n_vocab) {
@@ -245,7 +243,7 @@ core::Status prompt_against_reference(backends::Device& device, const loader::De
     const int32_t next = reference::argmax(got.back());
     r.device_tokens.push_back(next);
     if (i + 1 == steps) break;
-    auto step = (*batched)->step(next);
+    auto step = batched->step(next);
     if (!step) return step.error();
     got.emplace_back(step->begin(), step->end());
   }
@@ -273,6 +271,57 @@ core::Status prompt_against_reference(backends::Device& device, const loader::De
 
 }  // namespace
 
+core::Result<CheckResult> compare_with_reference(Decoder& tested, const model::GgufFile& file,
+                                                 const PassSpec& spec) {
+  auto host = model::load_model(file.info(), file.bytes());
+  if (!host) return host.error();
+  const auto& s = host->shape;
+  const uint32_t n_seq = std::max(spec.sequences, 1u);
+  const uint32_t prompt_tokens = spec.prompt_tokens, steps = spec.steps, context = spec.context;
+  CheckResult r;
+  double prompt_seconds = 0, gen_seconds = 0;
+  if (n_seq == 1) {
+    GAUNTLET_TRY(prompt_against_reference(tested, *host, spec, r, prompt_seconds, gen_seconds));
+  } else {
+    // Sequences together: each against its own decode on the host reference (short prompts).
+    std::vector<SequenceRun> dev(n_seq);
+    for (uint32_t q = 0; q < n_seq; ++q) {
+      dev[q].prompt = bench_tokens(prompt_tokens, s.n_vocab, q + 1);
+    }
+    auto gen = run_sequences(tested, dev, s.n_vocab, steps, &prompt_seconds);
+    if (!gen) return gen.error();
+    gen_seconds = *gen;
+    for (uint32_t q = 0; q < n_seq; ++q) {
+      auto ref = reference::Decoder::create(*host, {0, spec.kv, context, 1, prompt_tokens});
+      if (!ref) return ref.error();
+      std::vector<SequenceRun> host_run(1);
+      host_run[0].prompt = dev[q].prompt;
+      auto hs = run_sequences(**ref, host_run, s.n_vocab, steps, nullptr);
+      if (!hs) return hs.error();
+      r.device_tokens.insert(r.device_tokens.end(), dev[q].generated.begin(),
+                             dev[q].generated.end());
+      r.host_tokens.insert(r.host_tokens.end(), host_run[0].generated.begin(),
+                           host_run[0].generated.end());
+      for (size_t i = 0; i < std::min(dev[q].logits.size(), host_run[0].logits.size()); ++i) {
+        r.logits_nmse = std::max(r.logits_nmse, nmse(dev[q].logits[i], host_run[0].logits[i]));
+        if (dev[q].generated[i] != host_run[0].generated[i]) break;
+      }
+    }
+  }
+  if (prompt_seconds > 0) {
+    r.prompt_tokens_per_second = static_cast<double>(prompt_tokens) * n_seq / prompt_seconds;
+    r.prompt_gflops = flops_per_token(s, host->tensors) * r.prompt_tokens_per_second / 1e9;
+  }
+  if (steps > 1 && gen_seconds > 0) {
+    r.tokens_per_second = static_cast<double>(steps - 1) * n_seq / gen_seconds;
+  }
+  DecodeConfig bound;
+  bound.kv = spec.kv;
+  bound.compute = spec.compute;
+  finish_result(r, bound, prompt_tokens + steps);
+  return r;
+}
+
 core::Result<CheckResult> check_pass(backends::Device& device, const model::GgufFile& file,
                                      const DecodeConfig& config, uint32_t prompt_tokens,
                                      uint32_t steps, KernelCache* kernels) {
@@ -291,55 +340,16 @@ core::Result<CheckResult> check_pass(backends::Device& device, const model::Gguf
   if (!both) return both.error();
   DecodeConfig c = config;
   c.context = context;
-  const auto& s = both->host.shape;
-
-  CheckResult r;
-  double prompt_seconds = 0, gen_seconds = 0;
-  if (n_seq == 1) {
-    GAUNTLET_TRY(prompt_against_reference(device, both->device, both->host, c, prompt_tokens, steps,
-                                          kernels, r, prompt_seconds, gen_seconds));
-  } else {
-    // Sequences together: each against its own decode on the host reference (short prompts).
-    std::vector<SequenceRun> dev(n_seq);
-    for (uint32_t q = 0; q < n_seq; ++q) {
-      dev[q].prompt = bench_tokens(prompt_tokens, s.n_vocab, q + 1);
-    }
-    auto decoder = DeviceDecoder::create(device, both->device, c, kernels);
-    if (!decoder) return decoder.error();
-    auto gen = run_sequences([&](std::span<const BatchToken> b) { return (*decoder)->forward(b); },
-                             dev, s.n_vocab, steps, &prompt_seconds);
-    if (!gen) return gen.error();
-    gen_seconds = *gen;
-    for (uint32_t q = 0; q < n_seq; ++q) {
-      auto ref = reference::Decoder::create(both->host, {0, config.kv, context, 1, prompt_tokens});
-      if (!ref) return ref.error();
-      std::vector<SequenceRun> host(1);
-      host[0].prompt = dev[q].prompt;
-      auto hs = run_sequences([&](std::span<const BatchToken> b) { return (*ref)->forward(b); },
-                              host, s.n_vocab, steps, nullptr);
-      if (!hs) return hs.error();
-      r.device_tokens.insert(r.device_tokens.end(), dev[q].generated.begin(),
-                             dev[q].generated.end());
-      r.host_tokens.insert(r.host_tokens.end(), host[0].generated.begin(), host[0].generated.end());
-      for (size_t i = 0; i < std::min(dev[q].logits.size(), host[0].logits.size()); ++i) {
-        r.logits_nmse = std::max(r.logits_nmse, nmse(dev[q].logits[i], host[0].logits[i]));
-        if (dev[q].generated[i] != host[0].generated[i]) break;
-      }
-    }
-  }
-  r.device_peak_bytes = device.peak_bytes();
-  r.planned_peak_bytes =
-      planner::plan_memory(s, {config.weights, context, n_seq, config.kv, 16ull << 20,
-                               both->host.tensors, config.micro_batch})
+  auto decoder = DeviceDecoder::create(device, both->device, c, kernels);
+  if (!decoder) return decoder.error();
+  auto r = compare_with_reference(
+      **decoder, file, {c.kv, c.compute, context, c.micro_batch, n_seq, prompt_tokens, steps});
+  if (!r) return r.error();
+  r->device_peak_bytes = device.peak_bytes();
+  r->planned_peak_bytes =
+      planner::plan_memory(both->host.shape, {config.weights, context, n_seq, config.kv,
+                                              16ull << 20, both->host.tensors, config.micro_batch})
           .steady_state;
-  if (prompt_seconds > 0) {
-    r.prompt_tokens_per_second = static_cast<double>(prompt_tokens) * n_seq / prompt_seconds;
-    r.prompt_gflops = flops_per_token(s, both->host.tensors) * r.prompt_tokens_per_second / 1e9;
-  }
-  if (steps > 1 && gen_seconds > 0) {
-    r.tokens_per_second = static_cast<double>(steps - 1) * n_seq / gen_seconds;
-  }
-  finish_result(r, c, static_cast<uint32_t>(needed));
   return r;
 }
 

@@ -9,6 +9,7 @@
 #include "backends/device.h"
 #include "core/device_info.h"
 #include "core/status.h"
+#include "engine/decoder.h"
 #include "engine/device/config.h"
 #include "engine/device/kernels.h"
 #include "engine/model/gguf.h"
@@ -88,6 +89,23 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
 core::Result<CheckResult> check_pass(backends::Device& device, const model::GgufFile& model,
                                      const DecodeConfig& config, uint32_t prompt_tokens,
                                      uint32_t steps, KernelCache* kernels = nullptr);
+
+// The pass a comparison runs: the tested decoder was made with this KV precision, context,
+// micro-batch and sequence count.
+struct PassSpec {
+  planner::KvPrecision kv = planner::KvPrecision::f32;
+  planner::ActivationType compute = planner::ActivationType::f32;  // sets the NMSE bound
+  uint32_t context = 0;
+  uint32_t micro_batch = 1;
+  uint32_t sequences = 1;
+  uint32_t prompt_tokens = 8;
+  uint32_t steps = 8;
+};
+
+// A profile check is two decoders compared: `tested` (any decoder: one device's, a placement's)
+// against the host reference over the same file, as check_pass describes; timed as it describes.
+core::Result<CheckResult> compare_with_reference(Decoder& tested, const model::GgufFile& file,
+                                                 const PassSpec& spec);
 
 // Long context without prefill: fills the KV cache of every layer directly to `context - 1`
 // positions with deterministic values (the same on device and host), runs one decode step at

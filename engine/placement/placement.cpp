@@ -68,7 +68,8 @@ std::string Placement::describe() const {
   for (const auto& s : *shares_or) {
     if (!out.empty()) out += "; ";
     out += devices[s.device] + ":";
-    if (s.layers.last > s.layers.first) {
+    if (s.layers.last == s.layers.first + 1) out += " layer " + std::to_string(s.layers.first);
+    if (s.layers.last > s.layers.first + 1) {
       out += " layers " + std::to_string(s.layers.first) + "-" + std::to_string(s.layers.last - 1);
     }
     if (s.layers.output) out += s.layers.last > s.layers.first ? " + output" : " output";

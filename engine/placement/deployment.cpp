@@ -1,0 +1,156 @@
+#include "engine/placement/deployment.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+
+namespace gauntlet::engine::placement {
+
+namespace {
+
+// ggml-alloc aligns every tensor of a graph and keeps its own chunk bookkeeping: a few hundred
+// KiB over the tensors' peak on the graphs measured.
+constexpr uint64_t kAllocatorSlack = 256 << 10;
+
+uint64_t pad256(uint64_t n) { return (n + 255) / 256 * 256; }
+
+// The layer slot a tensor belongs to; token_embd (the input layer) has none.
+std::optional<uint32_t> slot_of(const std::string& name, uint32_t n_layer) {
+  if (name.rfind("blk.", 0) == 0) {
+    return static_cast<uint32_t>(std::strtoul(name.c_str() + 4, nullptr, 10));
+  }
+  if (name == "output.weight" || name == "output_norm.weight") return n_layer;
+  if (name == "token_embd.weight") return std::nullopt;
+  return 0;  // rope_freqs: with the first layer
+}
+
+uint32_t host_index(const Placement& p) {
+  const auto it = std::find(p.devices.begin(), p.devices.end(), kHost);
+  return static_cast<uint32_t>(it - p.devices.begin());
+}
+
+// Element counts of one reserve-graph peak (src/llama-context.cpp sched_reserve: a graph of
+// T = min(n_ubatch, n_ctx) tokens, every one producing logits, attending over the whole cache,
+// without flash attention), in f32: the attention (KQ of n_kv x T per head and the masks), the
+// feed-forward, and the logits. Estimated from ggml-alloc's peaks measured on llama, qwen3 and
+// gemma3 files: within 2% where attention or logits bind, up to 15% over where the feed-forward
+// does.
+struct GraphPeaks {
+  uint64_t layers = 0;  // max(attention, feed-forward)
+  uint64_t logits = 0;
+  uint64_t inputs = 0;  // what the host backend holds for a GPU: the masks and embedded tokens
+};
+
+GraphPeaks graph_peaks(const planner::ModelShape& s, uint64_t full_cells, uint64_t swa_cells,
+                       uint64_t tokens) {
+  const uint64_t n_embd = s.n_embd, n_q = s.n_embd_q(), n_kv = s.n_embd_kv();
+  const uint64_t attention =
+      tokens * (full_cells * s.n_head + full_cells + swa_cells + 4 * n_embd + 2 * n_q + 2 * n_kv);
+  const uint64_t ffn = tokens * (3ull * s.n_ff + n_embd * 11 / 2);
+  return {4 * std::max(attention, ffn), 4 * tokens * (uint64_t{s.n_vocab} + 3 * n_embd),
+          4 * tokens * (full_cells + swa_cells + 3 * n_embd)};
+}
+
+}  // namespace
+
+uint32_t kv_cells(const planner::ModelShape& shape, uint32_t layer, const DeploymentOptions& o) {
+  const uint32_t sequences = std::max(o.sequences, 1u);
+  const uint64_t full = pad256(pad256(o.context) / sequences);
+  if (!shape.sliding(layer)) return static_cast<uint32_t>(full);
+  return static_cast<uint32_t>(
+      pad256(std::min<uint64_t>(full, uint64_t{shape.sliding_window} + o.micro_batch)));
+}
+
+std::vector<DeploymentBytes> deployment_bytes(const planner::ModelShape& s,
+                                              std::span<const planner::TensorDesc> tensors,
+                                              const Placement& p, const DeploymentOptions& o) {
+  std::vector<DeploymentBytes> out(p.devices.size());
+  for (size_t d = 0; d < out.size(); ++d) out[d].device = p.devices[d];
+  const uint32_t n_layer = s.n_layer;
+  const uint32_t host = host_index(p);
+  const bool host_listed = host < p.devices.size();
+  const auto fits_device = [&](uint64_t bytes) {
+    return o.device_tensor_limit == 0 || bytes <= o.device_tensor_limit;
+  };
+  // The output layer's weight goes where its slot says unless its 512-token logits do not fit a
+  // device tensor (llama.cpp tests each weight's op with 512 tokens when it picks a buffer).
+  const bool output_on_slot = fits_device(4ull * s.n_vocab * 512);
+  const uint32_t output_device = output_on_slot ? p.slot_device.at(n_layer) : host;
+
+  // Weights (src/llama-model.cpp load_tensors): each layer's tensors on its slot's device, the
+  // input embedding on the CPU; a tied output is a duplicate of token_embd in the output layer's
+  // buffer (TENSOR_DUPLICATED), so a GPU holding the output layer holds a second copy.
+  uint64_t output_weight = 0;
+  // Each layer's two largest matrices (an FFN's gate and up, read by one split at once).
+  std::vector<std::pair<uint64_t, uint64_t>> layer_largest(n_layer, {0, 0});
+  for (const auto& t : tensors) {
+    const auto slot = slot_of(t.name, n_layer);
+    uint32_t device = slot ? p.slot_device.at(*slot) : host;
+    if (slot == n_layer) device = output_device;
+    if (device < out.size()) out[device].weights += t.bytes();
+    if (slot && *slot < n_layer && t.name.rfind("blk.", 0) == 0) {
+      auto& [first, second] = layer_largest[*slot];
+      second = std::max(second, std::min(first, t.bytes()));
+      first = std::max(first, t.bytes());
+    }
+    if (t.name == "output.weight" || (t.name == "token_embd.weight" && s.tied_output)) {
+      output_weight = t.bytes();
+    }
+  }
+  if (s.tied_output && output_device != host) out[output_device].weights += output_weight;
+
+  // KV cache (src/llama-kv-cache.cpp): cells x (K row + V row) per layer and sequence stream, on
+  // the layer's device.
+  const uint64_t element = planner::kv_element_bytes(o.kv);
+  uint64_t full_cells = 0, swa_cells = 0;
+  for (uint32_t l = 0; l < n_layer; ++l) {
+    const uint64_t cells = kv_cells(s, l, o);
+    (s.sliding(l) ? swa_cells : full_cells) = cells;
+    out[p.slot_device[l]].kv_cache +=
+        cells * std::max(o.sequences, 1u) * 2ull * s.n_embd_kv() * element;
+  }
+  if (full_cells == 0) full_cells = swa_cells;
+
+  // Output buffer (llama_context::output_reserve): n_vocab floats per sequence, in host memory.
+  if (host_listed) out[host].output = 4ull * s.n_vocab * std::max(o.sequences, 1u);
+
+  // Compute buffers. A GPU holding layers takes the graph's peak. An op whose weight is in host
+  // memory runs on the GPU when the micro-batch is 32 or more (op offload,
+  // GGML_OP_OFFLOAD_MIN_BATCH), the weight copied into the GPU's compute buffer while it runs:
+  // a host layer's two largest matrices during the layers (measured: a 2-4 MiB rise on llama
+  // and gemma files at micro-batches 32 and 512), the output weight during the logits (when the
+  // logits fit a device tensor; else the host computes them). The host's buffer holds the graph
+  // inputs for a GPU, and the logits it computes; with no GPU it takes the whole peak.
+  const uint64_t tokens = std::min<uint64_t>(o.micro_batch, pad256(o.context));
+  const GraphPeaks peak = graph_peaks(s, full_cells, swa_cells, tokens);
+  const bool offload = o.micro_batch >= 32;
+  uint64_t host_layer = 0;
+  for (uint32_t l = 0; l < n_layer; ++l) {
+    if (p.slot_device[l] == host) {
+      host_layer = std::max(host_layer, layer_largest[l].first + layer_largest[l].second);
+    }
+  }
+  int gpu_with_output = -1;
+  bool any_gpu = false;
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (d == host || std::count(p.slot_device.begin(), p.slot_device.end(), d) == 0) continue;
+    any_gpu = true;
+    if (p.slot_device[n_layer] == d) gpu_with_output = static_cast<int>(d);
+    out[d].compute = kAllocatorSlack + peak.layers + (offload ? host_layer : 0);
+  }
+  const bool logits_on_gpu = gpu_with_output >= 0 && fits_device(4 * tokens * s.n_vocab) &&
+                             (output_device != host || offload);
+  if (logits_on_gpu) {
+    auto& gpu = out[static_cast<size_t>(gpu_with_output)];
+    const uint64_t borrowed = output_device == host ? output_weight : 0;
+    gpu.compute = std::max(gpu.compute, kAllocatorSlack + peak.logits + borrowed);
+  }
+  if (host_listed) {
+    out[host].compute = kAllocatorSlack + (!any_gpu        ? std::max(peak.layers, peak.logits)
+                                           : logits_on_gpu ? peak.inputs
+                                                           : std::max(peak.inputs, peak.logits));
+  }
+  return out;
+}
+
+}  // namespace gauntlet::engine::placement

@@ -1,0 +1,47 @@
+#pragma once
+// What llama.cpp allocates for a placement, per device: the buffers a deployment of the model
+// really holds, so that a fit answer counts them (gauntlet's own decoder allocates differently;
+// placement_plan.h counts that). Each rule names where in llama.cpp it comes from (the llama.cpp
+// that node-llama-cpp 3.22.1 ships, tag de3ff815); the figures were checked against what that
+// llama.cpp printed for files gauntlet wrote (tests/engine/deployment_test.cpp).
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/placement/placement.h"
+#include "engine/planner/planner.h"
+
+namespace gauntlet::engine::placement {
+
+struct DeploymentOptions {
+  uint32_t context = 4096;
+  uint32_t micro_batch = 512;                           // llama.cpp's -ub, 512 by default
+  uint32_t sequences = 1;                               // llama.cpp's n_seq_max (-np)
+  planner::KvPrecision kv = planner::KvPrecision::f16;  // llama.cpp's default cache type
+  // The largest tensor the devices' kernels address (Vulkan's maxStorageBufferRange; 0: no
+  // limit). An output layer whose 512-token logits pass it runs on the host: ggml's supports_op
+  // refuses it, so its weight stays there and the logits are computed there.
+  uint64_t device_tensor_limit = 0;
+};
+
+struct DeploymentBytes {
+  std::string device;
+  uint64_t weights = 0;   // "model buffer size" (the host's: its mapped tensors)
+  uint64_t kv_cache = 0;  // "KV buffer size"
+  uint64_t compute = 0;   // "compute buffer size" (a GPU's, or the host's inputs and logits)
+  uint64_t output = 0;    // "output buffer size" (host memory)
+  uint64_t total() const { return weights + kv_cache + compute + output; }
+};
+
+// KV cells a layer keeps (src/llama-kv-cache.cpp, llama-kv-cache-iswa.cpp): the context padded to
+// 256 per sequence; a sliding layer min(that, window + micro-batch) padded to 256.
+uint32_t kv_cells(const planner::ModelShape& shape, uint32_t layer, const DeploymentOptions& o);
+
+// One entry per device of the placement, in its order; `tensors` are the file's.
+std::vector<DeploymentBytes> deployment_bytes(const planner::ModelShape& shape,
+                                              std::span<const planner::TensorDesc> tensors,
+                                              const Placement& placement,
+                                              const DeploymentOptions& options);
+
+}  // namespace gauntlet::engine::placement

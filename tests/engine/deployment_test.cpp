@@ -1,0 +1,109 @@
+// The planner's bytes per device for a llama.cpp deployment against what llama.cpp itself
+// allocated for the same files and settings. The figures below are llama.cpp's log lines
+// (model, KV, compute and output buffer sizes, MiB) from the llama.cpp that node-llama-cpp 3.22.1
+// ships, loading Q4_K_M files written by `gauntlet model make` with the dims below, f16 KV cache,
+// flash attention off, one sequence, on Vulkan (llvmpipe) with -ngl as given.
+#include "engine/placement/deployment.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "engine/model/shape.h"
+
+namespace gauntlet::engine::placement {
+namespace {
+
+struct Measured {
+  const char* model;
+  int ngl;
+  uint32_t context, micro_batch;
+  double device_mib;  // Vulkan0: model + KV + compute
+  double host_mib;    // CPU_Mapped + CPU KV + output + Vulkan_Host compute; < 0: not compared
+};
+
+model::ModelShape shape_of(const std::string& name) {
+  if (name == "qwen3-0.6b") return *model::preset_shape(name);
+  const char* dims =
+      name == "llama-s"
+          ? "arch=llama,n_embd=1024,n_layer=12,n_head=16,n_head_kv=4,n_ff=2816,n_vocab=32000,"
+            "context=8192"
+          : "arch=gemma3,n_embd=1152,n_layer=12,n_head=4,n_head_kv=1,head_dim=256,n_ff=6912,"
+            "n_vocab=65536,context=32768,window=512,tied=1";
+  auto s = model::parse_dims(dims);
+  EXPECT_TRUE(s.is_ok());
+  return *s;
+}
+
+// llvmpipe addresses at most 128 MiB in one tensor (maxStorageBufferRange): qwen3's 512-token
+// logits (151936 x 512 floats) pass it, so its output stays on the host there.
+constexpr uint64_t kLlvmpipeTensorLimit = 128ull << 20;
+
+const Measured kMeasured[] = {
+    {"llama-s", 7, 1024, 512, 65.06 + 6.00 + 64.50, 55.45 + 6.00 + 0.12 + 7.01},
+    {"llama-s", 7, 4096, 512, 65.06 + 24.00 + 144.56, 55.45 + 24.00 + 0.12 + 13.01},
+    {"llama-s", 7, 4096, 32, 65.06 + 24.00 + 13.31, 55.45 + 24.00 + 0.12 + 0.81},
+    {"llama-s", 13, 1024, 512, 102.94 + 12.00 + 66.50, 17.58 + 0.12 + 7.01},
+    {"llama-s", 13, 4096, 512, 102.94 + 48.00 + 143.01, 17.58 + 0.12 + 13.01},
+    {"llama-s", 13, 4096, 32, 102.94 + 48.00 + 8.94, 17.58 + 0.12 + 0.81},
+    {"qwen3-0.6b", 15, 1024, 512, 126.50 + 56.00 + 55.70, 246.15 + 56.00 + 0.58 + 300.75},
+    {"qwen3-0.6b", 29, 4096, 512, 250.94 + 448.00 + 156.01, 121.71 + 0.58 + 300.75},
+    {"qwen3-0.6b", 15, 4096, 32, 126.50 + 224.00 + 140.51, 246.15 + 224.00 + 0.58 + 1.13},
+    {"qwen3-0.6b", 29, 4096, 32, 250.94 + 448.00 + 140.39, 121.71 + 0.58 + 1.00},
+    {"gemma3-s", 7, 1024, 512, 183.91 + 1.00 + 5.00 + 130.25, 179.78 + 1.00 + 5.00 + 0.25 + 10.51},
+    {"gemma3-s", 7, 4096, 512, 183.91 + 4.00 + 5.00 + 132.50, 179.78 + 4.00 + 5.00 + 0.25 + 16.51},
+    {"gemma3-s", 7, 4096, 32, 183.91 + 4.00 + 3.75 + 8.28, 179.78 + 4.00 + 3.75 + 0.25 + 1.00},
+    {"gemma3-s", 13, 4096, 512, 287.19 + 8.00 + 10.00 + 132.50, 76.50 + 0.25 + 16.51},
+};
+
+TEST(Deployment, PlannedBytesPerDeviceAreWithinFivePercentOfLlamaCpps) {
+  for (const auto& m : kMeasured) {
+    const auto shape = shape_of(m.model);
+    const auto tensors = model::model_tensors(shape, model::FileType::q4_K_M);
+    auto p = from_gpu_layers(shape.n_layer, {m.ngl, {"vulkan:0"}, {}, kHost});
+    ASSERT_TRUE(p.is_ok());
+    const auto bytes = deployment_bytes(
+        shape, tensors, *p,
+        {m.context, m.micro_batch, 1, planner::KvPrecision::f16, kLlvmpipeTensorLimit});
+    ASSERT_EQ(bytes.size(), 2u);
+    const double device = bytes[0].total() / 1048576.0, host = bytes[1].total() / 1048576.0;
+    SCOPED_TRACE(std::string(m.model) + " -ngl " + std::to_string(m.ngl) + " -c " +
+                 std::to_string(m.context) + " -ub " + std::to_string(m.micro_batch) +
+                 ": planned device " + std::to_string(device) + " host " + std::to_string(host));
+    std::printf("%s ngl %d ctx %u ub %u: device %.2f / %.2f, host %.2f / %.2f MiB\n", m.model,
+                m.ngl, m.context, m.micro_batch, device, m.device_mib, host, m.host_mib);
+    EXPECT_GE(device, m.device_mib * 0.999);  // never below (MiB printed to 2 decimals)
+    EXPECT_LE(device, m.device_mib * 1.05);
+    if (m.host_mib < 0) continue;
+    EXPECT_GE(host, m.host_mib * 0.999);
+    EXPECT_LE(host, m.host_mib * 1.05);
+  }
+}
+
+TEST(Deployment, SlidingLayersKeepTheWindowAndTheMicroBatchPaddedTo256Cells) {
+  const auto gemma = shape_of("gemma3-s");  // window 512; layers 5 and 11 attend globally
+  EXPECT_EQ(kv_cells(gemma, 0, {4096, 512, 1}), 1024u);
+  EXPECT_EQ(kv_cells(gemma, 0, {4096, 32, 1}), 768u);
+  EXPECT_EQ(kv_cells(gemma, 5, {4096, 32, 1}), 4096u);
+  EXPECT_EQ(kv_cells(gemma, 0, {700, 512, 1}), 768u);  // the context, padded, is the smaller
+  EXPECT_EQ(kv_cells(gemma, 5, {1000, 512, 1}), 1024u);
+}
+
+TEST(Deployment, ATiedOutputOnTheDeviceIsASecondCopyOfTheEmbedding) {
+  const auto gemma = shape_of("gemma3-s");
+  const auto tensors = model::model_tensors(gemma, model::FileType::q4_K_M);
+  uint64_t embd = 0, all_bytes = 0;
+  for (const auto& t : tensors) {
+    all_bytes += t.bytes();
+    if (t.name == "token_embd.weight") embd = t.bytes();
+  }
+  auto all = from_gpu_layers(gemma.n_layer, {-1, {"vulkan:0"}, {}, kHost});
+  ASSERT_TRUE(all.is_ok());
+  const auto bytes = deployment_bytes(gemma, tensors, *all, {});
+  EXPECT_EQ(bytes[1].weights, embd);       // the input embedding stays on the host
+  EXPECT_EQ(bytes[0].weights, all_bytes);  // every other tensor, and the output's copy of it
+  EXPECT_EQ(bytes[1].output, 4ull * gemma.n_vocab);
+}
+
+}  // namespace
+}  // namespace gauntlet::engine::placement
