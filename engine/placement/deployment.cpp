@@ -48,7 +48,7 @@ GraphPeaks graph_peaks(const planner::ModelShape& s, uint64_t full_cells, uint64
       tokens * (full_cells * s.n_head + full_cells + swa_cells + 4 * n_embd + 2 * n_q + 2 * n_kv);
   const uint64_t ffn = tokens * (3ull * s.n_ff + n_embd * 11 / 2);
   return {4 * std::max(attention, ffn), 4 * tokens * (uint64_t{s.n_vocab} + 3 * n_embd),
-          4 * tokens * (full_cells + swa_cells + n_embd * 5 / 2)};
+          4 * tokens * (full_cells + swa_cells + 3 * n_embd)};
 }
 
 }  // namespace
