@@ -146,9 +146,10 @@ std::vector<DeploymentBytes> deployment_bytes(const planner::ModelShape& s,
     gpu.compute = std::max(gpu.compute, kAllocatorSlack + peak.logits + borrowed);
   }
   if (host_listed) {
-    out[host].compute = kAllocatorSlack + (!any_gpu        ? std::max(peak.layers, peak.logits)
-                                           : logits_on_gpu ? peak.inputs
-                                                           : std::max(peak.inputs, peak.logits));
+    const uint64_t whole = kAllocatorSlack + std::max(peak.layers, peak.logits);
+    out[host].compute = !any_gpu        ? whole
+                        : logits_on_gpu ? peak.inputs
+                                        : std::max(peak.inputs, peak.logits);
   }
   return out;
 }
