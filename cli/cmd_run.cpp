@@ -64,7 +64,7 @@ void add_run_command(CLI::App& app, CommandContext& context) {
       ->excludes(model);
   command->add_option("--simulate", flags->simulate,
                       "clamp device limits to a target device: a JSON file, or a preset: "
-                      "m2-32k-local, mali-3g-no-bf16, arc-16g");
+                      "m2-32k-local, mali-3g-no-bf16, arc-16g, arc-8g");
   command->add_flag("--resume", flags->resume,
                     "continue an interrupted run from the journal beside --out");
   command->add_flag("--quiet", flags->quiet, "no progress lines on stderr");

@@ -1,7 +1,9 @@
 #include "harness/fit.h"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "engine/placement/deployment.h"
 #include "engine/planner/planner.h"
 
 namespace gauntlet::harness {
@@ -9,6 +11,7 @@ namespace gauntlet::harness {
 namespace {
 
 using engine::planner::KvPrecision;
+namespace placement = engine::placement;
 
 std::string gib(uint64_t bytes) {
   char text[32];
@@ -16,20 +19,31 @@ std::string gib(uint64_t bytes) {
   return text;
 }
 
-uint64_t planned_peak(const engine::model::ModelShape& shape,
-                      std::span<const engine::model::TensorDesc> tensors, uint32_t context) {
-  engine::planner::PlanOptions o;
-  o.context = context;
-  o.kv = KvPrecision::f16;
-  o.tensors = tensors;
-  return engine::planner::plan_memory(shape, o).peak;
+constexpr const char* kDevice = "device";
+
+// The deployment with the last `slots` layer slots on the device at `context`.
+struct Deployment {
+  std::vector<placement::DeploymentBytes> bytes;  // device, host
+  uint64_t device() const { return bytes[0].total(); }
+};
+
+Deployment deploy(const engine::model::ModelShape& shape,
+                  std::span<const engine::model::TensorDesc> tensors, uint32_t slots,
+                  uint32_t context) {
+  auto p = placement::from_gpu_layers(shape.n_layer,
+                                      {static_cast<int>(slots), {kDevice}, {}, placement::kHost});
+  return {placement::deployment_bytes(shape, tensors, *p,
+                                      {context, kFitMicroBatch, 1, KvPrecision::f16})};
 }
 
-// The KV cache at `context`, with the window and as a window-blind plan would have it.
-void set_kv(reports::FitAnswer& a, const engine::model::ModelShape& shape, uint32_t context) {
-  a.kv_bytes = engine::planner::kv_cache_bytes(shape, context, 1, KvPrecision::f16);
+void set_answer(reports::FitAnswer& a, const engine::model::ModelShape& shape, const Deployment& d,
+                uint32_t context) {
+  a.largest_context = context;
+  a.planned_bytes = d.device();
+  a.kv_bytes = d.bytes[0].kv_cache + d.bytes[1].kv_cache;
   a.kv_bytes_without_window =
       engine::planner::kv_cache_bytes_without_window(shape, context, 1, KvPrecision::f16);
+  a.kv_bytes_without_window = std::max(a.kv_bytes_without_window, a.kv_bytes);
 }
 
 }  // namespace
@@ -59,34 +73,60 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
   a.weight_bytes = engine::planner::weight_bytes(tensors);
   a.budget_bytes = budget.bytes;
   a.budget_basis = budget.basis;
-  const uint32_t smallest = std::min<uint32_t>(256, shape.context);
-  if (planned_peak(shape, tensors, smallest) > budget.bytes) {
-    a.planned_bytes = planned_peak(shape, tensors, smallest);
-    set_kv(a, shape, smallest);
-    a.why = a.weight_bytes > budget.bytes
-                ? "the weights alone (" + gib(a.weight_bytes) + ") exceed the budget"
-                : "weights, KV cache and activations at context " + std::to_string(smallest) +
-                      " need " + gib(a.planned_bytes) + " > " + gib(budget.bytes);
-    return a;
-  }
-  if (planned_peak(shape, tensors, shape.context) <= budget.bytes) {
-    a.largest_context = shape.context;
-    a.planned_bytes = planned_peak(shape, tensors, shape.context);
-    set_kv(a, shape, shape.context);
+  const uint32_t slots = shape.n_layer + 1;
+  const uint32_t floor = std::min(kFitMinContext, shape.context);
+  auto fits = [&](uint32_t layers, uint32_t context) {
+    return deploy(shape, tensors, layers, context).device() <= budget.bytes;
+  };
+  if (fits(slots, shape.context)) {
+    set_answer(a, shape, deploy(shape, tensors, slots, shape.context), shape.context);
     a.why = "the whole trained context fits";
     return a;
   }
-  // The peak grows with the context: bisect over multiples of 256.
-  uint32_t lo = smallest, hi = shape.context;  // lo fits, hi does not
-  while (hi - lo > 256) {
-    const uint32_t mid = (lo + (hi - lo) / 2) / 256 * 256;
-    if (mid <= lo) break;
-    (planned_peak(shape, tensors, mid) <= budget.bytes ? lo : hi) = mid;
+  if (fits(slots, floor)) {
+    // Context first: the largest multiple of 256 that fits (the device's bytes grow with it).
+    uint32_t lo = floor, hi = shape.context;  // lo fits, hi does not
+    while (hi - lo > 256) {
+      const uint32_t mid = (lo + (hi - lo) / 2) / 256 * 256;
+      if (mid <= lo) break;
+      (fits(slots, mid) ? lo : hi) = mid;
+    }
+    set_answer(a, shape, deploy(shape, tensors, slots, lo), lo);
+    a.why = "the KV cache of a longer context would pass the budget";
+    return a;
   }
-  a.largest_context = lo;
-  a.planned_bytes = planned_peak(shape, tensors, lo);
-  set_kv(a, shape, lo);
-  a.why = "the KV cache of a longer context would pass the budget";
+  // Then layers: the most slots on the device at the floor context, the rest on the host.
+  uint32_t best = 0;
+  for (uint32_t n = slots; n-- > 1;) {
+    if (fits(n, floor)) {
+      best = n;
+      break;
+    }
+  }
+  const auto whole = deploy(shape, tensors, slots, floor);
+  if (best == 0) {
+    set_answer(a, shape, whole, 0);
+    a.planned_bytes = whole.device();
+    a.why =
+        a.weight_bytes > budget.bytes
+            ? "the weights alone (" + gib(a.weight_bytes) + ") exceed the budget, and not " +
+                  "one layer fits beside the compute buffer"
+            : "not one layer fits beside the compute buffer at context " + std::to_string(floor);
+    return a;
+  }
+  const auto placed = deploy(shape, tensors, best, floor);
+  set_answer(a, shape, placed, floor);
+  reports::FitAnswer::Placement p;
+  p.device_slots = best;
+  p.layer_slots = slots;
+  p.context = floor;
+  p.min_context = floor;
+  p.micro_batch = kFitMicroBatch;
+  p.bytes = {{kDevice, placed.bytes[0].total()}, {placement::kHost, placed.bytes[1].total()}};
+  a.placement = p;
+  a.why = "the whole model needs " + gib(whole.device()) + " at context " + std::to_string(floor) +
+          ": " + std::to_string(best) + " of " + std::to_string(slots) +
+          " layer slots on the device (-ngl " + std::to_string(best) + "), the rest on the host";
   return a;
 }
 

@@ -27,9 +27,15 @@ struct FitBudget {
 FitBudget fit_budget(const core::DeviceInfo& claimed, const DeviceFacts& facts,
                      const std::optional<SimulateClamps>& clamps);
 
-// The largest context (a multiple of 256, or the whole trained context) whose planned peak fits
-// the budget, with an f16 KV cache as llama.cpp keeps by default; context 0 and the reason when
-// none does.
+// The answer llama.cpp's --fit logic (common/fit.cpp) would give for a deployment of this format
+// on the device, counted as llama.cpp allocates (engine/placement/deployment.h: the weights the
+// device holds, an f16 KV cache, the compute buffer at the default micro-batch of 512; the input
+// embedding and the output buffer in host memory): the whole model at the largest context that
+// fits (a multiple of 256, or the whole trained context), giving context up down to
+// kFitMinContext; below that, the most layer slots on the device at that context, the rest on
+// the host. Context 0 and the reason when not even one slot fits.
+inline constexpr uint32_t kFitMinContext = 4096;  // llama.cpp's --fit-ctx default
+inline constexpr uint32_t kFitMicroBatch = 512;   // llama.cpp's -ub default
 reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
                               engine::model::FileType format,
                               std::span<const engine::model::TensorDesc> tensors,

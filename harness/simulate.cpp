@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/arc_16g_preset.h"
+#include "kernels/arc_8g_preset.h"
 #include "kernels/m2_32k_local_preset.h"
 #include "kernels/mali_3g_no_bf16_preset.h"
 
@@ -19,6 +20,7 @@ const Preset kPresets[] = {
     {"m2-32k-local", kernels::m2_32k_local_preset},
     {"mali-3g-no-bf16", kernels::mali_3g_no_bf16_preset},
     {"arc-16g", kernels::arc_16g_preset},
+    {"arc-8g", kernels::arc_8g_preset},
 };
 
 const char* kFeatureNames[] = {"fp16_storage",

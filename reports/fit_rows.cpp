@@ -7,7 +7,9 @@ namespace gauntlet::reports::detail {
 std::string fit_title(const std::vector<FitAnswer>& fit) {
   if (fit.empty()) return "";
   return "fit (planned against " + format_bytes(fit.front().budget_bytes) + ", " +
-         fit.front().budget_basis + "; weights + f16 KV cache + activations)";
+         fit.front().budget_basis +
+         "; as llama.cpp allocates: the device's weights, f16 KV cache and compute buffer at "
+         "micro-batch 512)";
 }
 
 namespace {
@@ -27,10 +29,13 @@ std::vector<std::vector<std::string>> fit_rows(const std::vector<FitAnswer>& fit
   std::vector<std::vector<std::string>> rows{
       {"FORMAT", "WEIGHTS", "FITS UP TO", "PLANNED", "KV CACHE", "WHY"}};
   for (const auto& a : fit) {
-    rows.push_back(
-        {a.weight_format, format_bytes(a.weight_bytes),
-         a.largest_context ? "context " + std::to_string(a.largest_context) : "does not fit",
-         format_bytes(a.planned_bytes), kv_text(a), a.why});
+    rows.push_back({a.weight_format, format_bytes(a.weight_bytes),
+                    a.placement ? std::to_string(a.placement->device_slots) + " of " +
+                                      std::to_string(a.placement->layer_slots) +
+                                      " layers at context " + std::to_string(a.placement->context)
+                    : a.largest_context ? "context " + std::to_string(a.largest_context)
+                                        : "does not fit",
+                    format_bytes(a.planned_bytes), kv_text(a), a.why});
   }
   return rows;
 }

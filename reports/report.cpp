@@ -364,7 +364,7 @@ void from_json(const Json& j, Profile& v) {
   v.context = j.at("context").get<uint32_t>();
   v.batch = j.at("batch").get<uint32_t>();
   v.micro_batch = j.value("micro_batch", 1u);         // absent before schema 1.4
-  v.placement = j.value("placement", std::string());  // absent before schema 1.6
+  v.placement = j.value("placement", std::string());  // absent before schema 1.5
   v.placement_shares = j.value("placement_shares", std::string());
   auto verdict = profile_verdict_from_string(j.at("verdict").get<std::string>());
   if (!verdict) bad_value(j, "unknown profile verdict");
@@ -385,6 +385,14 @@ void to_json(Json& j, const FitAnswer& v) {
            {"kv_bytes", v.kv_bytes},
            {"kv_bytes_without_window", v.kv_bytes_without_window},
            {"why", v.why}};
+  if (v.placement) {
+    Json bytes = Json::object();
+    for (const auto& [device, n] : v.placement->bytes) bytes[device] = n;
+    j["placement"] = {
+        {"device_slots", v.placement->device_slots}, {"layer_slots", v.placement->layer_slots},
+        {"context", v.placement->context},           {"min_context", v.placement->min_context},
+        {"micro_batch", v.placement->micro_batch},   {"bytes", bytes}};
+  }
 }
 void from_json(const Json& j, FitAnswer& v) {
   v.weight_format = j.at("weight_format").get<std::string>();
@@ -396,6 +404,19 @@ void from_json(const Json& j, FitAnswer& v) {
   v.kv_bytes = j.at("kv_bytes").get<uint64_t>();
   v.kv_bytes_without_window = j.at("kv_bytes_without_window").get<uint64_t>();
   v.why = j.at("why").get<std::string>();
+  if (j.contains("placement")) {  // absent before schema 1.5
+    const Json& p = j.at("placement");
+    FitAnswer::Placement out;
+    out.device_slots = p.at("device_slots").get<uint32_t>();
+    out.layer_slots = p.at("layer_slots").get<uint32_t>();
+    out.context = p.at("context").get<uint32_t>();
+    out.min_context = p.at("min_context").get<uint32_t>();
+    out.micro_batch = p.at("micro_batch").get<uint32_t>();
+    for (const auto& [device, n] : p.at("bytes").items()) {
+      out.bytes.emplace_back(device, n.get<uint64_t>());
+    }
+    v.placement = out;
+  }
 }
 
 void to_json(Json& j, const LargestContext& v) {

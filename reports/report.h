@@ -17,7 +17,7 @@ namespace gauntlet::reports {
 
 using core::Json;
 
-inline constexpr const char* kSchemaVersion = "1.4";
+inline constexpr const char* kSchemaVersion = "1.5";
 
 struct ToolInfo {
   std::string name = "gauntlet";
