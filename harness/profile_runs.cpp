@@ -12,6 +12,7 @@
 #include "engine/host_decoder.h"
 #include "engine/loader/loader.h"
 #include "engine/model/gguf.h"
+#include "engine/placement_check.h"
 #include "engine/speed.h"
 
 namespace gauntlet::harness {
@@ -22,7 +23,8 @@ using engine::model::FileType;
 
 // decode: a greedy decode at the key's smallest context; context: attention over a full KV cache
 // at its largest; pass: a prompt in passes of the micro-batch, or sequences decoded together.
-enum class CheckKind { decode, context, pass };
+// placed: a placement's split against the host reference.
+enum class CheckKind { decode, context, pass, placed };
 
 struct RunItem {
   size_t candidate = 0;  // index into the candidates
@@ -35,7 +37,8 @@ std::string setup_key(const DecodeSetup& s) {
   return std::string(engine::planner::to_string(c.kv)) +
          (c.compute == engine::planner::ActivationType::f16 ? "/f16" : "/f32") +
          (s.tiled ? "/tiled" : "/whole") + "/b" + std::to_string(c.sequences) +
-         (c.micro_batch > 1 ? "/mb" + std::to_string(c.micro_batch) : "");
+         (c.micro_batch > 1 ? "/mb" + std::to_string(c.micro_batch) : "") +
+         (s.placement ? "/" + s.placement->label : "");
 }
 
 bool is_pass(const DecodeSetup& s) {
@@ -104,11 +107,40 @@ core::Json host_pass(const core::DeviceInfo& device, const std::filesystem::path
           {"reference", true}};
 }
 
+// A placed profile: the split over this device and the host against the host reference.
+core::Json placed_check(const engine::model::GgufFile& model, const DecodeSetup& setup,
+                        core::Level level, backends::Device& opened, const core::Options& options) {
+  auto host = backends::open(*core::DeviceId::parse(engine::placement::kHost), options);
+  if (!host) return {{"error", host.error().describe()}};
+  const auto& c = setup.config;
+  std::vector<backends::Device*> devices{&opened, host->get()};
+  auto check = engine::check_placement(*setup.placement, devices, model,
+                                       {c.kv, c.compute, c.context, c.micro_batch, c.sequences,
+                                        pass_prompt(setup), pass_steps(level)});
+  if (!check) return {{"error", check.error().describe()}};
+  auto j = check_to_json(check->result);
+  j["tg_tokens"] = pass_steps(level);
+  core::Json devices_json = core::Json::array();
+  for (size_t d = 0; d < check->planned.size(); ++d) {
+    devices_json.push_back({{"device", check->planned[d].device},
+                            {"planned_bytes", check->planned[d].total()},
+                            {"peak_bytes", check->peak_bytes[d]}});
+  }
+  j["devices"] = devices_json;
+  j["peak_bytes"] = check->peak_bytes.front();
+  j["planned_peak_bytes"] = check->planned.front().total();
+  return j;
+}
+
 // One check of a child, its result appended to `results`.
 void run_item(const core::DeviceInfo& device, const std::filesystem::path& file,
               const DecodeSetup& setup, CheckKind kind, core::Level level, backends::Device& opened,
               const engine::model::GgufFile& model, engine::device::KernelCache& kernels,
-              core::Json& results) {
+              const core::Options& options, core::Json& results) {
+  if (kind == CheckKind::placed) {
+    results.push_back(placed_check(model, setup, level, opened, options));
+    return;
+  }
   if (device.id.api == core::Api::host && kind == CheckKind::pass) {
     results.push_back(host_pass(device, file, setup, level, opened));
     return;
@@ -170,7 +202,7 @@ core::Json run_items_in_child(const core::DeviceInfo& device, const std::filesys
   for (const auto& item : items) {
     const auto started = std::chrono::steady_clock::now();
     run_item(device, file, candidates[item.candidate].setup, item.kind, level, **opened, **model,
-             kernels, results);
+             kernels, options, results);
     results.back()["seconds"] =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
@@ -190,10 +222,20 @@ std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>&
                                                    const ModelSet& models, core::Level level,
                                                    bool host) {
   std::map<FileType, std::map<std::string, std::vector<size_t>>> by_key;
+  std::vector<size_t> placed;
   for (size_t i = 0; i < candidates.size(); ++i) {
     const auto& c = candidates[i];
     if (!c.runnable) continue;
     if (!models.files.count(c.setup.config.weights)) continue;
+    if (c.setup.placement) {
+      // The quick level checks the placement's hand-over with one pass of 32 tokens.
+      const bool quick = level == core::Level::quick;
+      if (!quick || ((models.user_file || runs_passes_at_quick_level(c.setup.config.weights)) &&
+                     c.setup.config.micro_batch == 32)) {
+        placed.push_back(i);
+      }
+      continue;
+    }
     if (level == core::Level::quick && !models.user_file &&
         !runs_at_quick_level(c.setup.config.weights)) {
       continue;
@@ -245,14 +287,18 @@ std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>&
       if (!host && indices.size() > 1) plan[format].push_back({indices.back(), CheckKind::context});
     }
   }
+  for (size_t i : placed) {
+    plan[candidates[i].setup.config.weights].push_back({i, CheckKind::placed});
+  }
   return plan;
 }
 
 void apply_result(Candidate& c, const core::Json& r, const std::string& device, CheckKind kind) {
   auto& p = c.profile;
-  core::Row row = core::make_row(std::string(kind == CheckKind::decode ? "decode:"
-                                             : kind == CheckKind::pass ? "pass:"
-                                                                       : "context:") +
+  core::Row row = core::make_row(std::string(kind == CheckKind::decode   ? "decode:"
+                                             : kind == CheckKind::pass   ? "pass:"
+                                             : kind == CheckKind::placed ? "placed:"
+                                                                         : "context:") +
                                      p.name,
                                  device, core::RowStatus::pass);
   row.duration_s = r.value("seconds", 0.0);
@@ -272,7 +318,7 @@ void apply_result(Candidate& c, const core::Json& r, const std::string& device, 
     if (r.contains("tg_tokens")) p.figures.tg_tokens = r["tg_tokens"].get<uint32_t>();
     if (r.contains("logits_nmse")) p.figures.logits_nmse = r["logits_nmse"].get<double>();
     if (r.contains("effective_gbps")) p.figures.effective_gbps = r["effective_gbps"].get<double>();
-    if (kind == CheckKind::pass) {
+    if (kind == CheckKind::pass || kind == CheckKind::placed) {
       const auto& s = c.setup;
       p.figures.pp_tok_s = r.value("pp_tok_s", 0.0);
       p.figures.pp_tokens = pass_prompt(s) * s.config.sequences;
@@ -287,7 +333,14 @@ void apply_result(Candidate& c, const core::Json& r, const std::string& device, 
           cfg.micro_batch > 1
               ? "a prompt of " + std::to_string(cfg.micro_batch) + " tokens in one pass"
               : std::to_string(cfg.sequences) + " sequences decoded together";
-      p.reason = r.value("reference", false)
+      p.reason = kind == CheckKind::placed
+                     ? p.placement_shares + ": " +
+                           (cfg.sequences > 1 ? passes
+                            : cfg.micro_batch > 1
+                                ? "a prompt in passes of " + std::to_string(cfg.micro_batch)
+                                : std::string("one token at a time")) +
+                           ", matched the host reference"
+                 : r.value("reference", false)
                      ? kind == CheckKind::pass
                            ? "host reference engine: ran " + passes + " and measured"
                            : "host reference engine: decoded and measured"
@@ -355,6 +408,10 @@ void settle_unrun(std::vector<Candidate>& candidates, core::Level level, bool in
                    std::to_string(own.first) + " and attention at ctx " + std::to_string(attention);
       } else if (own.first != 0) {
         p.reason = "not run: attention was verified up to ctx " + std::to_string(attention);
+      } else if (level == core::Level::quick && c->setup.placement) {
+        p.reason =
+            "not run at the quick level, which checks a placement of Q8_0 with a pass of "
+            "32 tokens (--level standard checks one token, 512 and 4 sequences)";
       } else if (level == core::Level::quick) {
         p.reason = pass ? "not run at the quick level, which runs the passes of Q8_0's default "
                           "variant (--level standard runs every pass)"

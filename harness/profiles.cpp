@@ -1,8 +1,10 @@
 #include "harness/profiles.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "engine/device/profile_check.h"
+#include "engine/placement/placement_plan.h"
 
 namespace gauntlet::harness {
 
@@ -112,7 +114,63 @@ void point_to_fitting_variants(std::vector<Candidate>& candidates, uint64_t limi
   }
 }
 
+// A placed candidate: the model's layers across the host and the device, checked by running the
+// split against the host reference. Safe only when the device's share fits its budget.
+Candidate placed_candidate(const engine::model::ModelShape& shape, FileType weights,
+                           std::span<const TensorDesc> tensors, const DeviceFacts& facts,
+                           const std::string& device_key, uint32_t context, PassShape pass) {
+  Candidate c;
+  c.setup = make_setup(weights, ActivationType::f32, KvPrecision::f32, false, context, pass);
+  c.setup.placement = placed_profile_placement(shape, facts.info.id.to_string());
+  const auto& placement = *c.setup.placement;
+  auto& p = c.profile;
+  p.device = device_key;
+  p.api = core::to_string(facts.info.id.api);
+  p.weight_format = engine::model::to_string(weights);
+  p.compute_precision = "f32";
+  p.kv_precision = "f32";
+  p.context = context;
+  p.batch = pass.sequences;
+  p.micro_batch = pass.micro_batch;
+  p.placement = placement.label;
+  p.placement_shares = placement.describe();
+  p.variant.name = "default";
+  p.variant.workgroup = kWorkgroup;
+  engine::planner::PlanOptions o;
+  o.format = weights;
+  o.tensors = tensors;
+  o.context = context;
+  o.sequences = pass.sequences;
+  o.micro_batch = pass.micro_batch;
+  o.kv = KvPrecision::f32;
+  const auto bytes = engine::placement::plan_placement(shape, placement, o);
+  p.figures.planned_peak_bytes = bytes.front().total();  // the device's share
+  p.name = reports::profile_name(p);
+  p.familiar_name = reports::familiar_name(p.weight_format, p.compute_precision);
+  if (auto missing = missing_feature(c.setup, tensors, facts); !missing.empty()) {
+    p.verdict = reports::ProfileVerdict::unsafe;
+    p.reason = missing;
+  } else if (bytes.front().total() > facts.safe_budget_bytes) {
+    p.verdict = facts.budget_capped_by_level ? reports::ProfileVerdict::untested
+                                             : reports::ProfileVerdict::unsafe;
+    p.reason = "the device's share needs " + gib(bytes.front().total()) + " > budget " +
+               gib(facts.safe_budget_bytes);
+  } else {
+    c.runnable = true;
+  }
+  return c;
+}
+
 }  // namespace
+
+engine::placement::Placement placed_profile_placement(const engine::model::ModelShape& shape,
+                                                      const std::string& device) {
+  const int ngl = static_cast<int>(shape.n_layer + 1 - shape.n_layer / 2);
+  return *engine::placement::from_gpu_layers(shape.n_layer,
+                                             {ngl, {device}, {}, engine::placement::kHost});
+}
+
+std::vector<PassShape> placed_passes() { return {{1, 1}, {32, 1}, {512, 1}, {1, 4}}; }
 
 std::vector<std::string> required_features(const DecodeSetup& setup,
                                            std::span<const engine::model::TensorDesc> weights) {
@@ -226,6 +284,19 @@ std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
     }
   }
   point_to_fitting_variants(out, facts.local_mem_verified_bytes);
+  // Placed profiles: the layers across the host and this device, at the smallest context that
+  // holds a 512-token pass and its generated tokens.
+  if (!host && shape.n_layer >= 2) {
+    const auto contexts = planned_contexts(shape);
+    const auto context =
+        std::find_if(contexts.begin(), contexts.end(), [](uint32_t c) { return c >= 512 + 128; });
+    for (const auto& [weights, tensors] : mixes) {
+      if (context == contexts.end()) break;
+      for (const PassShape& pass : placed_passes()) {
+        out.push_back(placed_candidate(shape, weights, tensors, facts, device_key, *context, pass));
+      }
+    }
+  }
   return out;
 }
 

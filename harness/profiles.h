@@ -4,6 +4,7 @@
 // give it. Candidates that pass every static check are left for the engine to run.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "core/options.h"
 #include "engine/device/config.h"
 #include "engine/model/shape.h"
+#include "engine/placement/placement.h"
 #include "engine/planner/planner.h"
 #include "reports/report.h"
 
@@ -34,6 +36,9 @@ struct DeviceFacts {
 struct DecodeSetup {
   engine::device::DecodeConfig config;
   bool tiled = false;
+  // Layers across the device and the host (the device's kernels in their default variant, the
+  // host's share on the reference): empty for the whole model on the device.
+  std::optional<engine::placement::Placement> placement;
 };
 
 struct Candidate {
@@ -63,6 +68,15 @@ using WeightMixes = std::map<engine::model::FileType, std::vector<engine::model:
 std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
                                      const WeightMixes& mixes, const DeviceFacts& facts,
                                      const std::string& device_key, core::Level level);
+
+// The placement a placed profile checks: the first half of the layers on the host, the rest and
+// the output layer on the device (llama.cpp's -ngl n_layer + 1 - n_layer / 2).
+engine::placement::Placement placed_profile_placement(const engine::model::ModelShape& shape,
+                                                      const std::string& device);
+// The passes a placed profile is checked at: one token, micro-batches of 32 and 512, and 4
+// sequences decoded together; the quick level runs the micro-batch of 32 (its other passes are
+// left untested there).
+std::vector<PassShape> placed_passes();
 
 // The feature keys (conformance's names) a setup with these weights needs: each tensor type's
 // dequantization ("q4_K", ..., "f16", "bf16"), and f16 arithmetic or storage where asked.

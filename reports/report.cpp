@@ -85,7 +85,8 @@ std::string familiar_name(const std::string& weight_format, const std::string& c
 std::string profile_name(const Profile& p) {
   return p.weight_format + "/" + p.compute_precision + "/kv-" + p.kv_precision + "/" +
          p.variant.name + "/ctx" + std::to_string(p.context) + "/b" + std::to_string(p.batch) +
-         (p.micro_batch > 1 ? "/mb" + std::to_string(p.micro_batch) : "");
+         (p.micro_batch > 1 ? "/mb" + std::to_string(p.micro_batch) : "") +
+         (p.placement.empty() ? "" : "/" + p.placement);
 }
 
 std::string now_iso8601() {
