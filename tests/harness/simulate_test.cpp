@@ -23,7 +23,7 @@ core::DeviceInfo big_device() {
 
 TEST(Simulate, PresetsLoadAndClamp) {
   auto names = simulate_preset_names();
-  ASSERT_EQ(names.size(), 3u);
+  ASSERT_EQ(names.size(), 4u);
   auto m2 = load_simulate("m2-32k-local");
   ASSERT_TRUE(m2.is_ok()) << m2.error().describe();
   auto clamped = apply_clamps(big_device(), *m2);
@@ -44,6 +44,9 @@ TEST(Simulate, PresetsLoadAndClamp) {
   auto arc = load_simulate("arc-16g");
   ASSERT_TRUE(arc.is_ok());
   EXPECT_EQ(apply_clamps(big_device(), *arc).global_mem_size, 16ull << 30);
+  auto arc8 = load_simulate("arc-8g");
+  ASSERT_TRUE(arc8.is_ok());
+  EXPECT_EQ(apply_clamps(big_device(), *arc8).global_mem_size, 8ull << 30);
 }
 
 TEST(Simulate, BadFilesAreNamedErrors) {

@@ -1,0 +1,99 @@
+// llama.cpp's placement flags on decode, bench and run: -ngl and --device A,B -ts a,b decode the
+// same greedy tokens as the whole model on the host; bench reports pp/tg for a placement; run's
+// fit answer places an 8B F16 model on an 8 GiB card; bad flags are exit 2 with the reason.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/json.h"
+#include "tests/support/run_command.h"
+#include "tests/support/temp_dir.h"
+
+namespace gauntlet::testing {
+namespace {
+
+core::Json decode_json(const std::string& flags) {
+  auto r = run_command(gauntlet_exe() + " decode --shape test-small --format Q8_0 -n 6 " + flags +
+                       " --json 2>/dev/null");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return r.exit_code == 0 ? core::Json::parse(r.output) : core::Json{};
+}
+
+TEST(CliPlacement, NglAndTensorSplitDecodeTheHostsTokens) {
+  const auto host = decode_json("--device host");
+  const auto ngl = decode_json("--device opencl:0 -ngl 2");
+  EXPECT_EQ(ngl["placement"], "ngl=2");
+  EXPECT_EQ(ngl["device"], "host: layers 0-1; opencl:0: layer 2 + output");
+  EXPECT_EQ(ngl["tokens"], host["tokens"]);
+  const auto split = decode_json("--device opencl:0,vulkan:0 -ts 1,1");
+  EXPECT_EQ(split["placement"], "ngl=4 ts=1,1");
+  EXPECT_EQ(split["device"], "opencl:0: layers 0-1; vulkan:0: layer 2 + output");
+  EXPECT_EQ(split["tokens"], host["tokens"]);
+}
+
+TEST(CliPlacement, NglPastTheLayersIsClampedAndSaidSo) {
+  auto r = run_command(gauntlet_exe() +
+                       " decode --shape test-small --format Q8_0 -n 2 --device opencl:0 -ngl 40");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--n-gpu-layers 40 clamped to 4 (3 layers and the output layer)"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(CliPlacement, BadPlacementFlagsAreUsageErrors) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"--device opencl:0,vulkan:0 -ts 1", "--tensor-split has 1 shares for 2 devices"},
+      {"--device opencl:0,vulkan:0 -ts 1,-1", "--tensor-split share -1 is negative"},
+      {"--device opencl:0,opencl:0", "--device names opencl:0 twice"},
+      {"--device opencl:9", "cannot open opencl:9"},
+      {"--device host -ngl 2", "--device host is the host"},
+  };
+  for (const auto& [flags, message] : cases) {
+    SCOPED_TRACE(flags);
+    auto r = run_command(gauntlet_exe() + " decode --shape test-small -n 2 " + flags);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  }
+}
+
+TEST(CliPlacement, BenchReportsThePlacementsSpeed) {
+  auto r = run_command(gauntlet_exe() +
+                       " bench --shape test-small --format Q8_0 --device opencl:0 -ngl 2 -p 32 "
+                       "-n 8 -r 1 -o json 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto rows = core::Json::parse(r.output);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) {
+    EXPECT_NE(row.dump().find("ngl=2"), std::string::npos) << row.dump();
+    EXPECT_GT(row["avg_ts"].get<double>(), 0.0) << row.dump();
+  }
+}
+
+TEST(CliPlacement, RunAnswersAnEightBillionF16ModelOnAnEightGigabyteCardWithAPlacement) {
+  TempDir dir("placement-run");
+  const auto out = dir / "r.json";
+  auto r = run_command(gauntlet_exe() +
+                       " run --shape llama-3.1-8b --simulate arc-8g --device opencl:0 --quiet "
+                       "--format json --out " +
+                       out.string() + " >/dev/null 2>&1");
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.output;
+  std::ifstream in(out);
+  const auto report = core::Json::parse(in);
+  const auto& fit = report["devices"][0]["fit"];
+  bool f16_placed = false;
+  for (const auto& answer : fit) {
+    if (answer["weight_format"] != "F16") continue;
+    ASSERT_TRUE(answer.contains("placement")) << answer.dump();
+    const auto& p = answer["placement"];
+    EXPECT_EQ(p["layer_slots"], 33);
+    EXPECT_EQ(p["context"], 4096);
+    EXPECT_GT(p["device_slots"].get<int>(), 0);
+    EXPECT_LT(p["device_slots"].get<int>(), 33);
+    EXPECT_LE(p["bytes"]["device"].get<uint64_t>(), answer["budget_bytes"].get<uint64_t>());
+    f16_placed = true;
+  }
+  EXPECT_TRUE(f16_placed) << fit.dump();
+}
+
+}  // namespace
+}  // namespace gauntlet::testing
