@@ -114,8 +114,7 @@ int bench(const BenchArgs& a, const std::vector<std::string>& extras) {
   auto device = backends::open(*device_id, *options);
   if (!device) {
     const auto& e = device.error();  // its message names the devices there are
-    return fail("cannot open " + a.device + ": " + e.message,
-                e.kind == core::ErrorKind::not_found ? kExitUsage : kExitFailures);
+    return fail("cannot open " + a.device + ": " + e.message, exit_code_for_open(e));
   }
   auto file = engine::open_model(*source);
   if (!file) return fail_with("", file.error());

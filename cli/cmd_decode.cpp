@@ -160,8 +160,10 @@ int decode(const DecodeArgs& a) {
   auto options = core::Options::from_environment();
   if (!options) return fail(options.error().message, kExitUsage);
   auto device = backends::open(*device_id, *options);
-  if (!device)
-    return fail("cannot open " + a.device + ": " + device.error().message, kExitFailures);
+  if (!device) {
+    return fail("cannot open " + a.device + ": " + device.error().message,
+                exit_code_for_open(device.error()));
+  }
   auto rep = engine::run_decode(r, **device);
   if (!rep) {
     return fail(rep.error().message, rep.error().kind == core::ErrorKind::invalid_argument ||
