@@ -79,7 +79,8 @@ Result<std::unique_ptr<Device>> open(const core::DeviceId& id,
     default:
       break;
   }
-  return core::make_error(core::ErrorKind::unsupported,
+  // The device is not there for this build: the same as an index past the last device.
+  return core::make_error(core::ErrorKind::not_found,
                           std::string("this build has no ") + core::to_string(id.api) + " support",
                           id.to_string());
 }

@@ -100,7 +100,11 @@ int bench(const BenchArgs& a) {
   auto options = core::Options::from_environment();
   if (!options) return fail(options.error().message, kExitUsage);
   auto opened = open_devices(a.placement.devices, *options);
-  if (!opened) return fail_with("", opened.error());
+  if (!opened) {
+    const auto& e = opened.error();  // its message names the devices there are
+    return fail(e.message,
+                e.kind == core::ErrorKind::invalid_argument ? kExitUsage : exit_code_for_open(e));
+  }
   auto file = engine::open_model(*source);
   if (!file) return fail_with("", file.error());
   auto host_view = engine::model::load_model((*file)->info(), (*file)->bytes());

@@ -47,6 +47,13 @@ void add_conform_command(CLI::App& app, CommandContext& context) {
   add_level_flag(*command, context);
   command->add_flag("--json", flags->json, "print JSON");
   command->callback([&context, flags] {
+    if (conformance::cases_matching(flags->filter).empty()) {
+      std::cerr << "gauntlet conform: --filter '" << flags->filter
+                << "' matches no conformance case (ids such as conform.f16.native.add, "
+                   "conform.gguf.q4_K; globs may leave out \"conform.\")\n";
+      context.exit_code = kExitUsage;
+      return;
+    }
     auto selected = select_for_command("conform", context);
     if (!selected) return;
     conformance::ConformanceOptions conf;

@@ -159,10 +159,9 @@ int decode(const DecodeArgs& a) {
   auto opened = open_devices(a.placement.devices, *options);
   if (!opened) {
     const auto kind = opened.error().kind;
-    return fail(opened.error().message,
-                kind == core::ErrorKind::invalid_argument || kind == core::ErrorKind::not_found
-                    ? kExitUsage
-                    : kExitFailures);
+    return fail(opened.error().message, kind == core::ErrorKind::invalid_argument
+                                            ? kExitUsage
+                                            : exit_code_for_open(opened.error()));
   }
   auto rep = engine::run_decode(r, opened->devices, opened->host);
   if (!rep) {

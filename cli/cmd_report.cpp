@@ -25,6 +25,7 @@ struct ReportArgs {
   bool json = false;
   bool table = false;
   bool fail_on_outlier = false;
+  bool all = false;
 };
 
 // The format named by --format, or else the one the output file's extension suggests.
@@ -67,7 +68,9 @@ int run_show(const ReportArgs& a) {
   }
   auto report = reports::read_report(a.file);
   if (!report) return input_error("show", report.error());
-  return emit(reports::render(*report, *format), a.out, "show");
+  reports::RenderOptions options;
+  options.all = a.all;
+  return emit(reports::render(*report, *format, options), a.out, "show");
 }
 
 int run_diff(const ReportArgs& a) {
@@ -156,6 +159,9 @@ void add_report_command(CLI::App& app, CommandContext& context) {
   show->add_option("file", args->file, "report.json")->required();
   show->add_option("--format", args->format, "text (default), md, html, junit or json");
   show->add_option("-o,--out", args->out, "write here (atomically) instead of stdout");
+  show->add_flag("--all", args->all,
+                 "text and md: list every profile with its verdict and reason, beside the "
+                 "causes (JSON, HTML and JUnit always hold every profile)");
   show->callback([args, &context] { context.exit_code = run_show(*args); });
 
   auto* diff = report->add_subcommand(

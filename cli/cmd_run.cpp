@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <iostream>
+#include <memory>
 
 #include "cli/commands.h"
 #include "cli/data_files.h"
@@ -27,6 +28,32 @@ void install_stop_handlers() {
   ::sigaction(SIGTERM, &action, nullptr);
 }
 
+// Progress on stderr. Without a terminal, each stage line as it is: one per stage of each device
+// as it starts and one as it ends ("opencl:0 conform 31/31 rows pass 3.1 s"). On a terminal, one
+// live line that every line, details included, rewrites; finish() clears it.
+class ProgressPrinter {
+ public:
+  ProgressPrinter() : live_(::isatty(STDERR_FILENO) != 0) {}
+  void operator()(harness::ProgressKind kind, const std::string& line) {
+    if (live_) {
+      std::string shown = "gauntlet: " + line;
+      if (shown.size() > 160) shown = shown.substr(0, 157) + "...";
+      std::cerr << "\r\033[K" << shown << std::flush;
+      shown_ = true;
+    } else if (kind == harness::ProgressKind::stage) {
+      std::cerr << line << std::endl;
+    }
+  }
+  void finish() {
+    if (shown_) std::cerr << "\r\033[K" << std::flush;
+    shown_ = false;
+  }
+
+ private:
+  bool live_ = false;
+  bool shown_ = false;
+};
+
 struct RunFlags {
   std::string out = "report.json";
   std::string format = "json";
@@ -35,6 +62,7 @@ struct RunFlags {
   std::string simulate;
   bool resume = false;
   bool quiet = false;
+  bool verbose = false;
 };
 
 }  // namespace
@@ -67,7 +95,12 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                       "m2-32k-local, mali-3g-no-bf16, arc-16g, arc-8g");
   command->add_flag("--resume", flags->resume,
                     "continue an interrupted run from the journal beside --out");
-  command->add_flag("--quiet", flags->quiet, "no progress lines on stderr");
+  command->add_flag("--quiet", flags->quiet,
+                    "no progress on stderr (by default a line as each stage of each device starts "
+                    "and ends; on a terminal one live line)");
+  command->add_flag("--verbose", flags->verbose,
+                    "the summary lists every profile with its verdict and reason, beside the "
+                    "causes");
   command->callback([&context, flags] {
     harness::RunConfig config;
     config.options = context.options;
@@ -77,18 +110,24 @@ void add_run_command(CLI::App& app, CommandContext& context) {
     config.shape = flags->shape;
     config.simulate = resolve_simulate(flags->simulate);
     config.resume = flags->resume;
-    if (!flags->quiet && ::isatty(STDERR_FILENO)) {
-      config.progress = [](const std::string& line) { std::cerr << "gauntlet: " << line << "\n"; };
+    auto printer = std::make_shared<ProgressPrinter>();
+    if (!flags->quiet) {
+      config.progress = [printer](harness::ProgressKind kind, const std::string& line) {
+        (*printer)(kind, line);
+      };
     }
     install_stop_handlers();
     config.interrupted = &g_interrupted;
     auto outcome = harness::run(config);
+    printer->finish();
     if (!outcome) {
       std::cerr << "gauntlet run: " << outcome.error().describe() << "\n";
       context.exit_code = kExitUsage;
       return;
     }
-    std::cout << reports::render_text(outcome->report);
+    reports::RenderOptions render_options;
+    render_options.all = flags->verbose;
+    std::cout << reports::render_text(outcome->report, render_options);
     std::cout << "report: " << outcome->json_path.string();
     if (!outcome->rendered_path.empty()) std::cout << ", " << outcome->rendered_path.string();
     std::cout << (outcome->report.complete ? "" : " (incomplete: interrupted; --resume continues)")

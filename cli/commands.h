@@ -19,6 +19,12 @@ inline constexpr int kExitUsage = 2;
 inline constexpr int kExitNoDevice = 3;
 inline constexpr int kExitInterrupted = 130;  // SIGINT/SIGTERM: an incomplete report was written
 
+// The exit code for a device that could not be opened: 2 when it is not there (the error names
+// the devices that are), 1 when it is there and failed.
+inline int exit_code_for_open(const core::Error& error) {
+  return error.kind == core::ErrorKind::not_found ? kExitUsage : kExitFailures;
+}
+
 struct CommandContext {
   core::Options options;
   int exit_code = kExitOk;

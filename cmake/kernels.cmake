@@ -8,6 +8,16 @@
 set(GAUNTLET_KERNEL_OUT "${CMAKE_BINARY_DIR}/generated")
 set(GAUNTLET_EMBED_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/embed_file.cmake")
 
+# Writes a header without SPIR-V: PATH gets the declaration DECLARATION (one line of C++) unless it
+# holds it already, so that a reconfigure does not rebuild what includes it.
+function(gauntlet_write_empty_spirv path declaration)
+  file(WRITE "${path}.in"
+    "// No SPIR-V: this build has no Vulkan backend (glslc was not looked for).\n"
+    "#pragma once\n#include <cstdint>\n#include <span>\n"
+    "namespace gauntlet::kernels {\n" "${declaration}\n" "}  // namespace gauntlet::kernels\n")
+  configure_file("${path}.in" "${path}" COPYONLY)
+endfunction()
+
 function(gauntlet_add_kernels target)
   cmake_parse_arguments(K "" "" "CL;COMP" ${ARGN})
   set(headers)
@@ -23,10 +33,15 @@ function(gauntlet_add_kernels target)
       COMMENT "Embedding OpenCL kernel ${stem}.cl")
     list(APPEND headers "${out}")
   endforeach()
-  if(K_COMP)
-    if(NOT GLSLC_EXECUTABLE)
-      message(FATAL_ERROR "glslc is needed to compile ${K_COMP} (install glslc)")
-    endif()
+  if(K_COMP AND NOT GLSLC_EXECUTABLE)
+    # A build without Vulkan has no glslc: every .comp gets an empty SPIR-V span, which only the
+    # Vulkan backend would read, and which it refuses by name (VulkanDevice::do_build).
+    foreach(src IN LISTS K_COMP)
+      get_filename_component(stem "${src}" NAME_WE)
+      gauntlet_write_empty_spirv("${GAUNTLET_KERNEL_OUT}/kernels/${stem}_comp.h"
+        "inline constexpr std::span<const uint32_t> ${stem}_comp{};")
+    endforeach()
+    set(K_COMP "")
   endif()
   foreach(src IN LISTS K_COMP)
     get_filename_component(abs "${src}" ABSOLUTE)
@@ -85,11 +100,15 @@ set(GAUNTLET_TYPE_IDS f32=0 f16=1 q4_0=2 q4_1=3 q5_0=6 q5_1=7 q8_0=8 q4_K=12 q5_
 
 function(gauntlet_add_typed_kernels target)
   cmake_parse_arguments(K "" "BODY" "TYPES" ${ARGN})
-  if(NOT GLSLC_EXECUTABLE)
-    message(FATAL_ERROR "glslc is needed to compile ${K_BODY} (install glslc)")
-  endif()
   get_filename_component(body "${K_BODY}" ABSOLUTE)
   get_filename_component(body_stem "${K_BODY}" NAME_WE)
+  if(NOT GLSLC_EXECUTABLE)
+    # No Vulkan in this build: every type's SPIR-V is empty (see gauntlet_add_kernels).
+    gauntlet_write_empty_spirv("${GAUNTLET_KERNEL_OUT}/kernels/${body_stem}_typed.h"
+      "inline std::span<const uint32_t> ${body_stem}_spirv(uint32_t) { return {}; }")
+    target_include_directories(${target} PUBLIC "${GAUNTLET_KERNEL_OUT}")
+    return()
+  endif()
   get_filename_component(body_name "${K_BODY}" NAME)
   get_filename_component(body_dir "${body}" DIRECTORY)
   get_filename_component(types_dir "${GAUNTLET_TYPE_KERNELS_DIR}" ABSOLUTE)

@@ -214,6 +214,19 @@ const std::vector<std::string>& feature_keys() {
   return keys;
 }
 
+std::vector<std::string> cases_matching(const std::string& filter) {
+  auto host = backends::host::open();
+  const core::Options options;
+  CaseContext probe{*host, *host, host->info(), options, core::Level::quick, filter, 0};
+  std::vector<std::string> ids;
+  for (const Family& family : families()) {
+    for (const CaseSpec& c : family.cases) {
+      if (probe.wants(c.id)) ids.push_back(c.id);
+    }
+  }
+  return ids;
+}
+
 ConformanceResult run_conformance(const core::DeviceInfo& claimed, const core::Options& options,
                                   const ConformanceOptions& conf) {
   ConformanceResult result;

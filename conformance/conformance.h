@@ -34,6 +34,10 @@ struct ConformanceOptions {
   core::IsolationLimits limits;
 };
 
+// The ids of the cases a --filter selects, before any device is touched; empty when it matches
+// none (the CLI refuses such a filter with exit 2).
+std::vector<std::string> cases_matching(const std::string& filter);
+
 struct ConformanceResult {
   std::string device;  // "opencl:0"
   std::vector<core::Row> rows;

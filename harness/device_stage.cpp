@@ -1,5 +1,6 @@
 #include "harness/device_stage.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "conformance/conformance.h"
@@ -86,6 +87,20 @@ stress::PeakOptions peak_options(const reports::VerifiedCaps& verified, core::Le
 
 }  // namespace
 
+StageProgress::StageProgress(const Progress& progress, std::string device, std::string stage)
+    : progress_(progress),
+      prefix_(std::move(device) + " " + std::move(stage)),
+      start_(std::chrono::steady_clock::now()) {
+  progress_(ProgressKind::stage, prefix_ + " ...");
+}
+
+void StageProgress::done(const std::string& found) const {
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start_;
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, " %.1f s", took.count());
+  progress_(ProgressKind::stage, prefix_ + " " + found + seconds);
+}
+
 core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
                                          const core::Options& options,
                                          const std::optional<SimulateClamps>& clamps,
@@ -99,18 +114,22 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
   } else {
     const std::string unit = "conform:" + dev;
     conformance::ConformanceResult result;
+    const StageProgress conform(progress, dev, "conform");
     if (const auto* saved = journal.find(unit)) {
       auto decoded = journal_payload<conformance::ConformanceResult>(*saved, unit, journal);
       if (!decoded) return decoded.error();
       result = std::move(*decoded);
-      progress(dev + ": conformance (from the journal)");
+      conform.done("from the journal");
     } else {
-      progress(dev + ": conformance ...");
       conformance::ConformanceOptions conf;
       conf.level = options.level;
       result = conformance::run_conformance(claimed, options, conf);
       GAUNTLET_TRY(journal.append(unit, core::Json(result)));
-      progress(dev + ": conformance done, " + std::to_string(result.rows.size()) + " rows");
+      const auto passed = std::count_if(result.rows.begin(), result.rows.end(), [](const auto& r) {
+        return r.status == core::RowStatus::pass;
+      });
+      conform.done(std::to_string(passed) + "/" + std::to_string(result.rows.size()) +
+                   " rows pass");
     }
     stage.conformance = result.rows;
     for (const auto& [key, verdict] : result.features) {
@@ -123,20 +142,19 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
 
   const std::string unit = "stress:" + dev;
   stress::StressResult measured;
+  const StageProgress stress_stage(progress, dev, "stress");
   if (const auto* saved = journal.find(unit)) {
     auto decoded = journal_payload<stress::StressResult>(*saved, unit, journal);
     if (!decoded) return decoded.error();
     measured = std::move(*decoded);
-    progress(dev + ": memory stress (from the journal)");
+    stress_stage.done("from the journal");
   } else {
-    progress(dev + ": memory stress ...");
     stress::StressOptions stress_options;
     stress_options.level = options.level;
     if (clamps && clamps->global_mem_size) stress_options.cap_bytes = *clamps->global_mem_size;
     measured = stress::run_stress(claimed, options, stress_options);
     GAUNTLET_TRY(journal.append(unit, core::Json(measured)));
-    progress(dev + ": memory stress done, budget " +
-             std::to_string(measured.safe_budget_bytes >> 20) + " MiB");
+    stress_stage.done("budget " + std::to_string(measured.safe_budget_bytes >> 20) + " MiB");
   }
   stage.stress = to_report_stress(measured);
 
@@ -156,20 +174,19 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
   }
 
   const std::string peak_unit = "peak:" + dev;
+  const StageProgress peak_stage(progress, dev, "peak");
   if (const auto* saved = journal.find(peak_unit)) {
     auto decoded = journal_payload<core::ComputePeak>(*saved, peak_unit, journal);
     if (!decoded) return decoded.error();
     stage.compute_peak = std::move(*decoded);
-    progress(dev + ": compute peak (from the journal)");
+    peak_stage.done("from the journal");
   } else {
-    progress(dev + ": compute peak ...");
     stage.compute_peak = stress::run_compute_peak(
         claimed, options, peak_options(stage.verified, options.level), core::IsolationLimits{});
     GAUNTLET_TRY(journal.append(peak_unit, core::Json(*stage.compute_peak)));
-    char tail[96];
-    std::snprintf(tail, sizeof tail, ", copy %.1f GB/s (%.2f s)", stage.stress->copy_bandwidth_gbps,
-                  stage.compute_peak->seconds);
-    progress(dev + ": compute peak " + core::describe(*stage.compute_peak) + tail);
+    char tail[64];
+    std::snprintf(tail, sizeof tail, ", copy %.1f GB/s", stage.stress->copy_bandwidth_gbps);
+    peak_stage.done(core::describe(*stage.compute_peak) + tail);
   }
 
   stage.facts.local_mem_verified_bytes = stage.verified.local_mem_verified_bytes;

@@ -2,6 +2,7 @@
 // The measuring stages of one device: conformance (what really works), stress (how much memory
 // is really safe) and the compute peak (f16 and int8 only where conformance verified them),
 // journaled unit by unit, and the facts the profile planner reads.
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -23,7 +24,24 @@ struct DeviceStage {
   DeviceFacts facts;
 };
 
-using Progress = std::function<void(const std::string&)>;
+// A progress line: a stage of a device starting or ending ("opencl:0 conform ..." then
+// "opencl:0 conform 31/31 rows pass 3.1 s"), or a detail within one (a weight format's checks).
+// The CLI prints each stage line on stderr and shows details on a terminal's live line only.
+enum class ProgressKind { stage, detail };
+using Progress = std::function<void(ProgressKind, const std::string&)>;
+
+// One stage of one device in the progress lines: its start line at construction, its end line
+// with what it found and its seconds from done().
+class StageProgress {
+ public:
+  StageProgress(const Progress& progress, std::string device, std::string stage);
+  void done(const std::string& found) const;
+
+ private:
+  const Progress& progress_;
+  std::string prefix_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 // Runs (or, on resume, reads back from the journal) conformance, stress and the compute peak for
 // `claimed`, which

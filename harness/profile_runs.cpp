@@ -293,14 +293,16 @@ std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>&
   return plan;
 }
 
+std::string check_name(CheckKind kind) {
+  return kind == CheckKind::decode   ? "decode"
+         : kind == CheckKind::pass   ? "pass"
+         : kind == CheckKind::placed ? "placed"
+                                     : "context";
+}
+
 void apply_result(Candidate& c, const core::Json& r, const std::string& device, CheckKind kind) {
   auto& p = c.profile;
-  core::Row row = core::make_row(std::string(kind == CheckKind::decode   ? "decode:"
-                                             : kind == CheckKind::pass   ? "pass:"
-                                             : kind == CheckKind::placed ? "placed:"
-                                                                         : "context:") +
-                                     p.name,
-                                 device, core::RowStatus::pass);
+  core::Row row = core::make_row(check_name(kind) + ":" + p.name, device, core::RowStatus::pass);
   row.duration_s = r.value("seconds", 0.0);
   if (r.contains("error")) {
     row.status = core::RowStatus::error;
@@ -311,6 +313,11 @@ void apply_result(Candidate& c, const core::Json& r, const std::string& device, 
     }
     p.verdict = reports::ProfileVerdict::unsafe;
     p.reason = row.reason;
+    p.cause = reports::Cause{row.status == core::RowStatus::crash     ? "crash"
+                             : row.status == core::RowStatus::timeout ? "timeout"
+                                                                      : "error",
+                             check_name(kind),
+                             {}};
   } else {
     const std::string reason = r.value("reason", "");
     p.figures.tok_s = r.value("tok_s", 0.0);
@@ -354,6 +361,8 @@ void apply_result(Candidate& c, const core::Json& r, const std::string& device, 
       row.reason = reason;
       p.verdict = reports::ProfileVerdict::unsafe;
       p.reason = reason;
+      p.cause = reports::Cause{"mismatch", check_name(kind), {}};
+      if (r.contains("logits_nmse")) p.cause->figures["logits_nmse"] = *p.figures.logits_nmse;
     }
   }
   p.evidence.push_back(row.id);
@@ -397,28 +406,36 @@ void settle_unrun(std::vector<Candidate>& candidates, core::Level level, bool in
       if (!p.rows.empty() || p.verdict != reports::ProfileVerdict::untested || !c->runnable)
         continue;
       const uint32_t ctx = c->setup.config.context;
+      auto not_run = [&p](const char* subject, std::string reason) {
+        p.reason = std::move(reason);
+        p.cause = reports::Cause{"not_run", subject, {}};
+      };
       if (interrupted) {
-        p.reason = "not run: the run was interrupted";
+        not_run("interrupted", "not run: the run was interrupted");
       } else if (!own.failure.empty()) {
-        p.reason = "not run; a check of the same configuration failed: " + own.failure;
+        not_run("failed_check",
+                "not run; a check of the same configuration failed: " + own.failure);
       } else if (own.first != 0 && ctx <= attention) {
         p.verdict = reports::ProfileVerdict::derived;
         p.reason = std::string("fits by the planner; ") +
                    (pass ? "passes verified at ctx " : "decode verified at ctx ") +
                    std::to_string(own.first) + " and attention at ctx " + std::to_string(attention);
       } else if (own.first != 0) {
-        p.reason = "not run: attention was verified up to ctx " + std::to_string(attention);
+        not_run("attention",
+                "not run: attention was verified up to ctx " + std::to_string(attention));
+        p.cause->figures["verified_context"] = attention;
       } else if (level == core::Level::quick && c->setup.placement) {
-        p.reason =
-            "not run at the quick level, which checks a placement of Q8_0 with a pass of "
-            "32 tokens (--level standard checks one token, 512 and 4 sequences)";
+        not_run("level",
+                "not run at the quick level, which checks a placement of Q8_0 with a pass of "
+                "32 tokens (--level standard checks one token, 512 and 4 sequences)");
       } else if (level == core::Level::quick) {
-        p.reason = pass ? "not run at the quick level, which runs the passes of Q8_0's default "
-                          "variant (--level standard runs every pass)"
-                        : "not run at the quick level, which runs the default variant of F16, "
-                          "Q8_0 and Q4_K_M (--level standard runs every variant of every format)";
+        not_run("level",
+                pass ? "not run at the quick level, which runs the passes of Q8_0's default "
+                       "variant (--level standard runs every pass)"
+                     : "not run at the quick level, which runs the default variant of F16, "
+                       "Q8_0 and Q4_K_M (--level standard runs every variant of every format)");
       } else {
-        p.reason = "not run: no model file of this format";
+        not_run("no_model", "not run: no model file of this format");
       }
     }
   }
@@ -433,6 +450,7 @@ core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models
   const std::string dev = device.id.to_string();
   const bool host = device.id.api == core::Api::host;
   auto plan = plan_runs(candidates, models, options.level, host);
+  const StageProgress stage(progress, dev, "profiles");
   bool stopped = false;
   for (const auto& [format, items] : plan) {
     if (interrupted != nullptr && interrupted->load()) {
@@ -443,10 +461,11 @@ core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models
     core::Json results;
     if (const auto* saved = journal.find(unit)) {
       results = *saved;
-      progress(dev + ": " + engine::model::to_string(format) + " profiles (from the journal)");
+      progress(ProgressKind::detail,
+               dev + ": " + engine::model::to_string(format) + " profiles (from the journal)");
     } else {
-      progress(dev + ": decoding " + engine::model::to_string(format) + " (" +
-               std::to_string(items.size()) + " checks) ...");
+      progress(ProgressKind::detail, dev + ": decoding " + engine::model::to_string(format) + " (" +
+                                         std::to_string(items.size()) + " checks) ...");
       core::IsolationLimits limits;
       limits.timeout = std::chrono::seconds(options.level == core::Level::quick ? 180 : 600);
       const auto& file = models.files.at(format);
@@ -471,7 +490,8 @@ core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models
                         r.value("seconds", 0.0));
           took += text;
         }
-        progress(dev + ": " + engine::model::to_string(format) + " checks took " + took);
+        progress(ProgressKind::detail,
+                 dev + ": " + engine::model::to_string(format) + " checks took " + took);
       }
     }
     try {
@@ -485,6 +505,13 @@ core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models
     }
   }
   settle_unrun(candidates, options.level, stopped);
+  std::map<reports::ProfileVerdict, size_t> verdicts;
+  for (const auto& c : candidates) ++verdicts[c.profile.verdict];
+  stage.done(std::to_string(verdicts[reports::ProfileVerdict::safe]) + " safe, " +
+             std::to_string(verdicts[reports::ProfileVerdict::unsafe]) + " unsafe, " +
+             std::to_string(verdicts[reports::ProfileVerdict::derived]) + " derived, " +
+             std::to_string(verdicts[reports::ProfileVerdict::untested]) + " untested of " +
+             std::to_string(candidates.size()));
   return core::Status::ok();
 }
 

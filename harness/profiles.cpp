@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <tuple>
 
 #include "engine/device/profile_check.h"
 #include "engine/placement/placement_plan.h"
@@ -59,9 +61,9 @@ bool usable_verdict(reports::FeatureVerdict v) {
   return v == reports::FeatureVerdict::verified || v == reports::FeatureVerdict::emulated;
 }
 
-// The first needed feature that conformance did not verify, with its verdict, or "".
-std::string missing_feature(const DecodeSetup& setup, std::span<const TensorDesc> weights,
-                            const DeviceFacts& facts) {
+// The first needed feature that conformance did not verify: the reason and its cause.
+std::optional<std::pair<std::string, reports::Cause>> missing_feature(
+    const DecodeSetup& setup, std::span<const TensorDesc> weights, const DeviceFacts& facts) {
   for (const auto& key : required_features(setup, weights)) {
     auto it = facts.features.find(key);
     reports::FeatureVerdict verdict =
@@ -70,26 +72,41 @@ std::string missing_feature(const DecodeSetup& setup, std::span<const TensorDesc
     bool ok = needs_native ? verdict == reports::FeatureVerdict::verified : usable_verdict(verdict);
     if (!ok) {
       std::string what = key == "f16.arithmetic" ? "f16" : key;
-      return what + " " + reports::to_string(verdict) + " (conformance " + key + ")";
+      const char* cause = verdict == reports::FeatureVerdict::failed       ? "feature_failed"
+                          : verdict == reports::FeatureVerdict::not_tested ? "feature_not_tested"
+                                                                           : "feature_unsupported";
+      return std::pair{what + " " + reports::to_string(verdict) + " (conformance " + key + ")",
+                       reports::Cause{cause, key, {}}};
     }
   }
-  return "";
+  return std::nullopt;
 }
 
-// The engine's own check names the kernel whose need is over the limit.
-std::string local_memory_reason(const DeviceFacts& facts, const engine::model::ModelShape& shape,
-                                const engine::device::DecodeConfig& config, uint64_t need) {
+// The engine's own check names the kernel whose need is over the limit ("local memory 65536 >
+// 32768 (matmul.wg64..., n_in 512)"); the cause's subject is that kernel ("matmul").
+std::pair<std::string, reports::Cause> local_memory_reason(
+    const DeviceFacts& facts, const engine::model::ModelShape& shape,
+    const engine::device::DecodeConfig& config, uint64_t need) {
+  reports::Cause cause{"local_memory",
+                       "",
+                       {{"need_bytes", static_cast<double>(need)},
+                        {"limit_bytes", static_cast<double>(facts.local_mem_verified_bytes)}}};
   auto refusal =
       engine::device::check_config(facts.info, facts.local_mem_verified_bytes, shape, config);
   if (!refusal.is_ok() && refusal.error().message.rfind("local memory ", 0) == 0) {
-    return refusal.error().message;
+    const std::string& text = refusal.error().message;
+    if (const auto open = text.find('('); open != std::string::npos) {
+      cause.subject = text.substr(open + 1, text.find_first_of(".,)", open) - open - 1);
+    }
+    return {text, cause};
   }
-  return "local memory " + std::to_string(need) + " > " +
-         std::to_string(facts.local_mem_verified_bytes);
+  return {"local memory " + std::to_string(need) + " > " +
+              std::to_string(facts.local_mem_verified_bytes),
+          cause};
 }
 
 bool local_memory_refused(const Candidate& c) {
-  return c.profile.reason.rfind("local memory ", 0) == 0;
+  return c.profile.cause && c.profile.cause->key == "local_memory";
 }
 
 // Field case 2: a configuration refused for local memory names the ones of the same format and
@@ -147,14 +164,19 @@ Candidate placed_candidate(const engine::model::ModelShape& shape, FileType weig
   p.figures.planned_peak_bytes = bytes.front().total();  // the device's share
   p.name = reports::profile_name(p);
   p.familiar_name = reports::familiar_name(p.weight_format, p.compute_precision);
-  if (auto missing = missing_feature(c.setup, tensors, facts); !missing.empty()) {
+  const uint64_t share = bytes.front().total();
+  if (auto missing = missing_feature(c.setup, tensors, facts)) {
     p.verdict = reports::ProfileVerdict::unsafe;
-    p.reason = missing;
-  } else if (bytes.front().total() > facts.safe_budget_bytes) {
+    std::tie(p.reason, p.cause) = *missing;
+  } else if (share > facts.safe_budget_bytes) {
     p.verdict = facts.budget_capped_by_level ? reports::ProfileVerdict::untested
                                              : reports::ProfileVerdict::unsafe;
-    p.reason = "the device's share needs " + gib(bytes.front().total()) + " > budget " +
-               gib(facts.safe_budget_bytes);
+    p.reason =
+        "the device's share needs " + gib(share) + " > budget " + gib(facts.safe_budget_bytes);
+    p.cause = reports::Cause{facts.budget_capped_by_level ? "budget_unverified" : "memory_budget",
+                             "placement",
+                             {{"need_bytes", static_cast<double>(share)},
+                              {"budget_bytes", static_cast<double>(facts.safe_budget_bytes)}}};
   } else {
     c.runnable = true;
   }
@@ -259,17 +281,23 @@ std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
               p.familiar_name = reports::familiar_name(p.weight_format, p.compute_precision);
               p.verdict = reports::ProfileVerdict::untested;
 
-              if (auto missing = missing_feature(c.setup, tensors, facts); !missing.empty()) {
+              if (auto missing = missing_feature(c.setup, tensors, facts)) {
                 p.verdict = reports::ProfileVerdict::unsafe;
-                p.reason = missing;
+                std::tie(p.reason, p.cause) = *missing;
               } else if (!host && local > facts.local_mem_verified_bytes) {
                 p.verdict = reports::ProfileVerdict::unsafe;
-                p.reason = local_memory_reason(facts, shape, config, local);
+                std::tie(p.reason, p.cause) = local_memory_reason(facts, shape, config, local);
               } else if (plan.steady_state > facts.safe_budget_bytes) {
                 p.reason =
                     "needs " + gib(plan.steady_state) + " > budget " + gib(facts.safe_budget_bytes);
+                p.cause = reports::Cause{
+                    "memory_budget",
+                    "",
+                    {{"need_bytes", static_cast<double>(plan.steady_state)},
+                     {"budget_bytes", static_cast<double>(facts.safe_budget_bytes)}}};
                 if (facts.budget_capped_by_level) {
                   p.reason += " verified at this level (a higher level may verify more)";
+                  p.cause->key = "budget_unverified";
                 } else {
                   p.verdict = reports::ProfileVerdict::unsafe;
                 }

@@ -106,8 +106,8 @@ core::Status write_outputs(const reports::Report& report, const RunConfig& confi
 
 core::Result<RunOutcome> run(const RunConfig& config) {
   const auto& options = config.options;
-  auto progress = [&](const std::string& line) {
-    if (config.progress) config.progress(line);
+  const Progress progress = [&](ProgressKind kind, const std::string& line) {
+    if (config.progress) config.progress(kind, line);
   };
 
   const auto out_dir =
@@ -127,7 +127,7 @@ core::Result<RunOutcome> run(const RunConfig& config) {
       options.cache_dir.empty() ? "/tmp/gauntlet-cache" : options.cache_dir;
   for (const auto& p :
        remove_stale_temporaries({config.out, json_report_path(config)}, cache_dir)) {
-    progress("removed " + p.string() + ", left by an interrupted run");
+    progress(ProgressKind::stage, "removed " + p.string() + ", left by an interrupted run");
   }
   auto models = prepare_models(config.model_path, config.shape, cache_dir, kMaxSyntheticBytes);
   if (!models) return models.error();
@@ -146,17 +146,17 @@ core::Result<RunOutcome> run(const RunConfig& config) {
   report.model = models->info;
   record_options(report, config);
 
-  progress("environment checks ...");
+  progress(ProgressKind::detail, "environment checks ...");
   report.environment = probes::run_doctor(options);
 
-  progress("enumerating devices ...");
+  progress(ProgressKind::detail, "enumerating devices ...");
   auto inventory = probes::enumerate_all(options);
   for (const auto& row : inventory.rows()) report.rows.push_back(row);
   auto selection = probes::select_devices(options.device, options.fallback, inventory);
   if (!selection) return selection.error();
   for (const auto& note : selection->notes) {
     report.rows.push_back(core::make_row("select", "", core::RowStatus::skipped, note));
-    progress(note);
+    progress(ProgressKind::stage, note);
   }
 
   bool stopped = false;

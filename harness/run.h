@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/options.h"
+#include "harness/device_stage.h"
 #include "reports/render.h"
 #include "reports/report.h"
 
@@ -22,8 +23,9 @@ struct RunConfig {
   std::string shape;                 // a preset name; empty: the built-in quick model
   std::string simulate;              // a clamp file or preset; empty: none
   bool resume = false;
-  // Called with one line per started and finished unit (the CLI shows it on a terminal).
-  std::function<void(const std::string&)> progress;
+  // Called with a line as each stage of each device starts and ends, and with details between
+  // (device_stage.h's Progress).
+  std::function<void(ProgressKind, const std::string&)> progress;
   // Set by SIGINT/SIGTERM: the run stops after the unit in progress and writes what it has.
   const std::atomic<bool>* interrupted = nullptr;
 };

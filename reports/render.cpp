@@ -29,14 +29,14 @@ std::optional<Format> parse_format(const std::string& text) {
   return std::nullopt;
 }
 
-std::string render(const Report& report, Format format) {
+std::string render(const Report& report, Format format, const RenderOptions& options) {
   switch (format) {
     case Format::json:
       return report_json_text(report);
     case Format::text:
-      return render_text(report);
+      return render_text(report, options);
     case Format::markdown:
-      return render_markdown(report);
+      return render_markdown(report, options);
     case Format::html:
       return render_html(report);
     case Format::junit:
@@ -45,9 +45,9 @@ std::string render(const Report& report, Format format) {
   return report_json_text(report);
 }
 
-core::Status write_rendered(const std::filesystem::path& path, const Report& report,
-                            Format format) {
-  return core::write_file_atomically(path, render(report, format));
+core::Status write_rendered(const std::filesystem::path& path, const Report& report, Format format,
+                            const RenderOptions& options) {
+  return core::write_file_atomically(path, render(report, format, options));
 }
 
 }  // namespace gauntlet::reports

@@ -1,3 +1,7 @@
+#include <algorithm>
+#include <map>
+
+#include "reports/causes.h"
 #include "reports/fit_rows.h"
 #include "reports/pass_rows.h"
 #include "reports/render.h"
@@ -22,6 +26,8 @@ constexpr const char* kStyle = R"CSS(
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;background:#fff1cc;color:#7d4e00;font-size:0.85em}
 .cards{display:flex;gap:12px;flex-wrap:wrap}.card{background:#fff;border:1px solid #d0d7de;border-radius:6px;padding:8px 14px}
 .card b{font-size:1.4em;display:block}
+details.cause{margin:4px 0}details.cause summary{cursor:pointer}
+details.cause ul{columns:2;font-size:0.85em;margin:4px 0}.families{color:#57606a;margin:2px 0 2px 16px}
 svg.chart{background:#fff;border:1px solid #d0d7de;border-radius:6px;margin:6px 0;display:block}
 svg .title{font-weight:600;font-size:13px}svg .label{font-size:11px;fill:#1d2733}
 svg .axis{stroke:#57606a;stroke-width:1}svg .grid{stroke:#eaeef2;stroke-width:1}
@@ -54,6 +60,45 @@ std::string titled_table(const std::string& title,
     out += "</tr>";
   }
   return out + "</table>";
+}
+
+// One figure per profile in a cause's list: what the cause compares.
+std::string cause_figure(const Profile& p, const std::string& key) {
+  if (key == "local_memory") return std::to_string(p.variant.local_mem_bytes) + " B";
+  if (p.figures.planned_peak_bytes && (key == "memory_budget" || key == "budget_unverified")) {
+    return format_bytes(*p.figures.planned_peak_bytes);
+  }
+  return "";
+}
+
+// The unsafe, untested and derived profiles, grouped by cause: a <details> per cause whose summary
+// says how many profiles it rules out and which families, and which opens to their names.
+std::string cause_sections(const std::vector<Profile>& profiles) {
+  std::string out;
+  for (const auto verdict :
+       {ProfileVerdict::unsafe, ProfileVerdict::untested, ProfileVerdict::derived}) {
+    const auto groups = detail::group_by_cause(profiles, verdict);
+    if (groups.empty()) continue;
+    out += std::string("<h3>") +
+           (verdict == ProfileVerdict::unsafe     ? "Unsafe profiles by cause"
+            : verdict == ProfileVerdict::untested ? "Profiles not run, by cause"
+                                                  : "Derived from the planner") +
+           "</h3>";
+    for (const auto& g : groups) {
+      out += "<details class=\"cause\" data-cause=\"" + xml_escape(g.cause.key) +
+             "\"><summary><b>" + std::to_string(g.profiles.size()) + "</b> " + xml_escape(g.text) +
+             "</summary><p class=\"families\">" + xml_escape(g.families()) + "</p><ul>";
+      // Run failures are few and each has its own reason; the others share the summary's.
+      const bool own_reason = g.cause.key == "mismatch" || g.cause.key == "error" ||
+                              g.cause.key == "crash" || g.cause.key == "timeout";
+      for (const auto* p : g.profiles) {
+        std::string tail = own_reason ? p->reason : cause_figure(*p, g.cause.key);
+        out += "<li>" + xml_escape(p->name + (tail.empty() ? "" : ": " + tail)) + "</li>";
+      }
+      out += "</ul></details>";
+    }
+  }
+  return out;
 }
 
 std::string device_html(const DeviceReport& d) {
@@ -107,7 +152,10 @@ std::string device_html(const DeviceReport& d) {
 
   std::vector<detail::Bar> tok;
   std::vector<detail::Bar> pp;
+  // Local memory: one bar per kernel variant (its largest need over the profiles that use it),
+  // not one per profile.
   std::vector<detail::Bar> mem;
+  std::map<std::string, std::pair<size_t, int>> variant_bar;  // name -> bar index, profiles
   for (const auto& p : d.profiles) {
     if (p.figures.tok_s) {
       tok.push_back({detail::tg_label(p.figures) + " " + p.name, *p.figures.tok_s, false});
@@ -115,9 +163,17 @@ std::string device_html(const DeviceReport& d) {
     if (p.figures.pp_tok_s) {
       pp.push_back({detail::pp_label(p.figures) + " " + p.name, *p.figures.pp_tok_s, false});
     }
-    const bool over = d.verified.local_mem_verified_bytes > 0 &&
-                      p.variant.local_mem_bytes > d.verified.local_mem_verified_bytes;
-    mem.push_back({p.name, static_cast<double>(p.variant.local_mem_bytes), over});
+    const auto need = static_cast<double>(p.variant.local_mem_bytes);
+    auto [it, fresh] = variant_bar.try_emplace(p.variant.name, mem.size(), 0);
+    if (fresh) mem.push_back({p.variant.name, need, false});
+    ++it->second.second;
+    auto& bar = mem[it->second.first];
+    bar.value = std::max(bar.value, need);
+    bar.over = d.verified.local_mem_verified_bytes > 0 &&
+               bar.value > static_cast<double>(d.verified.local_mem_verified_bytes);
+  }
+  for (const auto& [name, at] : variant_bar) {
+    mem[at.first].label += " (" + std::to_string(at.second) + " profiles)";
   }
   if (!tok.empty()) {
     out += "<h3>Decode speed</h3>" + detail::bar_chart_svg("generated tok/s per profile (tg)",
@@ -133,19 +189,21 @@ std::string device_html(const DeviceReport& d) {
     if (d.verified.local_mem_verified_bytes > 0) {
       limit = static_cast<double>(d.verified.local_mem_verified_bytes);
     }
-    out += "<h3>Local memory per profile</h3>" +
-           detail::bar_chart_svg("local memory needed (bytes) against the verified limit", "mem",
-                                 mem, "B", limit,
+    out += "<h3>Local memory per kernel variant</h3>" +
+           detail::bar_chart_svg("largest local memory need (bytes) against the verified limit",
+                                 "mem", mem, "B", limit,
                                  "verified " + std::to_string(d.verified.local_mem_verified_bytes));
   }
-  if (!d.profiles.empty()) {
-    out += "<h3>Profiles</h3><table>" +
-           header_row({"Profile", "Familiar", "Verdict", "Reason", "tok/s", "Peak", "Planned peak",
+  bool any_safe = false;
+  for (const auto& p : d.profiles) any_safe = any_safe || p.verdict == ProfileVerdict::safe;
+  if (any_safe) {
+    out += "<h3>Safe profiles</h3><table>" +
+           header_row({"Profile", "Familiar", "Reason", "tok/s", "Peak", "Planned peak",
                        "Logits NMSE", "Local memory"});
     for (const auto& p : d.profiles) {
+      if (p.verdict != ProfileVerdict::safe) continue;
       const auto& f = p.figures;
-      out += "<tr>" + cell(p.name) + cell(p.familiar_name) +
-             cell(to_string(p.verdict), to_string(p.verdict)) + cell(p.reason) +
+      out += "<tr>" + cell(p.name) + cell(p.familiar_name) + cell(p.reason) +
              cell(format_optional(f.tok_s, 1)) +
              cell(f.peak_bytes ? format_bytes(*f.peak_bytes) : "-") +
              cell(f.planned_peak_bytes ? format_bytes(*f.planned_peak_bytes) : "-") +
@@ -154,6 +212,7 @@ std::string device_html(const DeviceReport& d) {
     }
     out += "</table>";
   }
+  out += cause_sections(d.profiles);
   if (!d.largest_safe_context.empty()) {
     out += "<h3>Largest safe context</h3><table>" + header_row({"Format", "Context", "Profile"});
     for (const auto& c : d.largest_safe_context) {

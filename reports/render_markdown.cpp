@@ -1,3 +1,4 @@
+#include "reports/causes.h"
 #include "reports/fit_rows.h"
 #include "reports/pass_rows.h"
 #include "reports/render.h"
@@ -13,7 +14,7 @@ using detail::format_optional;
 using detail::markdown_escape;
 using detail::Table;
 
-std::string device_markdown(const DeviceReport& d) {
+std::string device_markdown(const DeviceReport& d, bool all) {
   std::string out = "\n## " + markdown_escape(d.key) + ": " + markdown_escape(d.name) + "\n\n";
   if (d.simulation.simulated) {
     out += "**Simulated** (" + markdown_escape(d.simulation.preset) + "): limits are clamped.\n\n";
@@ -57,14 +58,14 @@ std::string device_markdown(const DeviceReport& d) {
            (d.stress ? ", copy " + format_number(d.stress->copy_bandwidth_gbps) + " GB/s" : "") +
            " (" + markdown_escape(d.compute_peak->method) + ").\n\n";
   }
-  Table profiles({"Profile", "Familiar", "Verdict", "Reason", "tok/s", "Peak", "Local memory"});
+  Table safe({"Safe profile", "Familiar", "tok/s", "Peak", "Local memory"});
   for (const auto& p : d.profiles) {
-    profiles.add({p.name, p.familiar_name, to_string(p.verdict), p.reason,
-                  format_optional(p.figures.tok_s, 1),
-                  p.figures.peak_bytes ? format_bytes(*p.figures.peak_bytes) : "-",
-                  std::to_string(p.variant.local_mem_bytes)});
+    if (p.verdict != ProfileVerdict::safe) continue;
+    safe.add({p.name, p.familiar_name, format_optional(p.figures.tok_s, 1),
+              p.figures.peak_bytes ? format_bytes(*p.figures.peak_bytes) : "-",
+              std::to_string(p.variant.local_mem_bytes)});
   }
-  if (!profiles.empty()) out += profiles.markdown() + "\n";
+  out += safe.empty() ? "No safe configuration.\n\n" : safe.markdown() + "\n";
   if (!d.largest_safe_context.empty()) {
     Table contexts({"Format", "Largest safe context"});
     for (const auto& c : d.largest_safe_context) {
@@ -87,12 +88,34 @@ std::string device_markdown(const DeviceReport& d) {
     for (size_t i = 1; i < rows.size(); ++i) fit.add(rows[i]);
     out += "\n" + markdown_escape(detail::fit_title(d.fit)) + ":\n\n" + fit.markdown() + "\n";
   }
+  for (const auto verdict : {ProfileVerdict::unsafe, ProfileVerdict::untested}) {
+    const auto groups = detail::group_by_cause(d.profiles, verdict);
+    if (groups.empty()) continue;
+    Table causes({"Profiles", "Cause", "Families"});
+    for (const auto& g : groups) {
+      causes.add({std::to_string(g.profiles.size()), g.text, g.families()});
+    }
+    out += std::string("\n") +
+           (verdict == ProfileVerdict::unsafe ? "Unsafe profiles by cause"
+                                              : "Profiles not run, by cause") +
+           ":\n\n" + causes.markdown();
+  }
+  if (all && !d.profiles.empty()) {
+    Table profiles({"Profile", "Familiar", "Verdict", "Reason", "tok/s", "Peak", "Local memory"});
+    for (const auto& p : d.profiles) {
+      profiles.add({p.name, p.familiar_name, to_string(p.verdict), p.reason,
+                    format_optional(p.figures.tok_s, 1),
+                    p.figures.peak_bytes ? format_bytes(*p.figures.peak_bytes) : "-",
+                    std::to_string(p.variant.local_mem_bytes)});
+    }
+    out += "\nEvery profile:\n\n" + profiles.markdown();
+  }
   return out;
 }
 
 }  // namespace
 
-std::string render_markdown(const Report& r) {
+std::string render_markdown(const Report& r, const RenderOptions& options) {
   std::string out = "# gauntlet report: " + markdown_escape(r.host.hostname) + "\n\n";
   out += markdown_escape(r.tool.name + " " + r.tool.version + " (" + r.tool.git_revision + ")") +
          ", level " + r.level + ", " + r.started + " to " + r.finished +
@@ -102,7 +125,7 @@ std::string render_markdown(const Report& r) {
          " unsafe, " + std::to_string(s.profiles_untested) + " untested, " +
          std::to_string(s.profiles_derived) + " derived profiles on " + std::to_string(s.devices) +
          " device(s); exit code " + std::to_string(s.exit_code) + ".\n";
-  for (const auto& d : r.devices) out += device_markdown(d);
+  for (const auto& d : r.devices) out += device_markdown(d, options.all);
   Table problems({"Row", "Device", "Status", "Reason"});
   for (const auto* row : all_rows(r)) {
     if (row->status != core::RowStatus::pass) {

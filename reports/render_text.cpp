@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 
+#include "reports/causes.h"
 #include "reports/fit_rows.h"
 #include "reports/pass_rows.h"
 #include "reports/render.h"
@@ -30,7 +31,7 @@ std::string peak_cell(const ProfileFigures& f) {
   return "-";
 }
 
-std::string device_text(const DeviceReport& d) {
+std::string device_text(const DeviceReport& d, bool all) {
   std::string out = "\nDevice " + d.key + "  " + d.name + "\n";
   if (d.simulation.simulated) {
     out += "  SIMULATED";
@@ -86,43 +87,15 @@ std::string device_text(const DeviceReport& d) {
   }
 
   Table safe({"SAFE PROFILE", "FAMILIAR", "API", "CONTEXT", "TOK/S", "PEAK"});
-  // Unsafe profiles that differ only in context are one line: the terminal summary stays short.
-  Table unsafe({"UNSAFE", "CONTEXTS", "WHY (at the smallest context)"});
-  std::vector<std::string> unsafe_order;
-  std::map<std::string, std::pair<std::vector<uint32_t>, std::string>> unsafe_groups;
-  int untested = 0;
-  int derived = 0;
   for (const auto& p : d.profiles) {
-    switch (p.verdict) {
-      case ProfileVerdict::safe:
-        safe.add({p.name, p.familiar_name, p.api, std::to_string(p.context),
-                  format_optional(p.figures.tok_s, 1), peak_cell(p.figures)});
-        break;
-      case ProfileVerdict::unsafe: {
-        const std::string family = p.name.substr(0, p.name.find("/ctx"));
-        auto [it, fresh] = unsafe_groups.try_emplace(family);
-        if (fresh) unsafe_order.push_back(family);
-        if (it->second.first.empty()) it->second.second = p.reason;
-        it->second.first.push_back(p.context);
-        break;
-      }
-      case ProfileVerdict::untested:
-        ++untested;
-        break;
-      case ProfileVerdict::derived:
-        ++derived;
-        break;
-    }
-  }
-  for (const auto& family : unsafe_order) {
-    const auto& [contexts, reason] = unsafe_groups[family];
-    const auto [lo, hi] = std::minmax_element(contexts.begin(), contexts.end());
-    std::string range = *lo == *hi ? std::to_string(*lo)
-                                   : std::to_string(*lo) + "-" + std::to_string(*hi) + " (" +
-                                         std::to_string(contexts.size()) + ")";
-    unsafe.add({family, range, reason});
+    if (p.verdict != ProfileVerdict::safe) continue;
+    safe.add({p.name, p.familiar_name, p.api, std::to_string(p.context),
+              format_optional(p.figures.tok_s, 1), peak_cell(p.figures)});
   }
   out += safe.empty() ? "  no safe configuration\n" : safe.aligned("  ");
+  if (d.recommendation) {
+    out += "  recommended: " + d.recommendation->profile + " (" + d.recommendation->why + ")\n";
+  }
   if (!d.largest_safe_context.empty()) {
     out += "  largest safe context:";
     for (size_t i = 0; i < d.largest_safe_context.size(); ++i) {
@@ -131,9 +104,6 @@ std::string device_text(const DeviceReport& d) {
              (c.context ? std::to_string(c.context) : std::string("none"));
     }
     out += "\n";
-  }
-  if (d.recommendation) {
-    out += "  recommended: " + d.recommendation->profile + " (" + d.recommendation->why + ")\n";
   }
   if (const auto rows = detail::pass_rows(d.profiles); !rows.empty()) {
     Table passes(rows.front());
@@ -146,10 +116,39 @@ std::string device_text(const DeviceReport& d) {
     for (size_t i = 1; i < rows.size(); ++i) fit.add(rows[i]);
     out += "  " + detail::fit_title(d.fit) + "\n" + fit.aligned("    ");
   }
-  if (!unsafe.empty()) out += unsafe.aligned("  ");
-  if (untested || derived) {
-    out += "  not run: " + std::to_string(untested) + " untested, " + std::to_string(derived) +
-           " derived from the planner\n";
+  // One line per cause, never one per profile: how many it rules out, and their families.
+  auto cause_lines = [](const std::vector<detail::CauseGroup>& groups) {
+    std::string lines;
+    for (const auto& g : groups) {
+      lines +=
+          "    " + std::to_string(g.profiles.size()) + " x " + g.text + " [" + g.families() + "]\n";
+    }
+    return lines;
+  };
+  const auto unsafe = detail::group_by_cause(d.profiles, ProfileVerdict::unsafe);
+  size_t unsafe_count = 0;
+  for (const auto& g : unsafe) unsafe_count += g.profiles.size();
+  if (unsafe_count) {
+    out += "  unsafe: " + std::to_string(unsafe_count) + " profiles, " +
+           std::to_string(unsafe.size()) + " cause(s)\n" + cause_lines(unsafe);
+  }
+  const auto untested = detail::group_by_cause(d.profiles, ProfileVerdict::untested);
+  int untested_count = 0;
+  int derived = 0;
+  for (const auto& p : d.profiles) {
+    untested_count += p.verdict == ProfileVerdict::untested;
+    derived += p.verdict == ProfileVerdict::derived;
+  }
+  if (untested_count || derived) {
+    out += "  not run: " + std::to_string(untested_count) + " untested, " +
+           std::to_string(derived) + " derived from the planner\n" + cause_lines(untested);
+  }
+  if (all) {
+    Table every({"PROFILE", "VERDICT", "TOK/S", "REASON"});
+    for (const auto& p : d.profiles) {
+      every.add({p.name, to_string(p.verdict), format_optional(p.figures.tok_s, 1), p.reason});
+    }
+    out += "  every profile\n" + every.aligned("    ");
   }
   return out;
 }
@@ -173,13 +172,13 @@ std::string problem_rows(const Report& r) {
 
 }  // namespace
 
-std::string render_text(const Report& r) {
+std::string render_text(const Report& r, const RenderOptions& options) {
   std::string out = header_line(r);
   if (r.model) {
     out += "model: " + r.model->name + " (" + r.model->shape + "), " + r.model->format + ", " +
            format_bytes(r.model->bytes) + "\n";
   }
-  for (const auto& d : r.devices) out += device_text(d);
+  for (const auto& d : r.devices) out += device_text(d, options.all);
   out += problem_rows(r);
   const auto& s = r.summary;
   out += "\nSummary: " + std::to_string(s.devices) + " device(s), " +

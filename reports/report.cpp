@@ -333,6 +333,17 @@ void from_json(const Json& j, ProfileFigures& v) {
   v.tg_tokens = optional_from<uint32_t>(j, "tg_tokens");
 }
 
+void to_json(Json& j, const Cause& v) {
+  j = Json{{"key", v.key}};  // an empty subject or no figures are left out
+  if (!v.subject.empty()) j["subject"] = v.subject;
+  if (!v.figures.empty()) j["figures"] = v.figures;
+}
+void from_json(const Json& j, Cause& v) {
+  v.key = j.at("key").get<std::string>();
+  v.subject = j.value("subject", std::string());
+  v.figures = j.value("figures", std::map<std::string, double>{});
+}
+
 void to_json(Json& j, const Profile& v) {
   j = Json{{"name", v.name},
            {"familiar_name", v.familiar_name},
@@ -352,6 +363,7 @@ void to_json(Json& j, const Profile& v) {
            {"figures", v.figures},
            {"evidence", v.evidence},
            {"rows", v.rows}};
+  if (v.cause) j["cause"] = *v.cause;
 }
 void from_json(const Json& j, Profile& v) {
   v.name = j.at("name").get<std::string>();
@@ -371,6 +383,7 @@ void from_json(const Json& j, Profile& v) {
   if (!verdict) bad_value(j, "unknown profile verdict");
   v.verdict = *verdict;
   v.reason = j.at("reason").get<std::string>();
+  v.cause = optional_from<Cause>(j, "cause");  // absent before schema 1.5
   v.figures = j.at("figures").get<ProfileFigures>();
   v.evidence = j.at("evidence").get<std::vector<std::string>>();
   v.rows = j.value("rows", std::vector<core::Row>{});

@@ -2,6 +2,7 @@
 // The report of a run, as plain data. The harness fills it; the writer, reader, renderers, diff
 // and merge read it. Its JSON form is described by reports/schema/report.schema.json, whose
 // version is kSchemaVersion: a change that breaks readers bumps the major number.
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -139,6 +140,33 @@ struct ProfileFigures {
   std::optional<uint32_t> tg_tokens;
 };
 
+// Why a profile is not safe, as data (schema 1.5; absent before): renderers group the profiles one
+// cause rules out instead of printing a line each. `key` is one of kCauseKeys; `subject` names what
+// it is about (a feature key such as "f16.arithmetic", a kernel such as "matmul", a check such as
+// "decode"); `figures` holds the numbers the reason quotes ("need_bytes", "limit_bytes", ...).
+struct Cause {
+  std::string key;
+  std::string subject;
+  std::map<std::string, double> figures;
+};
+
+// feature_unsupported, feature_failed, feature_not_tested: a needed feature conformance did not
+// verify; local_memory: a kernel's local memory over the verified limit; memory_budget: the
+// planned peak over the safe budget (budget_unverified: over the budget the level verified, so
+// untested); mismatch, error, crash, timeout: the engine's run; not_run: the level, an
+// interruption or a failed check of the same configuration left it untested.
+inline constexpr std::array<const char*, 11> kCauseKeys{"feature_unsupported",
+                                                        "feature_failed",
+                                                        "feature_not_tested",
+                                                        "local_memory",
+                                                        "memory_budget",
+                                                        "budget_unverified",
+                                                        "mismatch",
+                                                        "error",
+                                                        "crash",
+                                                        "timeout",
+                                                        "not_run"};
+
 struct Profile {
   std::string name;           // "q4_0/f16/kv-f16/wg64-tile-chunk1024/ctx2048/b1"
   std::string familiar_name;  // "q4f16_0"
@@ -156,7 +184,8 @@ struct Profile {
   std::string placement;
   std::string placement_shares;
   ProfileVerdict verdict = ProfileVerdict::untested;
-  std::string reason;  // why it is not safe, e.g. "local memory 41216 > 32768"
+  std::string reason;          // why it is not safe, e.g. "local memory 41216 > 32768"
+  std::optional<Cause> cause;  // the reason as data, for unsafe and untested profiles
   ProfileFigures figures;
   std::vector<std::string> evidence;  // ids of the rows the verdict rests on
   std::vector<core::Row> rows;        // the profile's own runs
@@ -280,6 +309,8 @@ void to_json(Json& j, const KernelVariant& v);
 void from_json(const Json& j, KernelVariant& v);
 void to_json(Json& j, const ProfileFigures& v);
 void from_json(const Json& j, ProfileFigures& v);
+void to_json(Json& j, const Cause& v);
+void from_json(const Json& j, Cause& v);
 void to_json(Json& j, const Profile& v);
 void from_json(const Json& j, Profile& v);
 void to_json(Json& j, const FitAnswer& v);

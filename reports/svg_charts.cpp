@@ -82,27 +82,33 @@ std::string stress_chart_svg(const StressResult& s) {
 std::string bar_chart_svg(const std::string& title, const std::string& kind,
                           const std::vector<Bar>& bars, const std::string& unit,
                           std::optional<double> limit, const std::string& limit_label) {
-  constexpr double kW = 760, kLabelW = 330, kRight = 90, kTop = 40, kBarH = 18, kGap = 6;
-  const double plot_w = kW - kLabelW - kRight;
+  // The label column is as wide as the longest label (11 px text, at most 6.6 px a character),
+  // so that no label is cut off at the left edge.
+  constexpr double kPlotW = 340, kRight = 90, kTop = 40, kBarH = 18, kGap = 6, kCharW = 6.6;
+  size_t longest = 0;
+  for (const auto& b : bars) longest = std::max(longest, b.label.size());
+  const double label_w = std::max(120.0, 16.0 + kCharW * static_cast<double>(longest));
+  const double width = label_w + kPlotW + kRight;
+  const double plot_w = kPlotW;
   const double height = kTop + static_cast<double>(bars.size()) * (kBarH + kGap) + 20;
   double max_value = limit.value_or(0.0);
   for (const auto& b : bars) max_value = std::max(max_value, b.value);
   if (max_value <= 0.0) max_value = 1.0;
   max_value *= 1.05;
-  auto x_of = [&](double v) { return kLabelW + plot_w * v / max_value; };
+  auto x_of = [&](double v) { return label_w + plot_w * v / max_value; };
 
   std::string out = "<svg class=\"chart " + kind +
-                    "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(kW) + "\" height=\"" +
-                    num(height) + "\" viewBox=\"0 0 " + num(kW) + " " + num(height) +
-                    "\" role=\"img\">";
+                    "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width) +
+                    "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(width) + " " +
+                    num(height) + "\" role=\"img\">";
   out += "<title>" + xml_escape(title) + "</title>";
   out += text_el(10, 18, title, "start", "title");
   for (size_t i = 0; i < bars.size(); ++i) {
     const auto& b = bars[i];
     const double y = kTop + static_cast<double>(i) * (kBarH + kGap);
-    out += text_el(kLabelW - 8, y + kBarH - 5, b.label, "end");
-    out += "<rect class=\"bar " + kind + (b.over ? " over" : "") + "\" x=\"" + num(kLabelW) +
-           "\" y=\"" + num(y) + "\" width=\"" + num(std::max(1.0, x_of(b.value) - kLabelW)) +
+    out += text_el(label_w - 8, y + kBarH - 5, b.label, "end");
+    out += "<rect class=\"bar " + kind + (b.over ? " over" : "") + "\" x=\"" + num(label_w) +
+           "\" y=\"" + num(y) + "\" width=\"" + num(std::max(1.0, x_of(b.value) - label_w)) +
            "\" height=\"" + num(kBarH) + "\"><title>" +
            xml_escape(b.label + ": " + format_number(b.value) + " " + unit) + "</title></rect>";
     out += text_el(x_of(b.value) + 4, y + kBarH - 5, format_number(b.value, 1) + " " + unit);

@@ -32,7 +32,11 @@ Result<std::unique_ptr<Kernel>> VulkanDevice::do_build(const KernelSource& sourc
   const auto& limits = core_->limits;
   const std::string kernel = "kernel '" + source.name + "'";
   if (source.spirv.empty()) {
-    return error(core::ErrorKind::unsupported, "kernel " + source.name + " has no SPIR-V");
+    // The one place a kernel without SPIR-V is refused: a build without glslc embeds none.
+    return error(core::ErrorKind::unsupported,
+                 "kernel " + source.name +
+                     " has no SPIR-V in this build (its GLSL was not compiled: built without "
+                     "glslc)");
   }
   if (source.spirv.size() < 5 || source.spirv[0] != 0x07230203) {
     return error(core::ErrorKind::invalid_argument,

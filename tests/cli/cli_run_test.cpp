@@ -11,6 +11,8 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <regex>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -35,6 +37,18 @@ constexpr const char* kLongShape =
 
 std::string source(const std::string& relative) {
   return std::string(GAUNTLET_SOURCE_DIR) + "/" + relative;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
 }
 
 core::Json load(const fs::path& path) {
@@ -70,8 +84,13 @@ class RunOnEveryDevice : public ::testing::Test {
   static void SetUpTestSuite() {
     folder_ = std::make_unique<TempDir>("run-all");
     dir_ = folder_->path();
-    result_ = run_command(gauntlet_exe() + " run --quiet --shape " + kWideShape + " --out " +
-                          (dir_ / "report.json").string());
+    // Not a terminal: stderr gets a plain progress line as each stage of each device starts
+    // and ends; stdout the summary.
+    result_ = run_command(gauntlet_exe() + " run --shape " + kWideShape + " --out " +
+                          (dir_ / "report.json").string() + " >" + (dir_ / "summary.txt").string() +
+                          " 2>" + (dir_ / "progress.txt").string());
+    summary_ = read_text(dir_ / "summary.txt");
+    result_.output += summary_ + read_text(dir_ / "progress.txt");
   }
   static void TearDownTestSuite() { folder_.reset(); }
   // One quick run over every device serves all these checks (each is a whole run's worth of
@@ -82,13 +101,17 @@ class RunOnEveryDevice : public ::testing::Test {
   void ReportDiffGatesARegression();
   void JunitAndHtmlRenderingsOfTheRun();
   void PassesOfAPromptAndOfSequencesAreMeasuredOnEveryDevice();
+  void TheSummaryGroupsUnsafeProfilesByCause();
+  void OneProgressLinePerStageAndDevice();
   static std::unique_ptr<TempDir> folder_;
   static fs::path dir_;
   static CommandResult result_;
+  static std::string summary_;
 };
 std::unique_ptr<TempDir> RunOnEveryDevice::folder_;
 fs::path RunOnEveryDevice::dir_;
 CommandResult RunOnEveryDevice::result_;
+std::string RunOnEveryDevice::summary_;
 
 void RunOnEveryDevice::WritesAReportValidAgainstTheSchemaAndLeavesNoJournal() {
   ASSERT_EQ(result_.exit_code, 0) << result_.output;
@@ -215,6 +238,103 @@ void RunOnEveryDevice::PassesOfAPromptAndOfSequencesAreMeasuredOnEveryDevice() {
       << result_.output;
 }
 
+// The text summary answers per device in a few dozen lines: the unsafe profiles as one line per
+// cause with how many it rules out, each cause of the report's unsafe verdicts once.
+void RunOnEveryDevice::TheSummaryGroupsUnsafeProfilesByCause() {
+  auto report = load(dir_ / "report.json");
+  const auto lines = lines_of(summary_);
+  ASSERT_EQ(report["devices"].size(), 3u) << summary_;
+  for (const auto& device : report["devices"]) {
+    const std::string key = device["key"];
+    SCOPED_TRACE(key);
+    // This device's section: from its "Device" line to the next one (or the problems/summary).
+    size_t begin = lines.size(), end = lines.size();
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (begin == lines.size() && lines[i].rfind("Device " + key + " ", 0) == 0) {
+        begin = i;
+      } else if (begin != lines.size() &&
+                 (lines[i].rfind("Device ", 0) == 0 || lines[i] == "Problems" ||
+                  lines[i].rfind("Summary: ", 0) == 0)) {
+        end = i;
+        break;
+      }
+    }
+    ASSERT_LT(begin, lines.size()) << summary_;
+    EXPECT_LE(end - begin, 80u) << summary_;
+    const std::vector<std::string> section(lines.begin() + static_cast<long>(begin),
+                                           lines.begin() + static_cast<long>(end));
+    // The causes of the unsafe verdicts, from the JSON report.
+    std::map<std::string, int> causes;  // "key subject" -> profiles
+    int unsafe = 0;
+    for (const auto& p : device["profiles"]) {
+      if (p["verdict"] != "unsafe") continue;
+      ++unsafe;
+      ASSERT_TRUE(p.contains("cause")) << p.dump();
+      ++causes[p["cause"]["key"].get<std::string>() + " " + p["cause"].value("subject", "")];
+    }
+    if (unsafe == 0) continue;
+    const std::string header = "  unsafe: " + std::to_string(unsafe) + " profiles, " +
+                               std::to_string(causes.size()) + " cause(s)";
+    const auto at = std::find(section.begin(), section.end(), header);
+    ASSERT_NE(at, section.end()) << header << "\n" << summary_;
+    // Each cause once, its count first: the lines after the header, one per cause.
+    std::map<int, int> lines_by_count, causes_by_count;
+    for (const auto& [cause, count] : causes) ++causes_by_count[count];
+    const std::regex cause_line(R"(^    ([0-9]+) x .+ \[formats .+; KV .+; contexts .+\]$)");
+    for (auto it = at + 1; it != section.end(); ++it) {
+      std::smatch m;
+      if (!std::regex_match(*it, m, cause_line)) break;
+      ++lines_by_count[std::stoi(m[1].str())];
+    }
+    EXPECT_EQ(lines_by_count, causes_by_count) << summary_;
+    if (device.contains("recommendation") && !device["recommendation"].is_null()) {
+      const std::string recommended =
+          "  recommended: " + device["recommendation"]["profile"].get<std::string>() + " (";
+      EXPECT_EQ(std::count_if(section.begin(), section.end(),
+                              [&](const std::string& l) { return l.rfind(recommended, 0) == 0; }),
+                1)
+          << summary_;
+    }
+  }
+  // PoCL's f16 activations are one cause, named once, whatever their count.
+  EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
+                          [](const std::string& l) {
+                            return l.find("f16.arithmetic unsupported in conformance") !=
+                                   std::string::npos;
+                          }),
+            1)
+      << summary_;
+}
+
+// Without a terminal, stderr holds a start and an end line per stage of each device, in order:
+// "opencl:0 conform ..." then "opencl:0 conform 31/31 rows pass 3.1 s".
+void RunOnEveryDevice::OneProgressLinePerStageAndDevice() {
+  const auto lines = lines_of(read_text(dir_ / "progress.txt"));
+  auto report = load(dir_ / "report.json");
+  for (const auto& device : report["devices"]) {
+    for (const auto& view : device["views"]) {
+      if (!view["usable"].get<bool>() || view["api"] == "drm") continue;
+      const std::string api = view["api"];
+      const std::string id = view["info"]["id"];
+      std::vector<std::string> stages{"stress", "peak", "profiles"};
+      if (api != "host") stages.insert(stages.begin(), "conform");
+      for (const auto& stage : stages) {
+        SCOPED_TRACE(id + " " + stage);
+        const std::string prefix = id + " " + stage + " ";
+        std::vector<size_t> starts, ends;
+        const std::regex end_line("^" + prefix + ".+ [0-9]+\\.[0-9] s$");
+        for (size_t i = 0; i < lines.size(); ++i) {
+          if (lines[i] == prefix + "...") starts.push_back(i);
+          if (std::regex_match(lines[i], end_line)) ends.push_back(i);
+        }
+        ASSERT_EQ(starts.size(), 1u) << read_text(dir_ / "progress.txt");
+        ASSERT_EQ(ends.size(), 1u) << read_text(dir_ / "progress.txt");
+        EXPECT_LT(starts[0], ends[0]);
+      }
+    }
+  }
+}
+
 TEST_F(RunOnEveryDevice, AQuickRunReportsRendersAndGates) {
   {
     SCOPED_TRACE("report");
@@ -239,6 +359,14 @@ TEST_F(RunOnEveryDevice, AQuickRunReportsRendersAndGates) {
   {
     SCOPED_TRACE("junit and html");
     JunitAndHtmlRenderingsOfTheRun();
+  }
+  {
+    SCOPED_TRACE("summary by cause");
+    TheSummaryGroupsUnsafeProfilesByCause();
+  }
+  {
+    SCOPED_TRACE("progress");
+    OneProgressLinePerStageAndDevice();
   }
 }
 
@@ -488,6 +616,27 @@ TEST(RunUsage, BadInputExitsTwoWithAClearMessage) {
   EXPECT_EQ(bad_preset.exit_code, 2);
   EXPECT_NE(bad_preset.output.find("m2-32k-local"), std::string::npos) << bad_preset.output;
   EXPECT_FALSE(fs::exists(dir / "r.json"));
+}
+
+// One rule for bad input: every command exits 2 for a device that is not there, naming it, and a
+// filter that matches nothing is exit 2 naming the filter.
+TEST(BadInput, EveryCommandExitsTwoForADeviceThatIsNotThere) {
+  TempDir dir("bad-input");
+  const std::string shape =
+      " --shape n_embd=64,n_layer=1,n_head=2,n_ff=128,n_vocab=256,context=256";
+  for (const std::string& command : std::vector<std::string>{
+           "probe", "conform", "stress", "run --out " + (dir / "r.json").string(),
+           "decode --tokens 1" + shape, "bench -p 0 -n 1" + shape}) {
+    SCOPED_TRACE(command);
+    auto r = run_command(gauntlet_exe() + " " + command + " --device opencl:9");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("opencl:9"), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(fs::exists(dir / "r.json"));
+  auto nothing = run_command(gauntlet_exe() + " conform --device host --filter 'zzz*'");
+  EXPECT_EQ(nothing.exit_code, 2) << nothing.output;
+  EXPECT_NE(nothing.output.find("--filter 'zzz*' matches no conformance case"), std::string::npos)
+      << nothing.output;
 }
 
 }  // namespace

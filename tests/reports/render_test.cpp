@@ -58,7 +58,7 @@ TEST(RenderText, SummaryPerDeviceWithReasons) {
   EXPECT_NE(text.find("exit 1"), std::string::npos);
   // Unsafe profiles are not listed as safe.
   const auto safe_table =
-      text.substr(text.find("SAFE PROFILE"), text.find("UNSAFE ") - text.find("SAFE PROFILE"));
+      text.substr(text.find("SAFE PROFILE"), text.find("  unsafe: ") - text.find("SAFE PROFILE"));
   EXPECT_EQ(safe_table.find("wg256"), std::string::npos);
 
   // Aligned columns: each row's FAMILIAR cell starts where the header's does.
@@ -123,8 +123,75 @@ TEST(RenderText, IncompleteRunIsFlagged) {
   EXPECT_NE(render_html(r).find("Incomplete: the run was interrupted"), std::string::npos);
 }
 
+// Unsafe profiles are one line per cause with their count and families; a report of schema 1.5
+// carries the cause as data, an older one has it read from the reason.
+TEST(RenderText, UnsafeProfilesAreOneLinePerCause) {
+  auto report = sample_report();
+  auto& d = report.devices.front();
+  const auto base = d.profiles.front();
+  d.profiles.clear();
+  for (const std::string format : {"F16", "Q8_0", "Q4_K_M"}) {
+    for (const std::string kv : {"f32", "f16"}) {
+      for (uint32_t context : {512u, 1024u, 2048u}) {
+        Profile p = base;
+        p.weight_format = format;
+        p.kv_precision = kv;
+        p.compute_precision = "f16";
+        p.context = context;
+        p.name = profile_name(p);
+        p.verdict = ProfileVerdict::unsafe;
+        p.reason = "f16 unsupported (conformance f16.arithmetic)";
+        p.cause = Cause{"feature_unsupported", "f16.arithmetic", {}};
+        d.profiles.push_back(p);
+        p.compute_precision = "f32";
+        p.variant.local_mem_bytes = 40000 + context;
+        p.name = profile_name(p);
+        p.reason = "local memory " + std::to_string(p.variant.local_mem_bytes) +
+                   " > 32768 (matmul.wg64, n_in 256); these fit: ...";
+        p.cause = Cause{"local_memory",
+                        "matmul",
+                        {{"need_bytes", static_cast<double>(p.variant.local_mem_bytes)},
+                         {"limit_bytes", 32768.0}}};
+        if (format == "F16") d.profiles.push_back(p);
+      }
+    }
+  }
+  const auto text = render_text(report);
+  EXPECT_NE(text.find("  unsafe: 24 profiles, 2 cause(s)\n"
+                      "    18 x f16.arithmetic unsupported in conformance [formats F16, Q8_0, "
+                      "Q4_K_M; KV f32, f16; activations f16; variants wg64-tile-chunk1024; "
+                      "contexts 512-2048 (3); passes 1 token]\n"
+                      "    6 x local memory 40512 to 42048 > 32768 B verified (the matmul kernel) "
+                      "[formats F16; KV f32, f16; activations f32;"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(count_of(text, "f16 unsupported (conformance"), 0) << "no line per profile";
+  // --verbose / `report show --all` lists every profile besides.
+  const auto all = render_text(report, {.all = true});
+  EXPECT_EQ(count_of(all, "f16 unsupported (conformance f16.arithmetic)"), 18) << all;
+  // The same groups from the reasons alone (a report older than 1.5).
+  for (auto& p : d.profiles) p.cause.reset();
+  const auto old = render_text(report);
+  EXPECT_NE(old.find("    18 x f16.arithmetic unsupported in conformance [formats"),
+            std::string::npos)
+      << old;
+  EXPECT_NE(old.find("    6 x local memory 40512 to 42048 > 32768 B verified (the matmul kernel)"),
+            std::string::npos)
+      << old;
+  // The markdown and HTML summaries group the same way; HTML opens each group to its profiles.
+  const auto md = render_markdown(report);
+  EXPECT_NE(md.find("| 18 | f16.arithmetic unsupported in conformance | formats F16, Q8_0"),
+            std::string::npos)
+      << md;
+  const auto html = render_html(report);
+  // Two causes here, and PoCL's two (f16 unsupported, a crash) on the second device.
+  EXPECT_EQ(count_of(html, "<details class=\"cause\""), 2 + 2) << html;
+  EXPECT_NE(html.find("<summary><b>18</b> f16.arithmetic unsupported in conformance</summary>"),
+            std::string::npos);
+}
+
 TEST(RenderMarkdown, TablesPerDevice) {
-  const auto md = render_markdown(sample_report());
+  const auto md = render_markdown(sample_report(), {.all = true});
   EXPECT_NE(md.find("## vulkan:0: llvmpipe"), std::string::npos) << md;
   EXPECT_NE(md.find("| f32/f32/kv-f32/wg256-tile-chunk10240/ctx2048/b1 | q0f32 | unsafe | local "
                     "memory 41216 \\> 32768 |"),
@@ -152,8 +219,8 @@ TEST(RenderHtml, SelfContainedWithCharts) {
   EXPECT_EQ(count_of(html, "class=\"point verified\""), 3);
   EXPECT_EQ(count_of(html, "class=\"point unverified\""), 2);
   EXPECT_EQ(count_of(html, "class=\"budget\""), 1);
-  EXPECT_EQ(count_of(html, "<rect class=\"bar tok\""), 4);       // profiles with a tok/s figure
-  EXPECT_EQ(count_of(html, "<rect class=\"bar mem"), 10);        // every profile
+  EXPECT_EQ(count_of(html, "<rect class=\"bar tok\""), 4);  // profiles with a tok/s figure
+  EXPECT_EQ(count_of(html, "<rect class=\"bar mem"), 4);    // a bar per kernel variant, per device
   EXPECT_EQ(count_of(html, "<rect class=\"bar mem over\""), 1);  // 41216 > 32768
   EXPECT_EQ(count_of(html, "<line class=\"limit\""), 2);
   EXPECT_NE(html.find("verified 32768"), std::string::npos);
@@ -168,6 +235,26 @@ TEST(RenderHtml, SelfContainedWithCharts) {
   EXPECT_NEAR(widths[1] / widths[0], 28.0 / 41.5, 0.01);
   EXPECT_NEAR(widths[2] / widths[0], 12.25 / 41.5, 0.01);
   EXPECT_NE(html.find("local memory 41216 &gt; 32768"), std::string::npos);
+}
+
+// A chart's label column is as wide as its longest label: none is cut off at the left edge.
+TEST(RenderHtml, ChartLabelsFitTheirColumn) {
+  auto report = sample_report();
+  auto& p = report.devices.front().profiles.front();
+  p.variant.name = std::string(90, 'v');
+  p.name = profile_name(p);
+  const auto html = render_html(report);
+  std::regex label_re(
+      R"re(<text class="label" x="([0-9.]+)" y="[0-9.]+" text-anchor="end">([^<]*)</text>)re");
+  int labels = 0;
+  for (std::sregex_iterator it(html.begin(), html.end(), label_re), end; it != end; ++it) {
+    const double right = std::stod((*it)[1].str());
+    const auto chars = static_cast<double>((*it)[2].str().size());
+    if (chars < 20) continue;  // an axis figure
+    ++labels;
+    EXPECT_GE(right, 6.6 * chars) << (*it)[2].str();
+  }
+  EXPECT_GE(labels, 2);
 }
 
 TEST(RenderHtml, EscapesText) {

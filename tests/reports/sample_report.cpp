@@ -131,6 +131,7 @@ DeviceReport llvmpipe() {
                           ProfileVerdict::unsafe, "local memory 41216 > 32768");
   big_tile.figures.planned_peak_bytes = 1100 * kMiB;
   big_tile.evidence = {"conform.local_mem.41216"};
+  big_tile.cause = Cause{"local_memory", "matvec", {{"need_bytes", 41216}, {"limit_bytes", 32768}}};
   auto small_tile = profile(dev, "vulkan", "f32", "f32", "f32", variant(64, 1024, 8704), 2048,
                             ProfileVerdict::safe);
   small_tile.figures.tok_s = 12.25;
