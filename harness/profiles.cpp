@@ -7,6 +7,7 @@
 
 #include "engine/device/profile_check.h"
 #include "engine/placement/placement_plan.h"
+#include "stress/host_limits.h"
 
 namespace gauntlet::harness {
 
@@ -55,6 +56,20 @@ DecodeSetup make_setup(FileType weights, ActivationType compute, KvPrecision kv,
   c.attention.workgroup = kWorkgroup;
   c.attention.score_tile = tiled ? kScoreTile : 0;
   return s;
+}
+
+// What the planner is asked for a setup with these tensors.
+engine::planner::PlanOptions plan_options(const DecodeSetup& setup,
+                                          std::span<const TensorDesc> tensors) {
+  const auto& c = setup.config;
+  engine::planner::PlanOptions o;
+  o.format = c.weights;
+  o.tensors = tensors;
+  o.context = c.context;
+  o.sequences = c.sequences;
+  o.micro_batch = c.micro_batch;
+  o.kv = c.kv;
+  return o;
 }
 
 bool usable_verdict(reports::FeatureVerdict v) {
@@ -133,9 +148,19 @@ void point_to_fitting_variants(std::vector<Candidate>& candidates, uint64_t limi
 
 // A placed candidate: the model's layers across the host and the device, checked by running the
 // split against the host reference. Safe only when the device's share fits its budget.
+// The host's room for a placement's host share: 0.9 of its available memory (the tighter of
+// MemAvailable and the cgroup's room), as the stress's host margin keeps a tenth back.
+uint64_t host_room() {
+  const auto host = stress::read_host_memory();
+  uint64_t room = host.mem_available.value_or(0);
+  if (host.cgroup_room) room = std::min(room, *host.cgroup_room);
+  return room / 10 * 9;
+}
+
 Candidate placed_candidate(const engine::model::ModelShape& shape, FileType weights,
                            std::span<const TensorDesc> tensors, const DeviceFacts& facts,
-                           const std::string& device_key, uint32_t context, PassShape pass) {
+                           const std::string& device_key, uint32_t context, PassShape pass,
+                           uint64_t host_budget) {
   Candidate c;
   c.setup = make_setup(weights, ActivationType::f32, KvPrecision::f32, false, context, pass);
   c.setup.placement = placed_profile_placement(shape, facts.info.id.to_string());
@@ -153,18 +178,12 @@ Candidate placed_candidate(const engine::model::ModelShape& shape, FileType weig
   p.placement_shares = placement.describe();
   p.variant.name = "default";
   p.variant.workgroup = kWorkgroup;
-  engine::planner::PlanOptions o;
-  o.format = weights;
-  o.tensors = tensors;
-  o.context = context;
-  o.sequences = pass.sequences;
-  o.micro_batch = pass.micro_batch;
-  o.kv = KvPrecision::f32;
-  const auto bytes = engine::placement::plan_placement(shape, placement, o);
+  const auto bytes =
+      engine::placement::plan_placement(shape, placement, plan_options(c.setup, tensors));
   p.figures.planned_peak_bytes = bytes.front().total();  // the device's share
   p.name = reports::profile_name(p);
   p.familiar_name = reports::familiar_name(p.weight_format, p.compute_precision);
-  const uint64_t share = bytes.front().total();
+  const uint64_t share = bytes.front().total(), host_share = bytes.back().total();
   if (auto missing = missing_feature(c.setup, tensors, facts)) {
     p.verdict = reports::ProfileVerdict::unsafe;
     std::tie(p.reason, p.cause) = *missing;
@@ -177,6 +196,14 @@ Candidate placed_candidate(const engine::model::ModelShape& shape, FileType weig
                              "placement",
                              {{"need_bytes", static_cast<double>(share)},
                               {"budget_bytes", static_cast<double>(facts.safe_budget_bytes)}}};
+  } else if (host_share > host_budget) {
+    p.verdict = reports::ProfileVerdict::unsafe;
+    p.reason = "the host's share needs " + gib(host_share) + " > " + gib(host_budget) +
+               " (0.9 of the host's available memory)";
+    p.cause = reports::Cause{"memory_budget",
+                             "host",
+                             {{"need_bytes", static_cast<double>(host_share)},
+                              {"budget_bytes", static_cast<double>(host_budget)}}};
   } else {
     c.runnable = true;
   }
@@ -268,14 +295,7 @@ std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
                 if (tiled) p.variant.tile["matmul_activations"] = kMatmulTile;
               }
               p.variant.local_mem_bytes = local;
-              engine::planner::PlanOptions plan_options;
-              plan_options.format = weights;
-              plan_options.tensors = tensors;
-              plan_options.context = context;
-              plan_options.sequences = pass.sequences;
-              plan_options.micro_batch = pass.micro_batch;
-              plan_options.kv = kv;
-              const auto plan = engine::planner::plan_memory(shape, plan_options);
+              const auto plan = engine::planner::plan_memory(shape, plan_options(c.setup, tensors));
               p.figures.planned_peak_bytes = plan.steady_state;
               p.name = reports::profile_name(p);
               p.familiar_name = reports::familiar_name(p.weight_format, p.compute_precision);
@@ -318,10 +338,12 @@ std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
     const auto contexts = planned_contexts(shape);
     const auto context =
         std::find_if(contexts.begin(), contexts.end(), [](uint32_t c) { return c >= 512 + 128; });
+    const uint64_t host_budget = host_room();
     for (const auto& [weights, tensors] : mixes) {
       if (context == contexts.end()) break;
       for (const PassShape& pass : placed_passes()) {
-        out.push_back(placed_candidate(shape, weights, tensors, facts, device_key, *context, pass));
+        out.push_back(placed_candidate(shape, weights, tensors, facts, device_key, *context, pass,
+                                       host_budget));
       }
     }
   }

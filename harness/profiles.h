@@ -70,7 +70,9 @@ std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
                                      const std::string& device_key, core::Level level);
 
 // The placement a placed profile checks: the first half of the layers on the host, the rest and
-// the output layer on the device (llama.cpp's -ngl n_layer + 1 - n_layer / 2).
+// the output layer on the device (llama.cpp's -ngl n_layer + 1 - n_layer / 2). It is safe only
+// when the device's share fits the device's budget, the host's share fits 0.9 of the host's
+// available memory, and the split matches the host reference.
 engine::placement::Placement placed_profile_placement(const engine::model::ModelShape& shape,
                                                       const std::string& device);
 // The passes a placed profile is checked at: one token, micro-batches of 32 and 512, and 4

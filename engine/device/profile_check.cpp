@@ -77,32 +77,11 @@ void finish_result(CheckResult& r, const DecodeConfig& config, uint32_t position
 
 }  // namespace
 
-core::Result<CheckResult> check_decode(backends::Device& device, const model::GgufFile& file,
-                                       const DecodeConfig& config, std::vector<int32_t> prompt,
-                                       uint32_t steps, KernelCache* kernels) {
-  if (prompt.empty()) {
-    return core::make_error(core::ErrorKind::invalid_argument, "the prompt needs a token");
-  }
-  auto shape = model::read_model_shape(file.info());
-  if (!shape) return shape.error();
-  const uint64_t needed = prompt.size() + steps;
-  const uint32_t context = config.context != 0
-                               ? config.context
-                               : static_cast<uint32_t>(std::min<uint64_t>(needed, shape->context));
-  if (needed > context) {
-    return core::make_error(
-        core::ErrorKind::invalid_argument,
-        std::to_string(needed) + " positions are over the context of " + std::to_string(context));
-  }
-  auto both = load_both(device, file, config, context);
-  if (!both) return both.error();
-  DecodeConfig c = config;
-  c.context = context;
-
+core::Result<CheckResult> compare_greedy(Decoder& tested, Decoder& reference,
+                                         std::span<const int32_t> prompt, uint32_t steps,
+                                         const DecodeConfig& c) {
   CheckResult r;
   Steps dev, host;
-  auto decoder = DeviceDecoder::create(device, both->device, c, kernels);
-  if (!decoder) return decoder.error();
   Clock::time_point gen_start = Clock::now();
   auto record = [&](Steps& into, bool time_it) {
     return [&into, &gen_start, time_it, n = prompt.size()](uint32_t step, int32_t token,
@@ -112,27 +91,15 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
       if (time_it && step + 1 == n) gen_start = Clock::now();
     };
   };
-  auto dev_tokens = reference::greedy_decode([&](int32_t t) { return (*decoder)->step(t); }, prompt,
+  tested.reset();
+  auto dev_tokens = reference::greedy_decode([&](int32_t t) { return tested.step(t); }, prompt,
                                              steps, record(dev, true));
   if (!dev_tokens) return dev_tokens.error();
   const double seconds = std::chrono::duration<double>(Clock::now() - gen_start).count();
   r.device_tokens = *dev_tokens;
-  r.device_peak_bytes = device.peak_bytes();
-  r.planned_peak_bytes =
-      planner::plan_memory(both->host.shape, {config.weights, context, config.sequences, config.kv,
-                                              16ull << 20, both->host.tensors, config.micro_batch})
-          .steady_state;
-  if (steps > 1 && seconds > 0) {
-    r.tokens_per_second = (steps - 1) / seconds;
-    const uint32_t mid = static_cast<uint32_t>(prompt.size() + steps / 2);
-    r.effective_gbps = static_cast<double>(bytes_read_per_token(
-                           both->host.shape, both->host.tensors, config.kv, mid)) *
-                       r.tokens_per_second / 1e9;
-  }
-
-  auto ref = reference::Decoder::create(both->host, {0, config.kv, context});
-  if (!ref) return ref.error();
-  auto host_tokens = reference::greedy_decode([&](int32_t t) { return (*ref)->step(t); }, prompt,
+  if (steps > 1 && seconds > 0) r.tokens_per_second = (steps - 1) / seconds;
+  reference.reset();
+  auto host_tokens = reference::greedy_decode([&](int32_t t) { return reference.step(t); }, prompt,
                                               steps, record(host, false));
   if (!host_tokens) return host_tokens.error();
   r.host_tokens = *host_tokens;
@@ -159,6 +126,46 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
     }
   }
   finish_result(r, c, static_cast<uint32_t>(prompt.size() + steps));
+  return r;
+}
+
+core::Result<CheckResult> check_decode(backends::Device& device, const model::GgufFile& file,
+                                       const DecodeConfig& config, std::vector<int32_t> prompt,
+                                       uint32_t steps, KernelCache* kernels) {
+  if (prompt.empty()) {
+    return core::make_error(core::ErrorKind::invalid_argument, "the prompt needs a token");
+  }
+  auto shape = model::read_model_shape(file.info());
+  if (!shape) return shape.error();
+  const uint64_t needed = prompt.size() + steps;
+  const uint32_t context = config.context != 0
+                               ? config.context
+                               : static_cast<uint32_t>(std::min<uint64_t>(needed, shape->context));
+  if (needed > context) {
+    return core::make_error(
+        core::ErrorKind::invalid_argument,
+        std::to_string(needed) + " positions are over the context of " + std::to_string(context));
+  }
+  auto both = load_both(device, file, config, context);
+  if (!both) return both.error();
+  DecodeConfig c = config;
+  c.context = context;
+
+  auto decoder = DeviceDecoder::create(device, both->device, c, kernels);
+  if (!decoder) return decoder.error();
+  auto ref = reference::Decoder::create(both->host, {0, config.kv, context});
+  if (!ref) return ref.error();
+  auto r = compare_greedy(**decoder, **ref, prompt, steps, c);
+  if (!r) return r.error();
+  r->device_peak_bytes = device.peak_bytes();
+  r->planned_peak_bytes =
+      planner::plan_memory(both->host.shape, {config.weights, context, config.sequences, config.kv,
+                                              16ull << 20, both->host.tensors, config.micro_batch})
+          .steady_state;
+  const uint32_t mid = static_cast<uint32_t>(prompt.size() + steps / 2);
+  r->effective_gbps = static_cast<double>(bytes_read_per_token(both->host.shape, both->host.tensors,
+                                                               config.kv, mid)) *
+                      r->tokens_per_second / 1e9;
   return r;
 }
 

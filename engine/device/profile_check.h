@@ -69,6 +69,13 @@ uint64_t bytes_read_per_token(const model::ModelShape& shape,
                               std::span<const model::TensorDesc> weights, planner::KvPrecision kv,
                               uint32_t positions);
 
+// Two decoders compared: `steps` greedy tokens after `prompt` on each (each reset first), the
+// tested one timed (tokens_per_second); tokens and logits compared over the steps fed the same
+// token, against the configuration's bound, a parting at a near tie noted rather than failed.
+core::Result<CheckResult> compare_greedy(Decoder& tested, Decoder& reference,
+                                         std::span<const int32_t> prompt, uint32_t steps,
+                                         const DecodeConfig& config);
+
 // Loads the model onto `device` (bounded chunks), decodes `steps` greedy tokens after `prompt` on
 // the device and on the host reference, and compares tokens and logits (over the steps that were
 // fed the same token) against logits_nmse_bound.
