@@ -63,6 +63,8 @@ struct RunFlags {
   bool resume = false;
   bool quiet = false;
   bool verbose = false;
+  int n_gpu_layers = -1;
+  std::vector<double> tensor_split;
 };
 
 }  // namespace
@@ -93,6 +95,15 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   command->add_option("--simulate", flags->simulate,
                       "clamp device limits to a target device: a JSON file, or a preset: "
                       "m2-32k-local, mali-3g-no-bf16, arc-16g, arc-8g");
+  command->add_option("--n-gpu-layers", flags->n_gpu_layers,
+                      "-ngl: the placed profiles' layer slots on each device, the rest on the "
+                      "host (default: the fit answer's for a format that does not fit whole, "
+                      "else half)");
+  command
+      ->add_option("--tensor-split", flags->tensor_split,
+                   "-ts: the placed profiles share the offloaded slots between the selected "
+                   "OpenCL/Vulkan devices by these shares, e.g. 1,1")
+      ->delimiter(',');
   command->add_flag("--resume", flags->resume,
                     "continue an interrupted run from the journal beside --out");
   command->add_flag("--quiet", flags->quiet,
@@ -109,6 +120,8 @@ void add_run_command(CLI::App& app, CommandContext& context) {
     config.model_path = flags->model;
     config.shape = flags->shape;
     config.simulate = resolve_simulate(flags->simulate);
+    config.n_gpu_layers = flags->n_gpu_layers;
+    config.tensor_split = flags->tensor_split;
     config.resume = flags->resume;
     auto printer = std::make_shared<ProgressPrinter>();
     if (!flags->quiet) {

@@ -110,10 +110,20 @@ core::Json host_pass(const core::DeviceInfo& device, const std::filesystem::path
 // A placed profile: the split over this device and the host against the host reference.
 core::Json placed_check(const engine::model::GgufFile& model, const DecodeSetup& setup,
                         core::Level level, backends::Device& opened, const core::Options& options) {
-  auto host = backends::open(*core::DeviceId::parse(engine::placement::kHost), options);
-  if (!host) return {{"error", host.error().describe()}};
+  // This device, and each other device the placement names (the host, other GPUs with -ts).
+  std::vector<std::unique_ptr<backends::Device>> others;
+  std::vector<backends::Device*> devices;
+  for (const auto& name : setup.placement->devices) {
+    if (name == opened.name()) {
+      devices.push_back(&opened);
+      continue;
+    }
+    auto other = backends::open(*core::DeviceId::parse(name), options);
+    if (!other) return {{"error", other.error().describe()}};
+    others.push_back(std::move(*other));
+    devices.push_back(others.back().get());
+  }
   const auto& c = setup.config;
-  std::vector<backends::Device*> devices{&opened, host->get()};
   auto check = engine::check_placement(*setup.placement, devices, model,
                                        {c.kv, c.compute, c.context, c.micro_batch, c.sequences,
                                         pass_prompt(setup), pass_steps(level)});
@@ -127,8 +137,11 @@ core::Json placed_check(const engine::model::GgufFile& model, const DecodeSetup&
                             {"peak_bytes", check->peak_bytes[d]}});
   }
   j["devices"] = devices_json;
-  j["peak_bytes"] = check->peak_bytes.front();
-  j["planned_peak_bytes"] = check->planned.front().total();
+  const size_t self =
+      std::find(setup.placement->devices.begin(), setup.placement->devices.end(), opened.name()) -
+      setup.placement->devices.begin();
+  j["peak_bytes"] = check->peak_bytes.at(self);
+  j["planned_peak_bytes"] = check->planned.at(self).total();
   return j;
 }
 

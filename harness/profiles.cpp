@@ -160,10 +160,10 @@ uint64_t host_room() {
 Candidate placed_candidate(const engine::model::ModelShape& shape, FileType weights,
                            std::span<const TensorDesc> tensors, const DeviceFacts& facts,
                            const std::string& device_key, uint32_t context, PassShape pass,
-                           uint64_t host_budget) {
+                           uint64_t host_budget, engine::placement::Placement placement_of) {
   Candidate c;
   c.setup = make_setup(weights, ActivationType::f32, KvPrecision::f32, false, context, pass);
-  c.setup.placement = placed_profile_placement(shape, facts.info.id.to_string());
+  c.setup.placement = std::move(placement_of);
   const auto& placement = *c.setup.placement;
   auto& p = c.profile;
   p.device = device_key;
@@ -180,10 +180,14 @@ Candidate placed_candidate(const engine::model::ModelShape& shape, FileType weig
   p.variant.workgroup = kWorkgroup;
   const auto bytes =
       engine::placement::plan_placement(shape, placement, plan_options(c.setup, tensors));
-  p.figures.planned_peak_bytes = bytes.front().total();  // the device's share
+  const auto self =
+      std::find(placement.devices.begin(), placement.devices.end(), facts.info.id.to_string()) -
+      placement.devices.begin();
+  const uint64_t share = bytes.at(static_cast<size_t>(self)).total();
+  const uint64_t host_share = bytes.back().total();
+  p.figures.planned_peak_bytes = share;  // this device's share
   p.name = reports::profile_name(p);
   p.familiar_name = reports::familiar_name(p.weight_format, p.compute_precision);
-  const uint64_t share = bytes.front().total(), host_share = bytes.back().total();
   if (auto missing = missing_feature(c.setup, tensors, facts)) {
     p.verdict = reports::ProfileVerdict::unsafe;
     std::tie(p.reason, p.cause) = *missing;
@@ -212,11 +216,25 @@ Candidate placed_candidate(const engine::model::ModelShape& shape, FileType weig
 
 }  // namespace
 
-engine::placement::Placement placed_profile_placement(const engine::model::ModelShape& shape,
-                                                      const std::string& device) {
-  const int ngl = static_cast<int>(shape.n_layer + 1 - shape.n_layer / 2);
-  return *engine::placement::from_gpu_layers(shape.n_layer,
-                                             {ngl, {device}, {}, engine::placement::kHost});
+std::optional<engine::placement::Placement> placed_profile_placement(
+    const engine::model::ModelShape& shape, const std::string& device,
+    engine::model::FileType format, const PlacedRequest& request) {
+  int ngl = static_cast<int>(shape.n_layer + 1 - shape.n_layer / 2);
+  if (request.n_gpu_layers >= 0) {
+    ngl = request.n_gpu_layers;
+  } else if (auto it = request.fit_slots.find(format); it != request.fit_slots.end()) {
+    ngl = static_cast<int>(it->second);
+  }
+  std::vector<std::string> gpus{device};
+  if (!request.tensor_split.empty()) gpus = request.gpus;
+  if (std::find(gpus.begin(), gpus.end(), device) == gpus.end()) return std::nullopt;
+  auto p = engine::placement::from_gpu_layers(
+      shape.n_layer, {ngl, gpus, request.tensor_split, engine::placement::kHost});
+  if (!p || (p->whole() && gpus.size() == 1)) return std::nullopt;
+  const auto per_device = p->slots_per_device();
+  const size_t self = std::find(gpus.begin(), gpus.end(), device) - gpus.begin();
+  if (per_device[self] == 0) return std::nullopt;
+  return std::move(*p);
 }
 
 std::vector<PassShape> placed_passes() { return {{1, 1}, {32, 1}, {512, 1}, {1, 4}}; }
@@ -250,7 +268,8 @@ std::vector<PassShape> planned_passes(core::Level level) {
 
 std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
                                      const WeightMixes& mixes, const DeviceFacts& facts,
-                                     const std::string& device_key, core::Level level) {
+                                     const std::string& device_key, core::Level level,
+                                     const PlacedRequest& placed) {
   std::vector<Candidate> out;
   const auto passes = planned_passes(level);
   // The host runs the C++ reference: no local memory tiles, no f16 kernels to choose between.
@@ -341,9 +360,12 @@ std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
     const uint64_t host_budget = host_room();
     for (const auto& [weights, tensors] : mixes) {
       if (context == contexts.end()) break;
+      const auto placement =
+          placed_profile_placement(shape, facts.info.id.to_string(), weights, placed);
+      if (!placement) continue;
       for (const PassShape& pass : placed_passes()) {
         out.push_back(placed_candidate(shape, weights, tensors, facts, device_key, *context, pass,
-                                       host_budget));
+                                       host_budget, *placement));
       }
     }
   }

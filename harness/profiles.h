@@ -58,6 +58,15 @@ struct PassShape {
 };
 std::vector<PassShape> planned_passes(core::Level level);
 
+// How the placed profiles are placed: the user's -ngl and -ts, and the layer slots the fit
+// answer gives a format that does not fit whole.
+struct PlacedRequest {
+  int n_gpu_layers = -1;
+  std::vector<double> tensor_split;
+  std::vector<std::string> gpus;  // with -ts: the selected OpenCL and Vulkan devices, in order
+  std::map<engine::model::FileType, uint32_t> fit_slots;
+};
+
 // Every candidate for the device, each with its static verdict: unsafe when a feature it needs
 // is not verified, when a kernel's local memory exceeds the verified limit, or when its planned
 // peak exceeds the budget (untested instead when the budget was only capped by the level).
@@ -67,14 +76,19 @@ using WeightMixes = std::map<engine::model::FileType, std::vector<engine::model:
 
 std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
                                      const WeightMixes& mixes, const DeviceFacts& facts,
-                                     const std::string& device_key, core::Level level);
+                                     const std::string& device_key, core::Level level,
+                                     const PlacedRequest& placed = {});
 
-// The placement a placed profile checks: the first half of the layers on the host, the rest and
-// the output layer on the device (llama.cpp's -ngl n_layer + 1 - n_layer / 2). It is safe only
-// when the device's share fits the device's budget, the host's share fits 0.9 of the host's
-// available memory, and the split matches the host reference.
-engine::placement::Placement placed_profile_placement(const engine::model::ModelShape& shape,
-                                                      const std::string& device);
+
+// The placement a placed profile of `format` checks on `device`: -ngl's slots, else the fit
+// answer's, else the first half of the layers on the host and the rest and the output layer on
+// the device (llama.cpp's -ngl n_layer + 1 - n_layer / 2); with -ts, across the GPUs. Nothing
+// when that is the whole model on one device, or with -ts a split `device` has no share in. A
+// placed profile is safe only when the device's share fits the device's budget, the host's share
+// fits 0.9 of the host's available memory, and the split matches the host reference.
+std::optional<engine::placement::Placement> placed_profile_placement(
+    const engine::model::ModelShape& shape, const std::string& device,
+    engine::model::FileType format, const PlacedRequest& request);
 // The passes a placed profile is checked at: one token, micro-batches of 32 and 512, and 4
 // sequences decoded together; the quick level runs the micro-batch of 32 (its other passes are
 // left untested there).

@@ -104,6 +104,44 @@ core::Status write_outputs(const reports::Report& report, const RunConfig& confi
 
 }  // namespace
 
+namespace {
+
+// The placed profiles' request: the user's -ngl/-ts, and each format's fit-answer slots.
+PlacedRequest placed_request(const RunConfig& config, const probes::Selection& selection,
+                             const std::vector<reports::FitAnswer>& fit) {
+  PlacedRequest r;
+  r.n_gpu_layers = config.n_gpu_layers;
+  r.tensor_split = config.tensor_split;
+  for (const auto& id : selection.devices) {
+    if (id.api == core::Api::opencl || id.api == core::Api::vulkan)
+      r.gpus.push_back(id.to_string());
+  }
+  for (const auto& answer : fit) {
+    auto format = engine::model::parse_file_type(answer.weight_format);
+    if (answer.placement && format) r.fit_slots[*format] = answer.placement->device_slots;
+  }
+  return r;
+}
+
+// A fit answer's placement gets the tok/s of a safe placed profile of its format and layer slots.
+void attach_measured_placements(reports::DeviceReport& device) {
+  for (auto& answer : device.fit) {
+    if (!answer.placement) continue;
+    const std::string label = "ngl=" + std::to_string(answer.placement->device_slots);
+    for (const auto& p : device.profiles) {
+      if (p.weight_format != answer.weight_format || p.placement.rfind(label, 0) != 0 ||
+          p.verdict != reports::ProfileVerdict::safe || !p.figures.tok_s) {
+        continue;
+      }
+      answer.placement->tokens_per_second = *p.figures.tok_s;
+      answer.placement->measured_profile = p.name;
+      break;
+    }
+  }
+}
+
+}  // namespace
+
 core::Result<RunOutcome> run(const RunConfig& config) {
   const auto& options = config.options;
   const Progress progress = [&](ProgressKind kind, const std::string& line) {
@@ -181,8 +219,9 @@ core::Result<RunOutcome> run(const RunConfig& config) {
     device.stress = stage->stress;
     device.compute_peak = stage->compute_peak;
 
-    auto candidates =
-        plan_profiles(models->shape, models->mixes, stage->facts, device.key, options.level);
+    device.fit = fit_answers(*models, fit_budget(claimed, stage->facts, clamps));
+    auto candidates = plan_profiles(models->shape, models->mixes, stage->facts, device.key,
+                                    options.level, placed_request(config, *selection, device.fit));
     GAUNTLET_TRY(run_profiles(claimed, *models, candidates, options, *journal, progress,
                               config.interrupted));
     for (auto& c : candidates) {
@@ -193,7 +232,7 @@ core::Result<RunOutcome> run(const RunConfig& config) {
       device.profiles.push_back(std::move(c.profile));
     }
     summarize_device(device);
-    device.fit = fit_answers(*models, fit_budget(claimed, stage->facts, clamps));
+    attach_measured_placements(device);
     report.devices.push_back(std::move(device));
   }
   stopped = stopped || stop_requested(config);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/options.h"
 #include "harness/device_stage.h"
@@ -23,6 +24,11 @@ struct RunConfig {
   std::string shape;                 // a preset name; empty: the built-in quick model
   std::string simulate;              // a clamp file or preset; empty: none
   bool resume = false;
+  // llama.cpp's -ngl and -ts for the placed profiles: -1 lets a format that does not fit whole
+  // take its fit answer's layer slots, and one that does take half of the layers on the host.
+  // -ts shares the offloaded slots between the selected OpenCL/Vulkan devices, in their order.
+  int n_gpu_layers = -1;
+  std::vector<double> tensor_split;
   // Called with a line as each stage of each device starts and ends, and with details between
   // (device_stage.h's Progress).
   std::function<void(ProgressKind, const std::string&)> progress;

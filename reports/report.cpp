@@ -429,6 +429,10 @@ void from_json(const Json& j, FitAnswer& v) {
     for (const auto& [device, n] : p.at("bytes").items()) {
       out.bytes.emplace_back(device, n.get<uint64_t>());
     }
+    if (p.contains("tokens_per_second")) {
+      out.tokens_per_second = p.at("tokens_per_second").get<double>();
+      out.measured_profile = p.value("measured_profile", std::string());
+    }
     v.placement = out;
   }
 }

@@ -224,6 +224,10 @@ struct FitAnswer {
     uint32_t min_context = 0;
     uint32_t micro_batch = 0;                             // the compute buffer's micro-batch (-ub)
     std::vector<std::pair<std::string, uint64_t>> bytes;  // per device, "host" for the rest
+    // At the levels that run it: the generation speed a placed profile of these layer slots
+    // measured (at its own context), and that profile.
+    std::optional<double> tokens_per_second;
+    std::string measured_profile;
   };
   std::optional<Placement> placement;
 };
