@@ -79,7 +79,6 @@ std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
                                      const std::string& device_key, core::Level level,
                                      const PlacedRequest& placed = {});
 
-
 // The placement a placed profile of `format` checks on `device`: -ngl's slots, else the fit
 // answer's, else the first half of the layers on the host and the rest and the output layer on
 // the device (llama.cpp's -ngl n_layer + 1 - n_layer / 2); with -ts, across the GPUs. Nothing
