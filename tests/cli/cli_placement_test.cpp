@@ -95,5 +95,25 @@ TEST(CliPlacement, RunAnswersAnEightBillionF16ModelOnAnEightGigabyteCardWithAPla
   EXPECT_TRUE(f16_placed) << fit.dump();
 }
 
+TEST(CliPlacement, RunPlacesItsPlacedProfilesAsNglSays) {
+  TempDir dir("placement-ngl");
+  const auto out = dir / "r.json";
+  auto r = run_command(gauntlet_exe() + " run --level quick --device opencl:0 -ngl 1 --quiet " +
+                       "--out " + out.string() + " >/dev/null 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(out);
+  const auto report = core::Json::parse(in);
+  int placed = 0, safe = 0;
+  for (const auto& p : report["devices"][0]["profiles"]) {
+    if (p["placement"].get<std::string>().empty()) continue;
+    ++placed;
+    EXPECT_EQ(p["placement"], "ngl=1") << p.dump();
+    EXPECT_EQ(p["placement_shares"], "host: layers 0-1; opencl:0: output") << p.dump();
+    if (p["verdict"] == "safe") ++safe;
+  }
+  EXPECT_GT(placed, 0);
+  EXPECT_EQ(safe, 1);  // the quick level checks the pass of 32 tokens of Q8_0
+}
+
 }  // namespace
 }  // namespace gauntlet::testing
