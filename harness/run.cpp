@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "engine/placement/placement.h"
 #include "harness/device_stage.h"
 #include "harness/fit.h"
 #include "harness/journal.h"
@@ -192,6 +193,14 @@ core::Result<RunOutcome> run(const RunConfig& config) {
   for (const auto& row : inventory.rows()) report.rows.push_back(row);
   auto selection = probes::select_devices(options.device, options.fallback, inventory);
   if (!selection) return selection.error();
+  // -ngl and -ts are checked against the selected devices before any device is touched: a split
+  // whose shares do not match the devices is a usage error, not a run without placed profiles.
+  if (config.n_gpu_layers != -1 || !config.tensor_split.empty()) {
+    const PlacedRequest request = placed_request(config, *selection, {});
+    auto checked = engine::placement::from_gpu_layers(
+        1, {config.n_gpu_layers, request.gpus, config.tensor_split, engine::placement::kHost});
+    if (!checked) return checked.error();
+  }
   for (const auto& note : selection->notes) {
     report.rows.push_back(core::make_row("select", "", core::RowStatus::skipped, note));
     progress(ProgressKind::stage, note);

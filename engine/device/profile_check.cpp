@@ -28,6 +28,7 @@ struct Loaded {
   model::LoadedModel host;
   loader::DeviceModel device;
   uint32_t context = 0;
+  DecodeConfig config;  // the configuration with that context
 };
 
 core::Result<Loaded> load_both(backends::Device& device, const model::GgufFile& file,
@@ -46,7 +47,7 @@ core::Result<Loaded> load_both(backends::Device& device, const model::GgufFile& 
   device.reset_peak();
   auto loaded = loader::load_to_device(file, device, {});
   if (!loaded) return loaded.error();
-  return Loaded{std::move(*host), std::move(*loaded), context};
+  return Loaded{std::move(*host), std::move(*loaded), context, c};
 }
 
 std::string scientific(double value) {
@@ -148,9 +149,7 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
   }
   auto both = load_both(device, file, config, context);
   if (!both) return both.error();
-  DecodeConfig c = config;
-  c.context = context;
-
+  const DecodeConfig& c = both->config;
   auto decoder = DeviceDecoder::create(device, both->device, c, kernels);
   if (!decoder) return decoder.error();
   auto ref = reference::Decoder::create(both->host, {0, config.kv, context});
@@ -345,8 +344,7 @@ core::Result<CheckResult> check_pass(backends::Device& device, const model::Gguf
   }
   auto both = load_both(device, file, config, context);
   if (!both) return both.error();
-  DecodeConfig c = config;
-  c.context = context;
+  const DecodeConfig& c = both->config;
   auto decoder = DeviceDecoder::create(device, both->device, c, kernels);
   if (!decoder) return decoder.error();
   auto r = compare_with_reference(

@@ -3,6 +3,7 @@
 // fit answer places an 8B F16 model on an 8 GiB card; bad flags are exit 2 with the reason.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "core/json.h"
@@ -54,6 +55,17 @@ TEST(CliPlacement, BadPlacementFlagsAreUsageErrors) {
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
   }
+}
+
+TEST(CliPlacement, RunRefusesASplitThatDoesNotMatchItsDevices) {
+  TempDir dir("placement-bad-run");
+  const auto out = dir / "r.json";
+  auto r = run_command(gauntlet_exe() + " run --level quick --device opencl:0,vulkan:0 -ts 1 " +
+                       "--quiet --out " + out.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--tensor-split has 1 shares for 2 devices"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 TEST(CliPlacement, BenchReportsThePlacementsSpeed) {
