@@ -32,11 +32,14 @@ int list_shapes(bool json) {
   core::OrderedJson out = core::OrderedJson::array();
   std::vector<std::vector<std::string>> table{{"SHAPE", "ARCH", "N_EMBD", "LAYERS", "HEADS/KV",
                                                "HEAD_DIM", "N_FF", "VOCAB", "CONTEXT", "ROPE_BASE",
-                                               "TIED", "PARAMS"}};
+                                               "TIED", "PARAMS", "ACTIVE", "EXPERTS"}};
   for (FileType f : kShownFormats) table[0].push_back(engine::model::to_string(f));
   for (const auto& name : engine::model::preset_names()) {
     const auto s = engine::model::preset_shape(name).value();
     const uint64_t params = engine::model::parameter_count(s);
+    const uint64_t active = engine::model::active_parameter_count(s);
+    const std::string experts =
+        s.moe() ? std::to_string(s.n_expert_used) + "/" + std::to_string(s.n_expert) : "-";
     char base[32];
     std::snprintf(base, sizeof base, "%g", static_cast<double>(s.rope_freq_base));
     std::vector<std::string> row = {name,
@@ -50,7 +53,9 @@ int list_shapes(bool json) {
                                     std::to_string(s.context),
                                     base,
                                     s.tied_output ? "yes" : "no",
-                                    parameters_text(params)};
+                                    parameters_text(params),
+                                    parameters_text(active),
+                                    experts};
     core::OrderedJson bytes = core::OrderedJson::object();
     for (FileType f : kShownFormats) {
       const uint64_t b = engine::planner::weight_bytes(s, f);
@@ -74,6 +79,10 @@ int list_shapes(bool json) {
                    {"tied_output", s.tied_output},
                    {"sliding_window", s.sliding_window},
                    {"parameters", params},
+                   {"active_parameters", active},
+                   {"n_expert", s.n_expert},
+                   {"n_expert_used", s.n_expert_used},
+                   {"n_ff_exp", s.moe() ? s.expert_ff() : 0},
                    {"weight_bytes", bytes}});
   }
   if (json) {

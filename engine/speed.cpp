@@ -53,7 +53,12 @@ core::Result<SpeedSample> time_generation(Decoder& decoder, uint32_t n_vocab, ui
 double flops_per_token(const model::ModelShape& shape, std::span<const model::TensorDesc> weights) {
   double flops = 0;
   for (const auto& t : weights) {
-    if (t.name != "token_embd.weight" || shape.tied_output) flops += 2.0 * t.n_elements();
+    if (t.name == "token_embd.weight" && !shape.tied_output) continue;
+    // A token multiplies only the experts it picks: n_expert_used of each stack's n_expert.
+    const double used = t.name.find("_exps.") != std::string::npos
+                            ? static_cast<double>(shape.n_expert_used) / shape.n_expert
+                            : 1.0;
+    flops += 2.0 * static_cast<double>(t.n_elements()) * used;
   }
   return flops;
 }

@@ -29,8 +29,9 @@ core::Result<SpeedSample> time_prompt(Decoder& decoder, uint32_t n_vocab, uint32
 // n_gen tokens generated one at a time, each fed back (greedy).
 core::Result<SpeedSample> time_generation(Decoder& decoder, uint32_t n_vocab, uint32_t n_gen);
 
-// Arithmetic of one token's pass: 2 FLOP per weight element (the embedding's rows are looked up,
-// not multiplied, unless the output shares them).
+// Arithmetic of one token's pass: 2 FLOP per weight element it multiplies (the embedding's rows
+// are looked up, not multiplied, unless the output shares them; of each expert stack only the
+// experts a token picks).
 double flops_per_token(const model::ModelShape& shape, std::span<const model::TensorDesc> weights);
 
 }  // namespace gauntlet::engine

@@ -85,6 +85,14 @@ core::Status DeviceDecoder::bind() {
     L.w_down = find(p + "ffn_down.weight");
     L.post_attn_norm = find(p + "post_attention_norm.weight");
     L.post_ffn_norm = find(p + "post_ffw_norm.weight");
+    L.router = find(p + "ffn_gate_inp.weight");
+    L.gate_exps = find(p + "ffn_gate_exps.weight");
+    L.up_exps = find(p + "ffn_up_exps.weight");
+    L.down_exps = find(p + "ffn_down_exps.weight");
+    L.shexp_gate = find(p + "ffn_gate_inp_shexp.weight");
+    L.w_gate_shexp = find(p + "ffn_gate_shexp.weight");
+    L.w_up_shexp = find(p + "ffn_up_shexp.weight");
+    L.w_down_shexp = find(p + "ffn_down_shexp.weight");
     layers_.push_back(L);
   }
   if (Weight freqs = find("rope_freqs.weight"); freqs.buffer != nullptr) {
@@ -191,6 +199,16 @@ core::Status DeviceDecoder::feed_forward(const Layer& L) {
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
   GAUNTLET_TRY(ops_.rmsnorm(act, *L.ffn_norm.buffer, matvec_.workgroup,
                             {s.n_embd, off(a.x), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
+  if (s.moe()) {
+    GAUNTLET_TRY(experts(L));
+    if (s.traits().post_norms) {
+      GAUNTLET_TRY(ops_.rmsnorm(act, *L.post_ffn_norm.buffer, matvec_.workgroup,
+                                {s.n_embd, off(a.xb), off(a.xb), s.rms_eps, stride()}, 1,
+                                tokens()));
+    }
+    return ops_.elementwise(act, Elementwise::add, {s.n_embd, off(a.x), off(a.xb), 0, stride()},
+                            tokens());
+  }
   if (s.traits().fused_gate_up) {
     // Gate rows then up rows: hb and hb2 = hb + n_ff.
     GAUNTLET_TRY(project(L.w_up, s.n_embd, 2 * s.n_ff, a.xb, a.hb));
@@ -203,6 +221,53 @@ core::Status DeviceDecoder::feed_forward(const Layer& L) {
   GAUNTLET_TRY(
       ops_.elementwise(act, gated, {s.n_ff, off(a.hb), off(a.hb2), 0, stride()}, tokens()));
   return add_branch(L.w_down, s.n_ff, a.hb, L.post_ffn_norm);
+}
+
+core::Status DeviceDecoder::project_experts(const Weight& stack, uint32_t n_in, uint32_t n_out,
+                                            uint64_t x_off, uint32_t x_slot, uint64_t out_off,
+                                            uint32_t out_slot) {
+  const auto& s = model_.shape;
+  MatvecParams p{};
+  p.x_off = static_cast<uint32_t>(x_off);
+  p.out_off = static_cast<uint32_t>(out_off);
+  p.stride = stride();
+  p.sel_off = static_cast<uint32_t>(layout_.selected);
+  p.slots = s.n_expert_used;
+  p.x_slot = x_slot;
+  p.out_slot = out_slot;
+  return ops_.matvec_experts(*stack.buffer, stack.type, matvec_, n_in, n_out, s.n_expert, *act_, p,
+                             tokens(), kMatvecRows);
+}
+
+core::Status DeviceDecoder::experts(const Layer& L) {
+  const auto& s = model_.shape;
+  const auto& a = layout_;
+  backends::Buffer& act = *act_;
+  auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
+  const uint32_t k = s.n_expert_used, ff = s.expert_ff(), n = tokens();
+  GAUNTLET_TRY(project(L.router, s.n_embd, s.n_expert, a.xb, a.router));
+  GAUNTLET_TRY(ops_.route(act, {s.n_expert, k, off(a.router), off(a.selected),
+                                s.traits().norm_expert_weights ? 1u : 0u, stride(), n}));
+  GAUNTLET_TRY(project_experts(L.gate_exps, s.n_embd, ff, a.xb, 0, a.experts_gate, ff));
+  GAUNTLET_TRY(project_experts(L.up_exps, s.n_embd, ff, a.xb, 0, a.experts_up, ff));
+  // The picks' gate and up slots lie back to back: one SwiGLU over all of them.
+  GAUNTLET_TRY(ops_.elementwise(act, Elementwise::swiglu,
+                                {k * ff, off(a.experts_gate), off(a.experts_up), 0, stride()}, n));
+  GAUNTLET_TRY(
+      project_experts(L.down_exps, ff, s.n_embd, a.experts_gate, ff, a.experts_out, s.n_embd));
+  const bool shared = s.shared_expert();
+  if (shared) {
+    const uint32_t sh = s.shared_expert_ff();
+    GAUNTLET_TRY(project(L.shexp_gate, s.n_embd, 1, a.xb, a.selected + 2 * k));
+    GAUNTLET_TRY(project(L.w_gate_shexp, s.n_embd, sh, a.xb, a.hb));
+    GAUNTLET_TRY(project(L.w_up_shexp, s.n_embd, sh, a.xb, a.hb2));
+    GAUNTLET_TRY(
+        ops_.elementwise(act, Elementwise::swiglu, {sh, off(a.hb), off(a.hb2), 0, stride()}, n));
+    GAUNTLET_TRY(project(L.w_down_shexp, sh, s.n_embd, a.hb, a.xb));
+  }
+  return ops_.combine(
+      act,
+      {s.n_embd, k, off(a.experts_out), off(a.selected), off(a.xb), shared ? 1u : 0u, stride()}, n);
 }
 
 core::Status DeviceDecoder::add_branch(const Weight& w, uint32_t n_in, uint64_t x_off,

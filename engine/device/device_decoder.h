@@ -59,6 +59,8 @@ class DeviceDecoder final : public Decoder, public Stage {
   struct Layer {
     Weight attn_norm, wq, wk, wv, wo, ffn_norm, w_gate, w_up, w_down;
     Weight wqkv, bq, bk, bv, q_norm, k_norm, post_attn_norm, post_ffn_norm;
+    Weight router, gate_exps, up_exps, down_exps;
+    Weight shexp_gate, w_gate_shexp, w_up_shexp, w_down_shexp;
   };
   // One token of the pass being run.
   struct PassToken {
@@ -77,6 +79,12 @@ class DeviceDecoder final : public Decoder, public Stage {
   core::Status download_residuals(std::span<float> x);
   core::Status project_qkv(const Layer& L);
   core::Status feed_forward(const Layer& L);
+  // A mixture of experts' feed-forward: input at xb, output left at xb.
+  core::Status experts(const Layer& L);
+  // act[out_off + j * out_slot ..] = expert_j(stack) . act[x_off + j * x_slot ..], for each pick j
+  // of every token of the pass.
+  core::Status project_experts(const Weight& stack, uint32_t n_in, uint32_t n_out, uint64_t x_off,
+                               uint32_t x_slot, uint64_t out_off, uint32_t out_slot);
   // Appends the marked tokens' logits to `out`.
   core::Status logits(std::vector<float>& out);
   // act[out_off ..] (+)= W . act[x_off ..] for every token of the pass: a matvec for one token, a

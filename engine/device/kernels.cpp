@@ -4,6 +4,8 @@
 #include "kernels/engine_add_bias_cl.h"
 #include "kernels/engine_attention_cl.h"
 #include "kernels/engine_elementwise_cl.h"
+#include "kernels/engine_expert_combine_cl.h"
+#include "kernels/engine_expert_route_cl.h"
 #include "kernels/engine_matmul_cl.h"
 #include "kernels/engine_matvec_cl.h"
 #include "kernels/engine_rmsnorm_cl.h"
@@ -12,6 +14,8 @@
 #include "kernels/engine_add_bias_comp.h"
 #include "kernels/engine_attention_comp.h"
 #include "kernels/engine_elementwise_comp.h"
+#include "kernels/engine_expert_combine_comp.h"
+#include "kernels/engine_expert_route_comp.h"
 #include "kernels/engine_matmul_typed.h"
 #include "kernels/engine_matvec_blocks_typed.h"
 #include "kernels/engine_matvec_comp.h"
@@ -253,6 +257,18 @@ core::Result<KernelSource> elementwise_source(core::Api api, Elementwise op) {
 core::Result<KernelSource> add_bias_source(core::Api api) {
   return make(api, "add_bias", {kernels::engine_add_bias_cl, SPIRV(engine_add_bias_comp)}, 2,
               sizeof(BiasParams), kSimpleWorkgroup, false);
+}
+
+core::Result<KernelSource> expert_route_source(core::Api api) {
+  return make(api, "expert_route",
+              {kernels::engine_expert_route_cl, SPIRV(engine_expert_route_comp)}, 1,
+              sizeof(RouteParams), kSimpleWorkgroup, false);
+}
+
+core::Result<KernelSource> expert_combine_source(core::Api api) {
+  return make(api, "expert_combine",
+              {kernels::engine_expert_combine_cl, SPIRV(engine_expert_combine_comp)}, 1,
+              sizeof(CombineParams), kSimpleWorkgroup, false);
 }
 
 core::Result<backends::Kernel*> KernelCache::get(const KernelSource& source) {

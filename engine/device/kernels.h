@@ -18,8 +18,22 @@ namespace gauntlet::engine::device {
 // The kernels of a pass of several tokens take token t's activations at t * stride (floats); the
 // per-token kernels run one workgroup row (y) per token. rope_kv and attention read each token's
 // position and sequence from the pass buffer: uint32 pairs {position, sequence}.
+// With slots > 0, an expert-indexed product (engine_matvec.cl): workgroup row y is token
+// y / slots and its pick y % slots, the expert id a float at sel_off + pick.
 struct MatvecParams {
   uint32_t n_in, n_out, x_off, out_off, row;
+  uint32_t stride = 0, sel_off = 0, slots = 0, x_slot = 0, out_slot = 0;
+};
+// The router (engine_expert_route.cl): per token, softmax over n_expert logits at router_off, the
+// k largest picked into sel_off (ids as floats, then weights; `norm`: weights over their sum).
+struct RouteParams {
+  uint32_t n_expert, k, router_off, sel_off, norm, stride, n_tok;
+};
+// The picked experts' outputs (k slots of n at out_off) weighted and added into xb_off, plus the
+// shared expert's output already at xb_off times sigmoid of the gate at sel_off + 2k when
+// `shared` (engine_expert_combine.cl).
+struct CombineParams {
+  uint32_t n, k, out_off, sel_off, xb_off, shared, stride;
 };
 struct MatmulParams {
   uint32_t n_in, n_out, x_off, out_off, stride, n_tok;
@@ -82,6 +96,8 @@ core::Result<backends::KernelSource> attention_source(core::Api api,
                                                       planner::KvPrecision kv);
 core::Result<backends::KernelSource> elementwise_source(core::Api api, Elementwise op);
 core::Result<backends::KernelSource> add_bias_source(core::Api api);
+core::Result<backends::KernelSource> expert_route_source(core::Api api);
+core::Result<backends::KernelSource> expert_combine_source(core::Api api);
 
 // Builds each distinct source once per device (keyed by entry point and constants).
 class KernelCache {

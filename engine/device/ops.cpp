@@ -71,6 +71,29 @@ core::Status Ops::matvec(backends::Buffer& w, model::TensorType type,
              bytes_of(p), groups_for(n_out, uint64_t{rows} * v.workgroup), local);
 }
 
+core::Status Ops::matvec_experts(backends::Buffer& stack, model::TensorType type,
+                                 const planner::KernelVariant& v, uint32_t n_in, uint32_t n_out,
+                                 uint32_t n_expert, backends::Buffer& act, const MatvecParams& p,
+                                 uint32_t tokens, uint32_t rows) {
+  GAUNTLET_TRY(check_weights(stack, type, n_in, n_out * n_expert));
+  MatvecParams q = p;
+  q.n_in = n_in;
+  q.n_out = n_out;
+  const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
+  return run(matvec_source(device().info().id.api, type, v, n_in, rows, false), {&stack, &act},
+             bytes_of(q), groups_for(n_out, uint64_t{rows} * v.workgroup), local, tokens * p.slots);
+}
+
+core::Status Ops::route(backends::Buffer& act, const RouteParams& p) {
+  return run(expert_route_source(device().info().id.api), {&act}, bytes_of(p),
+             groups_for(p.n_tok, kSimpleWorkgroup), 0);
+}
+
+core::Status Ops::combine(backends::Buffer& act, const CombineParams& p, uint32_t tokens) {
+  return run(expert_combine_source(device().info().id.api), {&act}, bytes_of(p),
+             groups_for(p.n, kSimpleWorkgroup), 0, tokens);
+}
+
 core::Status Ops::matmul(backends::Buffer& w, model::TensorType type,
                          const planner::KernelVariant& v, uint32_t n_in, uint32_t n_out,
                          backends::Buffer& act, uint32_t x_off, uint32_t out_off, uint32_t stride,

@@ -44,6 +44,16 @@ class Ops {
                       uint32_t n_in, uint32_t n_out, backends::Buffer& act, uint32_t x_off,
                       uint32_t out_off, uint32_t stride, uint32_t n_tok, uint32_t rows = 1,
                       bool accumulate = false);
+  // The expert-indexed product (mul_mat_id) for `tokens` tokens of a pass and their `slots`
+  // picks: token t's pick j multiplies the expert whose id (a float) is at sel_off + j of its
+  // activations, over the input at x_off + j * x_slot, into out_off + j * out_slot. `stack` holds
+  // the experts' matrices of n_out rows one after the other.
+  core::Status matvec_experts(backends::Buffer& stack, model::TensorType type,
+                              const planner::KernelVariant& v, uint32_t n_in, uint32_t n_out,
+                              uint32_t n_expert, backends::Buffer& act, const MatvecParams& p,
+                              uint32_t tokens, uint32_t rows = 1);
+  core::Status route(backends::Buffer& act, const RouteParams& p);
+  core::Status combine(backends::Buffer& act, const CombineParams& p, uint32_t tokens);
   // act[out_off ..] = row `row` of W (n elements), dequantized.
   core::Status embed(backends::Buffer& w, model::TensorType type, uint32_t n, uint32_t row,
                      backends::Buffer& act, uint32_t out_off);

@@ -11,12 +11,21 @@
 //                  loaded tile)
 // Local memory (the dynamic __local argument): WG_X floats of reduction scratch, then the tile;
 // the planner's local_mem_bytes() gives the same number.
+// With `slots` > 0 the weights are a stack of expert matrices of n_out rows (mul_mat_id): group
+// row y serves token y / slots (its activations at that times `stride`) and its pick y % slots,
+// the expert whose id (a float) is at sel_off + slot; the input is at x_off + slot * x_slot and the
+// output at out_off + slot * out_slot.
 typedef struct {
   uint n_in;
   uint n_out;
   uint x_off;
   uint out_off;
   uint row;
+  uint stride;
+  uint sel_off;
+  uint slots;
+  uint x_slot;
+  uint out_slot;
 } MatvecParams;
 
 #if ACT_F16
@@ -76,13 +85,22 @@ __kernel void matvec(__global const uchar* w, __global float* act, MatvecParams 
   const uint lid = get_local_id(0);
   const uint row0 = (uint)get_global_id(0) * ROWS;
   const ulong row_bytes = ROW_BYTES(p.n_in);
+  uint x_off = p.x_off, out_off = p.out_off;
+  if (p.slots != 0) {
+    const uint slot = get_group_id(1) % p.slots;
+    __global float* tok = act + (get_group_id(1) / p.slots) * p.stride;
+    w += (ulong)tok[p.sel_off + slot] * p.n_out * row_bytes;
+    act = tok;
+    x_off += slot * p.x_slot;
+    out_off += slot * p.out_slot;
+  }
   float16 acc[ROWS];
   for (uint r = 0; r < ROWS; ++r) acc[r] = (float16)(0.0f);
 
   for (uint base = 0; base < p.n_in; base += TILE) {
     const uint len = min((uint)TILE, p.n_in - base);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint i = lid; i < len; i += WG_X) TILE_STORE(tile, i, act[p.x_off + base + i]);
+    for (uint i = lid; i < len; i += WG_X) TILE_STORE(tile, i, act[x_off + base + i]);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint r = 0; r < ROWS; ++r) {
       const uint row = min(row0 + r, p.n_out - 1);
@@ -94,9 +112,9 @@ __kernel void matvec(__global const uchar* w, __global float* act, MatvecParams 
   for (uint r = 0; r < ROWS; ++r) {
     red[lid] = sum16(acc[r]);
 #if ACCUMULATE
-    if (row0 + r < p.n_out) act[p.out_off + row0 + r] += red[lid];
+    if (row0 + r < p.n_out) act[out_off + row0 + r] += red[lid];
 #else
-    if (row0 + r < p.n_out) act[p.out_off + row0 + r] = red[lid];
+    if (row0 + r < p.n_out) act[out_off + row0 + r] = red[lid];
 #endif
   }
 }

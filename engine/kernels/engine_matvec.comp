@@ -23,13 +23,32 @@ layout(std430, binding = 0) readonly buffer W { uint w[]; };
 // The same weights as 16-byte vectors: CPU drivers load a whole vector per invocation at once.
 layout(std430, binding = 0) readonly buffer W4 { uvec4 w4[]; };
 layout(std430, binding = 1) buffer A { float act[]; };
+// With `slots` > 0 the weights are a stack of expert matrices (mul_mat_id), as in engine_matvec.cl.
 layout(push_constant) uniform Params {
   uint n_in;
   uint n_out;
   uint x_off;
   uint out_off;
   uint row;
+  uint stride;
+  uint sel_off;
+  uint slots;
+  uint x_slot;
+  uint out_slot;
 } p;
+
+// The expert stack's byte offset and the input and output offsets of this workgroup row.
+void expert_addressing(uint rb, out uint w_off, out uint x_off, out uint out_off) {
+  w_off = 0;
+  x_off = p.x_off;
+  out_off = p.out_off;
+  if (p.slots == 0) return;
+  uint slot = gl_WorkGroupID.y % p.slots;
+  uint tok = (gl_WorkGroupID.y / p.slots) * p.stride;
+  w_off = uint(act[tok + p.sel_off + slot]) * p.n_out * rb;
+  x_off = tok + p.x_off + slot * p.x_slot;
+  out_off = tok + p.out_off + slot * p.out_slot;
+}
 
 shared uvec4 tile[TILE_WORDS / 4];
 shared float red[RED];
@@ -248,10 +267,12 @@ void main() {
   // runs the same loop); the workgroup loads each activation tile once and shares it.
   uint row0 = gl_GlobalInvocationID.x * ROWS;
   uint rb = row_bytes(p.n_in);
+  uint w_off, x_off, out_off;
+  expert_addressing(rb, w_off, x_off, out_off);
   uint row_off[8];
   vec4 acc[8];
   [[unroll]] for (uint r = 0; r < 8; ++r) {
-    row_off[r] = min(row0 + r, p.n_out - 1) * rb;
+    row_off[r] = w_off + min(row0 + r, p.n_out - 1) * rb;
     acc[r] = vec4(0.0);
   }
   // Quantized rows of whole groups of 8 blocks, in chunks of whole groups, are read as 16-byte
@@ -266,7 +287,7 @@ void main() {
     barrier();
     uint words = ACT_F16 != 0 ? len / 2 : len;
     for (uint j = lid; j < words / 4; j += gl_WorkGroupSize.x) {
-      uint at = p.x_off + base + (ACT_F16 != 0 ? 8 * j : 4 * j);
+      uint at = x_off + base + (ACT_F16 != 0 ? 8 * j : 4 * j);
       if (ACT_F16 != 0) {
         tile[j] = uvec4(packHalf2x16(vec2(act[at], act[at + 1])),
                         packHalf2x16(vec2(act[at + 2], act[at + 3])),
@@ -277,7 +298,7 @@ void main() {
       }
     }
     for (uint j = words / 4 * 4 + lid; j < words; j += gl_WorkGroupSize.x) {
-      uint at = p.x_off + base + (ACT_F16 != 0 ? 2 * j : j);
+      uint at = x_off + base + (ACT_F16 != 0 ? 2 * j : j);
       tile[j >> 2][j & 3u] = ACT_F16 != 0 ? packHalf2x16(vec2(act[at], act[at + 1]))
                                           : floatBitsToUint(act[at]);
     }
@@ -312,9 +333,9 @@ void main() {
       red[lid] = dot(acc[r], vec4(1.0));
       if (row0 + r < p.n_out) {
         if (ACCUMULATE != 0) {
-          act[p.out_off + row0 + r] += red[lid];
+          act[out_off + row0 + r] += red[lid];
         } else {
-          act[p.out_off + row0 + r] = red[lid];
+          act[out_off + row0 + r] = red[lid];
         }
       }
     }

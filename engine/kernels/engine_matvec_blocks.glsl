@@ -16,13 +16,32 @@ layout(constant_id = 9) const uint MODE = 0;
 layout(constant_id = 10) const uint ACCUMULATE = 0;
 
 layout(std430, binding = 1) buffer A { float act[]; };
+// With `slots` > 0 the weights are a stack of expert matrices (mul_mat_id), as in engine_matvec.cl.
 layout(push_constant) uniform Params {
   uint n_in;
   uint n_out;
   uint x_off;
   uint out_off;
   uint row;
+  uint stride;
+  uint sel_off;
+  uint slots;
+  uint x_slot;
+  uint out_slot;
 } p;
+
+// The expert stack's byte offset and the input and output offsets of this workgroup row.
+void expert_addressing(uint rb, out uint w_off, out uint x_off, out uint out_off) {
+  w_off = 0;
+  x_off = p.x_off;
+  out_off = p.out_off;
+  if (p.slots == 0) return;
+  uint slot = gl_WorkGroupID.y % p.slots;
+  uint tok = (gl_WorkGroupID.y / p.slots) * p.stride;
+  w_off = uint(act[tok + p.sel_off + slot]) * p.n_out * rb;
+  x_off = tok + p.x_off + slot * p.x_slot;
+  out_off = tok + p.out_off + slot * p.out_slot;
+}
 
 // The activation tile as 16-byte vectors: CPU drivers pay per shared load, not per byte.
 shared uvec4 tile[TILE_WORDS / 4];
@@ -38,16 +57,16 @@ vec4 tile4(uint i) {
   return uintBitsToFloat(tile[i >> 2]);
 }
 
-void load_tile(uint base, uint len) {
+void load_tile(uint x_off, uint base, uint len) {
   uint lid = gl_LocalInvocationID.x;
   if (ACT_F16 != 0) {
     for (uint j = lid; j < len / 2; j += gl_WorkGroupSize.x) {
-      uint at = p.x_off + base + 2 * j;
+      uint at = x_off + base + 2 * j;
       tile[j >> 2][j & 3u] = packHalf2x16(vec2(act[at], act[at + 1]));
     }
   } else {
     for (uint j = lid; j < len; j += gl_WorkGroupSize.x) {
-      tile[j >> 2][j & 3u] = floatBitsToUint(act[p.x_off + base + j]);
+      tile[j >> 2][j & 3u] = floatBitsToUint(act[x_off + base + j]);
     }
   }
 }
@@ -94,12 +113,14 @@ void main() {
   // runs the same loop); the workgroup loads each activation tile once and shares it.
   uint row0 = gl_GlobalInvocationID.x * ROWS;
   uint rb = p.n_in / BLOCK_ELEMS * BLOCK_BYTES;
+  uint w_off, x_off, out_off;
+  expert_addressing(rb, w_off, x_off, out_off);
   vec4 acc[8];
   [[unroll]] for (uint r = 0; r < 8; ++r) acc[r] = vec4(0.0);
   for (uint base = 0; base < p.n_in; base += TILE) {
     uint len = min(TILE, p.n_in - base);
     barrier();
-    load_tile(base, len);
+    load_tile(x_off, base, len);
     barrier();
     // Block by block: each row's block is staged once, then every 16-element chunk of the tile
     // is loaded once and serves all ROWS rows.
@@ -107,7 +128,8 @@ void main() {
       uint at[8];
       [[unroll]] for (uint r = 0; r < 8; ++r) {
         if (r < ROWS) {
-          const uint off = min(row0 + r, p.n_out - 1) * rb + (base + b) / BLOCK_ELEMS * BLOCK_BYTES;
+          const uint off =
+              w_off + min(row0 + r, p.n_out - 1) * rb + (base + b) / BLOCK_ELEMS * BLOCK_BYTES;
           at[r] = stage_block(off, r, (rb & 15u) == 0u);
         }
       }
@@ -132,9 +154,9 @@ void main() {
       red[lid] = dot(acc[r], vec4(1.0));
       if (row0 + r < p.n_out) {
         if (ACCUMULATE != 0) {
-          act[p.out_off + row0 + r] += red[lid];
+          act[out_off + row0 + r] += red[lid];
         } else {
-          act[p.out_off + row0 + r] = red[lid];
+          act[out_off + row0 + r] = red[lid];
         }
       }
     }

@@ -5,11 +5,16 @@ namespace gauntlet::engine::model {
 namespace {
 
 // Rotary styles: llama.cpp src/llama-model.cpp, llama_model_rope_type (LLM_ARCH_LLAMA is NORM;
-// QWEN2, QWEN3, PHI3, GEMMA2 and GEMMA3 are NEOX).
+// QWEN2, QWEN3, PHI3, GEMMA2, GEMMA3, QWEN2MOE and QWEN3MOE are NEOX).
 constexpr Architecture kArchitectures[] = {
     // src/models/llama.cpp: separate Q/K/V without bias, SwiGLU of ffn_gate and ffn_up
     // (LLM_FFN_SILU, LLM_FFN_PAR), rope_freqs factors where the file has them.
-    {.arch = Arch::llama, .name = "llama", .graph = "src/models/llama.cpp"},
+    // With experts (Mixtral), build_moe_ffn(..., LLM_FFN_SILU, norm_w = true, softmax gating).
+    {.arch = Arch::llama,
+     .name = "llama",
+     .graph = "src/models/llama.cpp",
+     .experts = true,
+     .norm_expert_weights = true},
     // src/models/qwen2.cpp: Qcur = wq * cur + bq (likewise K and V), then RoPE.
     {.arch = Arch::qwen2,
      .name = "qwen2",
@@ -63,6 +68,29 @@ constexpr Architecture kArchitectures[] = {
      .swa_pattern = 6,
      .default_window = 512,
      .local_rope_base = 10000.0f},
+    // src/models/qwen2moe.cpp: qwen2's attention (Q/K/V biases); build_moe_ffn with softmax
+    // gating and norm_w = false, plus the shared expert (LLM_FFN_SILU, LLM_FFN_PAR) times
+    // ggml_silu(g) / g of g = ffn_gate_inp_shexp . x, i.e. sigmoid(g). Throws without experts.
+    {.arch = Arch::qwen2moe,
+     .name = "qwen2moe",
+     .graph = "src/models/qwen2moe.cpp",
+     .rope = RopeStyle::neox,
+     .qkv_bias = true,
+     .experts = true,
+     .requires_experts = true,
+     .expert_length_key = true,
+     .shared_expert = true},
+    // src/models/qwen3moe.cpp: qwen3's attention (per-head Q/K norm); build_moe_ffn with softmax
+    // gating and norm_w = true. Throws without experts.
+    {.arch = Arch::qwen3moe,
+     .name = "qwen3moe",
+     .graph = "src/models/qwen3moe.cpp",
+     .rope = RopeStyle::neox,
+     .qk_norm = true,
+     .experts = true,
+     .requires_experts = true,
+     .expert_length_key = true,
+     .norm_expert_weights = true},
 };
 
 }  // namespace

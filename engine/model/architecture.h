@@ -12,7 +12,7 @@
 
 namespace gauntlet::engine::model {
 
-enum class Arch : uint32_t { llama, qwen2, qwen3, phi3, gemma2, gemma3 };
+enum class Arch : uint32_t { llama, qwen2, qwen3, phi3, gemma2, gemma3, qwen2moe, qwen3moe };
 
 // llama.cpp's LLAMA_ROPE_TYPE_NORM rotates adjacent pairs (x[2i], x[2i+1]) of a head;
 // LLAMA_ROPE_TYPE_NEOX rotates x[i] with x[i + n_rot/2] ("the pairs of head values are offset
@@ -45,6 +45,20 @@ struct Architecture {
   uint32_t swa_pattern = 0;
   uint32_t default_window = 0;
   float local_rope_base = 0.0f;  // RoPE base of the sliding layers; 0: the model's
+  // A mixture of experts in the feed-forward (src/llama-graph.cpp build_moe_ffn, as each graph
+  // calls it): `experts` says whether the architecture may have one (llama does when its file
+  // names experts, as Mixtral's does) and `requires_experts` that every file of it must.
+  bool experts = false;
+  bool requires_experts = false;
+  // Experts n_ff_exp rows wide from expert_feed_forward_length (qwen2moe, qwen3moe); llama's
+  // experts are n_ff wide (src/models/llama.cpp creates ffn_*_exps with n_ff).
+  bool expert_length_key = false;
+  // The selected experts' weights divided by their sum (build_moe_ffn's norm_w): each graph passes
+  // its own constant; none reads expert_weights_norm from the file.
+  bool norm_expert_weights = false;
+  // qwen2moe: a shared expert (ffn_{gate,up,down}_shexp) beside the routed ones, its output scaled
+  // by sigmoid(ffn_gate_inp_shexp . x).
+  bool shared_expert = false;
 };
 
 const Architecture& architecture(Arch arch);

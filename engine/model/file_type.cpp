@@ -124,7 +124,10 @@ std::optional<FileType> file_type_for(TensorType type) {
 
 TensorType tensor_type_for(FileType ft, const TensorPlace& t) {
   // llama-quant.cpp, tensor_allows_quantization: 1-D tensors and norms keep their type (F32).
-  if (t.n_dims < 2 || contains(t.name, "_norm.weight")) return TensorType::f32;
+  // The experts' router (ffn_gate_inp.weight) is never quantized either: F32 as converted.
+  if (t.n_dims < 2 || contains(t.name, "_norm.weight") || contains(t.name, "ffn_gate_inp.weight")) {
+    return TensorType::f32;
+  }
   const TensorType base = base_type(ft);
   // llama_tensor_get_type: the mix rules apply only when the file type is quantized.
   if (!is_quantized(base)) return base;

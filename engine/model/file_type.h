@@ -51,6 +51,7 @@ struct TensorPlace {
   uint32_t layer = 0;  // for blk.N.* tensors
   uint32_t n_layer = 1;
   bool tied_output = false;  // no output.weight: token_embd serves as the output
+  uint32_t n_expert = 0;     // the model's experts (0: dense)
 };
 
 // The type llama.cpp's quantizer gives this tensor in a file of `type`.

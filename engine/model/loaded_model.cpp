@@ -29,10 +29,6 @@ core::Result<uint32_t> required_u32(const GgufInfo& info, const std::string& key
 
 // Features of real files that the engine does not run, refused by name before loading.
 core::Status refuse_unsupported_features(const GgufInfo& info, const std::string& arch) {
-  if (auto experts = info.get_uint(arch + ".expert_count"); experts && *experts > 0) {
-    return bad_model("a mixture of experts (" + arch + ".expert_count = " +
-                     std::to_string(*experts) + "); the engine runs dense models");
-  }
   if (auto scaling = info.get_string(arch + ".rope.scaling.type");
       scaling && *scaling != "none" && *scaling != "linear") {
     return bad_model("RoPE scaling '" + *scaling + "' (" + arch +
@@ -46,6 +42,27 @@ core::Status refuse_unsupported_features(const GgufInfo& info, const std::string
     if (t.name.starts_with("v.") || t.name.starts_with("mm.")) {
       return bad_model("a vision tower (tensor '" + t.name + "')");
     }
+  }
+  return core::Status::ok();
+}
+
+// The mixture-of-experts keys (src/llama-arch.cpp: expert_count, expert_used_count,
+// expert_feed_forward_length, expert_shared_feed_forward_length); a count of 0 is read as given,
+// so that validate_shape names it.
+core::Status read_experts(const GgufInfo& info, const std::string& p, ModelShape& s) {
+  const std::pair<const char*, uint32_t*> keys[] = {
+      {"expert_count", &s.n_expert},
+      {"expert_used_count", &s.n_expert_used},
+      {"expert_feed_forward_length", &s.n_ff_exp},
+      {"expert_shared_feed_forward_length", &s.n_ff_shexp}};
+  for (const auto& [key, target] : keys) {
+    if (!info.meta(p + key)) continue;
+    auto v = info.get_uint(p + key);
+    if (!v || *v > (1u << 20)) {
+      return bad_model("metadata '" + p + key + "' is not an integer within 0.." +
+                       std::to_string(1u << 20));
+    }
+    *target = static_cast<uint32_t>(*v);
   }
   return core::Status::ok();
 }
@@ -86,6 +103,7 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
     if (!v) return v.error();
     *target = *v;
   }
+  GAUNTLET_TRY(read_experts(info, p, s));
   // llama.cpp's graphs for these architectures assert n_embd_head_k == n_embd_head_v.
   if (auto value_length = info.get_uint(p + "attention.value_length");
       value_length && *value_length != s.head_dim()) {
@@ -151,6 +169,7 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
     v.type = have.type;
     v.n_in = have.ne[0];
     v.n_out = have.ne.size() > 1 ? have.ne[1] : 1;
+    v.n_matrices = have.ne.size() > 2 ? have.ne[2] : 1;
     v.data = data_of(it->second);
     if (v.data == nullptr) return bad_model("tensor '" + want.name + "' has no data");
     views[want.name] = v;
@@ -184,6 +203,14 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
     lw.w_down = view(p + "ffn_down.weight");
     lw.post_attn_norm = view(p + "post_attention_norm.weight");
     lw.post_ffn_norm = view(p + "post_ffw_norm.weight");
+    lw.router = view(p + "ffn_gate_inp.weight");
+    lw.gate_exps = view(p + "ffn_gate_exps.weight");
+    lw.up_exps = view(p + "ffn_up_exps.weight");
+    lw.down_exps = view(p + "ffn_down_exps.weight");
+    lw.shexp_gate = view(p + "ffn_gate_inp_shexp.weight");
+    lw.w_gate_shexp = view(p + "ffn_gate_shexp.weight");
+    lw.w_up_shexp = view(p + "ffn_up_shexp.weight");
+    lw.w_down_shexp = view(p + "ffn_down_shexp.weight");
     w.layers.push_back(lw);
   }
   return w;

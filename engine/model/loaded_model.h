@@ -13,15 +13,20 @@
 
 namespace gauntlet::engine::model {
 
-// A 1-D tensor (n_out = 1) or a 2-D weight of n_out rows of n_in elements.
+// A 1-D tensor (n_out = 1), a 2-D weight of n_out rows of n_in elements, or n_matrices such
+// weights one after the other (a layer's experts, ne[2]).
 struct TensorView {
   TensorType type = TensorType::f32;
   uint64_t n_in = 0;
   uint64_t n_out = 1;
   const std::byte* data = nullptr;
+  uint64_t n_matrices = 1;
 
   uint64_t row_size() const { return row_bytes(type, n_in); }
   const std::byte* row(uint64_t r) const { return data + r * row_size(); }
+  uint64_t matrix_bytes() const { return n_out * row_size(); }
+  // Matrix e of a stack (expert e), as a 2-D view.
+  TensorView matrix(uint64_t e) const { return {type, n_in, n_out, data + e * matrix_bytes(), 1}; }
 };
 
 // A tensor the architecture does not have is an empty view (data == nullptr).
@@ -31,6 +36,9 @@ struct LayerWeights {
   TensorView bq, bk, bv;                     // Q/K/V biases (qwen2)
   TensorView q_norm, k_norm;                 // per-head Q/K RMSNorm (qwen3, gemma3)
   TensorView post_attn_norm, post_ffn_norm;  // norms of each branch's output (gemma)
+  // A mixture of experts: the router, the experts' stacks, the shared expert and its gate vector.
+  TensorView router, gate_exps, up_exps, down_exps;
+  TensorView shexp_gate, w_gate_shexp, w_up_shexp, w_down_shexp;
 };
 
 struct ModelWeights {
@@ -40,9 +48,9 @@ struct ModelWeights {
 };
 
 // The architecture and hyper-parameters from `<arch>.*` metadata (n_vocab from token_embd),
-// checked. An architecture, or a feature of one, that the engine does not run (a mixture of
-// experts, RoPE scaling other than linear, LongRoPE factors, a vision tower) is refused by name
-// here, before any weight is read.
+// checked. An architecture, or a feature of one, that the engine does not run (RoPE scaling other
+// than linear, LongRoPE factors, a vision tower) is refused by name here, before any weight is
+// read; so are expert counts llama.cpp or the kernels cannot take.
 core::Result<ModelShape> read_model_shape(const GgufInfo& info);
 
 // Checks every tensor the shape needs (present, dimensions, f32 norms) and binds it to the bytes

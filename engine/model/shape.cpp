@@ -25,6 +25,8 @@ struct Preset {
   bool tied, rope_freqs;
   uint32_t window = 0;      // sliding window; 0: the architecture's default
   float rope_scale = 1.0f;  // linear RoPE scaling (1 / rope_scaling.factor)
+  // num_experts, num_experts_per_tok, moe_intermediate_size (0: a dense model)
+  uint32_t experts = 0, experts_used = 0, expert_ff = 0;
 };
 
 ModelShape make(const Preset& p) {
@@ -45,6 +47,9 @@ ModelShape make(const Preset& p) {
   s.rope_freqs = p.rope_freqs;
   s.sliding_window = p.window;
   s.rope_freq_scale = p.rope_scale;
+  s.n_expert = p.experts;
+  s.n_expert_used = p.experts_used;
+  s.n_ff_exp = p.expert_ff;
   apply_architecture_defaults(s);
   return s;
 }
@@ -77,6 +82,11 @@ const std::vector<ModelShape>& presets() {
       {"gemma-3-1b",      gemma3, 1152, 26, 4, 1,  256, 6912,  262144, 32768,  1000000.0f, 1e-6f, true,  false, 512},
       {"gemma-3-4b",      gemma3, 2560, 34, 8, 4,  256, 10240, 262208, 131072, 1000000.0f, 1e-6f, true,  false, 1024, 0.125f},
       {"gemma-3-12b",     gemma3, 3840, 48, 16, 8, 256, 15360, 262208, 131072, 1000000.0f, 1e-6f, true,  false, 1024, 0.125f},
+      // Mixtures of experts: every expert counts in the bytes, only the used ones in the speed.
+      {"qwen3-30b-a3b",       qwen3moe, 2048, 48, 32, 4, 128, 6144,  151936, 40960,  1000000.0f,  1e-6f, false, false, 0, 1.0f, 128, 8, 768},
+      {"qwen3-coder-30b-a3b", qwen3moe, 2048, 48, 32, 4, 128, 6144,  151936, 262144, 10000000.0f, 1e-6f, false, false, 0, 1.0f, 128, 8, 768},
+      {"qwen3-235b-a22b",     qwen3moe, 4096, 94, 64, 4, 128, 12288, 151936, 40960,  1000000.0f,  1e-6f, false, false, 0, 1.0f, 128, 8, 1536},
+      {"mixtral-8x7b",        llama,    4096, 32, 32, 8, 128, 14336, 32000,  32768,  1000000.0f,  1e-5f, false, false, 0, 1.0f, 8,   2, 0},
       // Small shapes for tests and benchmarks.
       {"test-tiny",       llama, 64,   2,  4,  2,  16,  128,   256,    128,    10000.0f,   1e-5f, false, false},
       {"test-small",      llama, 128,  3,  4,  4,  32,  352,   512,    256,    10000.0f,   1e-5f, false, false},
@@ -90,6 +100,44 @@ const std::vector<ModelShape>& presets() {
     return v;
   }();
   return all;
+}
+
+// The expert counts llama.cpp's loaders demand (load_hparams: n_expert_used <= n_expert, and
+// each MoE graph throws without experts), and what the router kernels hold.
+core::Status validate_experts(const ModelShape& s) {
+  const Architecture& a = s.traits();
+  if (!s.moe()) {
+    if (a.requires_experts) {
+      return bad_shape(std::string(a.name) + " needs experts: n_expert must be positive");
+    }
+    if (s.n_expert_used != 0) return bad_shape("n_expert_used is set but n_expert is 0");
+    return core::Status::ok();
+  }
+  if (!a.experts) {
+    return bad_shape(std::string(a.name) + " has no mixture of experts (n_expert " +
+                     std::to_string(s.n_expert) + ")");
+  }
+  if (s.n_expert > kMaxExperts) {
+    return bad_shape("n_expert " + std::to_string(s.n_expert) + " is above the " +
+                     std::to_string(kMaxExperts) + " experts the router kernels hold");
+  }
+  if (s.n_expert_used == 0 || s.n_expert_used > s.n_expert) {
+    return bad_shape("n_expert_used " + std::to_string(s.n_expert_used) + " must be within 1.." +
+                     std::to_string(s.n_expert) + " (n_expert)");
+  }
+  if (s.n_expert_used > kMaxExpertsUsed) {
+    return bad_shape("n_expert_used " + std::to_string(s.n_expert_used) + " is above the " +
+                     std::to_string(kMaxExpertsUsed) + " experts per token the kernels hold");
+  }
+  constexpr uint32_t kBlock = 32;
+  if (s.expert_ff() == 0 || s.expert_ff() % kBlock != 0 ||
+      (s.shared_expert() && s.shared_expert_ff() % kBlock != 0)) {
+    return bad_shape("the experts' widths (n_ff_exp " + std::to_string(s.expert_ff()) +
+                     ", n_ff_shexp " +
+                     std::to_string(s.shared_expert() ? s.shared_expert_ff() : 0) +
+                     ") must be positive multiples of " + std::to_string(kBlock));
+  }
+  return core::Status::ok();
 }
 
 }  // namespace
@@ -139,7 +187,7 @@ core::Status validate_shape(const ModelShape& s) {
   if (!(s.rope_freq_base > 0) || !(s.rms_eps > 0)) {
     return bad_shape("rope_freq_base and rms_eps must be positive");
   }
-  return core::Status::ok();
+  return validate_experts(s);
 }
 
 core::Result<ModelShape> preset_shape(const std::string& name) {
@@ -165,10 +213,13 @@ core::Result<ModelShape> parse_shape(const std::string& text) {
 core::Result<ModelShape> parse_dims(const std::string& text) {
   ModelShape s;
   std::map<std::string, uint32_t*> ints = {
-      {"n_embd", &s.n_embd},        {"n_layer", &s.n_layer},   {"n_head", &s.n_head},
-      {"n_head_kv", &s.n_head_kv},  {"n_ff", &s.n_ff},         {"n_vocab", &s.n_vocab},
-      {"context", &s.context},      {"rope_dim", &s.rope_dim}, {"head_dim", &s.key_length},
-      {"window", &s.sliding_window}};
+      {"n_embd", &s.n_embd},       {"n_layer", &s.n_layer},
+      {"n_head", &s.n_head},       {"n_head_kv", &s.n_head_kv},
+      {"n_ff", &s.n_ff},           {"n_vocab", &s.n_vocab},
+      {"context", &s.context},     {"rope_dim", &s.rope_dim},
+      {"head_dim", &s.key_length}, {"window", &s.sliding_window},
+      {"n_expert", &s.n_expert},   {"n_expert_used", &s.n_expert_used},
+      {"n_ff_exp", &s.n_ff_exp},   {"n_ff_shexp", &s.n_ff_shexp}};
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
@@ -223,6 +274,28 @@ uint64_t TensorDesc::bytes() const {
   return n_elements() / block_elements(type) * block_bytes(type);
 }
 
+namespace {
+
+// A layer's mixture of experts, names and dimensions as src/models/qwen2moe.cpp, qwen3moe.cpp and
+// llama.cpp create them: the router (never quantized), the experts' gate, up and down stacked as
+// 3-D tensors {n_in, n_out, n_expert}, and qwen2moe's shared expert with its gate vector.
+template <typename Add>
+void add_experts(Add& add, const ModelShape& s, const std::string& p, uint32_t l) {
+  const uint64_t embd = s.n_embd, ff = s.expert_ff(), n = s.n_expert;
+  add(p + "ffn_gate_inp.weight", {embd, n}, l);
+  add(p + "ffn_gate_exps.weight", {embd, ff, n}, l);
+  add(p + "ffn_down_exps.weight", {ff, embd, n}, l);
+  add(p + "ffn_up_exps.weight", {embd, ff, n}, l);
+  if (!s.shared_expert()) return;
+  const uint64_t sh = s.shared_expert_ff();
+  add(p + "ffn_gate_inp_shexp.weight", {embd}, l);
+  add(p + "ffn_gate_shexp.weight", {embd, sh}, l);
+  add(p + "ffn_down_shexp.weight", {sh, embd}, l);
+  add(p + "ffn_up_shexp.weight", {embd, sh}, l);
+}
+
+}  // namespace
+
 std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format) {
   const Architecture& arch = s.traits();
   const uint64_t embd = s.n_embd, q = s.n_embd_q(), kv = s.n_embd_kv(), ff = s.n_ff;
@@ -231,6 +304,7 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format) {
   auto add = [&](std::string name, std::vector<uint64_t> ne, uint32_t layer) {
     TensorPlace place{name,  ne[0],     static_cast<uint32_t>(ne.size()),
                       layer, s.n_layer, s.tied_output};
+    place.n_expert = s.n_expert;
     const bool one_d = ne.size() == 1;
     t.push_back({std::move(name), std::move(ne), tensor_type_for(format, place), one_d});
   };
@@ -260,13 +334,15 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format) {
     }
     add(p + "attn_output.weight", {q, embd}, l);
     add(p + "ffn_norm.weight", {embd}, l);
-    if (arch.fused_gate_up) {
+    if (s.moe()) {
+      add_experts(add, s, p, l);
+    } else if (arch.fused_gate_up) {
       add(p + "ffn_up.weight", {embd, 2 * ff}, l);
     } else {
       add(p + "ffn_gate.weight", {embd, ff}, l);
       add(p + "ffn_up.weight", {embd, ff}, l);
     }
-    add(p + "ffn_down.weight", {ff, embd}, l);
+    if (!s.moe()) add(p + "ffn_down.weight", {ff, embd}, l);
     if (arch.post_norms) {
       add(p + "post_attention_norm.weight", {embd}, l);
       add(p + "post_ffw_norm.weight", {embd}, l);
@@ -297,6 +373,12 @@ uint64_t parameter_count(const ModelShape& shape) {
     if (t.name != "rope_freqs.weight") n += t.n_elements();
   }
   return n;
+}
+
+uint64_t active_parameter_count(const ModelShape& shape) {
+  const uint64_t idle_experts = shape.n_expert - shape.n_expert_used;
+  const uint64_t per_expert = 3ull * shape.n_embd * shape.expert_ff();
+  return parameter_count(shape) - uint64_t{shape.n_layer} * idle_experts * per_expert;
 }
 
 }  // namespace gauntlet::engine::model

@@ -36,6 +36,14 @@ struct ModelShape {
   uint32_t sliding_window = 0;
   float attn_softcap = 0.0f;   // attention-logit soft-cap (attn_logit_softcapping); 0: none
   float final_softcap = 0.0f;  // final-logit soft-cap (final_logit_softcapping); 0: none
+  // A mixture of experts (n_expert > 0): each layer's router picks n_expert_used of n_expert
+  // experts, n_ff_exp rows wide where the architecture reads expert_feed_forward_length (0 there:
+  // n_ff / n_expert_used, as llama.cpp), else n_ff wide; qwen2moe adds a shared expert of
+  // n_ff_shexp rows (0: n_ff).
+  uint32_t n_expert = 0;
+  uint32_t n_expert_used = 0;
+  uint32_t n_ff_exp = 0;
+  uint32_t n_ff_shexp = 0;
 
   uint32_t head_dim() const {
     return key_length != 0 ? key_length : (n_head == 0 ? 0 : n_embd / n_head);
@@ -44,6 +52,13 @@ struct ModelShape {
   uint32_t n_embd_kv() const { return head_dim() * n_head_kv; }
   uint32_t rope_dims() const { return rope_dim == 0 ? head_dim() : rope_dim; }
   const Architecture& traits() const { return architecture(arch); }
+  bool moe() const { return n_expert > 0; }
+  uint32_t expert_ff() const {
+    if (!traits().expert_length_key) return n_ff;
+    return n_ff_exp != 0 ? n_ff_exp : (n_expert_used == 0 ? 0 : n_ff / n_expert_used);
+  }
+  uint32_t shared_expert_ff() const { return n_ff_shexp != 0 ? n_ff_shexp : n_ff; }
+  bool shared_expert() const { return moe() && traits().shared_expert; }
   bool sliding(uint32_t layer) const {
     const uint32_t pattern = traits().swa_pattern;
     return sliding_window != 0 && pattern != 0 && layer % pattern < pattern - 1;
@@ -72,7 +87,8 @@ core::Result<ModelShape> preset_shape(const std::string& name);
 std::vector<std::string> preset_names();
 // "n_embd=64,n_layer=2,n_head=4,n_head_kv=2,n_ff=128,n_vocab=256,context=128" (n_head_kv defaults
 // to n_head; also arch=llama|qwen2|qwen3|phi3|gemma2|gemma3, head_dim, rope_dim, rope_freq_base,
-// rms_eps, tied=0|1, rope_freqs=0|1, window, attn_softcap, final_softcap).
+// rms_eps, tied=0|1, rope_freqs=0|1, window, attn_softcap, final_softcap, n_expert, n_expert_used,
+// n_ff_exp, n_ff_shexp).
 core::Result<ModelShape> parse_dims(const std::string& text);
 // A command line's shape: dims when it has an '=', else a preset's name.
 core::Result<ModelShape> parse_shape(const std::string& text);
@@ -91,7 +107,13 @@ struct TensorDesc {
 std::vector<TensorDesc> model_tensors(const ModelShape& shape, FileType format);
 // The tensor types a list holds, each once, in ggml id order.
 std::vector<TensorType> types_in(std::span<const TensorDesc> tensors);
-// Trained parameters, a tied embedding counted once (as model cards count them).
+// Trained parameters, a tied embedding counted once (as model cards count them): every expert.
 uint64_t parameter_count(const ModelShape& shape);
+// The parameters one token uses: the routed experts it does not pick left out.
+uint64_t active_parameter_count(const ModelShape& shape);
+
+// The most experts a file may have and the most a token may use: what the router kernels hold.
+inline constexpr uint32_t kMaxExperts = 256;
+inline constexpr uint32_t kMaxExpertsUsed = 16;
 
 }  // namespace gauntlet::engine::model

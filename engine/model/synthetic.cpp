@@ -68,7 +68,22 @@ void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
   }
   if (shape.attn_softcap != 0) w.set_f32(p + "attn_logit_softcapping", shape.attn_softcap);
   if (shape.final_softcap != 0) w.set_f32(p + "final_logit_softcapping", shape.final_softcap);
+  if (shape.moe()) {
+    w.set_u32(p + "expert_count", shape.n_expert);
+    w.set_u32(p + "expert_used_count", shape.n_expert_used);
+    if (shape.traits().expert_length_key) {
+      w.set_u32(p + "expert_feed_forward_length", shape.expert_ff());
+    }
+    if (shape.shared_expert()) {
+      w.set_u32(p + "expert_shared_feed_forward_length", shape.shared_expert_ff());
+    }
+  }
 }
+
+// The router's logits spread several units apart, so that the experts a token picks are not
+// decided by the last bits of a device's arithmetic (a near tie would make two exact devices pick
+// differently, which tells nothing about either).
+constexpr float kRouterScale = 4.0f;
 
 }  // namespace
 
@@ -94,7 +109,10 @@ core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType form
                    });
       continue;
     }
-    if (t.is_vector) {
+    // The shared expert's gate is a vector of weights, not a norm: its dot product with the normed
+    // input is of order one, so that its sigmoid neither saturates nor stays at one half.
+    const bool gate_vector = t.name.ends_with("ffn_gate_inp_shexp.weight");
+    if (t.is_vector && !gate_vector) {
       // Norm weights near 1; biases around 0, large enough to move the attention.
       const bool bias = t.name.ends_with(".bias");
       const float centre = bias ? 0.0f : 1.0f, spread = bias ? 0.5f : 0.2f;
@@ -112,7 +130,8 @@ core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType form
     const bool embedding = t.name == "token_embd.weight";
     const float tied_scale =
         0.1f / (shape.traits().embed_scale ? std::sqrt(static_cast<float>(shape.n_embd)) : 1.0f);
-    const float a = !embedding          ? std::sqrt(3.0f / static_cast<float>(n_in))
+    const float router = t.name.ends_with("ffn_gate_inp.weight") ? kRouterScale : 1.0f;
+    const float a = !embedding          ? router * std::sqrt(3.0f / static_cast<float>(n_in))
                     : shape.tied_output ? tied_scale
                                         : 1.0f;
     w.add_tensor(t.name, t.ne, t.type, [rng, n_in, a, tensor_seed](uint64_t row, float* out) {

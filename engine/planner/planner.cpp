@@ -88,9 +88,18 @@ ActivationLayout activation_layout(const ModelShape& shape, uint32_t context) {
   l.k = l.q + shape.n_embd_q();
   l.v = l.k + shape.n_embd_kv();
   l.att = take(static_cast<uint64_t>(shape.n_head) * context);
-  l.hb = take(2ull * shape.n_ff);
-  l.hb2 = l.hb + shape.n_ff;
+  // A shared expert may be wider than n_ff (expert_shared_feed_forward_length).
+  const uint64_t ff =
+      shape.shared_expert() ? std::max(shape.n_ff, shape.shared_expert_ff()) : shape.n_ff;
+  l.hb = take(2 * ff);
+  l.hb2 = l.hb + ff;
   l.logits = take(shape.n_vocab);
+  const uint64_t used = shape.n_expert_used, expert_ff = shape.moe() ? shape.expert_ff() : 0;
+  l.router = take(shape.n_expert);
+  l.selected = take(shape.moe() ? 2 * used + 1 : 0);
+  l.experts_gate = take(used * expert_ff);
+  l.experts_up = take(used * expert_ff);
+  l.experts_out = take(used * shape.n_embd);
   l.total = at;
   return l;
 }
@@ -176,7 +185,9 @@ uint64_t local_mem_bytes(const KernelVariant& v, const KernelDims& d) {
 }
 
 uint64_t widest_matvec_input(const ModelShape& shape) {
-  return std::max<uint64_t>({shape.n_embd, shape.n_ff, shape.n_embd_q()});
+  const uint64_t experts = shape.moe() ? shape.expert_ff() : 0;
+  const uint64_t shared = shape.shared_expert() ? shape.shared_expert_ff() : 0;
+  return std::max<uint64_t>({shape.n_embd, shape.n_ff, shape.n_embd_q(), experts, shared});
 }
 
 uint64_t decode_local_mem_bytes(const KernelVariant& matvec, const KernelVariant& attention,

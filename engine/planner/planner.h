@@ -75,8 +75,12 @@ uint64_t kv_cache_bytes_without_window(const ModelShape& shape, uint32_t context
 
 // Offsets (in floats) of the f32 activation vectors of one token of a pass; token t of a pass
 // has its own copy at t * total (the kernels' token stride).
+// A mixture of experts adds the router's logits (then probabilities), the selection (the picked
+// experts' ids as floats, their weights, and the shared expert's gate), and each picked expert's
+// gate, up and down outputs, slot by slot.
 struct ActivationLayout {
   uint64_t x, xb, xb2, q, k, v, att, hb, hb2, logits;
+  uint64_t router, selected, experts_gate, experts_up, experts_out;
   uint64_t total;  // floats
 };
 ActivationLayout activation_layout(const ModelShape& shape, uint32_t context);

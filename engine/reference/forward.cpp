@@ -8,7 +8,9 @@
 
 #include "core/half.h"
 #include "engine/model/rope.h"
+#include "engine/reference/experts.h"
 #include "engine/reference/layer_ops.h"
+#include "engine/reference/matmuls.h"
 
 namespace gauntlet::engine::reference {
 
@@ -17,33 +19,6 @@ namespace {
 using model::TensorView;
 
 const float* floats(const TensorView& t) { return reinterpret_cast<const float*>(t.data); }
-
-// out = W . x for every token of a pass: the activation vector at `x_off` of each token's block
-// (`stride` floats apart) into `out_off` of the same block.
-struct MatMul {
-  const TensorView* w;
-  uint64_t x_off, out_off;
-};
-
-// Several products over one input, as one parallel loop over all their rows; each row serves
-// every token while it is in cache.
-void matmuls(ThreadPool& pool, float* act, uint64_t stride, size_t n_tokens,
-             std::initializer_list<MatMul> list) {
-  std::vector<MatMul> ops(list);
-  uint64_t total = 0;
-  for (const auto& op : ops) total += op.w->n_out;
-  pool.parallel_for(total, [&](uint64_t begin, uint64_t end) {
-    uint64_t base = 0;
-    for (const auto& op : ops) {
-      const uint64_t lo = std::max(begin, base), hi = std::min(end, base + op.w->n_out);
-      for (uint64_t r = lo; r < hi; ++r) {
-        model::dot_row_tokens(op.w->type, op.w->row(r - base), act + op.x_off, op.w->n_in, n_tokens,
-                              stride, act + op.out_off + r - base);
-      }
-      base += op.w->n_out;
-    }
-  });
-}
 
 void store_kv(std::byte* cache, KvPrecision precision, uint64_t index, const float* src,
               uint32_t n) {
@@ -216,15 +191,19 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
       add_residual(s, b + a.x, b + a.xb, L.post_attn_norm);
       rmsnorm(b + a.xb, b + a.x, floats(L.ffn_norm), n_embd, s.rms_eps);
     });
-    if (arch.fused_gate_up) {
-      mm({{&L.w_up, a.xb, a.hb}});  // gate into hb, up into hb2 = hb + n_ff
+    if (s.moe()) {
+      experts_ffn(s, L, act, n, a, pool);
     } else {
-      mm({{&L.w_gate, a.xb, a.hb}, {&L.w_up, a.xb, a.hb2}});
+      if (arch.fused_gate_up) {
+        mm({{&L.w_up, a.xb, a.hb}});  // gate into hb, up into hb2 = hb + n_ff
+      } else {
+        mm({{&L.w_gate, a.xb, a.hb}, {&L.w_up, a.xb, a.hb2}});
+      }
+      each([&](float* b, const PassToken&) {
+        gated_activation(arch.activation, b + a.hb, b + a.hb2, s.n_ff);
+      });
+      mm({{&L.w_down, a.hb, a.xb}});
     }
-    each([&](float* b, const PassToken&) {
-      gated_activation(arch.activation, b + a.hb, b + a.hb2, s.n_ff);
-    });
-    mm({{&L.w_down, a.hb, a.xb}});
     each([&](float* b, const PassToken&) { add_residual(s, b + a.x, b + a.xb, L.post_ffn_norm); });
   }
   // The logits of the tokens that want them (a prompt's last token, each decoded sequence's).

@@ -1,0 +1,45 @@
+// The router of a mixture of experts, one work-item per token of a pass (its activations at
+// t * stride), as llama.cpp's build_moe_ffn: the n_expert logits at router_off become
+// ggml_soft_max's probabilities; the k largest are picked largest first, a tie going to the lower
+// id (the host reference's top_k); their ids (as floats) go to sel_off and their weights to
+// sel_off + k, divided by their sum (clamped below at the smallest normal f16) when `norm`.
+typedef struct {
+  uint n_expert;
+  uint k;
+  uint router_off;
+  uint sel_off;
+  uint norm;
+  uint stride;
+  uint n_tok;
+} RouteParams;
+
+__kernel void expert_route(__global float* act, RouteParams p) {
+  const uint t = get_global_id(0);
+  if (t >= p.n_tok) return;
+  __global float* r = act + t * p.stride + p.router_off;
+  __global float* sel = act + t * p.stride + p.sel_off;
+  float max_logit = r[0];
+  for (uint i = 1; i < p.n_expert; ++i) max_logit = fmax(max_logit, r[i]);
+  float sum = 0.0f;
+  for (uint i = 0; i < p.n_expert; ++i) {
+    r[i] = exp(r[i] - max_logit);
+    sum += r[i];
+  }
+  const float scale = 1.0f / sum;
+  for (uint i = 0; i < p.n_expert; ++i) r[i] *= scale;
+  float picked = 0.0f;
+  for (uint j = 0; j < p.k; ++j) {
+    uint best = p.n_expert;
+    for (uint i = 0; i < p.n_expert; ++i) {
+      bool taken = false;
+      for (uint m = 0; m < j; ++m) taken = taken || (uint)sel[m] == i;
+      if (!taken && (best == p.n_expert || r[i] > r[best])) best = i;
+    }
+    sel[j] = (float)best;
+    sel[p.k + j] = r[best];
+    picked += r[best];
+  }
+  if (p.norm == 0) return;
+  const float divisor = fmax(picked, 6.103515625e-5f);
+  for (uint j = 0; j < p.k; ++j) sel[p.k + j] /= divisor;
+}

@@ -1,0 +1,45 @@
+#version 450
+// The router of a mixture of experts, one invocation per token of a pass; as
+// engine_expert_route.cl.
+layout(local_size_x_id = 0) in;
+layout(std430, binding = 0) buffer A { float act[]; };
+layout(push_constant) uniform Params {
+  uint n_expert;
+  uint k;
+  uint router_off;
+  uint sel_off;
+  uint norm;
+  uint stride;
+  uint n_tok;
+} p;
+
+void main() {
+  uint t = gl_GlobalInvocationID.x;
+  if (t >= p.n_tok) return;
+  uint r = t * p.stride + p.router_off;
+  uint sel = t * p.stride + p.sel_off;
+  float max_logit = act[r];
+  for (uint i = 1; i < p.n_expert; ++i) max_logit = max(max_logit, act[r + i]);
+  float sum = 0.0;
+  for (uint i = 0; i < p.n_expert; ++i) {
+    act[r + i] = exp(act[r + i] - max_logit);
+    sum += act[r + i];
+  }
+  float scale = 1.0 / sum;
+  for (uint i = 0; i < p.n_expert; ++i) act[r + i] *= scale;
+  float picked = 0.0;
+  for (uint j = 0; j < p.k; ++j) {
+    uint best = p.n_expert;
+    for (uint i = 0; i < p.n_expert; ++i) {
+      bool taken = false;
+      for (uint m = 0; m < j; ++m) taken = taken || uint(act[sel + m]) == i;
+      if (!taken && (best == p.n_expert || act[r + i] > act[r + best])) best = i;
+    }
+    act[sel + j] = float(best);
+    act[sel + p.k + j] = act[r + best];
+    picked += act[r + best];
+  }
+  if (p.norm == 0) return;
+  float divisor = max(picked, 6.103515625e-5);
+  for (uint j = 0; j < p.k; ++j) act[sel + p.k + j] /= divisor;
+}

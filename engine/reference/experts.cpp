@@ -1,0 +1,147 @@
+#include "engine/reference/experts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "engine/reference/layer_ops.h"
+#include "engine/reference/matmuls.h"
+
+namespace gauntlet::engine::reference {
+
+namespace {
+
+// ggml_soft_max's row: exp(x - max) summed in double, then scaled by 1 / sum.
+void softmax(float* x, uint32_t n) {
+  const float max = *std::max_element(x, x + n);
+  double sum = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    x[i] = std::exp(x[i] - max);
+    sum += x[i];
+  }
+  const auto scale = static_cast<float>(1.0 / sum);
+  for (uint32_t i = 0; i < n; ++i) x[i] *= scale;
+}
+
+// The smallest sum build_moe_ffn divides by (ggml_clamp to the smallest normal f16).
+constexpr float kMinWeightSum = 6.103515625e-5f;
+
+// Rows [0, n_out) of expert e's matrix for the tokens that picked it, each token's input at
+// `x_off` + slot * `x_slot` of its block, the output at `out_off` + slot * `out_slot`.
+struct ExpertProduct {
+  model::TensorView stack;
+  uint64_t x_off, x_slot, out_off, out_slot;
+};
+
+// A token's pick: the token and the slot (rank) the expert has in its selection.
+using Users = std::vector<std::vector<std::pair<size_t, uint32_t>>>;
+
+void expert_products(ThreadPool& pool, float* act, uint64_t stride, const Users& users,
+                     std::initializer_list<ExpertProduct> list) {
+  for (size_t e = 0; e < users.size(); ++e) {
+    if (users[e].empty()) continue;
+    std::vector<std::pair<model::TensorView, const ExpertProduct*>> ops;
+    uint64_t total = 0;
+    for (const auto& p : list) {
+      ops.emplace_back(p.stack.matrix(e), &p);
+      total += p.stack.n_out;
+    }
+    pool.parallel_for(total, [&](uint64_t begin, uint64_t end) {
+      uint64_t base = 0;
+      for (const auto& [w, p] : ops) {
+        const uint64_t lo = std::max(begin, base), hi = std::min(end, base + w.n_out);
+        for (uint64_t r = lo; r < hi; ++r) {
+          for (const auto& [t, slot] : users[e]) {
+            float* b = act + t * stride;
+            model::dot_row_tokens(w.type, w.row(r - base), b + p->x_off + slot * p->x_slot, w.n_in,
+                                  1, stride, b + p->out_off + slot * p->out_slot + r - base);
+          }
+        }
+        base += w.n_out;
+      }
+    });
+  }
+}
+
+}  // namespace
+
+void top_k(std::span<const float> probs, uint32_t k, uint32_t* ids) {
+  std::vector<uint32_t> order(probs.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return probs[a] > probs[b]; });
+  std::copy_n(order.begin(), k, ids);
+}
+
+void route_token(const model::ModelShape& s, float* router, float* selected) {
+  const uint32_t k = s.n_expert_used;
+  softmax(router, s.n_expert);
+  uint32_t ids[model::kMaxExpertsUsed];
+  top_k({router, s.n_expert}, k, ids);
+  float* weights = selected + k;
+  double sum = 0;
+  for (uint32_t i = 0; i < k; ++i) {
+    selected[i] = static_cast<float>(ids[i]);
+    weights[i] = router[ids[i]];
+    sum += weights[i];
+  }
+  if (!s.traits().norm_expert_weights) return;
+  const float divisor = std::max(static_cast<float>(sum), kMinWeightSum);
+  for (uint32_t i = 0; i < k; ++i) weights[i] /= divisor;
+}
+
+void experts_ffn(const model::ModelShape& s, const model::LayerWeights& L, float* act,
+                 size_t n_tokens, const planner::ActivationLayout& a, ThreadPool& pool) {
+  const uint64_t stride = a.total, ff = s.expert_ff(), embd = s.n_embd;
+  const uint32_t k = s.n_expert_used;
+  auto block = [&](size_t t) { return act + t * stride; };
+  matmuls(pool, act, stride, n_tokens, {{&L.router, a.xb, a.router}});
+  Users users(s.n_expert);
+  for (size_t t = 0; t < n_tokens; ++t) {
+    float* b = block(t);
+    route_token(s, b + a.router, b + a.selected);
+    for (uint32_t slot = 0; slot < k; ++slot) {
+      users[static_cast<size_t>(b[a.selected + slot])].emplace_back(t, slot);
+    }
+  }
+  expert_products(
+      pool, act, stride, users,
+      {{L.gate_exps, a.xb, 0, a.experts_gate, ff}, {L.up_exps, a.xb, 0, a.experts_up, ff}});
+  for (size_t t = 0; t < n_tokens; ++t) {
+    for (uint32_t slot = 0; slot < k; ++slot) {
+      gated_activation(model::Activation::silu, block(t) + a.experts_gate + slot * ff,
+                       block(t) + a.experts_up + slot * ff, static_cast<uint32_t>(ff));
+    }
+  }
+  expert_products(pool, act, stride, users,
+                  {{L.down_exps, a.experts_gate, ff, a.experts_out, embd}});
+  if (s.shared_expert()) {
+    // The shared expert's gate g = ffn_gate_inp_shexp . x, kept beside the selection.
+    matmuls(pool, act, stride, n_tokens,
+            {{&L.shexp_gate, a.xb, a.selected + 2 * k},
+             {&L.w_gate_shexp, a.xb, a.hb},
+             {&L.w_up_shexp, a.xb, a.hb2}});
+    for (size_t t = 0; t < n_tokens; ++t) {
+      gated_activation(model::Activation::silu, block(t) + a.hb, block(t) + a.hb2,
+                       s.shared_expert_ff());
+    }
+    matmuls(pool, act, stride, n_tokens, {{&L.w_down_shexp, a.hb, a.xb}});
+  }
+  for (size_t t = 0; t < n_tokens; ++t) {
+    float* b = block(t);
+    const float* weights = b + a.selected + k;
+    // qwen2moe's sigmoid is ggml_div(ggml_silu(g), g).
+    const float g = b[a.selected + 2 * k];
+    const float shared_scale = g / (1.0f + std::exp(-g)) / g;
+    for (uint64_t i = 0; i < embd; ++i) {
+      float sum = b[a.experts_out + i] * weights[0];
+      for (uint32_t slot = 1; slot < k; ++slot)
+        sum += b[a.experts_out + slot * embd + i] * weights[slot];
+      b[a.xb + i] = s.shared_expert() ? sum + b[a.xb + i] * shared_scale : sum;
+    }
+  }
+}
+
+}  // namespace gauntlet::engine::reference

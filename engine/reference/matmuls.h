@@ -1,0 +1,26 @@
+#pragma once
+// The host reference's matrix products over a pass: each output row is one dot product per token,
+// in a fixed order, so that results depend neither on the thread count nor on how tokens are
+// grouped into passes.
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+
+#include "engine/model/loaded_model.h"
+#include "engine/reference/thread_pool.h"
+
+namespace gauntlet::engine::reference {
+
+// out = W . x for every token of a pass: the activation vector at `x_off` of each token's block
+// (`stride` floats apart) into `out_off` of the same block.
+struct MatMul {
+  const model::TensorView* w;
+  uint64_t x_off, out_off;
+};
+
+// Several products over one input, as one parallel loop over all their rows; each row serves
+// every token while it is in cache.
+void matmuls(ThreadPool& pool, float* act, uint64_t stride, size_t n_tokens,
+             std::initializer_list<MatMul> list);
+
+}  // namespace gauntlet::engine::reference

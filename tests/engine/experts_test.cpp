@@ -1,0 +1,174 @@
+// Mixtures of experts on the host: the router on hand-worked values (softmax, top-k with ties to
+// the lower id, the weights normalised or not as each graph passes norm_w), the tensors each
+// architecture has, the expert counts refused, and a file's experts read back and decoded.
+#include "engine/reference/experts.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "engine/reference/decoder.h"
+#include "test_models.h"
+
+namespace gauntlet::engine::test {
+namespace {
+
+using model::FileType;
+using model::TensorType;
+
+model::ModelShape shape_of(const std::string& dims) {
+  auto s = model::parse_dims(dims);
+  EXPECT_TRUE(s.is_ok()) << s.error().describe();
+  return *s;
+}
+
+const std::string kDims =
+    ",n_embd=64,n_layer=2,n_head=4,n_head_kv=2,n_ff=128,n_vocab=64,context=32";
+
+const model::TensorDesc* find(const std::vector<model::TensorDesc>& t, const std::string& name) {
+  for (const auto& d : t) {
+    if (d.name == name) return &d;
+  }
+  return nullptr;
+}
+
+TEST(ExpertRouter, TopKTakesTheLargestFirstAndBreaksTiesToTheLowerId) {
+  uint32_t ids[2] = {};
+  const std::vector<float> tied = {0.1f, 0.4f, 0.4f, 0.1f};
+  reference::top_k(tied, 2, ids);
+  EXPECT_EQ(ids[0], 1u);
+  EXPECT_EQ(ids[1], 2u);
+  const std::vector<float> ordered = {0.1f, 0.2f, 0.3f, 0.4f};
+  reference::top_k(ordered, 2, ids);
+  EXPECT_EQ(ids[0], 3u);
+  EXPECT_EQ(ids[1], 2u);
+  const std::vector<float> all_equal = {0.25f, 0.25f, 0.25f, 0.25f};
+  reference::top_k(all_equal, 2, ids);
+  EXPECT_EQ(ids[0], 0u);
+  EXPECT_EQ(ids[1], 1u);
+}
+
+// Logits 0, 1, 2, 3: softmax e^i / (1 + e + e^2 + e^3); experts 3 and 2 picked.
+TEST(ExpertRouter, Qwen3moeNormalisesThePickedWeightsAndQwen2moeDoesNot) {
+  const double sum = 1 + std::exp(1.0) + std::exp(2.0) + std::exp(3.0);
+  for (const char* arch : {"arch=qwen3moe", "arch=qwen2moe"}) {
+    SCOPED_TRACE(arch);
+    const auto s = shape_of(std::string(arch) + ",n_expert=4,n_expert_used=2,n_ff_exp=32" + kDims);
+    std::vector<float> router = {0, 1, 2, 3}, selected(4);
+    reference::route_token(s, router.data(), selected.data());
+    EXPECT_NEAR(router[0], 1 / sum, 1e-7);
+    EXPECT_NEAR(router[3], std::exp(3.0) / sum, 1e-6);
+    EXPECT_EQ(selected[0], 3.0f);
+    EXPECT_EQ(selected[1], 2.0f);
+    if (s.arch == model::Arch::qwen3moe) {
+      EXPECT_NEAR(selected[2], 1 / (1 + std::exp(-1.0)), 1e-6);  // e^3 / (e^3 + e^2)
+      EXPECT_NEAR(selected[3], 1 / (1 + std::exp(1.0)), 1e-6);
+    } else {
+      EXPECT_NEAR(selected[2], std::exp(3.0) / sum, 1e-6);
+      EXPECT_NEAR(selected[3], std::exp(2.0) / sum, 1e-6);
+    }
+  }
+}
+
+TEST(Experts, EachArchitectureHasLlamaCppsExpertTensors) {
+  auto qwen3moe = model::model_tensors(
+      shape_of("arch=qwen3moe,n_expert=8,n_expert_used=2,n_ff_exp=32" + kDims), FileType::q4_K_M);
+  EXPECT_EQ(find(qwen3moe, "blk.1.ffn_gate_exps.weight")->ne, (std::vector<uint64_t>{64, 32, 8}));
+  EXPECT_EQ(find(qwen3moe, "blk.1.ffn_down_exps.weight")->ne, (std::vector<uint64_t>{32, 64, 8}));
+  EXPECT_EQ(find(qwen3moe, "blk.1.ffn_gate_inp.weight")->ne, (std::vector<uint64_t>{64, 8}));
+  EXPECT_EQ(find(qwen3moe, "blk.1.ffn_gate_inp.weight")->type, TensorType::f32);  // never quantized
+  EXPECT_EQ(find(qwen3moe, "blk.1.ffn_gate.weight"), nullptr);
+  EXPECT_EQ(find(qwen3moe, "blk.1.ffn_down.weight"), nullptr);
+  EXPECT_EQ(find(qwen3moe, "blk.1.ffn_up_shexp.weight"), nullptr);
+
+  // qwen2moe: the experts default to n_ff / n_expert_used wide; the shared expert to n_ff.
+  auto qwen2moe = model::model_tensors(shape_of("arch=qwen2moe,n_expert=4,n_expert_used=2" + kDims),
+                                       FileType::f16);
+  EXPECT_EQ(find(qwen2moe, "blk.0.ffn_up_exps.weight")->ne, (std::vector<uint64_t>{64, 64, 4}));
+  EXPECT_EQ(find(qwen2moe, "blk.0.ffn_gate_inp_shexp.weight")->ne, (std::vector<uint64_t>{64}));
+  EXPECT_EQ(find(qwen2moe, "blk.0.ffn_down_shexp.weight")->ne, (std::vector<uint64_t>{128, 64}));
+  EXPECT_EQ(find(qwen2moe, "blk.0.attn_q.bias")->ne, (std::vector<uint64_t>{64}));
+
+  // llama with experts (Mixtral): n_ff wide, no expert_feed_forward_length.
+  auto mixtral = model::model_tensors(shape_of("arch=llama,n_expert=4,n_expert_used=2" + kDims),
+                                      FileType::f32);
+  EXPECT_EQ(find(mixtral, "blk.0.ffn_up_exps.weight")->ne, (std::vector<uint64_t>{64, 128, 4}));
+}
+
+TEST(Experts, ParametersCountEveryExpertAndActiveOnlyThePickedOnes) {
+  const auto s = shape_of("arch=qwen3moe,n_expert=8,n_expert_used=2,n_ff_exp=32" + kDims);
+  const uint64_t per_expert = 3 * 64 * 32;
+  EXPECT_EQ(model::parameter_count(s) - model::active_parameter_count(s), 2 * 6 * per_expert);
+}
+
+TEST(Experts, CountsLlamaCppOrTheKernelsCannotTakeAreRefusedByName) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"arch=qwen3moe", "qwen3moe needs experts"},
+      {"arch=qwen3moe,n_expert=8,n_expert_used=0", "n_expert_used 0 must be within 1..8"},
+      {"arch=qwen3moe,n_expert=8,n_expert_used=9", "n_expert_used 9 must be within 1..8"},
+      {"arch=qwen3moe,n_expert=512,n_expert_used=8", "above the 256 experts"},
+      {"arch=qwen3moe,n_expert=64,n_expert_used=32", "above the 16 experts per token"},
+      {"arch=qwen3,n_expert=8,n_expert_used=2", "qwen3 has no mixture of experts"},
+      {"arch=qwen3moe,n_expert=8,n_expert_used=2,n_ff_exp=40", "multiples of 32"}};
+  for (const auto& [dims, named] : bad) {
+    SCOPED_TRACE(dims);
+    auto s = model::parse_dims(std::string(dims) + kDims);
+    ASSERT_TRUE(s.is_ok());
+    auto valid = model::validate_shape(*s);
+    ASSERT_FALSE(valid.is_ok());
+    EXPECT_NE(valid.error().message.find(named), std::string::npos) << valid.error().message;
+  }
+}
+
+// A file whose expert_count disagrees with its tensors' third dimension names the tensor.
+TEST(Experts, AFileWhoseExpertCountDisagreesWithItsTensorsIsRefused) {
+  const auto s = shape_of("arch=qwen3moe,n_expert=4,n_expert_used=2,n_ff_exp=32" + kDims);
+  auto w = model::synthetic_writer(s, FileType::f32, 5);
+  ASSERT_TRUE(w.is_ok());
+  w->set_u32("qwen3moe.expert_count", 8);
+  auto bytes = w->to_bytes().value();
+  auto info = model::parse_gguf(bytes);
+  ASSERT_TRUE(info.is_ok());
+  auto m = model::load_model(*info, bytes);
+  ASSERT_FALSE(m.is_ok());
+  EXPECT_NE(m.error().message.find("blk.0.ffn_gate_inp.weight' has dimensions [64, 4]"),
+            std::string::npos)
+      << m.error().message;
+}
+
+// Each MoE architecture reads back as written, and its decode depends on the router: the same
+// file decodes differently when every token is sent to one expert.
+TEST(Experts, SyntheticMixturesReadBackAndDecode) {
+  for (const char* arch :
+       {"arch=qwen3moe,n_ff_exp=32", "arch=qwen2moe,n_ff_shexp=96", "arch=llama"}) {
+    SCOPED_TRACE(arch);
+    const auto shape = shape_of(std::string(arch) + ",n_expert=4,n_expert_used=2" + kDims);
+    const auto bytes = synthetic_bytes(shape, FileType::q8_0);
+    auto info = model::parse_gguf(bytes);
+    ASSERT_TRUE(info.is_ok());
+    auto m = model::load_model(*info, bytes);
+    ASSERT_TRUE(m.is_ok()) << m.error().describe();
+    EXPECT_EQ(m->shape.n_expert, 4u);
+    EXPECT_EQ(m->shape.n_expert_used, 2u);
+    EXPECT_EQ(m->shape.expert_ff(), shape.expert_ff());
+    EXPECT_EQ(m->shape.shared_expert_ff(), shape.shared_expert_ff());
+    const int32_t prompt[] = {1, 2, 3};
+    auto decode = [&](const model::LoadedModel& model) {
+      auto decoder = reference::Decoder::create(model, {});
+      EXPECT_TRUE(decoder.is_ok()) << decoder.error().describe();
+      auto tokens =
+          reference::greedy_decode([&](int32_t t) { return (*decoder)->step(t); }, prompt, 8);
+      EXPECT_TRUE(tokens.is_ok()) << tokens.error().describe();
+      return *tokens;
+    };
+    const auto routed = decode(*m);
+    EXPECT_EQ(routed.size(), 8u);
+    auto one_expert = *m;
+    one_expert.shape.n_expert_used = 1;
+    EXPECT_NE(decode(one_expert), routed);
+  }
+}
+
+}  // namespace
+}  // namespace gauntlet::engine::test

@@ -1,0 +1,67 @@
+// Mixtures of experts on the device against the host reference: the expert-indexed products, the
+// router and the weighted sum in qwen3moe (F32, Q8_0, Q4_K_M: 32 greedy steps with their logits),
+// qwen2moe's shared expert and llama's (Mixtral's) experts, and passes of 32 and 512 tokens whose
+// teacher-forced logits match the reference's token by token.
+#include "device_fixture.h"
+#include "engine/device/profile_check.h"
+#include "engine/make_decoder.h"
+#include "tests/engine_device/split_check.h"
+
+namespace gauntlet::engine::test {
+namespace {
+
+using model::FileType;
+
+// Rows of 256 so that every k-quant runs; 8 experts (llama.cpp's quantizer rules for exactly 8
+// apply), 2 used.
+model::ModelShape moe_shape(const std::string& arch) {
+  auto s = model::parse_dims(arch +
+                             ",n_embd=256,n_layer=2,n_head=4,n_head_kv=2,head_dim=64,n_ff=512,"
+                             "n_expert=8,n_expert_used=2,n_vocab=256,context=640");
+  EXPECT_TRUE(s.is_ok()) << s.error().describe();
+  s->name = "moe-" + std::string(s->traits().name);
+  return *s;
+}
+
+class EngineExperts : public DeviceTest {
+ protected:
+  void expect_decode(const model::ModelShape& shape, FileType format) {
+    SCOPED_TRACE(shape.name + " " + model::to_string(format));
+    auto file = synthetic_file(shape, format);
+    ASSERT_NE(file, nullptr);
+    auto config =
+        device::default_config(device().info(), device().info().local_mem_size, shape, format);
+    config.weights = format;
+    auto r = device::check_decode(device(), *file, config, {1, 7, 42}, 32);
+    ASSERT_TRUE(r.is_ok()) << r.error().describe();
+    EXPECT_EQ(r->device_tokens, r->host_tokens);
+    EXPECT_LE(r->logits_nmse, r->nmse_bound);
+    std::set<int32_t> distinct(r->host_tokens.begin(), r->host_tokens.end());
+    EXPECT_GT(distinct.size(), 3u);
+  }
+};
+
+TEST_F(EngineExperts, Qwen3moeGivesTheReferenceTokensInDeployedFormats) {
+  for (FileType format : {FileType::f32, FileType::q8_0, FileType::q4_K_M}) {
+    expect_decode(moe_shape("arch=qwen3moe,n_ff_exp=256"), format);
+  }
+}
+
+TEST_F(EngineExperts, SharedExpertAndMixtralLayoutGiveTheReferenceTokens) {
+  expect_decode(moe_shape("arch=qwen2moe,n_ff_exp=256,n_ff_shexp=512"), FileType::q8_0);
+  expect_decode(moe_shape("arch=llama"), FileType::q4_K_M);
+}
+
+TEST_F(EngineExperts, PassesOf32And512TokensGiveTheReferenceLogits) {
+  const auto shape = moe_shape("arch=qwen3moe,n_ff_exp=256");
+  auto file = synthetic_file(shape, FileType::q8_0);
+  ASSERT_NE(file, nullptr);
+  for (uint32_t micro_batch : {32u, 512u}) {
+    SCOPED_TRACE("ub " + std::to_string(micro_batch));
+    expect_split_matches_reference(placement::whole(shape.n_layer, device().name()), {&device()},
+                                   *file, micro_batch);
+  }
+}
+
+}  // namespace
+}  // namespace gauntlet::engine::test
