@@ -110,7 +110,7 @@ int bench(const BenchArgs& a) {
   auto host_view = engine::model::load_model((*file)->info(), (*file)->bytes());
   if (!host_view) return fail_with("", host_view.error());
   const auto& shape = host_view->shape;
-  auto placed = engine::place(shape.n_layer, a.placement.request(), opened->devices, opened->host);
+  auto placed = engine::place(shape, a.placement.request(), opened->devices, opened->host);
   if (!placed) return fail_with("", placed.error());
   for (const auto& note : placed->placement.notes) std::cerr << "gauntlet bench: " << note << "\n";
   const std::string model_name = shape.name + " " + engine::model::to_string(host_view->file_type);

@@ -18,6 +18,13 @@ void add_placement_flags(CLI::App& command, PlacementFlags& flags) {
       .add_option("--tensor-split", flags.tensor_split,
                   "-ts: each device's share of the offloaded layers, e.g. 3,1 (default even)")
       ->delimiter(',');
+  command.add_flag("--cpu-moe", flags.cpu_moe,
+                   "every layer's routed experts in host memory, run there (a mixture of experts)");
+  command.add_option("--n-cpu-moe", flags.n_cpu_moe,
+                     "the routed experts of the first N layers in host memory");
+  command.add_option("--override-tensor", flags.override_tensors,
+                     "-ot REGEX=DEVICE: the expert stacks whose names match on DEVICE (CPU or "
+                     "host, or a --device), e.g. 'blk\\.[0-3]\\.ffn_.*_exps=CPU'; repeatable");
 }
 
 void spell_llama_flags(std::vector<std::string>& args) {

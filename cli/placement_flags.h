@@ -4,6 +4,7 @@
 // into the long ones before parsing: spell_llama_flags). Opening the devices they name is here
 // too, so that every command refuses a device that is not there the same way (exit 2).
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,10 +20,16 @@ struct PlacementFlags {
   std::string devices = "host";
   int n_gpu_layers = -1;
   std::vector<double> tensor_split;
-  engine::PlacementRequest request() const { return {n_gpu_layers, tensor_split}; }
+  bool cpu_moe = false;
+  uint32_t n_cpu_moe = 0;
+  std::vector<std::string> override_tensors;
+  engine::PlacementRequest request() const {
+    return {n_gpu_layers, tensor_split, cpu_moe ? UINT32_MAX : n_cpu_moe, override_tensors};
+  }
 };
 
-// --device, -ngl/--n-gpu-layers and -ts/--tensor-split.
+// --device, -ngl/--n-gpu-layers, -ts/--tensor-split, --cpu-moe, --n-cpu-moe and
+// -ot/--override-tensor.
 void add_placement_flags(CLI::App& command, PlacementFlags& flags);
 
 // Rewrites llama.cpp's -ngl, -ts, -ub and -ot into --n-gpu-layers, --tensor-split,

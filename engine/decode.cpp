@@ -34,7 +34,7 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r,
   if (!file) return file.error();
   auto shape = model::read_model_shape((*file)->info());
   if (!shape) return shape.error();
-  auto placed = place(shape->n_layer, r.placement, devices, host);
+  auto placed = place(*shape, r.placement, devices, host);
   if (!placed) return placed.error();
   rep.placement = placed->placement.label;
   rep.placement_notes = placed->placement.notes;

@@ -3,6 +3,7 @@
 #include "engine/device/device_decoder.h"
 #include "engine/device/profile_check.h"
 #include "engine/host_decoder.h"
+#include "engine/placement/expert_placement.h"
 #include "engine/reference/decoder.h"
 #include "engine/split_decoder.h"
 
@@ -68,7 +69,7 @@ core::Result<std::unique_ptr<Decoder>> make_decoder(backends::Device& device,
   return std::unique_ptr<Decoder>(std::move(*d));
 }
 
-core::Result<PlacedDevices> place(uint32_t n_layer, const PlacementRequest& request,
+core::Result<PlacedDevices> place(const model::ModelShape& shape, const PlacementRequest& request,
                                   std::span<backends::Device* const> devices,
                                   backends::Device* host) {
   if (devices.empty()) {
@@ -76,22 +77,33 @@ core::Result<PlacedDevices> place(uint32_t n_layer, const PlacementRequest& requ
   }
   PlacedDevices out;
   if (devices.size() == 1 && request.n_gpu_layers < 0 && request.tensor_split.empty()) {
-    out.placement = placement::whole(n_layer, devices[0]->name());
-    out.devices = {devices[0]};
-    return out;
+    out.placement = placement::whole(shape.n_layer, devices[0]->name());
+  } else {
+    placement::GpuLayers ask{request.n_gpu_layers, {}, request.tensor_split, placement::kHost};
+    for (auto* d : devices) ask.gpus.push_back(d->name());
+    auto p = placement::from_gpu_layers(shape.n_layer, ask);
+    if (!p) return p.error();
+    out.placement = std::move(*p);
   }
-  placement::GpuLayers ask{request.n_gpu_layers, {}, request.tensor_split, placement::kHost};
-  for (auto* d : devices) ask.gpus.push_back(d->name());
-  auto p = placement::from_gpu_layers(n_layer, ask);
-  if (!p) return p.error();
-  out.devices.assign(devices.begin(), devices.end());
-  out.devices.push_back(host);
-  const auto per_device = p->slots_per_device();
-  if (per_device.back() > 0 && host == nullptr) {
-    return core::make_error(core::ErrorKind::invalid_argument,
-                            p->label + " leaves layers on the host, which was not opened");
+  if (request.n_cpu_moe > 0) {
+    GAUNTLET_TRY(placement::experts_on_host(out.placement, shape, request.n_cpu_moe));
   }
-  out.placement = std::move(*p);
+  for (const auto& rule : request.override_tensors) {
+    GAUNTLET_TRY(placement::override_tensors(out.placement, shape, rule));
+  }
+  // The placement's devices by name: the --device list, and the host where it holds anything.
+  for (const auto& name : out.placement.devices) {
+    backends::Device* found = name == placement::kHost ? host : nullptr;
+    for (auto* d : devices) {
+      if (d->name() == name) found = d;
+    }
+    if (found == nullptr) {
+      return core::make_error(
+          core::ErrorKind::invalid_argument,
+          out.placement.label + " puts layers or experts on " + name + ", which was not opened");
+    }
+    out.devices.push_back(found);
+  }
   return out;
 }
 
@@ -156,6 +168,10 @@ core::Result<std::unique_ptr<Decoder>> make_decoder(const placement::Placement& 
     auto d = device_decoder(device, **m,
                             device_config(device, shape, (*m)->file_type, opts, share.layers));
     if (!d) return d.error();
+    // The layers whose experts stay in host memory run them over the mapped file's bytes.
+    if (!share.layers.experts_elsewhere.empty()) {
+      (*d)->set_host_experts(host_view->weights, opts.threads);
+    }
     stages.push_back(std::move(*d));
   }
   auto split = std::make_unique<SplitDecoder>(*host_view, std::move(stages), opts.context,

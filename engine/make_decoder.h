@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "backends/device.h"
@@ -38,16 +39,21 @@ core::Result<std::unique_ptr<Decoder>> make_decoder(backends::Device& device,
 struct PlacementRequest {
   int n_gpu_layers = -1;  // -1: every layer slot on the devices
   std::vector<double> tensor_split;
+  // Experts in host memory (placement/expert_placement.h): --n-cpu-moe N's first N layers
+  // (--cpu-moe: every layer), then each -ot REGEX=DEVICE rule in order.
+  uint32_t n_cpu_moe = 0;
+  std::vector<std::string> override_tensors;
+  bool places_experts() const { return n_cpu_moe > 0 || !override_tensors.empty(); }
 };
 
-// The placement of a model of n_layer layers on `devices` (the --device list) with the host
-// holding what is not offloaded; one device without -ngl is that device whole. With it, the
-// devices in placement order (`host` where it holds a share).
+// The placement of a model on `devices` (the --device list) with the host holding what is not
+// offloaded; one device without -ngl and without expert placement is that device whole. With it,
+// the devices in placement order (`host` where it holds a share or experts).
 struct PlacedDevices {
   placement::Placement placement;
   std::vector<backends::Device*> devices;
 };
-core::Result<PlacedDevices> place(uint32_t n_layer, const PlacementRequest& request,
+core::Result<PlacedDevices> place(const model::ModelShape& shape, const PlacementRequest& request,
                                   std::span<backends::Device* const> devices,
                                   backends::Device* host);
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "engine/model/rope.h"
+#include "engine/reference/experts.h"
 
 namespace gauntlet::engine::device {
 
@@ -192,7 +193,38 @@ core::Status DeviceDecoder::project_qkv(const Layer& L) {
   return core::Status::ok();
 }
 
-core::Status DeviceDecoder::feed_forward(const Layer& L) {
+void DeviceDecoder::set_host_experts(const model::ModelWeights& weights, unsigned threads) {
+  host_experts_.weights = &weights;
+  host_experts_.pool = std::make_unique<reference::ThreadPool>(threads);
+  host_experts_.layout = planner::experts_layout(model_.shape);
+}
+
+core::Status DeviceDecoder::host_experts(uint32_t layer) {
+  auto& h = host_experts_;
+  const auto& s = model_.shape;
+  if (h.weights == nullptr) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "the experts of layer " + std::to_string(layer) +
+                                " are on the host, but the decoder has no host weights");
+  }
+  const uint32_t n = tokens();
+  h.act.resize(size_t{n} * h.layout.total);
+  const size_t row = size_t{s.n_embd} * sizeof(float);
+  auto at = [&](uint32_t t) { return (uint64_t{t} * stride() + layout_.xb) * sizeof(float); };
+  auto host_row = [&](uint32_t t) {
+    return std::as_writable_bytes(
+        std::span<float>(h.act.data() + size_t{t} * h.layout.total + h.layout.xb, s.n_embd));
+  };
+  for (uint32_t t = 0; t < n; ++t) GAUNTLET_TRY(device_.download(*act_, host_row(t), at(t)));
+  reference::experts_ffn(s, h.weights->layers[layer], h.act.data(), n, h.layout, *h.pool);
+  for (uint32_t t = 0; t < n; ++t) {
+    GAUNTLET_TRY(device_.upload(*act_, host_row(t).first(row), at(t)));
+  }
+  return core::Status::ok();
+}
+
+core::Status DeviceDecoder::feed_forward(uint32_t layer) {
+  const Layer& L = layers_[layer];
   const auto& s = model_.shape;
   const auto& a = layout_;
   backends::Buffer& act = *act_;
@@ -200,7 +232,7 @@ core::Status DeviceDecoder::feed_forward(const Layer& L) {
   GAUNTLET_TRY(ops_.rmsnorm(act, *L.ffn_norm.buffer, matvec_.workgroup,
                             {s.n_embd, off(a.x), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
   if (s.moe()) {
-    GAUNTLET_TRY(experts(L));
+    GAUNTLET_TRY(config_.layers.holds_experts(layer) ? experts(L) : host_experts(layer));
     if (s.traits().post_norms) {
       GAUNTLET_TRY(ops_.rmsnorm(act, *L.post_ffn_norm.buffer, matvec_.workgroup,
                                 {s.n_embd, off(a.xb), off(a.xb), s.rms_eps, stride()}, 1,
@@ -322,7 +354,7 @@ core::Status DeviceDecoder::run_layer(uint32_t l) {
   GAUNTLET_TRY(ops_.attention(act, *k_cache_, *v_cache_, *pass_buffer_, attention_, s.n_head, hd,
                               context_, config_.kv, att, n));
   GAUNTLET_TRY(add_branch(L.wo, n_q, a.xb2, L.post_attn_norm));
-  return feed_forward(L);
+  return feed_forward(l);
 }
 
 core::Status DeviceDecoder::upload_pass() {

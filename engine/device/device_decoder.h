@@ -17,6 +17,7 @@
 #include "engine/device/config.h"
 #include "engine/device/ops.h"
 #include "engine/loader/loader.h"
+#include "engine/reference/thread_pool.h"
 #include "engine/stage.h"
 
 namespace gauntlet::engine::device {
@@ -46,6 +47,11 @@ class DeviceDecoder final : public Decoder, public Stage {
   // Times every dispatch from now on into `times` (see Ops::time_dispatches); nullptr stops.
   void time_dispatches(KernelTimes* times) { ops_.time_dispatches(times); }
   uint32_t context() const { return context_; }
+  // The weights of the layers whose experts the host runs (config.layers.experts_elsewhere): the
+  // mapped file's, which must outlive the decoder. Those layers' mixtures run on the host's
+  // `threads` (0: all): each token's normed input downloaded, the reference's experts_ffn, the
+  // output uploaded.
+  void set_host_experts(const model::ModelWeights& weights, unsigned threads);
 
   DeviceDecoder(backends::Device& device, const loader::DeviceModel& model,
                 const DecodeConfig& config, uint32_t context, KernelCache* kernels);
@@ -78,7 +84,8 @@ class DeviceDecoder final : public Decoder, public Stage {
   core::Status upload_residuals(std::span<const float> x);
   core::Status download_residuals(std::span<float> x);
   core::Status project_qkv(const Layer& L);
-  core::Status feed_forward(const Layer& L);
+  core::Status feed_forward(uint32_t layer);
+  core::Status host_experts(uint32_t layer);
   // A mixture of experts' feed-forward: input at xb, output left at xb.
   core::Status experts(const Layer& L);
   // act[out_off + j * out_slot ..] = expert_j(stack) . act[x_off + j * x_slot ..], for each pick j
@@ -114,6 +121,12 @@ class DeviceDecoder final : public Decoder, public Stage {
   std::vector<float> rope_factors_;  // rope_freqs.weight, read back once (empty without one)
   std::vector<PassToken> pass_;
   std::vector<uint32_t> pos_;  // each sequence's next position
+  struct HostExperts {
+    const model::ModelWeights* weights = nullptr;
+    std::unique_ptr<reference::ThreadPool> pool;
+    planner::ActivationLayout layout{};  // planner::experts_layout
+    std::vector<float> act;
+  } host_experts_;
 };
 
 }  // namespace gauntlet::engine::device

@@ -26,8 +26,9 @@ std::string join(const std::vector<double>& values) {
 }  // namespace
 
 bool Placement::whole() const {
-  return std::all_of(slot_device.begin(), slot_device.end(),
-                     [&](uint32_t d) { return d == slot_device.front(); });
+  const auto same = [&](uint32_t d) { return d == slot_device.front(); };
+  return std::all_of(slot_device.begin(), slot_device.end(), same) &&
+         std::all_of(expert_device.begin(), expert_device.end(), same);
 }
 
 std::vector<uint32_t> Placement::slots_per_device() const {
@@ -54,9 +55,17 @@ core::Result<std::vector<Share>> Placement::shares() const {
     auto& layers = out.back().layers;
     if (slot == n) {
       layers.output = true;
-    } else {
-      layers.last = slot + 1;
+      continue;
     }
+    layers.last = slot + 1;
+    const uint32_t experts = experts_of(slot);
+    if (experts == d) continue;
+    if (experts >= devices.size() || devices[experts] != kHost) {
+      return bad("the experts of layer " + std::to_string(slot) + " are placed on " +
+                 (experts < devices.size() ? devices[experts] : std::string("no device")) +
+                 "; a layer's experts run on its own device or on the host");
+    }
+    layers.experts_elsewhere.push_back(slot);
   }
   return out;
 }
@@ -73,6 +82,13 @@ std::string Placement::describe() const {
       out += " layers " + std::to_string(s.layers.first) + "-" + std::to_string(s.layers.last - 1);
     }
     if (s.layers.output) out += s.layers.last > s.layers.first ? " + output" : " output";
+    if (!s.layers.experts_elsewhere.empty()) {
+      const auto& e = s.layers.experts_elsewhere;
+      out +=
+          " (experts of layer" + std::string(e.size() > 1 ? "s " : " ") + std::to_string(e.front());
+      if (e.size() > 1) out += "-" + std::to_string(e.back());
+      out += " on the host)";
+    }
   }
   return out;
 }

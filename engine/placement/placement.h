@@ -26,17 +26,24 @@ struct Placement {
   std::vector<uint32_t> slot_device;  // n_layer + 1 entries, each an index into devices
   std::string label;                  // how it was asked for: "whole", "ngl=20", "ngl=33 ts=1,1"
   std::vector<std::string> notes;     // what was adjusted on the way (a clamped -ngl)
+  // The device of each layer's routed experts (its ffn_*_exps stacks), n_layer entries; empty:
+  // every layer's experts on the layer's device. A layer's experts are on its own device or on
+  // the host (expert_placement.h).
+  std::vector<uint32_t> expert_device = {};
 
   uint32_t n_layer() const { return static_cast<uint32_t>(slot_device.size()) - 1; }
-  // One device holds every slot.
+  // One device holds every slot and every layer's experts.
   bool whole() const;
+  uint32_t experts_of(uint32_t layer) const {
+    return expert_device.empty() ? slot_device.at(layer) : expert_device.at(layer);
+  }
   // The slots each device holds, counted per device (n_layer + 1 in all).
   std::vector<uint32_t> slots_per_device() const;
   // Each device's share in layer order. A device's slots must be one run (a split hands each
   // pass from share to share once); none of the shares embeds (the split looks tokens up on the
   // host). A device holding no slot has no share.
   core::Result<std::vector<Share>> shares() const;
-  // e.g. "host: layers 0-11; opencl:0: layers 12-31 + output"
+  // e.g. "host: layers 0-11; opencl:0: layers 12-31 + output; host: experts of layers 12-15"
   std::string describe() const;
 };
 

@@ -27,9 +27,19 @@ uint64_t largest_tensor_bytes(std::span<const TensorDesc> tensors) {
   return largest;
 }
 
+bool LayerRange::holds_experts(uint32_t layer) const {
+  return holds(layer) && std::find(experts_elsewhere.begin(), experts_elsewhere.end(), layer) ==
+                             experts_elsewhere.end();
+}
+
+bool is_expert_stack(const std::string& name) {
+  return name.rfind("blk.", 0) == 0 && name.ends_with("_exps.weight");
+}
+
 bool holds_tensor(const LayerRange& range, const ModelShape& shape, const std::string& name) {
   if (name.rfind("blk.", 0) == 0) {
-    return range.holds(static_cast<uint32_t>(std::strtoul(name.c_str() + 4, nullptr, 10)));
+    const auto layer = static_cast<uint32_t>(std::strtoul(name.c_str() + 4, nullptr, 10));
+    return is_expert_stack(name) ? range.holds_experts(layer) : range.holds(layer);
   }
   if (name == "token_embd.weight") return range.embed || (range.output && shape.tied_output);
   if (name == "output.weight" || name == "output_norm.weight") return range.output;
@@ -71,36 +81,64 @@ uint64_t kv_cache_bytes_without_window(const ModelShape& shape, uint32_t context
          kv_element_bytes(precision);
 }
 
-ActivationLayout activation_layout(const ModelShape& shape, uint32_t context) {
-  ActivationLayout l{};
+namespace {
+
+// Lays vectors out one after the other, each on 64 bytes.
+struct Packer {
   uint64_t at = 0;
-  auto take = [&at](uint64_t n) {
+  uint64_t take(uint64_t n) {
     const uint64_t start = at;
-    at += (n + 15) / 16 * 16;  // 64-byte aligned vectors
+    at += (n + 15) / 16 * 16;
     return start;
-  };
-  l.x = take(shape.n_embd);
-  l.xb = take(shape.n_embd);
-  l.xb2 = take(shape.n_embd_q());
-  // Q, K and V back to back, and the gate and up halves back to back: a fused projection (phi3's
-  // attn_qkv, ffn_up of 2 * n_ff) writes them in one matvec.
-  l.q = take(uint64_t{shape.n_embd_q()} + 2ull * shape.n_embd_kv());
-  l.k = l.q + shape.n_embd_q();
-  l.v = l.k + shape.n_embd_kv();
-  l.att = take(static_cast<uint64_t>(shape.n_head) * context);
-  // A shared expert may be wider than n_ff (expert_shared_feed_forward_length).
+  }
+};
+
+// The feed-forward's gate and up halves back to back: a fused projection (phi3's ffn_up of 2 *
+// n_ff) writes them in one matvec. A shared expert may be wider than n_ff
+// (expert_shared_feed_forward_length).
+void take_feed_forward(Packer& p, const ModelShape& shape, ActivationLayout& l) {
   const uint64_t ff =
       shape.shared_expert() ? std::max(shape.n_ff, shape.shared_expert_ff()) : shape.n_ff;
-  l.hb = take(2 * ff);
+  l.hb = p.take(2 * ff);
   l.hb2 = l.hb + ff;
-  l.logits = take(shape.n_vocab);
+}
+
+void take_experts(Packer& p, const ModelShape& shape, ActivationLayout& l) {
   const uint64_t used = shape.n_expert_used, expert_ff = shape.moe() ? shape.expert_ff() : 0;
-  l.router = take(shape.n_expert);
-  l.selected = take(shape.moe() ? 2 * used + 1 : 0);
-  l.experts_gate = take(used * expert_ff);
-  l.experts_up = take(used * expert_ff);
-  l.experts_out = take(used * shape.n_embd);
-  l.total = at;
+  l.router = p.take(shape.n_expert);
+  l.selected = p.take(shape.moe() ? 2 * used + 1 : 0);
+  l.experts_gate = p.take(used * expert_ff);
+  l.experts_up = p.take(used * expert_ff);
+  l.experts_out = p.take(used * shape.n_embd);
+}
+
+}  // namespace
+
+ActivationLayout activation_layout(const ModelShape& shape, uint32_t context) {
+  ActivationLayout l{};
+  Packer p;
+  l.x = p.take(shape.n_embd);
+  l.xb = p.take(shape.n_embd);
+  l.xb2 = p.take(shape.n_embd_q());
+  // Q, K and V back to back: a fused projection (phi3's attn_qkv) writes them in one matvec.
+  l.q = p.take(uint64_t{shape.n_embd_q()} + 2ull * shape.n_embd_kv());
+  l.k = l.q + shape.n_embd_q();
+  l.v = l.k + shape.n_embd_kv();
+  l.att = p.take(static_cast<uint64_t>(shape.n_head) * context);
+  take_feed_forward(p, shape, l);
+  l.logits = p.take(shape.n_vocab);
+  take_experts(p, shape, l);
+  l.total = p.at;
+  return l;
+}
+
+ActivationLayout experts_layout(const ModelShape& shape) {
+  ActivationLayout l{};
+  Packer p;
+  l.xb = p.take(shape.n_embd);
+  take_feed_forward(p, shape, l);
+  take_experts(p, shape, l);
+  l.total = p.at;
   return l;
 }
 

@@ -34,18 +34,27 @@ uint64_t largest_tensor_bytes(std::span<const TensorDesc> tensors);
 // slot n_layer). With `embed` the share looks the tokens up itself; without, it takes each token's
 // residual stream from the share before it (the input embedding stays on the host, as llama.cpp
 // keeps its input layer on the CPU).
+// `experts_elsewhere` lists the range's layers whose routed experts (ffn_{gate,up,down}_exps) are
+// not the share's: the host holds and runs them (llama.cpp's --cpu-moe, --n-cpu-moe, -ot
+// exps=CPU).
 struct LayerRange {
   uint32_t first = 0;
   uint32_t last = UINT32_MAX;
   bool output = true;
   bool embed = true;
+  std::vector<uint32_t> experts_elsewhere = {};
   static LayerRange whole() { return {}; }
   bool holds(uint32_t layer) const { return layer >= first && layer < last; }
-  bool is_whole(uint32_t n_layer) const { return first == 0 && last >= n_layer && output && embed; }
+  bool holds_experts(uint32_t layer) const;
+  bool is_whole(uint32_t n_layer) const {
+    return first == 0 && last >= n_layer && output && embed && experts_elsewhere.empty();
+  }
 };
-// Whether the share holds the tensor of that name: blk.N.* for its layers, the output norm and
-// matrix with the output layer, token_embd to embed or as the tied output, rope_freqs with any
-// layer.
+// Whether `name` is one of a layer's routed-expert stacks (blk.N.ffn_{gate,up,down}_exps.weight).
+bool is_expert_stack(const std::string& name);
+// Whether the share holds the tensor of that name: blk.N.* for its layers (their expert stacks
+// unless elsewhere), the output norm and matrix with the output layer, token_embd to embed or as
+// the tied output, rope_freqs with any layer.
 bool holds_tensor(const LayerRange& range, const ModelShape& shape, const std::string& name);
 // The tensors of `tensors` the share holds.
 std::vector<TensorDesc> tensors_in(const LayerRange& range, const ModelShape& shape,
@@ -84,6 +93,9 @@ struct ActivationLayout {
   uint64_t total;  // floats
 };
 ActivationLayout activation_layout(const ModelShape& shape, uint32_t context);
+// Only what a mixture's feed-forward uses (xb, hb, hb2 and the expert regions), packed: a token's
+// block where a device hands a layer's experts to the host.
+ActivationLayout experts_layout(const ModelShape& shape);
 // Activations and scratch for a pass of `tokens` tokens: activation_layout(...).total * 4 *
 // tokens.
 uint64_t activation_bytes(const ModelShape& shape, uint32_t context, uint32_t tokens);

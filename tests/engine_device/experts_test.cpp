@@ -1,7 +1,9 @@
 // Mixtures of experts on the device against the host reference: the expert-indexed products, the
 // router and the weighted sum in qwen3moe (F32, Q8_0, Q4_K_M: 32 greedy steps with their logits),
-// qwen2moe's shared expert and llama's (Mixtral's) experts, and passes of 32 and 512 tokens whose
-// teacher-forced logits match the reference's token by token.
+// qwen2moe's shared expert and llama's (Mixtral's) experts, passes of 32 and 512 tokens whose
+// teacher-forced logits match the reference's token by token; and the experts in host memory
+// (--cpu-moe, --n-cpu-moe 1) with attention and the KV cache on the device, at micro-batches 1,
+// 32 and 512.
 #include "device_fixture.h"
 #include "engine/device/profile_check.h"
 #include "engine/make_decoder.h"
@@ -25,6 +27,20 @@ model::ModelShape moe_shape(const std::string& arch) {
 
 class EngineExperts : public DeviceTest {
  protected:
+  static void SetUpTestSuite() {
+    DeviceTest::SetUpTestSuite();
+    auto env = core::Options::from_environment();
+    ASSERT_TRUE(env.is_ok());
+    auto h = backends::open(*core::DeviceId::parse("host"), *env);
+    ASSERT_TRUE(h.is_ok()) << h.error().describe();
+    host_ = std::move(*h);
+  }
+  static void TearDownTestSuite() {
+    host_.reset();
+    DeviceTest::TearDownTestSuite();
+  }
+  static inline std::unique_ptr<backends::Device> host_;
+
   void expect_decode(const model::ModelShape& shape, FileType format) {
     SCOPED_TRACE(shape.name + " " + model::to_string(format));
     auto file = synthetic_file(shape, format);
@@ -60,6 +76,31 @@ TEST_F(EngineExperts, PassesOf32And512TokensGiveTheReferenceLogits) {
     SCOPED_TRACE("ub " + std::to_string(micro_batch));
     expect_split_matches_reference(placement::whole(shape.n_layer, device().name()), {&device()},
                                    *file, micro_batch);
+  }
+}
+
+// --cpu-moe puts every layer's experts in host memory, --n-cpu-moe 1 the first layer's; the
+// router, the attention and the KV cache stay on the device. Each placement meets each
+// micro-batch, the formats taking turns.
+TEST_F(EngineExperts, ExpertsInHostMemoryGiveTheReferenceAtEveryMicroBatch) {
+  const auto shape = moe_shape("arch=qwen3moe,n_ff_exp=256");
+  const std::tuple<FileType, uint32_t, uint32_t> cases[] = {
+      {FileType::q4_K_M, UINT32_MAX, 1}, {FileType::q8_0, UINT32_MAX, 32},
+      {FileType::f32, UINT32_MAX, 512},  {FileType::f32, 1, 1},
+      {FileType::q4_K_M, 1, 32},         {FileType::q8_0, 1, 512}};
+  backends::Device* devices[] = {&device()};
+  for (const auto& [format, n_cpu_moe, micro_batch] : cases) {
+    auto file = synthetic_file(shape, format);
+    ASSERT_NE(file, nullptr);
+    PlacementRequest request;
+    request.n_cpu_moe = n_cpu_moe;
+    auto placed = place(shape, request, devices, host_.get());
+    ASSERT_TRUE(placed.is_ok()) << placed.error().describe();
+    ASSERT_FALSE(placed->placement.whole());
+    SCOPED_TRACE(std::string(model::to_string(format)) + " " + placed->placement.describe() +
+                 " ub " + std::to_string(micro_batch));
+    EXPECT_NE(placed->placement.describe().find("on the host"), std::string::npos);
+    expect_split_matches_reference(placed->placement, placed->devices, *file, micro_batch);
   }
 }
 
