@@ -209,6 +209,8 @@ uint64_t bytes_read_per_token(const model::ModelShape& s,
   for (const auto& t : weights) {
     if (t.name == "token_embd.weight" && !s.tied_output) {
       total += t.bytes() / s.n_vocab;  // one row
+    } else if (planner::is_expert_stack(t.name)) {
+      total += t.bytes() / s.n_expert * s.n_expert_used;  // the picked experts
     } else {
       total += t.bytes();
     }

@@ -46,7 +46,13 @@ GraphPeaks graph_peaks(const planner::ModelShape& s, uint64_t full_cells, uint64
   const uint64_t n_embd = s.n_embd, n_q = s.n_embd_q(), n_kv = s.n_embd_kv();
   const uint64_t attention =
       tokens * (full_cells * s.n_head + full_cells + swa_cells + 4 * n_embd + 2 * n_q + 2 * n_kv);
-  const uint64_t ffn = tokens * (3ull * s.n_ff + n_embd * 11 / 2);
+  // A mixture's feed-forward holds each token's picked experts' gate and up (and the router's
+  // logits); a shared expert adds its own.
+  const uint64_t ff_width =
+      s.moe() ? uint64_t{s.n_expert_used} * s.expert_ff() +
+                    (s.shared_expert() ? s.shared_expert_ff() : 0) + 2ull * s.n_expert
+              : s.n_ff;
+  const uint64_t ffn = tokens * (3 * ff_width + n_embd * 11 / 2);
   return {4 * std::max(attention, ffn), 4 * tokens * (uint64_t{s.n_vocab} + 3 * n_embd),
           4 * tokens * (full_cells + swa_cells + 3 * n_embd)};
 }
@@ -81,14 +87,17 @@ std::vector<DeploymentBytes> deployment_bytes(const planner::ModelShape& s,
   // input embedding on the CPU; a tied output is a duplicate of token_embd in the output layer's
   // buffer (TENSOR_DUPLICATED), so a GPU holding the output layer holds a second copy.
   uint64_t output_weight = 0;
-  // Each layer's two largest matrices (an FFN's gate and up, read by one split at once).
+  // Each layer's two largest matrices in host memory (an FFN's gate and up, or two expert stacks,
+  // read by one split at once).
   std::vector<std::pair<uint64_t, uint64_t>> layer_largest(n_layer, {0, 0});
   for (const auto& t : tensors) {
     const auto slot = slot_of(t.name, n_layer);
     uint32_t device = slot ? p.slot_device.at(*slot) : host;
     if (slot == n_layer) device = output_device;
+    // -ot exps=CPU and its kin: a layer's expert stacks where the placement puts them.
+    if (planner::is_expert_stack(t.name)) device = p.experts_of(*slot);
     if (device < out.size()) out[device].weights += t.bytes();
-    if (slot && *slot < n_layer && t.name.rfind("blk.", 0) == 0) {
+    if (device == host && slot && *slot < n_layer && t.name.rfind("blk.", 0) == 0) {
       auto& [first, second] = layer_largest[*slot];
       second = std::max(second, std::min(first, t.bytes()));
       first = std::max(first, t.bytes());
@@ -118,7 +127,9 @@ std::vector<DeploymentBytes> deployment_bytes(const planner::ModelShape& s,
   // memory runs on the GPU when the micro-batch is 32 or more (op offload,
   // GGML_OP_OFFLOAD_MIN_BATCH), the weight copied into the GPU's compute buffer while it runs:
   // a host layer's two largest matrices during the layers (measured: a 2-4 MiB rise on llama
-  // and gemma files at micro-batches 32 and 512), the output weight during the logits (when the
+  // and gemma files at micro-batches 32 and 512; a layer's expert stacks in host memory are
+  // offloaded the same way, ggml-vulkan's offload_op taking MUL_MAT_ID by its token count), the
+  // output weight during the logits (when the
   // logits fit a device tensor; else the host computes them). The host's buffer holds the graph
   // inputs for a GPU, and the logits it computes; with no GPU it takes the whole peak.
   const uint64_t tokens = std::min<uint64_t>(o.micro_batch, pad256(o.context));
@@ -126,9 +137,7 @@ std::vector<DeploymentBytes> deployment_bytes(const planner::ModelShape& s,
   const bool offload = o.micro_batch >= 32;
   uint64_t host_layer = 0;
   for (uint32_t l = 0; l < n_layer; ++l) {
-    if (p.slot_device[l] == host) {
-      host_layer = std::max(host_layer, layer_largest[l].first + layer_largest[l].second);
-    }
+    host_layer = std::max(host_layer, layer_largest[l].first + layer_largest[l].second);
   }
   int gpu_with_output = -1;
   bool any_gpu = false;

@@ -1,6 +1,22 @@
 #include "engine/placement/placement_plan.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 namespace gauntlet::engine::placement {
+
+namespace {
+
+uint32_t layer_of(const std::string& name) {
+  return static_cast<uint32_t>(std::strtoul(name.c_str() + 4, nullptr, 10));
+}
+
+size_t host_of(const Placement& p) {
+  return static_cast<size_t>(std::find(p.devices.begin(), p.devices.end(), kHost) -
+                             p.devices.begin());
+}
+
+}  // namespace
 
 std::vector<DeviceBytes> plan_placement(const planner::ModelShape& shape,
                                         const Placement& placement, const planner::PlanOptions& o) {
@@ -30,6 +46,18 @@ std::vector<DeviceBytes> plan_placement(const planner::ModelShape& shape,
     d.kv_cache =
         planner::kv_cache_bytes(shape, context, o.sequences, o.kv, o.micro_batch, share.layers);
     d.activations = planner::activation_bytes(shape, context, pass);
+    // Experts the host runs for this share: their stacks, and a pass of packed expert blocks.
+    if (share.layers.experts_elsewhere.empty()) continue;
+    auto& host = out[host_of(placement)];
+    for (const auto& t : tensors) {
+      const bool stack = planner::is_expert_stack(t.name);
+      if (stack && !share.layers.holds_experts(layer_of(t.name)) &&
+          share.layers.holds(layer_of(t.name))) {
+        host.weights += t.bytes();
+      }
+    }
+    host.activations = std::max(
+        host.activations, planner::experts_layout(shape).total * sizeof(float) * uint64_t{pass});
   }
   // The host looks the tokens up and stages the hand-over, whether or not it holds layers.
   for (size_t d = 0; d < out.size(); ++d) {

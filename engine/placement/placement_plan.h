@@ -1,8 +1,9 @@
 #pragma once
 // The planner's bytes for a placement, per device, as gauntlet's split decoder allocates them:
 // each share's weights, the KV cache of its layers and its pass activations; the host also holds
-// the token embedding (looked up there, as llama.cpp keeps its input layer on the CPU) and the
-// hand-over buffer of one pass's residual streams.
+// the token embedding (looked up there, as llama.cpp keeps its input layer on the CPU), the
+// hand-over buffer of one pass's residual streams, and the expert stacks it runs for a device
+// (with a pass of packed expert activations).
 #include <cstdint>
 #include <span>
 #include <string>
