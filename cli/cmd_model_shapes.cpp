@@ -16,7 +16,8 @@ namespace {
 using engine::model::FileType;
 
 constexpr FileType kShownFormats[] = {FileType::f16,    FileType::q8_0,   FileType::q6_K,
-                                      FileType::q5_K_M, FileType::q4_K_M, FileType::q4_0};
+                                      FileType::q5_K_M, FileType::q4_K_M, FileType::q4_0,
+                                      FileType::q3_K_M, FileType::q2_K};
 
 std::string parameters_text(uint64_t n) {
   char text[32];

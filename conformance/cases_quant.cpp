@@ -149,6 +149,10 @@ std::vector<size_t> scale_fields(core::TensorType type) {
     case core::TensorType::q4_K:
     case core::TensorType::q5_K:
       return {0, 2};
+    case core::TensorType::q2_K:
+      return {80, 82};
+    case core::TensorType::q3_K:
+      return {108};
     case core::TensorType::q6_K:
       return {208};
     default:

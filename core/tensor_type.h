@@ -13,6 +13,11 @@
 //   q5_0  32 elems,  22 bytes  {d, qh[4], qs[16]}: 5th bit from qh; value = d * (q - 16)
 //   q5_1  32 elems,  24 bytes  {d, m, qh[4], qs[16]}: value = d * q + m
 //   q8_0  32 elems,  34 bytes  {d, qs[32] int8}: value = d * q
+//   q2_K 256 elems,  84 bytes  {scales[16], qs[64], d, dmin}: 16 sub-blocks of 16 with 4-bit scale
+//                              and min; value = d * sc * q - dmin * m, q 2 bits
+//   q3_K 256 elems, 110 bytes  {hmask[32], qs[64], scales[12], d}: 16 sub-blocks of 16 with 6-bit
+//                              scales; value = d * (sc - 32) * (q - 4), q 3 bits (2 in qs, 1 in
+//                              hmask); blocks are only 2-byte aligned
 //   q4_K 256 elems, 144 bytes  {d, dmin, scales[12], qs[128]}: 8 sub-blocks of 32 with 6-bit
 //                              scale and min; value = d * sc * q - dmin * m
 //   q5_K 256 elems, 176 bytes  {d, dmin, scales[12], qh[32], qs[128]}
@@ -36,6 +41,8 @@ enum class TensorType : uint32_t {
   q5_0 = 6,
   q5_1 = 7,
   q8_0 = 8,
+  q2_K = 10,
+  q3_K = 11,
   q4_K = 12,
   q5_K = 13,
   q6_K = 14,

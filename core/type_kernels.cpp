@@ -4,6 +4,8 @@
 #include "kernels/common_cl.h"
 #include "kernels/f16_cl.h"
 #include "kernels/f32_cl.h"
+#include "kernels/q2_K_cl.h"
+#include "kernels/q3_K_cl.h"
 #include "kernels/q4_0_cl.h"
 #include "kernels/q4_1_cl.h"
 #include "kernels/q4_K_cl.h"
@@ -33,6 +35,10 @@ std::string_view decoder_cl(TensorType type) {
       return kernels::q5_1_cl;
     case TensorType::q8_0:
       return kernels::q8_0_cl;
+    case TensorType::q2_K:
+      return kernels::q2_K_cl;
+    case TensorType::q3_K:
+      return kernels::q3_K_cl;
     case TensorType::q4_K:
       return kernels::q4_K_cl;
     case TensorType::q5_K:

@@ -11,15 +11,11 @@
 #include "core/tensor_type.h"
 #include "core/types/bytes.h"
 #include "core/types/codecs.h"
+#include "core/types/k_fit.h"
 
 namespace gauntlet::core::types {
 
 namespace {
-
-constexpr uint32_t QK_K = 256;
-
-// ggml's GROUP_MAX_EPS: below this a group's largest magnitude counts as zero.
-constexpr float kGroupMaxEps = 1e-15f;
 
 // q4_K and q5_K: 8 sub-blocks of 32, each with a 6-bit scale and a 6-bit min.
 constexpr uint32_t kSubBlock = 32;
@@ -29,13 +25,6 @@ constexpr uint32_t kScaleBytes = 12;
 // q6_K: 16 sub-blocks of 16, each with a signed 8-bit scale.
 constexpr uint32_t kQ6SubBlock = 16;
 constexpr uint32_t kQ6SubBlocks = QK_K / kQ6SubBlock;
-
-// Rounds to nearest, ties to even, by adding 1.5 * 2^23 so that the sum's last mantissa bits
-// hold the integer (ggml nearest_int; valid for |x| < 2^22).
-int nearest_int(float x) {
-  const auto bits = std::bit_cast<int32_t>(x + 12582912.0f);
-  return (bits & 0x007fffff) - 0x00400000;
-}
 
 // --- 6-bit scales and mins of q4_K and q5_K -----------------------------------------------------
 
@@ -111,89 +100,6 @@ uint8_t q6_code(const std::byte* ql, const std::byte* qh, uint32_t e) {
 }
 
 // --- fitting the codes --------------------------------------------------------------------------
-
-struct AffineFit {
-  float scale;
-  float min;  // subtracted: value = scale * q - min, min >= 0
-};
-
-// Weighted squared error of x against scale * q + offset.
-float affine_error(const float* x, const float* w, const uint8_t* q, uint32_t n, float scale,
-                   float offset) {
-  float error = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    const float diff = scale * q[i] + offset - x[i];
-    error += w[i] * (diff * diff);
-  }
-  return error;
-}
-
-// Codes for x in [0, nmax] under iscale, x measured from offset.
-void affine_codes(const float* x, uint32_t n, int nmax, float iscale, float offset, uint8_t* q) {
-  for (uint32_t i = 0; i < n; ++i) {
-    q[i] = static_cast<uint8_t>(std::clamp(nearest_int(iscale * (x[i] - offset)), 0, nmax));
-  }
-}
-
-struct SearchRange {
-  float rmin;
-  float rdelta;
-  int nstep;
-};
-
-// ggml make_qkx2_quants (squared error): starts from the codes spanning [min(x, 0), max(x)], then
-// tries nstep + 1 wider or narrower spans; for each, the weighted least-squares scale and offset
-// for its codes, kept when they lower the error. The offset is never positive.
-AffineFit fit_scale_and_min(const float* x, const float* w, uint32_t n, int nmax, SearchRange range,
-                            uint8_t* q) {
-  float min = x[0], max = x[0];
-  float sum_w = w[0];
-  float sum_x = sum_w * x[0];
-  for (uint32_t i = 1; i < n; ++i) {
-    min = std::min(min, x[i]);
-    max = std::max(max, x[i]);
-    sum_w += w[i];
-    sum_x += w[i] * x[i];
-  }
-  min = std::min(min, 0.0f);
-  if (max == min) {
-    std::fill(q, q + n, uint8_t{0});
-    return {0.0f, -min};
-  }
-  float iscale = nmax / (max - min);
-  float scale = 1 / iscale;
-  affine_codes(x, n, nmax, iscale, min, q);
-  float best_error = affine_error(x, w, q, n, scale, min);
-
-  uint8_t trial[kSubBlock];
-  for (int step = 0; step <= range.nstep; ++step) {
-    iscale = (range.rmin + range.rdelta * step + nmax) / (max - min);
-    affine_codes(x, n, nmax, iscale, min, trial);
-    float sum_l = 0, sum_l2 = 0, sum_xl = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-      const float l = trial[i];
-      sum_l += w[i] * l;
-      sum_l2 += w[i] * l * l;
-      sum_xl += w[i] * l * x[i];
-    }
-    const float det = sum_w * sum_l2 - sum_l * sum_l;
-    if (!(det > 0)) continue;
-    float this_scale = (sum_w * sum_xl - sum_x * sum_l) / det;
-    float this_min = (sum_l2 * sum_x - sum_l * sum_xl) / det;
-    if (this_min > 0) {
-      this_min = 0;
-      this_scale = sum_xl / sum_l2;
-    }
-    const float error = affine_error(x, w, trial, n, this_scale, this_min);
-    if (error < best_error) {
-      std::copy(trial, trial + n, q);
-      best_error = error;
-      scale = this_scale;
-      min = this_min;
-    }
-  }
-  return {scale, -min};
-}
 
 // Signed codes l in [-nmax, nmax - 1] for x under iscale, and the sums of x^2-weighted l * x and
 // l * l that score them.

@@ -22,13 +22,16 @@ constexpr FileTypeRow kRows[] = {
     {FileType::q5_K_S, "Q5_K_S", TensorType::q5_K}, {FileType::q5_1, "Q5_1", TensorType::q5_1},
     {FileType::q5_0, "Q5_0", TensorType::q5_0},     {FileType::q4_K_M, "Q4_K_M", TensorType::q4_K},
     {FileType::q4_K_S, "Q4_K_S", TensorType::q4_K}, {FileType::q4_1, "Q4_1", TensorType::q4_1},
-    {FileType::q4_0, "Q4_0", TensorType::q4_0},
+    {FileType::q4_0, "Q4_0", TensorType::q4_0},     {FileType::q3_K_M, "Q3_K_M", TensorType::q3_K},
+    {FileType::q3_K_L, "Q3_K_L", TensorType::q3_K}, {FileType::q3_K_S, "Q3_K_S", TensorType::q3_K},
+    {FileType::q2_K, "Q2_K", TensorType::q2_K},
 };
 
 constexpr FileType kAll[] = {FileType::f32,  FileType::f16,    FileType::bf16,   FileType::q8_0,
                              FileType::q6_K, FileType::q5_K_M, FileType::q5_K_S, FileType::q5_1,
                              FileType::q5_0, FileType::q4_K_M, FileType::q4_K_S, FileType::q4_1,
-                             FileType::q4_0};
+                             FileType::q4_0, FileType::q3_K_L, FileType::q3_K_M, FileType::q3_K_S,
+                             FileType::q2_K};
 
 const FileTypeRow& row(FileType type) {
   for (const auto& r : kRows) {
@@ -46,31 +49,107 @@ bool use_more_bits(uint32_t i, uint32_t n) {
   return il < nl / 8 || il >= 7 * nl / 8 || (il - nl / 8) % 3 == 2;
 }
 
-// llama-quant.cpp, llama_tensor_get_type_impl, for the file types above and a dense model (no
-// experts; the 70B and Falcon special cases do not apply to the architectures gauntlet runs).
+// llama-quant.cpp, tensor_get_category, reduced to the categories whose rules the file types
+// above have. attn_qkv (tested first) counts as attn_v there (category_is_attn_v), so its own
+// branch in llama_tensor_get_type_impl (Q3_K_M/Q3_K_L/Q4_K_M/Q5_K_M) is never reached.
+enum class Category { output, attn_v, attn_k, attn_output, ffn_down, other };
+
+Category category_of(const TensorPlace& t) {
+  if (t.name == "output.weight" || (t.tied_output && t.name == "token_embd.weight")) {
+    return Category::output;
+  }
+  if (t.name == "token_embd.weight") return Category::other;
+  if (contains(t.name, "attn_qkv.weight") || contains(t.name, "attn_v.weight")) {
+    return Category::attn_v;
+  }
+  if (contains(t.name, "attn_k.weight")) return Category::attn_k;
+  if (contains(t.name, "attn_q.weight")) return Category::other;
+  if (contains(t.name, "attn_output.weight")) return Category::attn_output;
+  if (contains(t.name, "ffn_up") || contains(t.name, "ffn_gate")) return Category::other;
+  if (contains(t.name, "ffn_down")) return Category::ffn_down;  // ffn_down_exps, _shexp too
+  return Category::other;
+}
+
+// The output matrix (or the token embedding that stands in for it) gets Q6_K unless the file is
+// Q8_0; a row that Q6_K cannot hold gets Q8_0.
+TensorType output_type(const TensorPlace& t, TensorType type) {
+  if (t.n_cols % block_elements(type) != 0) return TensorType::q8_0;
+  return type == TensorType::q8_0 ? type : TensorType::q6_K;
+}
+
+// attn_v and attn_qkv. gauntlet gives each layer one such tensor, so llama.cpp's counter
+// i_attention_wv is the layer and n_attention_wv the layer count.
+TensorType attn_v_type(FileType ft, const TensorPlace& t, TensorType type) {
+  switch (ft) {
+    case FileType::q2_K:
+      type = t.n_gqa >= 4 ? TensorType::q4_K : TensorType::q3_K;
+      break;
+    case FileType::q3_K_M:
+      type = t.layer < 2 ? TensorType::q5_K : TensorType::q4_K;
+      break;
+    case FileType::q3_K_L:
+      type = TensorType::q5_K;
+      break;
+    case FileType::q4_K_M:
+    case FileType::q5_K_M:
+      if (use_more_bits(t.layer, t.n_layer)) type = TensorType::q6_K;
+      break;
+    case FileType::q4_K_S:
+      if (t.layer < 4) type = TensorType::q5_K;
+      break;
+    default:
+      break;
+  }
+  // "for the 8-expert model, bumping this to Q8_0 trades just ~128MB"
+  return t.n_expert == 8 ? TensorType::q8_0 : type;
+}
+
+TensorType ffn_down_type(FileType ft, const TensorPlace& t, TensorType type) {
+  switch (ft) {
+    case FileType::q2_K:
+      return TensorType::q3_K;
+    case FileType::q3_K_M:
+      return t.layer < t.n_layer / 16 ? TensorType::q5_K : TensorType::q4_K;
+    case FileType::q3_K_L:
+      return TensorType::q5_K;
+    case FileType::q4_K_M:
+    case FileType::q5_K_M:
+      return use_more_bits(t.layer, t.n_layer) ? TensorType::q6_K : type;
+    case FileType::q4_K_S:
+      return t.layer < t.n_layer / 8 ? TensorType::q5_K : type;
+    default:
+      return type;
+  }
+}
+
+TensorType attn_output_type(FileType ft, const TensorPlace& t, TensorType type) {
+  if (t.n_expert == 8) {
+    const bool bumped = ft == FileType::q2_K || ft == FileType::q3_K_S || ft == FileType::q3_K_M ||
+                        ft == FileType::q4_K_S || ft == FileType::q4_K_M;
+    return bumped ? TensorType::q5_K : type;
+  }
+  if (ft == FileType::q2_K) return TensorType::q3_K;
+  if (ft == FileType::q3_K_M) return TensorType::q4_K;
+  if (ft == FileType::q3_K_L) return TensorType::q5_K;
+  return type;
+}
+
+// llama-quant.cpp, llama_tensor_get_type_impl, for the file types above. The 70B and Falcon
+// special cases do not apply to the architectures gauntlet runs.
 TensorType mixed_type(FileType ft, const TensorPlace& t, TensorType type) {
-  const bool output = t.name == "output.weight" || (t.tied_output && t.name == "token_embd.weight");
-  if (output) {
-    // The output matrix (or the token embedding that stands in for it) gets Q6_K unless the
-    // file is Q8_0; a row that Q6_K cannot hold gets Q8_0.
-    if (t.n_cols % block_elements(type) != 0) return TensorType::q8_0;
-    return type == TensorType::q8_0 ? type : TensorType::q6_K;
-  }
-  const bool k_m = ft == FileType::q4_K_M || ft == FileType::q5_K_M;
-  if (contains(t.name, "attn_v.weight")) {
-    if (k_m && use_more_bits(t.layer, t.n_layer)) return TensorType::q6_K;
-    if (ft == FileType::q4_K_S && t.layer < 4) return TensorType::q5_K;
-    return type;
-  }
-  if (contains(t.name, "attn_qkv.weight")) {
-    if (ft == FileType::q4_K_M) return TensorType::q5_K;
-    if (ft == FileType::q5_K_M) return TensorType::q6_K;
-    return type;
-  }
-  if (contains(t.name, "ffn_down")) {
-    if (k_m && use_more_bits(t.layer, t.n_layer)) return TensorType::q6_K;
-    if (ft == FileType::q4_K_S && t.layer < t.n_layer / 8) return TensorType::q5_K;
-    return type;
+  switch (category_of(t)) {
+    case Category::output:
+      return output_type(t, type);
+    case Category::attn_v:
+      return attn_v_type(ft, t, type);
+    case Category::attn_k:
+      return t.n_expert == 8 ? TensorType::q8_0 : type;
+    case Category::attn_output:
+      return attn_output_type(ft, t, type);
+    case Category::ffn_down:
+      return ffn_down_type(ft, t, type);
+    case Category::other:
+      return type;
   }
   return type;
 }
@@ -79,6 +158,7 @@ TensorType mixed_type(FileType ft, const TensorPlace& t, TensorType type) {
 TensorType fallback(TensorType type, uint64_t n_cols) {
   if (n_cols % block_elements(type) == 0) return type;
   TensorType to = type;
+  if (type == TensorType::q2_K || type == TensorType::q3_K) to = TensorType::q4_0;
   if (type == TensorType::q4_K) to = TensorType::q5_0;
   if (type == TensorType::q5_K) to = TensorType::q5_1;
   if (type == TensorType::q6_K) to = TensorType::q8_0;
@@ -117,14 +197,16 @@ TensorType base_type(FileType type) { return row(type).base; }
 
 std::optional<FileType> file_type_for(TensorType type) {
   for (const auto& r : kRows) {
-    if (r.base == type && r.type != FileType::q4_K_S && r.type != FileType::q5_K_S) return r.type;
+    const bool mostly = r.type != FileType::q4_K_S && r.type != FileType::q5_K_S &&
+                        r.type != FileType::q3_K_S && r.type != FileType::q3_K_L;
+    if (r.base == type && mostly) return r.type;
   }
   return std::nullopt;
 }
 
 TensorType tensor_type_for(FileType ft, const TensorPlace& t) {
-  // llama-quant.cpp, tensor_allows_quantization: 1-D tensors and norms keep their type (F32).
-  // The experts' router (ffn_gate_inp.weight) is never quantized either: F32 as converted.
+  // llama-quant.cpp, tensor_allows_quantization: 1-D tensors, norms and the experts' router keep
+  // their type (F32).
   if (t.n_dims < 2 || contains(t.name, "_norm.weight") || contains(t.name, "ffn_gate_inp.weight")) {
     return TensorType::f32;
   }

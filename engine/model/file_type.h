@@ -22,6 +22,10 @@ enum class FileType : uint32_t {
   q8_0 = 7,
   q5_0 = 8,
   q5_1 = 9,
+  q2_K = 10,
+  q3_K_S = 11,
+  q3_K_M = 12,
+  q3_K_L = 13,
   q4_K_S = 14,
   q4_K_M = 15,
   q5_K_S = 16,
@@ -30,7 +34,7 @@ enum class FileType : uint32_t {
   bf16 = 32,
 };
 
-// "F32", "F16", "BF16", "Q4_0", ..., "Q4_K_M", "Q6_K".
+// "F32", "F16", "BF16", "Q4_0", ..., "Q4_K_M", "Q6_K", "Q3_K_M", "Q2_K".
 const char* to_string(FileType type);
 // Case-insensitive: "q4_k_m" finds Q4_K_M.
 std::optional<FileType> parse_file_type(std::string_view name);
@@ -51,7 +55,8 @@ struct TensorPlace {
   uint32_t layer = 0;  // for blk.N.* tensors
   uint32_t n_layer = 1;
   bool tied_output = false;  // no output.weight: token_embd serves as the output
-  uint32_t n_expert = 0;     // the model's experts (0: dense)
+  uint32_t n_gqa = 1;        // n_head / n_head_kv (llama_hparams::n_gqa)
+  uint32_t n_expert = 0;     // experts per layer; 0 for a dense model
 };
 
 // The type llama.cpp's quantizer gives this tensor in a file of `type`.

@@ -302,9 +302,14 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format) {
   const uint64_t hd = s.head_dim(), vocab = s.n_vocab;
   std::vector<TensorDesc> t;
   auto add = [&](std::string name, std::vector<uint64_t> ne, uint32_t layer) {
-    TensorPlace place{name,  ne[0],     static_cast<uint32_t>(ne.size()),
-                      layer, s.n_layer, s.tied_output};
-    place.n_expert = s.n_expert;
+    TensorPlace place{.name = name,
+                      .n_cols = ne[0],
+                      .n_dims = static_cast<uint32_t>(ne.size()),
+                      .layer = layer,
+                      .n_layer = s.n_layer,
+                      .tied_output = s.tied_output,
+                      .n_gqa = s.n_head_kv == 0 ? 1 : s.n_head / s.n_head_kv,
+                      .n_expert = s.n_expert};
     const bool one_d = ne.size() == 1;
     t.push_back({std::move(name), std::move(ne), tensor_type_for(format, place), one_d});
   };

@@ -43,6 +43,13 @@ TEST_F(CliModel, ShapesListsEveryPresetWithItsParameters) {
   const auto q4 = by_name["llama-3.1-8b"]["weight_bytes"]["Q4_K_M"].get<uint64_t>();
   EXPECT_GT(q4, 4400ull << 20);
   EXPECT_LT(q4, 4900ull << 20);
+  // Q3_K_M and Q2_K: 3.74 and 2.95 GiB here (llama.cpp's files are 4.02 and 3.18 GB).
+  const auto q3 = by_name["llama-3.1-8b"]["weight_bytes"]["Q3_K_M"].get<uint64_t>();
+  EXPECT_GT(q3, 3700ull << 20);
+  EXPECT_LT(q3, 3900ull << 20);
+  const auto q2 = by_name["llama-3.1-8b"]["weight_bytes"]["Q2_K"].get<uint64_t>();
+  EXPECT_GT(q2, 2900ull << 20);
+  EXPECT_LT(q2, 3100ull << 20);
 }
 
 TEST_F(CliModel, MakeAndInfoOfEveryArchitecture) {

@@ -65,7 +65,7 @@ double rms_error(const std::vector<float>& a, const std::vector<float>& b) {
 
 // --- the type table -----------------------------------------------------------------------------
 
-TEST(TensorTypesTable, ListsElevenTypesInGgmlIdOrder) {
+TEST(TensorTypesTable, ListsThirteenTypesInGgmlIdOrder) {
   struct Expected {
     TensorType type;
     uint32_t id, elements, bytes;
@@ -75,12 +75,13 @@ TEST(TensorTypesTable, ListsElevenTypesInGgmlIdOrder) {
       {TensorType::f32, 0, 1, 4, "f32"},        {TensorType::f16, 1, 1, 2, "f16"},
       {TensorType::q4_0, 2, 32, 18, "q4_0"},    {TensorType::q4_1, 3, 32, 20, "q4_1"},
       {TensorType::q5_0, 6, 32, 22, "q5_0"},    {TensorType::q5_1, 7, 32, 24, "q5_1"},
-      {TensorType::q8_0, 8, 32, 34, "q8_0"},    {TensorType::q4_K, 12, 256, 144, "q4_K"},
+      {TensorType::q8_0, 8, 32, 34, "q8_0"},    {TensorType::q2_K, 10, 256, 84, "q2_K"},
+      {TensorType::q3_K, 11, 256, 110, "q3_K"}, {TensorType::q4_K, 12, 256, 144, "q4_K"},
       {TensorType::q5_K, 13, 256, 176, "q5_K"}, {TensorType::q6_K, 14, 256, 210, "q6_K"},
       {TensorType::bf16, 30, 1, 2, "bf16"},
   };
   const auto types = all_tensor_types();
-  ASSERT_EQ(types.size(), 11u);
+  ASSERT_EQ(types.size(), 13u);
   for (size_t i = 0; i < types.size(); ++i) {
     SCOPED_TRACE(expected[i].name);
     EXPECT_EQ(types[i].type, expected[i].type);
@@ -95,15 +96,18 @@ TEST(TensorTypesTable, ListsElevenTypesInGgmlIdOrder) {
 TEST(TensorTypesTable, FindsTypesByIdAndName) {
   EXPECT_EQ(tensor_type_from_id(12), TensorType::q4_K);
   EXPECT_EQ(tensor_type_from_id(7), TensorType::q5_1);
-  EXPECT_EQ(tensor_type_from_id(4), std::nullopt);   // ggml's removed q4_2
-  EXPECT_EQ(tensor_type_from_id(10), std::nullopt);  // q2_K: not supported
+  EXPECT_EQ(tensor_type_from_id(4), std::nullopt);  // ggml's removed q4_2
+  EXPECT_EQ(tensor_type_from_id(10), TensorType::q2_K);
+  EXPECT_EQ(tensor_type_from_id(16), std::nullopt);  // iq2_xxs: not supported
   EXPECT_EQ(parse_tensor_type("Q4_K"), TensorType::q4_K);
   EXPECT_EQ(parse_tensor_type("q6_k"), TensorType::q6_K);
   EXPECT_EQ(parse_tensor_type("Q5_0"), TensorType::q5_0);
-  EXPECT_EQ(parse_tensor_type("q3_K"), std::nullopt);
+  EXPECT_EQ(parse_tensor_type("Q3_K"), TensorType::q3_K);
+  EXPECT_EQ(parse_tensor_type("iq2_xxs"), std::nullopt);
   EXPECT_STREQ(to_string(TensorType::q5_K), "q5_K");
   EXPECT_TRUE(is_quantized(TensorType::q4_1));
   EXPECT_EQ(row_bytes(TensorType::q6_K, 512), 420u);
+  EXPECT_EQ(row_bytes(TensorType::q3_K, 768), 330u);
 }
 
 // --- hand-built blocks --------------------------------------------------------------------------
@@ -231,12 +235,13 @@ TEST(TensorTypesDecode, Q6_K) {
 // --- encoding -----------------------------------------------------------------------------------
 
 const TensorType kNewTypes[] = {TensorType::q4_1, TensorType::q5_0, TensorType::q5_1,
-                                TensorType::q4_K, TensorType::q5_K, TensorType::q6_K};
+                                TensorType::q2_K, TensorType::q3_K, TensorType::q4_K,
+                                TensorType::q5_K, TensorType::q6_K};
 
 // RMS error of 4096 uniform values in [-1, 1), seed 42, as measured (f16 scales included):
-// q4_1 0.03582, q5_0 0.01819, q5_1 0.01714, q4_K 0.03198, q5_K 0.01603, q6_K 0.00784, each near
-// its step / sqrt(12). The bounds leave 10% headroom; a swapped nibble or misplaced high bit in
-// the encoder gives errors of several tenths.
+// q4_1 0.03582, q5_0 0.01819, q5_1 0.01714, q2_K 0.13611, q3_K 0.07272, q4_K 0.03198, q5_K
+// 0.01603, q6_K 0.00784, each near its step / sqrt(12). The bounds leave 10% headroom; a swapped
+// nibble or misplaced high bit in the encoder gives errors of several tenths.
 double rms_bound(TensorType type) {
   switch (type) {
     case TensorType::q4_1:
@@ -245,6 +250,10 @@ double rms_bound(TensorType type) {
       return 0.0200;
     case TensorType::q5_1:
       return 0.0189;
+    case TensorType::q2_K:
+      return 0.1497;
+    case TensorType::q3_K:
+      return 0.0800;
     case TensorType::q4_K:
       return 0.0352;
     case TensorType::q5_K:

@@ -113,8 +113,10 @@ TEST(Architectures, TensorListsAreLlamaCppsForEachArchitecture) {
 
   auto phi3 = model::model_tensors(shape_of("arch=phi3" + dims), FileType::q4_K_M);
   EXPECT_EQ(find(phi3, "blk.0.attn_qkv.weight")->ne, (std::vector<uint64_t>{256, 256 + 2 * 64}));
-  // llama-quant.cpp: attn_qkv is Q5_K in a Q4_K_M file.
-  EXPECT_EQ(find(phi3, "blk.0.attn_qkv.weight")->type, model::TensorType::q5_K);
+  // llama-quant.cpp: attn_qkv takes attn_v's rules (category_is_attn_v); in a Q4_K_M file of two
+  // layers, use_more_bits picks layer 1 only.
+  EXPECT_EQ(find(phi3, "blk.0.attn_qkv.weight")->type, model::TensorType::q4_K);
+  EXPECT_EQ(find(phi3, "blk.1.attn_qkv.weight")->type, model::TensorType::q6_K);
   EXPECT_EQ(find(phi3, "blk.0.ffn_up.weight")->ne, (std::vector<uint64_t>{256, 1024}));
   EXPECT_EQ(find(phi3, "blk.0.ffn_gate.weight"), nullptr);
   EXPECT_EQ(find(phi3, "blk.0.attn_q.weight"), nullptr);

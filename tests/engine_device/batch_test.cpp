@@ -76,13 +76,16 @@ class EngineBatch : public DeviceTest {
 };
 
 // 70 tokens in passes of 1, 31, 32, 33, 64 and 65 (both sides of the token tiles of 16 and 32
-// and of two tiles), then 512 tokens in one pass, in every file type: each token's logits match
-// the same device's token-by-token logits and the host reference's within the f32 bound.
+// and of two tiles), then 512 tokens in one pass, in every file type but Q3_K_S and Q3_K_L (their
+// tensor types, q3_K, q5_K and q6_K, run in Q3_K_M; each file type costs seconds here): each
+// token's logits match the same device's token-by-token logits and the host reference's within
+// the f32 bound.
 TEST_F(EngineBatch, MicroBatchesGiveTokenByTokenLogitsInEveryFileType) {
   const auto shape = batch_shape();
   const auto prompt = prompt_of(512, 1, shape.n_vocab);
   const std::span<const int32_t> head(prompt.data(), 70);
   for (FileType format : model::all_file_types()) {
+    if (format == FileType::q3_K_S || format == FileType::q3_K_L) continue;
     SCOPED_TRACE(model::to_string(format));
     auto file = synthetic_file(shape, format);
     ASSERT_NE(file, nullptr);
