@@ -48,10 +48,10 @@ GraphPeaks graph_peaks(const planner::ModelShape& s, uint64_t full_cells, uint64
       tokens * (full_cells * s.n_head + full_cells + swa_cells + 4 * n_embd + 2 * n_q + 2 * n_kv);
   // A mixture's feed-forward holds each token's picked experts' gate and up (and the router's
   // logits); a shared expert adds its own.
-  const uint64_t ff_width =
-      s.moe() ? uint64_t{s.n_expert_used} * s.expert_ff() +
-                    (s.shared_expert() ? s.shared_expert_ff() : 0) + 2ull * s.n_expert
-              : s.n_ff;
+  const uint64_t ff_width = s.moe() ? uint64_t{s.n_expert_used} * s.expert_ff() +
+                                          (s.shared_expert() ? s.shared_expert_ff() : 0) +
+                                          2ull * s.n_expert
+                                    : s.n_ff;
   const uint64_t ffn = tokens * (3 * ff_width + n_embd * 11 / 2);
   return {4 * std::max(attention, ffn), 4 * tokens * (uint64_t{s.n_vocab} + 3 * n_embd),
           4 * tokens * (full_cells + swa_cells + 3 * n_embd)};

@@ -96,6 +96,26 @@ TEST(Experts, EachArchitectureHasLlamaCppsExpertTensors) {
   EXPECT_EQ(find(mixtral, "blk.0.ffn_up_exps.weight")->ne, (std::vector<uint64_t>{64, 128, 4}));
 }
 
+// llama-quant.cpp: with exactly 8 experts, attn_k and attn_v take Q8_0 and attn_output Q5_K in a
+// Q4_K_M file; ffn_down's rules reach ffn_down_exps by substring (Q6_K where use_more_bits).
+TEST(Experts, EightExpertsTakeLlamaCppsQuantizerRules) {
+  // Rows of 256, so that no k-quant falls back.
+  const std::string dims =
+      ",n_embd=256,n_layer=2,n_head=4,n_head_kv=2,n_ff=512,n_vocab=64,context=32";
+  const auto s = shape_of("arch=qwen3moe,n_expert=8,n_expert_used=2,n_ff_exp=256" + dims);
+  auto t = model::model_tensors(s, FileType::q4_K_M);
+  EXPECT_EQ(find(t, "blk.0.attn_k.weight")->type, TensorType::q8_0);
+  EXPECT_EQ(find(t, "blk.0.attn_v.weight")->type, TensorType::q8_0);
+  EXPECT_EQ(find(t, "blk.1.attn_output.weight")->type, TensorType::q5_K);
+  EXPECT_EQ(find(t, "blk.0.ffn_down_exps.weight")->type, TensorType::q4_K);
+  EXPECT_EQ(find(t, "blk.1.ffn_down_exps.weight")->type, TensorType::q6_K);  // the last eighth
+  EXPECT_EQ(find(t, "blk.0.ffn_gate_exps.weight")->type, TensorType::q4_K);
+  EXPECT_EQ(find(t, "blk.0.ffn_gate_inp.weight")->type, TensorType::f32);
+  const auto four = shape_of("arch=qwen3moe,n_expert=4,n_expert_used=2,n_ff_exp=256" + dims);
+  EXPECT_EQ(find(model::model_tensors(four, FileType::q4_K_M), "blk.1.attn_output.weight")->type,
+            TensorType::q4_K);
+}
+
 TEST(Experts, ParametersCountEveryExpertAndActiveOnlyThePickedOnes) {
   const auto s = shape_of("arch=qwen3moe,n_expert=8,n_expert_used=2,n_ff_exp=32" + kDims);
   const uint64_t per_expert = 3 * 64 * 32;

@@ -1,5 +1,6 @@
 // Mixtures of experts on the device against the host reference: the expert-indexed products, the
-// router and the weighted sum in qwen3moe (F32, Q8_0, Q4_K_M: 32 greedy steps with their logits),
+// router and the weighted sum in qwen3moe (F32, Q8_0, Q4_K_M, Q3_K_M: 32 greedy steps with their
+// logits),
 // qwen2moe's shared expert and llama's (Mixtral's) experts, passes of 32 and 512 tokens whose
 // teacher-forced logits match the reference's token by token; and the experts in host memory
 // (--cpu-moe, --n-cpu-moe 1) with attention and the KV cache on the device, at micro-batches 1,
@@ -58,7 +59,7 @@ class EngineExperts : public DeviceTest {
 };
 
 TEST_F(EngineExperts, Qwen3moeGivesTheReferenceTokensInDeployedFormats) {
-  for (FileType format : {FileType::f32, FileType::q8_0, FileType::q4_K_M}) {
+  for (FileType format : {FileType::f32, FileType::q8_0, FileType::q4_K_M, FileType::q3_K_M}) {
     expect_decode(moe_shape("arch=qwen3moe,n_ff_exp=256"), format);
   }
 }
