@@ -1,7 +1,8 @@
 // Device decode speed on OpenCL and Vulkan: the copy bandwidth of each device (stress's copy
 // kernel, read + write bytes) and its read bandwidth, the matrix-vector product per weight format,
 // and whole decode tok/s with its effective bandwidth (weight + KV bytes read per token x tok/s)
-// and the ratio to the copy bandwidth measured in the same run, and the f32 compute peak (stress's
+// and the ratio to the copy bandwidth measured in the same run (a mixture of experts' too, with
+// its active bytes and its ratio to the dense model's), and the f32 compute peak (stress's
 // peak kernels) beside one serial FMA chain. Devices: opencl:0 and vulkan:0
 // (GAUNTLET_BENCH_DEVICES to change, e.g. "vulkan:0").
 #include <benchmark/benchmark.h>
@@ -33,6 +34,17 @@ using Clock = std::chrono::steady_clock;
 // ~220M parameters: 234 MB in q8_0, 124 MB in q4_0 (both over 100 MB).
 constexpr const char* kDecodeDims =
     "n_embd=1024,n_layer=12,n_head=16,n_head_kv=16,n_ff=2816,n_vocab=32000,context=256";
+// A mixture of ~286M parameters (304 MB in q8_0), 8 experts of 1024 with 2 used: ~135M active.
+constexpr const char* kMoeDims =
+    "arch=qwen3moe,n_embd=1024,n_layer=8,n_head=16,n_head_kv=4,head_dim=64,n_ff=2816,n_expert=8,"
+    "n_expert_used=2,n_ff_exp=1024,n_vocab=32000,context=256";
+
+// The dense decode's effective bandwidth per device and format in this run, for the mixture's
+// ratio to it (the dense rows run first).
+std::map<std::string, double>& dense_effective_gbps() {
+  static std::map<std::string, double> measured;
+  return measured;
+}
 
 backends::Device& device_for(const std::string& name) {
   static std::map<std::string, std::unique_ptr<backends::Device>> devices;
@@ -197,12 +209,16 @@ struct DecodeSetup {
   device::DecodeConfig config;
 };
 
-void BM_Decode(benchmark::State& state, const std::string& name, model::FileType type) {
+// Decode tok/s and effective bandwidth: the bytes a token reads (weights and KV cache; for a
+// mixture, the picked experts' share of each expert stack) times tok/s. A mixture's row gives its
+// ratio to the dense model's effective bandwidth in the same run.
+void BM_Decode(benchmark::State& state, const std::string& name, model::FileType type,
+               const std::string& dims) {
   try {
     auto& d = device_for(name);
     const auto& bw = bandwidth(name);
-    auto shape = model::parse_dims(kDecodeDims).value();
-    shape.name = "bench-220m";
+    auto shape = model::parse_dims(dims).value();
+    shape.name = shape.moe() ? "bench-moe" : "bench-220m";
     const auto path = std::filesystem::temp_directory_path() /
                       ("gauntlet-bench-device-" + std::to_string(::getpid()) + ".gguf");
     check(model::write_synthetic_model(shape, type, 1, path, true));
@@ -234,9 +250,16 @@ void BM_Decode(benchmark::State& state, const std::string& name, model::FileType
         static_cast<double>(state.iterations()) * bytes / 1e9, benchmark::Counter::kIsRate);
     state.counters["copy_GBps"] = bw.copy_gbps;
     state.counters["read_GBps"] = bw.read_gbps;
-    state.counters["ratio_to_copy"] =
-        static_cast<double>(state.iterations()) * bytes / 1e9 / seconds / bw.copy_gbps;
+    const double effective = static_cast<double>(state.iterations()) * bytes / 1e9 / seconds;
+    state.counters["ratio_to_copy"] = effective / bw.copy_gbps;
     state.counters["model_MB"] = planner::weight_bytes(shape, type) / 1e6;
+    const std::string key = name + "/" + model::to_string(type);
+    if (!shape.moe()) {
+      dense_effective_gbps()[key] = effective;
+    } else if (auto it = dense_effective_gbps().find(key); it != dense_effective_gbps().end()) {
+      state.counters["active_MB"] = bytes / 1e6;
+      state.counters["ratio_to_dense"] = effective / it->second;
+    }
     state.SetLabel(device::effective_matvec(s.config).name() + " " +
                    device::effective_attention(s.config).name());
   } catch (const std::exception& e) {
@@ -350,7 +373,14 @@ const int registered = [] {
     }
     for (auto f : {model::FileType::q8_0, model::FileType::q4_0, model::FileType::q4_K_M}) {
       benchmark::RegisterBenchmark(("BM_Decode/" + dev + "/" + model::to_string(f)).c_str(),
-                                   BM_Decode, dev, f)
+                                   BM_Decode, dev, f, std::string(kDecodeDims))
+          ->Iterations(24)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+    for (auto f : {model::FileType::q8_0, model::FileType::q4_K_M}) {
+      benchmark::RegisterBenchmark(("BM_Decode/" + dev + "/moe/" + model::to_string(f)).c_str(),
+                                   BM_Decode, dev, f, std::string(kMoeDims))
           ->Iterations(24)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/data_files.h"
+#include "cli/placement_flags.h"
 #include "harness/run.h"
 #include "reports/render.h"
 
@@ -65,6 +66,7 @@ struct RunFlags {
   bool verbose = false;
   int n_gpu_layers = -1;
   std::vector<double> tensor_split;
+  ExpertFlags experts;
 };
 
 }  // namespace
@@ -104,6 +106,7 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                    "-ts: the placed profiles share the offloaded slots between the selected "
                    "OpenCL/Vulkan devices by these shares, e.g. 1,1")
       ->delimiter(',');
+  add_expert_flags(*command, flags->experts);
   command->add_flag("--resume", flags->resume,
                     "continue an interrupted run from the journal beside --out");
   command->add_flag("--quiet", flags->quiet,
@@ -122,6 +125,8 @@ void add_run_command(CLI::App& app, CommandContext& context) {
     config.simulate = resolve_simulate(flags->simulate);
     config.n_gpu_layers = flags->n_gpu_layers;
     config.tensor_split = flags->tensor_split;
+    config.n_cpu_moe = flags->experts.expert_layers();
+    config.override_tensors = flags->experts.override_tensors;
     config.resume = flags->resume;
     auto printer = std::make_shared<ProgressPrinter>();
     if (!flags->quiet) {

@@ -18,6 +18,10 @@ void add_placement_flags(CLI::App& command, PlacementFlags& flags) {
       .add_option("--tensor-split", flags.tensor_split,
                   "-ts: each device's share of the offloaded layers, e.g. 3,1 (default even)")
       ->delimiter(',');
+  add_expert_flags(command, flags.experts);
+}
+
+void add_expert_flags(CLI::App& command, ExpertFlags& flags) {
   command.add_flag("--cpu-moe", flags.cpu_moe,
                    "every layer's routed experts in host memory, run there (a mixture of experts)");
   command.add_option("--n-cpu-moe", flags.n_cpu_moe,

@@ -16,21 +16,30 @@
 
 namespace gauntlet::cli {
 
+// Where a mixture's routed experts go: --cpu-moe, --n-cpu-moe N, -ot REGEX=DEVICE.
+struct ExpertFlags {
+  bool cpu_moe = false;
+  uint32_t n_cpu_moe = 0;
+  std::vector<std::string> override_tensors;
+  // The layers whose experts go to the host: UINT32_MAX for --cpu-moe.
+  uint32_t expert_layers() const { return cpu_moe ? UINT32_MAX : n_cpu_moe; }
+};
+
 struct PlacementFlags {
   std::string devices = "host";
   int n_gpu_layers = -1;
   std::vector<double> tensor_split;
-  bool cpu_moe = false;
-  uint32_t n_cpu_moe = 0;
-  std::vector<std::string> override_tensors;
+  ExpertFlags experts;
   engine::PlacementRequest request() const {
-    return {n_gpu_layers, tensor_split, cpu_moe ? UINT32_MAX : n_cpu_moe, override_tensors};
+    return {n_gpu_layers, tensor_split, experts.expert_layers(), experts.override_tensors};
   }
 };
 
 // --device, -ngl/--n-gpu-layers, -ts/--tensor-split, --cpu-moe, --n-cpu-moe and
 // -ot/--override-tensor.
 void add_placement_flags(CLI::App& command, PlacementFlags& flags);
+// --cpu-moe, --n-cpu-moe and -ot/--override-tensor alone (run takes its -ngl/-ts on its own).
+void add_expert_flags(CLI::App& command, ExpertFlags& flags);
 
 // Rewrites llama.cpp's -ngl, -ts, -ub and -ot into --n-gpu-layers, --tensor-split,
 // --ubatch-size and --override-tensor (CLI11 takes one letter after a single dash).

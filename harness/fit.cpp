@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "engine/placement/deployment.h"
+#include "engine/placement/expert_placement.h"
 #include "engine/planner/planner.h"
 
 namespace gauntlet::harness {
@@ -27,11 +28,13 @@ struct Deployment {
   uint64_t device() const { return bytes[0].total(); }
 };
 
+// With `expert_layers` > 0, the routed experts of the first expert_layers layers in host memory.
 Deployment deploy(const engine::model::ModelShape& shape,
                   std::span<const engine::model::TensorDesc> tensors, uint32_t slots,
-                  uint32_t context) {
+                  uint32_t context, uint32_t expert_layers = 0) {
   auto p = placement::from_gpu_layers(shape.n_layer,
                                       {static_cast<int>(slots), {kDevice}, {}, placement::kHost});
+  if (expert_layers > 0) (void)placement::experts_on_host(*p, shape, expert_layers);
   return {placement::deployment_bytes(shape, tensors, *p,
                                       {context, kFitMicroBatch, 1, KvPrecision::f16})};
 }
@@ -75,8 +78,8 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
   a.budget_basis = budget.basis;
   const uint32_t slots = shape.n_layer + 1;
   const uint32_t floor = std::min(kFitMinContext, shape.context);
-  auto fits = [&](uint32_t layers, uint32_t context) {
-    return deploy(shape, tensors, layers, context).device() <= budget.bytes;
+  auto fits = [&](uint32_t layers, uint32_t context, uint32_t expert_layers = 0) {
+    return deploy(shape, tensors, layers, context, expert_layers).device() <= budget.bytes;
   };
   if (fits(slots, shape.context)) {
     set_answer(a, shape, deploy(shape, tensors, slots, shape.context), shape.context);
@@ -93,6 +96,28 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
     }
     set_answer(a, shape, deploy(shape, tensors, slots, lo), lo);
     a.why = "the KV cache of a longer context would pass the budget";
+    return a;
+  }
+  // A mixture then parks experts in host memory (common/fit.cpp moves them first): the fewest
+  // layers' experts, from the first layer on (--n-cpu-moe N), with every layer on the device.
+  if (shape.moe() && fits(slots, floor, shape.n_layer)) {
+    uint32_t n = 1;
+    while (!fits(slots, floor, n)) ++n;
+    const auto placed = deploy(shape, tensors, slots, floor, n);
+    set_answer(a, shape, placed, floor);
+    reports::FitAnswer::Placement p;
+    p.device_slots = slots;
+    p.layer_slots = slots;
+    p.context = floor;
+    p.min_context = floor;
+    p.micro_batch = kFitMicroBatch;
+    p.expert_layers_on_host = n;
+    p.bytes = {{kDevice, placed.bytes[0].total()}, {placement::kHost, placed.bytes[1].total()}};
+    a.placement = p;
+    a.why = "the whole model needs " + gib(deploy(shape, tensors, slots, floor).device()) +
+            " at context " + std::to_string(floor) +
+            ": every layer on the device, the experts of " + "the first " + std::to_string(n) +
+            " in host memory (--n-cpu-moe " + std::to_string(n) + ")";
     return a;
   }
   // Then layers: the most slots on the device at the floor context, the rest on the host.

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "engine/device/profile_check.h"
+#include "engine/placement/expert_placement.h"
 #include "engine/placement/placement_plan.h"
 #include "stress/host_limits.h"
 
@@ -237,6 +238,50 @@ std::optional<engine::placement::Placement> placed_profile_placement(
   return std::move(*p);
 }
 
+core::Result<std::vector<engine::placement::Placement>> expert_profile_placements(
+    const engine::model::ModelShape& shape, const std::string& device,
+    engine::model::FileType format, const PlacedRequest& request) {
+  std::vector<engine::placement::Placement> out;
+  if (!shape.moe()) return out;
+  auto whole_on_device = [&]() {
+    return *engine::placement::from_gpu_layers(
+        shape.n_layer,
+        {static_cast<int>(shape.n_layer + 1), {device}, {}, engine::placement::kHost});
+  };
+  auto first_on_host = [&](uint32_t layers) -> core::Status {
+    auto p = whole_on_device();
+    if (auto s = engine::placement::experts_on_host(p, shape, std::min(layers, shape.n_layer));
+        !s) {
+      return s;
+    }
+    out.push_back(std::move(p));
+    return {};
+  };
+  if (request.n_cpu_moe > 0 || !request.override_tensors.empty()) {
+    auto p = whole_on_device();
+    if (request.n_cpu_moe > 0) {
+      if (auto s = engine::placement::experts_on_host(p, shape,
+                                                      std::min(request.n_cpu_moe, shape.n_layer));
+          !s) {
+        return s.error();
+      }
+    }
+    for (const auto& rule : request.override_tensors) {
+      if (auto s = engine::placement::override_tensors(p, shape, rule); !s) return s.error();
+    }
+    out.push_back(std::move(p));
+    return out;
+  }
+  uint32_t first = std::max(1u, shape.n_layer / 2);
+  if (auto it = request.fit_expert_layers.find(format); it != request.fit_expert_layers.end())
+    first = it->second;
+  if (auto s = first_on_host(shape.n_layer); !s) return s.error();
+  if (first < shape.n_layer) {
+    if (auto s = first_on_host(first); !s) return s.error();
+  }
+  return out;
+}
+
 std::vector<PassShape> placed_passes() { return {{1, 1}, {32, 1}, {512, 1}, {1, 4}}; }
 
 std::vector<std::string> required_features(const DecodeSetup& setup,
@@ -362,10 +407,18 @@ std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
       if (context == contexts.end()) break;
       const auto placement =
           placed_profile_placement(shape, facts.info.id.to_string(), weights, placed);
-      if (!placement) continue;
-      for (const PassShape& pass : placed_passes()) {
-        out.push_back(placed_candidate(shape, weights, tensors, facts, device_key, *context, pass,
-                                       host_budget, *placement));
+      std::vector<engine::placement::Placement> placements;
+      if (placement) placements.push_back(*placement);
+      // A mixture's expert placements: every layer here, some or all experts on the host.
+      if (auto experts =
+              expert_profile_placements(shape, facts.info.id.to_string(), weights, placed)) {
+        for (auto& p : *experts) placements.push_back(std::move(p));
+      }
+      for (const auto& p : placements) {
+        for (const PassShape& pass : placed_passes()) {
+          out.push_back(placed_candidate(shape, weights, tensors, facts, device_key, *context, pass,
+                                         host_budget, p));
+        }
       }
     }
   }

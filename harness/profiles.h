@@ -65,6 +65,11 @@ struct PlacedRequest {
   std::vector<double> tensor_split;
   std::vector<std::string> gpus;  // with -ts: the selected OpenCL and Vulkan devices, in order
   std::map<engine::model::FileType, uint32_t> fit_slots;
+  // A mixture's experts: --cpu-moe (UINT32_MAX) or --n-cpu-moe N, -ot rules, and the layers
+  // whose experts each format's fit answer puts on the host.
+  uint32_t n_cpu_moe = 0;
+  std::vector<std::string> override_tensors;
+  std::map<engine::model::FileType, uint32_t> fit_expert_layers;
 };
 
 // Every candidate for the device, each with its static verdict: unsafe when a feature it needs
@@ -86,6 +91,13 @@ std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
 // placed profile is safe only when the device's share fits the device's budget, the host's share
 // fits 0.9 of the host's available memory, and the split matches the host reference.
 std::optional<engine::placement::Placement> placed_profile_placement(
+    const engine::model::ModelShape& shape, const std::string& device,
+    engine::model::FileType format, const PlacedRequest& request);
+// The expert placements a mixture's profiles check on `device`, every layer on the device: the
+// user's --cpu-moe / --n-cpu-moe / -ot when given, else all experts on the host and the first N
+// on the host (N from the fit answer, else half of the layers). Empty for a dense model. An -ot
+// rule that does not apply is an error naming it.
+core::Result<std::vector<engine::placement::Placement>> expert_profile_placements(
     const engine::model::ModelShape& shape, const std::string& device,
     engine::model::FileType format, const PlacedRequest& request);
 // The passes a placed profile is checked at: one token, micro-batches of 32 and 512, and 4

@@ -113,24 +113,34 @@ PlacedRequest placed_request(const RunConfig& config, const probes::Selection& s
   PlacedRequest r;
   r.n_gpu_layers = config.n_gpu_layers;
   r.tensor_split = config.tensor_split;
+  r.n_cpu_moe = config.n_cpu_moe;
+  r.override_tensors = config.override_tensors;
   for (const auto& id : selection.devices) {
     if (id.api == core::Api::opencl || id.api == core::Api::vulkan)
       r.gpus.push_back(id.to_string());
   }
   for (const auto& answer : fit) {
     auto format = engine::model::parse_file_type(answer.weight_format);
-    if (answer.placement && format) r.fit_slots[*format] = answer.placement->device_slots;
+    if (!answer.placement || !format) continue;
+    r.fit_slots[*format] = answer.placement->device_slots;
+    if (answer.placement->expert_layers_on_host > 0)
+      r.fit_expert_layers[*format] = answer.placement->expert_layers_on_host;
   }
   return r;
 }
 
-// A fit answer's placement gets the tok/s of a safe placed profile of its format and layer slots.
-void attach_measured_placements(reports::DeviceReport& device) {
+// A fit answer's placement gets the tok/s of a safe placed profile of its format, layer slots and
+// expert layers on the host.
+void attach_measured_placements(reports::DeviceReport& device, uint32_t n_layer) {
   for (auto& answer : device.fit) {
     if (!answer.placement) continue;
-    const std::string label = "ngl=" + std::to_string(answer.placement->device_slots);
+    std::string label = "ngl=" + std::to_string(answer.placement->device_slots);
+    if (const uint32_t experts = answer.placement->expert_layers_on_host; experts > 0) {
+      label += experts >= n_layer ? " cpu-moe" : " n-cpu-moe=" + std::to_string(experts);
+    }
     for (const auto& p : device.profiles) {
-      if (p.weight_format != answer.weight_format || p.placement.rfind(label, 0) != 0 ||
+      const bool same = p.placement == label || p.placement.rfind(label + " ts=", 0) == 0;
+      if (p.weight_format != answer.weight_format || !same ||
           p.verdict != reports::ProfileVerdict::safe || !p.figures.tok_s) {
         continue;
       }
@@ -201,6 +211,19 @@ core::Result<RunOutcome> run(const RunConfig& config) {
         1, {config.n_gpu_layers, request.gpus, config.tensor_split, engine::placement::kHost});
     if (!checked) return checked.error();
   }
+  // So are --cpu-moe, --n-cpu-moe and -ot: on a dense model, or with a rule that moves nothing
+  // or something other than expert stacks, they are usage errors.
+  if (config.n_cpu_moe > 0 || !config.override_tensors.empty()) {
+    const PlacedRequest request = placed_request(config, *selection, {});
+    if (!models->shape.moe()) {
+      return core::make_error(core::ErrorKind::invalid_argument,
+                              "--cpu-moe, --n-cpu-moe and --override-tensor place a mixture's "
+                              "experts; this model has none");
+    }
+    const std::string device = request.gpus.empty() ? "opencl:0" : request.gpus.front();
+    auto checked = expert_profile_placements(models->shape, device, {}, request);
+    if (!checked) return checked.error();
+  }
   for (const auto& note : selection->notes) {
     report.rows.push_back(core::make_row("select", "", core::RowStatus::skipped, note));
     progress(ProgressKind::stage, note);
@@ -241,7 +264,7 @@ core::Result<RunOutcome> run(const RunConfig& config) {
       device.profiles.push_back(std::move(c.profile));
     }
     summarize_device(device);
-    attach_measured_placements(device);
+    attach_measured_placements(device, models->shape.n_layer);
     report.devices.push_back(std::move(device));
   }
   stopped = stopped || stop_requested(config);

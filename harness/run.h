@@ -29,6 +29,11 @@ struct RunConfig {
   // -ts shares the offloaded slots between the selected OpenCL/Vulkan devices, in their order.
   int n_gpu_layers = -1;
   std::vector<double> tensor_split;
+  // For a mixture of experts, llama.cpp's --cpu-moe (UINT32_MAX), --n-cpu-moe N and -ot: the
+  // expert placement the expert-placed profiles check. Unset (0, none): all experts on the host,
+  // and the first N on the host (N from the fit answer, else half of the layers).
+  uint32_t n_cpu_moe = 0;
+  std::vector<std::string> override_tensors;
   // Called with a line as each stage of each device starts and ends, and with details between
   // (device_stage.h's Progress).
   std::function<void(ProgressKind, const std::string&)> progress;

@@ -33,6 +33,12 @@ std::string measured_text(const FitAnswer::Placement& p) {
   return text;
 }
 
+std::string experts_text(const FitAnswer::Placement& p) {
+  if (p.expert_layers_on_host == 0) return "";
+  return ", experts of the first " + std::to_string(p.expert_layers_on_host) +
+         " layers on the host";
+}
+
 }  // namespace
 
 std::vector<std::vector<std::string>> fit_rows(const std::vector<FitAnswer>& fit) {
@@ -42,7 +48,8 @@ std::vector<std::vector<std::string>> fit_rows(const std::vector<FitAnswer>& fit
     rows.push_back({a.weight_format, format_bytes(a.weight_bytes),
                     a.placement
                         ? std::to_string(a.placement->device_slots) + " of " +
-                              std::to_string(a.placement->layer_slots) + " layers at context " +
+                              std::to_string(a.placement->layer_slots) + " layers" +
+                              experts_text(*a.placement) + " at context " +
                               std::to_string(a.placement->context) + measured_text(*a.placement)
                     : a.largest_context ? "context " + std::to_string(a.largest_context)
                                         : "does not fit",

@@ -406,6 +406,13 @@ void to_json(Json& j, const FitAnswer& v) {
         {"device_slots", v.placement->device_slots}, {"layer_slots", v.placement->layer_slots},
         {"context", v.placement->context},           {"min_context", v.placement->min_context},
         {"micro_batch", v.placement->micro_batch},   {"bytes", bytes}};
+    if (v.placement->expert_layers_on_host > 0) {
+      j["placement"]["expert_layers_on_host"] = v.placement->expert_layers_on_host;
+    }
+    if (v.placement->tokens_per_second) {
+      j["placement"]["tokens_per_second"] = *v.placement->tokens_per_second;
+      j["placement"]["measured_profile"] = v.placement->measured_profile;
+    }
   }
 }
 void from_json(const Json& j, FitAnswer& v) {
@@ -426,6 +433,7 @@ void from_json(const Json& j, FitAnswer& v) {
     out.context = p.at("context").get<uint32_t>();
     out.min_context = p.at("min_context").get<uint32_t>();
     out.micro_batch = p.at("micro_batch").get<uint32_t>();
+    out.expert_layers_on_host = p.value("expert_layers_on_host", 0u);
     for (const auto& [device, n] : p.at("bytes").items()) {
       out.bytes.emplace_back(device, n.get<uint64_t>());
     }

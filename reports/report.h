@@ -222,7 +222,9 @@ struct FitAnswer {
     uint32_t layer_slots = 0;   // n_layer + 1 (the output layer counts)
     uint32_t context = 0;
     uint32_t min_context = 0;
-    uint32_t micro_batch = 0;                             // the compute buffer's micro-batch (-ub)
+    uint32_t micro_batch = 0;  // the compute buffer's micro-batch (-ub)
+    // A mixture's routed experts of the first N layers in host memory (--n-cpu-moe N).
+    uint32_t expert_layers_on_host = 0;
     std::vector<std::pair<std::string, uint64_t>> bytes;  // per device, "host" for the rest
     // At the levels that run it: the generation speed a placed profile of these layer slots
     // measured (at its own context), and that profile.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/placement/deployment.h"
+#include "engine/placement/expert_placement.h"
 #include "engine/planner/planner.h"
 
 namespace gauntlet::harness {
@@ -18,13 +19,17 @@ reports::FitAnswer fit_of(const std::string& preset, FileType format, uint64_t b
   return fit_format(shape, format, tensors, {budget, "test"});
 }
 
-// What llama.cpp would hold on the device with the last `slots` layer slots there.
-uint64_t device_bytes(const std::string& preset, FileType format, uint32_t slots,
-                      uint32_t context) {
+// What llama.cpp would hold on the device with the last `slots` layer slots there, and the
+// routed experts of the first `expert_layers` layers in host memory.
+uint64_t device_bytes(const std::string& preset, FileType format, uint32_t slots, uint32_t context,
+                      uint32_t expert_layers = 0) {
   const auto shape = engine::model::preset_shape(preset).value();
   const auto tensors = engine::model::model_tensors(shape, format);
   auto p = engine::placement::from_gpu_layers(
       shape.n_layer, {static_cast<int>(slots), {"device"}, {}, engine::placement::kHost});
+  if (expert_layers > 0) {
+    EXPECT_TRUE(engine::placement::experts_on_host(*p, shape, expert_layers));
+  }
   return engine::placement::deployment_bytes(shape, tensors, *p, {context, 512, 1})[0].total();
 }
 
@@ -72,6 +77,28 @@ TEST(Fit, TheWholeTrainedContextAndNotOneLayer) {
   EXPECT_EQ(tight.largest_context, 0u);
   EXPECT_FALSE(tight.placement.has_value());
   EXPECT_NE(tight.why.find("not one layer fits"), std::string::npos) << tight.why;
+}
+
+// Qwen3-30B-A3B in Q4_K_M (about 17 GiB of weights, every expert counted) does not fit a 16 GiB
+// card whole: every layer stays on the device and the experts of the fewest first layers go to
+// the host, as --fit parks experts before it gives up layers.
+TEST(Fit, AMixtureThatDoesNotFitWholeParksTheFirstLayersExpertsOnTheHost) {
+  const uint64_t budget = static_cast<uint64_t>((16ull << 30) * 0.81);
+  const auto q4 = fit_of("qwen3-30b-a3b", FileType::q4_K_M, budget);
+  ASSERT_TRUE(q4.placement.has_value()) << q4.why;
+  const auto& p = *q4.placement;
+  EXPECT_EQ(p.device_slots, 49u);  // 48 layers and the output layer
+  EXPECT_EQ(p.layer_slots, 49u);
+  ASSERT_GT(p.expert_layers_on_host, 0u);
+  ASSERT_LT(p.expert_layers_on_host, 48u);
+  const uint32_t n = p.expert_layers_on_host;
+  EXPECT_LE(device_bytes("qwen3-30b-a3b", FileType::q4_K_M, 49, p.context, n), budget);
+  EXPECT_GT(device_bytes("qwen3-30b-a3b", FileType::q4_K_M, 49, p.context, n - 1), budget);
+  ASSERT_EQ(p.bytes.size(), 2u);
+  EXPECT_EQ(p.bytes[0].second, q4.planned_bytes);
+  // The host holds n layers' expert stacks: 128 experts of 3 matrices 2048 x 768 each.
+  EXPECT_GT(p.bytes[1].second, n * 128ull * 3 * 2048 * 768 / 2);
+  EXPECT_NE(q4.why.find("--n-cpu-moe " + std::to_string(n)), std::string::npos) << q4.why;
 }
 
 }  // namespace
