@@ -371,6 +371,16 @@ const int registered = [] {
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }
+    // The mixture: its prompt pass multiplies each expert's matrix once per token tile of its
+    // picks.
+    benchmark::RegisterBenchmark(("BM_PromptAndGeneration/" + dev + "/moe/Q8_0").c_str(),
+                                 BM_PromptAndGeneration, dev, model::FileType::q8_0,
+                                 std::string(kMoeDims).replace(
+                                     std::string(kMoeDims).find("context=256"), 11, "context=1024"),
+                                 512u, 128u)
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
     for (auto f : {model::FileType::q8_0, model::FileType::q4_0, model::FileType::q4_K_M}) {
       benchmark::RegisterBenchmark(("BM_Decode/" + dev + "/" + model::to_string(f)).c_str(),
                                    BM_Decode, dev, f, std::string(kDecodeDims))

@@ -259,6 +259,20 @@ core::Status DeviceDecoder::project_experts(const Weight& stack, uint32_t n_in, 
                                             uint64_t x_off, uint32_t x_slot, uint64_t out_off,
                                             uint32_t out_slot) {
   const auto& s = model_.shape;
+  if (tokens() > 1) {
+    MatmulParams p{};
+    p.x_off = static_cast<uint32_t>(x_off);
+    p.out_off = static_cast<uint32_t>(out_off);
+    p.stride = stride();
+    p.n_tok = tokens();
+    p.groups_off = static_cast<uint32_t>(layout_.expert_groups);
+    p.group_len = planner::expert_group_len(s);
+    p.k = s.n_expert_used;
+    p.x_slot = x_slot;
+    p.out_slot = out_slot;
+    return ops_.matmul_experts(*stack.buffer, stack.type, matmul_, n_in, n_out, s.n_expert, *act_,
+                               p, kMatmulRows);
+  }
   MatvecParams p{};
   p.x_off = static_cast<uint32_t>(x_off);
   p.out_off = static_cast<uint32_t>(out_off);
@@ -280,6 +294,12 @@ core::Status DeviceDecoder::experts(const Layer& L) {
   GAUNTLET_TRY(project(L.router, s.n_embd, s.n_expert, a.xb, a.router));
   GAUNTLET_TRY(ops_.route(act, {s.n_expert, k, off(a.router), off(a.selected),
                                 s.traits().norm_expert_weights ? 1u : 0u, stride(), n}));
+  // A pass of several tokens multiplies each expert's matrix once per tile of the picks it got.
+  if (n > 1) {
+    GAUNTLET_TRY(ops_.group_experts(
+        act, {s.n_expert, k, off(a.selected), off(a.router), off(a.expert_groups),
+              planner::expert_group_len(s), stride(), n, matmul_.tokens}));
+  }
   GAUNTLET_TRY(project_experts(L.gate_exps, s.n_embd, ff, a.xb, 0, a.experts_gate, ff));
   GAUNTLET_TRY(project_experts(L.up_exps, s.n_embd, ff, a.xb, 0, a.experts_up, ff));
   // The picks' gate and up slots lie back to back: one SwiGLU over all of them.

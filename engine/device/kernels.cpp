@@ -5,6 +5,7 @@
 #include "kernels/engine_attention_cl.h"
 #include "kernels/engine_elementwise_cl.h"
 #include "kernels/engine_expert_combine_cl.h"
+#include "kernels/engine_expert_group_cl.h"
 #include "kernels/engine_expert_route_cl.h"
 #include "kernels/engine_matmul_cl.h"
 #include "kernels/engine_matvec_cl.h"
@@ -15,6 +16,7 @@
 #include "kernels/engine_attention_comp.h"
 #include "kernels/engine_elementwise_comp.h"
 #include "kernels/engine_expert_combine_comp.h"
+#include "kernels/engine_expert_group_comp.h"
 #include "kernels/engine_expert_route_comp.h"
 #include "kernels/engine_matmul_typed.h"
 #include "kernels/engine_matvec_blocks_typed.h"
@@ -145,7 +147,7 @@ core::Result<KernelSource> matvec_source(core::Api api, model::TensorType weight
 
 core::Result<KernelSource> matmul_source(core::Api api, model::TensorType weights,
                                          const planner::KernelVariant& v, uint32_t n_in,
-                                         uint32_t rows, bool accumulate) {
+                                         uint32_t rows, bool accumulate, bool experts) {
   GAUNTLET_TRY(check_workgroup(v));
   const uint32_t tile = tile_elements(v, n_in);
   const uint32_t step = std::max<uint32_t>(16, model::block_elements(weights));
@@ -175,7 +177,8 @@ core::Result<KernelSource> matmul_source(core::Api api, model::TensorType weight
                   {"TOKENS", v.tokens},
                   {"ROWS", rows},
                   {"ACCUMULATE", accumulate ? 1 : 0},
-                  {"TILE_VECS", v.tokens * tile / 4}};
+                  {"TILE_VECS", v.tokens * tile / 4},
+                  {"EXPERTS", experts ? 1 : 0}};
   return s;
 }
 
@@ -263,6 +266,12 @@ core::Result<KernelSource> expert_route_source(core::Api api) {
   return make(api, "expert_route",
               {kernels::engine_expert_route_cl, SPIRV(engine_expert_route_comp)}, 1,
               sizeof(RouteParams), kSimpleWorkgroup, false);
+}
+
+core::Result<KernelSource> expert_group_source(core::Api api) {
+  return make(api, "expert_group",
+              {kernels::engine_expert_group_cl, SPIRV(engine_expert_group_comp)}, 1,
+              sizeof(GroupParams), kSimpleWorkgroup, false);
 }
 
 core::Result<KernelSource> expert_combine_source(core::Api api) {

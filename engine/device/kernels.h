@@ -35,8 +35,15 @@ struct RouteParams {
 struct CombineParams {
   uint32_t n, k, out_off, sel_off, xb_off, shared, stride;
 };
+// With the expert-indexed product (matmul_source's `experts`), n_tok is the pass's tokens and the
+// picks come from engine_expert_group's list at groups_off, group_len floats per token.
 struct MatmulParams {
   uint32_t n_in, n_out, x_off, out_off, stride, n_tok;
+  uint32_t groups_off = 0, group_len = 0, k = 0, x_slot = 0, out_slot = 0;
+};
+// Groups a pass's picks by expert into token tiles of `tile` picks (engine_expert_group.cl).
+struct GroupParams {
+  uint32_t n_expert, k, sel_off, router_off, groups_off, group_len, stride, n_tok, tile;
 };
 struct RmsnormParams {
   uint32_t n, in_off, out_off;
@@ -82,11 +89,12 @@ core::Result<backends::KernelSource> matvec_source(core::Api api, model::TensorT
                                                    uint32_t n_in, uint32_t rows,
                                                    bool accumulate = false);
 // The matrix-matrix kernel of a pass (engine_matmul.cl / .glsl): `variant.tokens` tokens per
-// workgroup, `variant.activation_tile` elements of each in local memory (kWholeVector: n_in).
+// workgroup, `variant.activation_tile` elements of each in local memory (kWholeVector: n_in);
+// `experts`: the expert-indexed product over grouped picks (mul_mat_id).
 core::Result<backends::KernelSource> matmul_source(core::Api api, model::TensorType weights,
                                                    const planner::KernelVariant& variant,
                                                    uint32_t n_in, uint32_t rows,
-                                                   bool accumulate = false);
+                                                   bool accumulate = false, bool experts = false);
 core::Result<backends::KernelSource> embed_source(core::Api api, model::TensorType weights);
 core::Result<backends::KernelSource> rmsnorm_source(core::Api api, uint32_t workgroup);
 core::Result<backends::KernelSource> rope_kv_source(core::Api api, planner::KvPrecision kv);
@@ -97,6 +105,7 @@ core::Result<backends::KernelSource> attention_source(core::Api api,
 core::Result<backends::KernelSource> elementwise_source(core::Api api, Elementwise op);
 core::Result<backends::KernelSource> add_bias_source(core::Api api);
 core::Result<backends::KernelSource> expert_route_source(core::Api api);
+core::Result<backends::KernelSource> expert_group_source(core::Api api);
 core::Result<backends::KernelSource> expert_combine_source(core::Api api);
 
 // Builds each distinct source once per device (keyed by entry point and constants).

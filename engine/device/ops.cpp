@@ -89,6 +89,27 @@ core::Status Ops::route(backends::Buffer& act, const RouteParams& p) {
              groups_for(p.n_tok, kSimpleWorkgroup), 0);
 }
 
+core::Status Ops::group_experts(backends::Buffer& act, const GroupParams& p) {
+  return run(expert_group_source(device().info().id.api), {&act}, bytes_of(p), 1, 0);
+}
+
+core::Status Ops::matmul_experts(backends::Buffer& stack, model::TensorType type,
+                                 const planner::KernelVariant& v, uint32_t n_in, uint32_t n_out,
+                                 uint32_t n_expert, backends::Buffer& act, const MatmulParams& p,
+                                 uint32_t rows) {
+  GAUNTLET_TRY(check_weights(stack, type, n_in, n_out * n_expert));
+  MatmulParams q = p;
+  q.n_in = n_in;
+  q.n_out = n_out;
+  // At most one partial tile per expert picked, beside the full ones.
+  const uint32_t picks = p.n_tok * p.k;
+  const uint32_t tiles = std::min(n_expert, picks) + picks / v.tokens;
+  const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
+  return run(matmul_source(device().info().id.api, type, v, n_in, rows, false, true),
+             {&stack, &act}, bytes_of(q), groups_for(n_out, uint64_t{rows} * v.workgroup), local,
+             tiles);
+}
+
 core::Status Ops::combine(backends::Buffer& act, const CombineParams& p, uint32_t tokens) {
   return run(expert_combine_source(device().info().id.api), {&act}, bytes_of(p),
              groups_for(p.n, kSimpleWorkgroup), 0, tokens);

@@ -52,7 +52,14 @@ class Ops {
                               const planner::KernelVariant& v, uint32_t n_in, uint32_t n_out,
                               uint32_t n_expert, backends::Buffer& act, const MatvecParams& p,
                               uint32_t tokens, uint32_t rows = 1);
+  // The same product for a pass of more than one token, as token tiles of picks grouped by
+  // expert (group_experts first): each expert's matrix is read once per tile of its picks.
+  core::Status matmul_experts(backends::Buffer& stack, model::TensorType type,
+                              const planner::KernelVariant& v, uint32_t n_in, uint32_t n_out,
+                              uint32_t n_expert, backends::Buffer& act, const MatmulParams& p,
+                              uint32_t rows = 1);
   core::Status route(backends::Buffer& act, const RouteParams& p);
+  core::Status group_experts(backends::Buffer& act, const GroupParams& p);
   core::Status combine(backends::Buffer& act, const CombineParams& p, uint32_t tokens);
   // act[out_off ..] = row `row` of W (n elements), dequantized.
   core::Status embed(backends::Buffer& w, model::TensorType type, uint32_t n, uint32_t row,

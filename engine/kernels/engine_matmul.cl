@@ -11,6 +11,11 @@
 //   TOKENS         tokens per workgroup (the token tile)
 //   ROWS           rows per work-item
 //   ACCUMULATE     1: out += W . x (a residual add in the same pass)
+//   EXPERTS        1: the expert-indexed product (mul_mat_id): workgroup (g, c) takes token tile c
+//                  of engine_expert_group.cl's list (an expert and up to TOKENS of its picks;
+//                  past the list's tiles it does nothing), w holds the experts' matrices of n_out
+//                  rows one after the other, and pick t * k + j reads x_off + j * x_slot and
+//                  writes out_off + j * out_slot of token t
 // Local memory (the dynamic __local argument): TOKENS * TILE floats, planner::local_mem_bytes()
 // of the matmul variant.
 typedef struct {
@@ -20,7 +25,32 @@ typedef struct {
   uint out_off;
   uint stride;
   uint n_tok;
+  uint groups_off;
+  uint group_len;
+  uint k;
+  uint x_slot;
+  uint out_slot;
 } MatmulParams;
+
+#define GROUP_AT(i) ((i) / p.group_len * p.stride + p.groups_off + (i) % p.group_len)
+
+// Where the tile's token t reads its input and writes its output (less x_off / out_off).
+inline uint x_base(const __global float* act, MatmulParams p, uint first, uint t) {
+#if EXPERTS
+  const uint pick = (uint)act[GROUP_AT(1 + first + t)];
+  return pick / p.k * p.stride + pick % p.k * p.x_slot;
+#else
+  return (first + t) * p.stride;
+#endif
+}
+inline uint out_base(const __global float* act, MatmulParams p, uint first, uint t) {
+#if EXPERTS
+  const uint pick = (uint)act[GROUP_AT(1 + first + t)];
+  return pick / p.k * p.stride + pick % p.k * p.out_slot;
+#else
+  return (first + t) * p.stride;
+#endif
+}
 
 #define ROW_BYTES(n) ((n) / BLOCK_ELEMS * BLOCK_BYTES)
 #define STEP (BLOCK_ELEMS < 16 ? 16 : BLOCK_ELEMS)
@@ -36,8 +66,19 @@ __kernel void matmul(__global const uchar* w, __global float* act, MatmulParams 
                      __local float* tile) {
   const uint lid = get_local_id(0);
   const uint row0 = (uint)get_global_id(0) * ROWS;
-  const uint tok0 = (uint)get_group_id(1) * TOKENS;
   const ulong row_bytes = ROW_BYTES(p.n_in);
+#if EXPERTS
+  // Tile c of the grouped picks: `first` indexes the picks, `n_tok` counts the tile's.
+  const uint c = get_group_id(1);
+  if (c >= (uint)act[GROUP_AT(0)]) return;
+  const uint entry = 1 + p.n_tok * p.k + 3 * c;
+  w += (ulong)act[GROUP_AT(entry)] * p.n_out * row_bytes;
+  const uint first = (uint)act[GROUP_AT(entry + 1)];
+  const uint tokens = (uint)act[GROUP_AT(entry + 2)];
+#else
+  const uint first = (uint)get_group_id(1) * TOKENS;
+  const uint tokens = min((uint)TOKENS, p.n_tok - min(first, p.n_tok));
+#endif
   float4 acc[ROWS][TOKENS];
   for (uint r = 0; r < ROWS; ++r) {
     for (uint t = 0; t < TOKENS; ++t) acc[r][t] = (float4)(0.0f);
@@ -45,12 +86,13 @@ __kernel void matmul(__global const uchar* w, __global float* act, MatmulParams 
   for (uint base = 0; base < p.n_in; base += TILE) {
     const uint len = min((uint)TILE, p.n_in - base);
     barrier(CLK_LOCAL_MEM_FENCE);
-    // Tokens past n_tok and elements past len load zeros: they add nothing.
-    for (uint i = lid; i < TOKENS * TILE; i += WG_X) {
-      const uint t = i / TILE, j = i % TILE;
-      tile[i] = tok0 + t < p.n_tok && j < len
-                    ? act[(tok0 + t) * p.stride + p.x_off + base + j]
-                    : 0.0f;
+    // Tokens past the tile's and elements past len load zeros: they add nothing. Token by token,
+    // so that an expert tile looks its pick up once per token.
+    for (uint t = 0; t < TOKENS; ++t) {
+      const uint from = t < tokens ? x_base(act, p, first, t) + p.x_off + base : 0;
+      for (uint j = lid; j < TILE; j += WG_X) {
+        tile[t * TILE + j] = t < tokens && j < len ? act[from + j] : 0.0f;
+      }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint r = 0; r < ROWS; ++r) {
@@ -68,10 +110,10 @@ __kernel void matmul(__global const uchar* w, __global float* act, MatmulParams 
   }
   for (uint r = 0; r < ROWS; ++r) {
     for (uint t = 0; t < TOKENS; ++t) {
-      if (row0 + r >= p.n_out || tok0 + t >= p.n_tok) continue;
+      if (row0 + r >= p.n_out || t >= tokens) continue;
       const float4 a = acc[r][t];
       const float sum = (a.x + a.y) + (a.z + a.w);
-      __global float* out = act + (tok0 + t) * p.stride + p.out_off + row0 + r;
+      __global float* out = act + out_base(act, p, first, t) + p.out_off + row0 + r;
 #if ACCUMULATE
       *out += sum;
 #else

@@ -6,7 +6,9 @@
 // each of its tokens in shared memory, and every weight chunk an invocation decodes serves all of
 // them. Specialization constants: 0 workgroup; 3 WEIGHT_FORMAT; 4 TILE (a multiple of 16 holding
 // whole blocks); 5 TOKENS (at most 32); 6 ROWS (at most 4); 7 ACCUMULATE (1: out += W . x);
-// 8 TILE_VECS = TOKENS * TILE / 4, the shared vec4s (planner::local_mem_bytes of the variant).
+// 8 TILE_VECS = TOKENS * TILE / 4, the shared vec4s (planner::local_mem_bytes of the variant);
+// 9 EXPERTS (1: the expert-indexed product over engine_expert_group's tiles, as
+// engine_matmul.cl's EXPERTS says).
 layout(local_size_x_id = 0) in;
 layout(constant_id = 3) const uint WEIGHT_FORMAT = 0;
 layout(constant_id = 4) const uint TILE = 256;
@@ -14,6 +16,7 @@ layout(constant_id = 5) const uint TOKENS = 8;
 layout(constant_id = 6) const uint ROWS = 1;
 layout(constant_id = 7) const uint ACCUMULATE = 0;
 layout(constant_id = 8) const uint TILE_VECS = 512;
+layout(constant_id = 9) const uint EXPERTS = 0;
 
 layout(std430, binding = 1) buffer A { float act[]; };
 layout(push_constant) uniform Params {
@@ -23,7 +26,22 @@ layout(push_constant) uniform Params {
   uint out_off;
   uint stride;
   uint n_tok;
+  uint groups_off;
+  uint group_len;
+  uint k;
+  uint x_slot;
+  uint out_slot;
 } p;
+
+uint group_at(uint i) { return i / p.group_len * p.stride + p.groups_off + i % p.group_len; }
+
+// Where the tile's token t reads its input (slot = x_slot) or writes its output (out_slot),
+// less x_off / out_off.
+uint token_base(uint first, uint t, uint slot) {
+  if (EXPERTS == 0u) return (first + t) * p.stride;
+  const uint pick = uint(act[group_at(1u + first + t)]);
+  return pick / p.k * p.stride + pick % p.k * slot;
+}
 
 shared vec4 tile[TILE_VECS];
 
@@ -36,27 +54,43 @@ void main() {
   const uint lid = gl_LocalInvocationID.x;
   const uint wg = gl_WorkGroupSize.x;
   const uint row0 = gl_GlobalInvocationID.x * ROWS;
-  const uint tok0 = gl_WorkGroupID.y * TOKENS;
   const uint rb = p.n_in / BLOCK_ELEMS * BLOCK_BYTES;
+  // The tile's tokens: `first` indexes the tokens (or the grouped picks), `tokens` counts them;
+  // an expert tile's weights start at its expert's matrix.
+  uint first = gl_WorkGroupID.y * TOKENS;
+  uint tokens = min(TOKENS, p.n_tok - min(first, p.n_tok));
+  uint w_base = 0u;
+  if (EXPERTS != 0u) {
+    const uint c = gl_WorkGroupID.y;
+    if (c >= uint(act[group_at(0u)])) return;
+    const uint entry = 1u + p.n_tok * p.k + 3u * c;
+    w_base = uint(act[group_at(entry)]) * p.n_out * rb;
+    first = uint(act[group_at(entry + 1u)]);
+    tokens = uint(act[group_at(entry + 2u)]);
+  }
   // One float per output: on CPU drivers every invocation-private value is a SIMD register.
   float acc[MAX_ROWS * MAX_TOKENS];
   [[unroll]] for (uint i = 0u; i < MAX_ROWS * MAX_TOKENS; ++i) acc[i] = 0.0;
   for (uint base = 0u; base < p.n_in; base += TILE) {
     const uint len = min(TILE, p.n_in - base);
     barrier();
-    // Tokens past n_tok and elements past len load zeros: they add nothing.
-    for (uint i = lid; i < TOKENS * TILE / 4u; i += wg) {
-      const uint t = (4u * i) / TILE, j = (4u * i) % TILE;
-      vec4 v = vec4(0.0);
-      if (tok0 + t < p.n_tok && j < len) {
-        const uint at = (tok0 + t) * p.stride + p.x_off + base + j;
-        v = vec4(act[at], act[at + 1u], act[at + 2u], act[at + 3u]);
+    // Tokens past the tile's and elements past len load zeros: they add nothing. Token by token,
+    // so that an expert tile looks its pick up once per token.
+    for (uint t = 0u; t < TOKENS; ++t) {
+      const uint from = t < tokens ? token_base(first, t, p.x_slot) + p.x_off + base : 0u;
+      for (uint q = lid; q < TILE / 4u; q += wg) {
+        const uint j = 4u * q;
+        vec4 v = vec4(0.0);
+        if (t < tokens && j < len) {
+          const uint at = from + j;
+          v = vec4(act[at], act[at + 1u], act[at + 2u], act[at + 3u]);
+        }
+        tile[t * TILE / 4u + q] = v;
       }
-      tile[i] = v;
     }
     barrier();
     for (uint b = 0u; b < len; b += STEP) {
-      const uint block_off = (base + b) / BLOCK_ELEMS * BLOCK_BYTES;
+      const uint block_off = w_base + (base + b) / BLOCK_ELEMS * BLOCK_BYTES;
       // Not unrolled: the rows and tokens inside are, and a k-quant block's 16 chunks times them
       // made shaders llvmpipe took minutes to compile (q6_K).
       [[dont_unroll]] for (uint c = 0u; c < CHUNKS; ++c) {
@@ -77,9 +111,9 @@ void main() {
   }
   [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r) {
     [[unroll]] for (uint t = 0u; t < MAX_TOKENS; ++t) {
-      if (r < ROWS && t < TOKENS && row0 + r < p.n_out && tok0 + t < p.n_tok) {
+      if (r < ROWS && t < TOKENS && row0 + r < p.n_out && t < tokens) {
         const float sum = acc[r * MAX_TOKENS + t];
-        const uint at = (tok0 + t) * p.stride + p.out_off + row0 + r;
+        const uint at = token_base(first, t, p.out_slot) + p.out_off + row0 + r;
         if (ACCUMULATE != 0u) {
           act[at] += sum;
         } else {

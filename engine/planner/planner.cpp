@@ -110,6 +110,7 @@ void take_experts(Packer& p, const ModelShape& shape, ActivationLayout& l) {
   l.experts_gate = p.take(used * expert_ff);
   l.experts_up = p.take(used * expert_ff);
   l.experts_out = p.take(used * shape.n_embd);
+  l.expert_groups = p.take(expert_group_len(shape));
 }
 
 }  // namespace

@@ -90,9 +90,15 @@ uint64_t kv_cache_bytes_without_window(const ModelShape& shape, uint32_t context
 struct ActivationLayout {
   uint64_t x, xb, xb2, q, k, v, att, hb, hb2, logits;
   uint64_t router, selected, experts_gate, experts_up, experts_out;
+  // A pass's picks grouped by expert (engine_expert_group.cl), expert_group_len() floats a token.
+  uint64_t expert_groups;
   uint64_t total;  // floats
 };
 ActivationLayout activation_layout(const ModelShape& shape, uint32_t context);
+// The picks' list (1 + n * k), and up to 2 * n * k tiles of 3 floats, spread over n tokens.
+inline uint32_t expert_group_len(const ModelShape& shape) {
+  return shape.moe() ? 7 * shape.n_expert_used + 1 : 0;
+}
 // Only what a mixture's feed-forward uses (xb, hb, hb2 and the expert regions), packed: a token's
 // block where a device hands a layer's experts to the host.
 ActivationLayout experts_layout(const ModelShape& shape);

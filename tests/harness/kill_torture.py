@@ -3,9 +3,12 @@
 journal holds a random number of rows, after a random delay), resumes it with --resume each time,
 and checks that every row the journal held at a kill is in the final report, that the report is
 complete and valid against the schema, and that nothing temporary is left: no journal, no
-half-written report or model, no child process of a killed run.
+half-written report or model, no child process of a killed run. On an OpenCL or Vulkan device the
+first kills land inside its conformance, stress and profile units (a random part of the time
+each took in the run without a kill, after the row before it), and the device is probed after the
+last one: a kill leaves no device unusable.
 
-Usage: kill_torture.py GAUNTLET_EXE SCHEMA_JSON [KILLS] [SEED]"""
+Usage: kill_torture.py GAUNTLET_EXE SCHEMA_JSON [KILLS] [SEED] [DEVICE]"""
 import json
 import os
 import random
@@ -21,6 +24,7 @@ import jsonschema
 EXE, SCHEMA = sys.argv[1], sys.argv[2]
 KILLS = int(sys.argv[3]) if len(sys.argv) > 3 else 20
 SEED = int(sys.argv[4]) if len(sys.argv) > 4 else 2026
+DEVICE = sys.argv[5] if len(sys.argv) > 5 else "host"
 SHAPE = "n_embd=32,n_layer=1,n_head=2,n_head_kv=1,n_ff=64,n_vocab=48,context=64"
 failures = []
 
@@ -46,7 +50,7 @@ def journal_entries(path):
 
 def start(out, env, resume):
     """Starts a run; its stderr goes to a file beside the report (read with `errors`)."""
-    cmd = [EXE, "run", "--device", "host", "--shape", SHAPE, "--level", "quick", "--out", out,
+    cmd = [EXE, "run", "--device", DEVICE, "--shape", SHAPE, "--level", "quick", "--out", out,
            "--simulate", env["KILL_TORTURE_CLAMPS"], "--quiet"] + (["--resume"] if resume else [])
     with open(out + ".stderr", "w", encoding="utf-8") as err:
         # A session of its own: after the kill, any process left in it is an orphaned child.
@@ -172,6 +176,16 @@ def main():
         # Models are written within the run: a fresh cache puts kills into that too.
         shutil.rmtree(env["GAUNTLET_CACHE_DIR"])
 
+        # On a device, the first kills aim inside its own units: the row before each unit's row.
+        forced = []
+        if DEVICE != "host":
+            for stage in ("conform:", "stress:", "profiles:"):
+                at = next((k for k, (_, u) in enumerate(marks) if u.startswith(stage)), None)
+                if at is None:
+                    fail(f"the run without a kill has no {stage} unit")
+                    return
+                forced.append(at)
+        landed = {}  # the unit each kill aimed into: how many
         kills = cycles = after_rows = 0
         torture_began = time.monotonic()
         while kills < KILLS:
@@ -199,13 +213,21 @@ def main():
                 # cycle moves it on; from none, a third of the time, so that the stages before the
                 # first row get their share), then a random part of what follows that row. After
                 # the last kill, the run goes to its end.
-                if before == 0 and rng.random() < 1 / 3:
+                aimed = None  # a forced kill's unit
+                if forced and forced[0] >= before:
+                    target = forced.pop(0)
+                    aimed = marks[target][1]
+                elif before == 0 and rng.random() < 1 / 3:
                     target = 0
                 else:
                     target = rng.randint(max(before, 1), rows_total)
                 # With no new row to wait for, the moment may fall past the run's end (a third of
                 # the time), so that a cycle also completes from every row count.
                 delay = rng.uniform(0.0, gaps[target] if target > before else 1.5 * spans[before])
+                if aimed is not None:
+                    # Into the unit's middle; the first unit's row comes after the start-up.
+                    delay = (rng.uniform(0.2, 0.8) * gaps[target] if target > before
+                             else rng.uniform(0.7, 0.95) * spans[before])
                 deadline = None if target > before else began + delay
                 new_row = None  # when the run wrote its first row beyond those it resumed with
                 killed = False
@@ -242,6 +264,10 @@ def main():
                         os.killpg(run.pid, signal.SIGKILL)
                     aim = (f"{delay:.2f} s after row {target} ({marks[target - 1][1]})"
                            if target > before else f"{delay:.2f} s after the start")
+                    if aimed is not None:
+                        into = aimed.split(":")[0]
+                        landed[into] = landed.get(into, 0) + 1
+                        aim += f", aimed inside {aimed}"
                     # A kill as the run exits finds its report written and its journal removed:
                     # that report ends the cycle.
                     done = not os.path.exists(journal) and os.path.exists(out)
@@ -277,6 +303,19 @@ def main():
               f"{after_rows} of them after at least one journal row existed", flush=True)
         if after_rows * 2 < kills:
             fail(f"only {after_rows} of {kills} kills landed after a journal row existed")
+        print("kills aimed inside: " + ", ".join(f"{u} {n}" for u, n in sorted(landed.items())),
+              flush=True)
+        if DEVICE != "host":
+            for stage in ("conform", "stress", "profiles"):
+                if stage not in landed:
+                    fail(f"no kill aimed inside a {stage} unit of {DEVICE}")
+            probe = subprocess.run([EXE, "probe", "--device", DEVICE], capture_output=True,
+                                   text=True)
+            if probe.returncode != 0:
+                fail(f"{DEVICE} after the kills: probe exited {probe.returncode}: "
+                     f"{probe.stderr.strip()}")
+            else:
+                print(f"{DEVICE} probes after the kills", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     # What the runs may have written outside their folders: names with one of their pids.

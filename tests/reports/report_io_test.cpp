@@ -220,5 +220,31 @@ TEST(ReportIo, MinorVersionIsAccepted) {
   ASSERT_TRUE(parsed.is_ok()) << parsed.error().describe();
 }
 
+// A placed fit answer keeps what the run measured and a mixture's experts on the host.
+TEST(ReportIo, APlacedFitAnswerKeepsItsMeasuredSpeedAndExperts) {
+  FitAnswer a;
+  a.weight_format = "Q4_K_M";
+  FitAnswer::Placement p;
+  p.device_slots = 49;
+  p.layer_slots = 49;
+  p.context = 4096;
+  p.min_context = 4096;
+  p.micro_batch = 512;
+  p.expert_layers_on_host = 15;
+  p.bytes = {{"device", 13806254080ull}, {"host", 5759829504ull}};
+  p.tokens_per_second = 7.4;
+  p.measured_profile = "Q4_K_M/f32/kv-f32/default/ctx1024/b1/ngl=49 n-cpu-moe=15";
+  a.placement = p;
+  Json j = a;
+  EXPECT_EQ(j["placement"]["tokens_per_second"], 7.4);
+  EXPECT_EQ(j["placement"]["expert_layers_on_host"], 15);
+  const auto back = j.get<FitAnswer>();
+  ASSERT_TRUE(back.placement.has_value());
+  EXPECT_EQ(back.placement->tokens_per_second, 7.4);
+  EXPECT_EQ(back.placement->measured_profile, p.measured_profile);
+  EXPECT_EQ(back.placement->expert_layers_on_host, 15u);
+  EXPECT_EQ(back.placement->bytes, p.bytes);
+}
+
 }  // namespace
 }  // namespace gauntlet::reports
