@@ -49,6 +49,22 @@ void set_answer(reports::FitAnswer& a, const engine::model::ModelShape& shape, c
   a.kv_bytes_without_window = std::max(a.kv_bytes_without_window, a.kv_bytes);
 }
 
+// The placement part of an answer: `device_slots` of `layer_slots` on the device at `context`,
+// the experts of the first `expert_layers` layers on the host.
+reports::FitAnswer::Placement placement_answer(const Deployment& placed, uint32_t device_slots,
+                                               uint32_t layer_slots, uint32_t context,
+                                               uint32_t expert_layers) {
+  reports::FitAnswer::Placement p;
+  p.device_slots = device_slots;
+  p.layer_slots = layer_slots;
+  p.context = context;
+  p.min_context = context;
+  p.micro_batch = kFitMicroBatch;
+  p.expert_layers_on_host = expert_layers;
+  p.bytes = {{kDevice, placed.bytes[0].total()}, {placement::kHost, placed.bytes[1].total()}};
+  return p;
+}
+
 }  // namespace
 
 FitBudget fit_budget(const core::DeviceInfo& claimed, const DeviceFacts& facts,
@@ -105,15 +121,7 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
     while (!fits(slots, floor, n)) ++n;
     const auto placed = deploy(shape, tensors, slots, floor, n);
     set_answer(a, shape, placed, floor);
-    reports::FitAnswer::Placement p;
-    p.device_slots = slots;
-    p.layer_slots = slots;
-    p.context = floor;
-    p.min_context = floor;
-    p.micro_batch = kFitMicroBatch;
-    p.expert_layers_on_host = n;
-    p.bytes = {{kDevice, placed.bytes[0].total()}, {placement::kHost, placed.bytes[1].total()}};
-    a.placement = p;
+    a.placement = placement_answer(placed, slots, slots, floor, n);
     a.why = "the whole model needs " + gib(deploy(shape, tensors, slots, floor).device()) +
             " at context " + std::to_string(floor) +
             ": every layer on the device, the experts of " + "the first " + std::to_string(n) +
@@ -141,14 +149,7 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
   }
   const auto placed = deploy(shape, tensors, best, floor);
   set_answer(a, shape, placed, floor);
-  reports::FitAnswer::Placement p;
-  p.device_slots = best;
-  p.layer_slots = slots;
-  p.context = floor;
-  p.min_context = floor;
-  p.micro_batch = kFitMicroBatch;
-  p.bytes = {{kDevice, placed.bytes[0].total()}, {placement::kHost, placed.bytes[1].total()}};
-  a.placement = p;
+  a.placement = placement_answer(placed, best, slots, floor, 0);
   a.why = "the whole model needs " + gib(whole.device()) + " at context " + std::to_string(floor) +
           ": " + std::to_string(best) + " of " + std::to_string(slots) +
           " layer slots on the device (-ngl " + std::to_string(best) + "), the rest on the host";

@@ -34,19 +34,12 @@ typedef struct {
 
 #define GROUP_AT(i) ((i) / p.group_len * p.stride + p.groups_off + (i) % p.group_len)
 
-// Where the tile's token t reads its input and writes its output (less x_off / out_off).
-inline uint x_base(const __global float* act, MatmulParams p, uint first, uint t) {
+// Where the tile's token t reads its input (slot = x_slot) or writes its output (out_slot), less
+// x_off / out_off.
+inline uint token_base(const __global float* act, MatmulParams p, uint first, uint t, uint slot) {
 #if EXPERTS
   const uint pick = (uint)act[GROUP_AT(1 + first + t)];
-  return pick / p.k * p.stride + pick % p.k * p.x_slot;
-#else
-  return (first + t) * p.stride;
-#endif
-}
-inline uint out_base(const __global float* act, MatmulParams p, uint first, uint t) {
-#if EXPERTS
-  const uint pick = (uint)act[GROUP_AT(1 + first + t)];
-  return pick / p.k * p.stride + pick % p.k * p.out_slot;
+  return pick / p.k * p.stride + pick % p.k * slot;
 #else
   return (first + t) * p.stride;
 #endif
@@ -89,7 +82,7 @@ __kernel void matmul(__global const uchar* w, __global float* act, MatmulParams 
     // Tokens past the tile's and elements past len load zeros: they add nothing. Token by token,
     // so that an expert tile looks its pick up once per token.
     for (uint t = 0; t < TOKENS; ++t) {
-      const uint from = t < tokens ? x_base(act, p, first, t) + p.x_off + base : 0;
+      const uint from = t < tokens ? token_base(act, p, first, t, p.x_slot) + p.x_off + base : 0;
       for (uint j = lid; j < TILE; j += WG_X) {
         tile[t * TILE + j] = t < tokens && j < len ? act[from + j] : 0.0f;
       }
@@ -113,7 +106,7 @@ __kernel void matmul(__global const uchar* w, __global float* act, MatmulParams 
       if (row0 + r >= p.n_out || t >= tokens) continue;
       const float4 a = acc[r][t];
       const float sum = (a.x + a.y) + (a.z + a.w);
-      __global float* out = act + out_base(act, p, first, t) + p.out_off + row0 + r;
+      __global float* out = act + token_base(act, p, first, t, p.out_slot) + p.out_off + row0 + r;
 #if ACCUMULATE
       *out += sum;
 #else
