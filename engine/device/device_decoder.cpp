@@ -88,6 +88,7 @@ core::Status DeviceDecoder::bind() {
     L.post_ffn_norm = find(p + "post_ffw_norm.weight");
     L.router = find(p + "ffn_gate_inp.weight");
     L.gate_exps = find(p + "ffn_gate_exps.weight");
+    L.gate_up_exps = find(p + "ffn_gate_up_exps.weight");
     L.up_exps = find(p + "ffn_up_exps.weight");
     L.down_exps = find(p + "ffn_down_exps.weight");
     L.shexp_gate = find(p + "ffn_gate_inp_shexp.weight");
@@ -300,13 +301,28 @@ core::Status DeviceDecoder::experts(const Layer& L) {
         act, {s.n_expert, k, off(a.selected), off(a.router), off(a.expert_groups),
               planner::expert_group_len(s), stride(), n, matmul_.tokens}));
   }
-  GAUNTLET_TRY(project_experts(L.gate_exps, s.n_embd, ff, a.xb, 0, a.experts_gate, ff));
-  GAUNTLET_TRY(project_experts(L.up_exps, s.n_embd, ff, a.xb, 0, a.experts_up, ff));
-  // The picks' gate and up slots lie back to back: one SwiGLU over all of them.
-  GAUNTLET_TRY(ops_.elementwise(act, Elementwise::swiglu,
-                                {k * ff, off(a.experts_gate), off(a.experts_up), 0, stride()}, n));
-  GAUNTLET_TRY(
-      project_experts(L.down_exps, ff, s.n_embd, a.experts_gate, ff, a.experts_out, s.n_embd));
+  uint32_t gate_step = ff;
+  if (s.fused_expert_gate_up) {
+    // Each pick's gate and up side by side (2 ff from experts_gate on, which the layout keeps
+    // beside experts_up): one SwiGLU per pick.
+    gate_step = 2 * ff;
+    GAUNTLET_TRY(
+        project_experts(L.gate_up_exps, s.n_embd, 2 * ff, a.xb, 0, a.experts_gate, 2 * ff));
+    for (uint32_t j = 0; j < k; ++j) {
+      const uint32_t gate = off(a.experts_gate) + j * gate_step;
+      GAUNTLET_TRY(
+          ops_.elementwise(act, Elementwise::swiglu, {ff, gate, gate + ff, 0, stride()}, n));
+    }
+  } else {
+    GAUNTLET_TRY(project_experts(L.gate_exps, s.n_embd, ff, a.xb, 0, a.experts_gate, ff));
+    GAUNTLET_TRY(project_experts(L.up_exps, s.n_embd, ff, a.xb, 0, a.experts_up, ff));
+    // The picks' gate and up slots lie back to back: one SwiGLU over all of them.
+    GAUNTLET_TRY(ops_.elementwise(act, Elementwise::swiglu,
+                                  {k * ff, off(a.experts_gate), off(a.experts_up), 0, stride()},
+                                  n));
+  }
+  GAUNTLET_TRY(project_experts(L.down_exps, ff, s.n_embd, a.experts_gate, gate_step, a.experts_out,
+                               s.n_embd));
   const bool shared = s.shared_expert();
   if (shared) {
     const uint32_t sh = s.shared_expert_ff();

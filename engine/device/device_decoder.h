@@ -65,7 +65,7 @@ class DeviceDecoder final : public Decoder, public Stage {
   struct Layer {
     Weight attn_norm, wq, wk, wv, wo, ffn_norm, w_gate, w_up, w_down;
     Weight wqkv, bq, bk, bv, q_norm, k_norm, post_attn_norm, post_ffn_norm;
-    Weight router, gate_exps, up_exps, down_exps;
+    Weight router, gate_exps, up_exps, down_exps, gate_up_exps;
     Weight shexp_gate, w_gate_shexp, w_up_shexp, w_down_shexp;
   };
   // One token of the pass being run.

@@ -139,6 +139,7 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
   s.n_vocab = static_cast<uint32_t>(embd_t->ne[1]);
   s.tied_output = info.find("output.weight") == nullptr;
   s.rope_freqs = info.find("rope_freqs.weight") != nullptr;
+  s.fused_expert_gate_up = info.find("blk.0.ffn_gate_up_exps.weight") != nullptr;
   apply_architecture_defaults(s);
   auto valid = validate_shape(s);
   if (!valid) return bad_model(valid.error().message);
@@ -205,6 +206,7 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
     lw.post_ffn_norm = view(p + "post_ffw_norm.weight");
     lw.router = view(p + "ffn_gate_inp.weight");
     lw.gate_exps = view(p + "ffn_gate_exps.weight");
+    lw.gate_up_exps = view(p + "ffn_gate_up_exps.weight");
     lw.up_exps = view(p + "ffn_up_exps.weight");
     lw.down_exps = view(p + "ffn_down_exps.weight");
     lw.shexp_gate = view(p + "ffn_gate_inp_shexp.weight");

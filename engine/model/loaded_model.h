@@ -38,6 +38,7 @@ struct LayerWeights {
   TensorView post_attn_norm, post_ffn_norm;  // norms of each branch's output (gemma)
   // A mixture of experts: the router, the experts' stacks, the shared expert and its gate vector.
   TensorView router, gate_exps, up_exps, down_exps;
+  TensorView gate_up_exps;  // a fused file's gate and up stack (gate rows first per expert)
   TensorView shexp_gate, w_gate_shexp, w_up_shexp, w_down_shexp;
 };
 

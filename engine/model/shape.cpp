@@ -251,8 +251,10 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
     if (ec != std::errc() || p != value.data() + value.size()) {
       return bad_shape("'" + value + "' is not a whole number for " + key);
     }
-    if (key == "tied" || key == "rope_freqs") {
-      (key == "tied" ? s.tied_output : s.rope_freqs) = v != 0;
+    if (key == "tied" || key == "rope_freqs" || key == "fused_gate_up") {
+      (key == "tied"         ? s.tied_output
+       : key == "rope_freqs" ? s.rope_freqs
+                             : s.fused_expert_gate_up) = v != 0;
       continue;
     }
     auto it = ints.find(key);
@@ -283,9 +285,14 @@ template <typename Add>
 void add_experts(Add& add, const ModelShape& s, const std::string& p, uint32_t l) {
   const uint64_t embd = s.n_embd, ff = s.expert_ff(), n = s.n_expert;
   add(p + "ffn_gate_inp.weight", {embd, n}, l);
-  add(p + "ffn_gate_exps.weight", {embd, ff, n}, l);
-  add(p + "ffn_down_exps.weight", {ff, embd, n}, l);
-  add(p + "ffn_up_exps.weight", {embd, ff, n}, l);
+  if (s.fused_expert_gate_up) {
+    add(p + "ffn_gate_up_exps.weight", {embd, 2 * ff, n}, l);
+    add(p + "ffn_down_exps.weight", {ff, embd, n}, l);
+  } else {
+    add(p + "ffn_gate_exps.weight", {embd, ff, n}, l);
+    add(p + "ffn_down_exps.weight", {ff, embd, n}, l);
+    add(p + "ffn_up_exps.weight", {embd, ff, n}, l);
+  }
   if (!s.shared_expert()) return;
   const uint64_t sh = s.shared_expert_ff();
   add(p + "ffn_gate_inp_shexp.weight", {embd}, l);

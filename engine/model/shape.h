@@ -29,6 +29,9 @@ struct ModelShape {
   float rope_freq_base = 10000.0f;
   float rope_freq_scale = 1.0f;  // linear RoPE scaling: 1 / rope.scaling.factor
   bool rope_freqs = false;       // a rope_freqs.weight tensor of per-frequency factors (Llama 3.1+)
+  // blk.N.ffn_gate_up_exps: each expert's gate and up rows in one stack, gate first (llama.cpp's
+  // create_tensor_gate_up_exps, read before the separate ffn_gate_exps / ffn_up_exps).
+  bool fused_expert_gate_up = false;
   float rms_eps = 1e-5f;
   bool tied_output = false;  // no output.weight: logits use token_embd
   // Sliding-window attention (attention.sliding_window): a sliding layer (see `sliding`) attends to

@@ -69,12 +69,13 @@ core::Status override_tensors(Placement& p, const model::ModelShape& shape,
   }
   if (!any) return bad("--override-tensor '" + rule + "' finds no tensor of the model");
   const uint32_t target = device_index(p, device);
+  const uint32_t stacks = shape.fused_expert_gate_up ? 2 : 3;
   for (uint32_t l = 0; l < shape.n_layer; ++l) {
     if (found[l] == 0) continue;
-    if (found[l] != 3) {
+    if (found[l] != stacks) {
       return bad("--override-tensor '" + rule + "' finds " + std::to_string(found[l]) +
-                 " of layer " + std::to_string(l) +
-                 "'s three expert stacks; a layer's experts move together");
+                 " of layer " + std::to_string(l) + "'s " + std::to_string(stacks) +
+                 " expert stacks; a layer's experts move together");
     }
     move_experts(p, l, target);
   }

@@ -107,6 +107,8 @@ void take_experts(Packer& p, const ModelShape& shape, ActivationLayout& l) {
   const uint64_t used = shape.n_expert_used, expert_ff = shape.moe() ? shape.expert_ff() : 0;
   l.router = p.take(shape.n_expert);
   l.selected = p.take(shape.moe() ? 2 * used + 1 : 0);
+  // Back to back (expert widths are multiples of 32): a fused gate/up stack writes each pick's
+  // gate and up side by side over both.
   l.experts_gate = p.take(used * expert_ff);
   l.experts_up = p.take(used * expert_ff);
   l.experts_out = p.take(used * shape.n_embd);

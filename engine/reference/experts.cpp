@@ -106,17 +106,27 @@ void experts_ffn(const model::ModelShape& s, const model::LayerWeights& L, float
       users[static_cast<size_t>(b[a.selected + slot])].emplace_back(t, slot);
     }
   }
-  expert_products(
-      pool, act, stride, users,
-      {{L.gate_exps, a.xb, 0, a.experts_gate, ff}, {L.up_exps, a.xb, 0, a.experts_up, ff}});
+  // A fused stack writes each pick's gate and up side by side (2 ff from experts_gate on, which
+  // the layout keeps beside experts_up): the activation reads and the down product steps 2 ff.
+  const bool fused = s.fused_expert_gate_up;
+  const uint64_t gate_step = fused ? 2 * ff : ff;
+  if (fused) {
+    expert_products(pool, act, stride, users, {{L.gate_up_exps, a.xb, 0, a.experts_gate, 2 * ff}});
+  } else {
+    expert_products(
+        pool, act, stride, users,
+        {{L.gate_exps, a.xb, 0, a.experts_gate, ff}, {L.up_exps, a.xb, 0, a.experts_up, ff}});
+  }
   for (size_t t = 0; t < n_tokens; ++t) {
     for (uint32_t slot = 0; slot < k; ++slot) {
-      gated_activation(model::Activation::silu, block(t) + a.experts_gate + slot * ff,
-                       block(t) + a.experts_up + slot * ff, static_cast<uint32_t>(ff));
+      float* gate = block(t) + a.experts_gate + slot * gate_step;
+      gated_activation(model::Activation::silu, gate,
+                       fused ? gate + ff : block(t) + a.experts_up + slot * ff,
+                       static_cast<uint32_t>(ff));
     }
   }
   expert_products(pool, act, stride, users,
-                  {{L.down_exps, a.experts_gate, ff, a.experts_out, embd}});
+                  {{L.down_exps, a.experts_gate, gate_step, a.experts_out, embd}});
   if (s.shared_expert()) {
     // The shared expert's gate g = ffn_gate_inp_shexp . x, kept beside the selection.
     matmuls(pool, act, stride, n_tokens,

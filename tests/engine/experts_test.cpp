@@ -190,5 +190,59 @@ TEST(Experts, SyntheticMixturesReadBackAndDecode) {
   }
 }
 
+// A fused ffn_gate_up_exps stack holds each expert's gate rows, then its up rows (llama.cpp's
+// build_moe_ffn views the first n_ff of the product as the gate): built from separate stacks, it
+// gives the same output.
+TEST(Experts, AFusedGateUpStackIsEachExpertsGateThenUp) {
+  auto s = shape_of("arch=qwen3moe,n_expert=4,n_expert_used=2,n_ff_exp=32" + kDims);
+  const uint64_t embd = s.n_embd, ff = s.expert_ff(), n = s.n_expert;
+  std::vector<float> router(embd * n), gate(n * ff * embd), up(n * ff * embd), down(n * embd * ff);
+  uint32_t state = 7;
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / 16777216.0f - 0.5f;
+  };
+  for (auto* v : {&router, &gate, &up, &down}) {
+    for (float& x : *v) x = next();
+  }
+  std::vector<float> fused;
+  for (uint64_t e = 0; e < n; ++e) {
+    fused.insert(fused.end(), gate.begin() + e * ff * embd, gate.begin() + (e + 1) * ff * embd);
+    fused.insert(fused.end(), up.begin() + e * ff * embd, up.begin() + (e + 1) * ff * embd);
+  }
+  auto view = [](const std::vector<float>& v, uint64_t n_in, uint64_t n_out, uint64_t m) {
+    return model::TensorView{TensorType::f32, n_in, n_out,
+                             reinterpret_cast<const std::byte*>(v.data()), m};
+  };
+  model::LayerWeights separate;
+  separate.router = view(router, embd, n, 1);
+  separate.gate_exps = view(gate, embd, ff, n);
+  separate.up_exps = view(up, embd, ff, n);
+  separate.down_exps = view(down, ff, embd, n);
+  model::LayerWeights together = separate;
+  together.gate_exps = together.up_exps = {};
+  together.gate_up_exps = view(fused, embd, 2 * ff, n);
+
+  const auto layout = planner::experts_layout(s);
+  const size_t tokens = 3;
+  std::vector<float> a(layout.total * tokens), b;
+  for (size_t t = 0; t < tokens; ++t) {
+    for (uint64_t i = 0; i < embd; ++i) a[t * layout.total + layout.xb + i] = next();
+  }
+  b = a;
+  reference::ThreadPool pool(2);
+  reference::experts_ffn(s, separate, a.data(), tokens, layout, pool);
+  auto fused_shape = s;
+  fused_shape.fused_expert_gate_up = true;
+  reference::experts_ffn(fused_shape, together, b.data(), tokens, layout, pool);
+  for (size_t t = 0; t < tokens; ++t) {
+    for (uint64_t i = 0; i < embd; ++i) {
+      const size_t at = t * layout.total + layout.xb + i;
+      ASSERT_EQ(a[at], b[at]) << "token " << t << " element " << i;
+    }
+  }
+  EXPECT_NE(a[layout.xb], 0.0f);
+}
+
 }  // namespace
 }  // namespace gauntlet::engine::test

@@ -1,8 +1,9 @@
 // Mixtures of experts on the device against the host reference: the expert-indexed products, the
 // router and the weighted sum in qwen3moe (F32, Q8_0, Q4_K_M, Q3_K_M: 32 greedy steps with their
 // logits),
-// qwen2moe's shared expert and llama's (Mixtral's) experts, passes of 32 and 512 tokens whose
-// teacher-forced logits match the reference's token by token; and the experts in host memory
+// qwen2moe's shared expert and llama's (Mixtral's) experts, fused gate/up expert stacks, passes of
+// 32 and 512 tokens whose teacher-forced logits match the reference's token by token; and the
+// experts in host memory
 // (--cpu-moe, --n-cpu-moe 1) with attention and the KV cache on the device, at micro-batches 1,
 // 32 and 512.
 #include "device_fixture.h"
@@ -67,6 +68,23 @@ TEST_F(EngineExperts, Qwen3moeGivesTheReferenceTokensInDeployedFormats) {
 TEST_F(EngineExperts, SharedExpertAndMixtralLayoutGiveTheReferenceTokens) {
   expect_decode(moe_shape("arch=qwen2moe,n_ff_exp=256,n_ff_shexp=512"), FileType::q8_0);
   expect_decode(moe_shape("arch=llama"), FileType::q4_K_M);
+}
+
+// A file with each layer's gate and up experts in one ffn_gate_up_exps stack: one token at a
+// time, in passes of 32 tokens, and with the experts in host memory.
+TEST_F(EngineExperts, FusedGateUpStacksGiveTheReference) {
+  const auto shape = moe_shape("arch=qwen3moe,n_ff_exp=256,fused_gate_up=1");
+  expect_decode(shape, FileType::q4_K_M);
+  auto file = synthetic_file(shape, FileType::q8_0);
+  ASSERT_NE(file, nullptr);
+  expect_split_matches_reference(placement::whole(shape.n_layer, device().name()), {&device()},
+                                 *file, 32);
+  backends::Device* devices[] = {&device()};
+  PlacementRequest request;
+  request.n_cpu_moe = 1;
+  auto placed = place(shape, request, devices, host_.get());
+  ASSERT_TRUE(placed.is_ok()) << placed.error().describe();
+  expect_split_matches_reference(placed->placement, placed->devices, *file, 32);
 }
 
 TEST_F(EngineExperts, PassesOf32And512TokensGiveTheReferenceLogits) {
