@@ -49,6 +49,7 @@ constexpr Architecture kArchitectures[] = {
      .rope = RopeStyle::neox,
      .embed_scale = true,
      .post_norms = true,
+     .always_tied = true,
      .activation = Activation::gelu,
      .attn_softcap = 50.0f,
      .final_softcap = 30.0f,

@@ -35,6 +35,10 @@ struct Architecture {
   bool embed_scale = false;    // the token embedding is scaled by sqrt(n_embd) (gemma)
   // post_attention_norm and post_ffw_norm on each branch before its residual add (gemma)
   bool post_norms = false;
+  // The loader creates no output.weight: the logits always use token_embd (src/llama-model.cpp's
+  // LLM_ARCH_GEMMA2 "same as tok_embd, duplicated to allow offloading"; a file with one is refused
+  // there with "wrong number of tensors").
+  bool always_tied = false;
   Activation activation = Activation::silu;
   // Defaults where the metadata gives none (llama.cpp's hparams): the attention-logit and
   // final-logit soft-caps cap * tanh(x / cap), 0 for none.

@@ -157,6 +157,11 @@ core::Status validate_shape(const ModelShape& s) {
   for (const auto& [name, value] : dims) {
     if (value == 0) return bad_shape(std::string(name) + " must be positive");
   }
+  if (s.traits().always_tied && !s.tied_output) {
+    return bad_shape(std::string(s.traits().name) +
+                     " has no output.weight: its logits use token_embd (llama.cpp's loader "
+                     "refuses a file with one)");
+  }
   if (s.key_length == 0 && s.n_embd % s.n_head != 0) {
     return bad_shape("n_embd " + std::to_string(s.n_embd) + " is not a multiple of n_head " +
                      std::to_string(s.n_head) + " (and no key_length gives the head dimension)");
@@ -222,6 +227,7 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
       {"n_ff_exp", &s.n_ff_exp},   {"n_ff_shexp", &s.n_ff_shexp}};
   std::stringstream in(text);
   std::string item;
+  bool tied_given = false;
   while (std::getline(in, item, ',')) {
     auto eq = item.find('=');
     if (eq == std::string::npos) return bad_shape("'" + item + "' is not name=value");
@@ -251,6 +257,7 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
     if (ec != std::errc() || p != value.data() + value.size()) {
       return bad_shape("'" + value + "' is not a whole number for " + key);
     }
+    tied_given = tied_given || key == "tied";
     if (key == "tied" || key == "rope_freqs" || key == "fused_gate_up") {
       (key == "tied"         ? s.tied_output
        : key == "rope_freqs" ? s.rope_freqs
@@ -262,6 +269,7 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
     *it->second = v;
   }
   if (s.n_head_kv == 0) s.n_head_kv = s.n_head;
+  if (s.traits().always_tied && !tied_given) s.tied_output = true;
   apply_architecture_defaults(s);
   return s;
 }

@@ -126,6 +126,38 @@ TEST(Architectures, TensorListsAreLlamaCppsForEachArchitecture) {
   EXPECT_EQ(find(llama, "rope_freqs.weight")->type, model::TensorType::f32);
 }
 
+// Each architecture's default file holds exactly as many tensors as llama.cpp's loader creates for
+// it (it refuses any other count: "done_getting_tensors: wrong number of tensors"): the counts
+// below are of files of these dimensions that llama.cpp 3.22.1 loaded and decoded to gauntlet's
+// greedy tokens. gemma2 never has an output.weight (its logits always use token_embd); asking for
+// one is refused by name.
+TEST(Architectures, EachDefaultFileHasTheTensorsLlamaCppCreates) {
+  const std::string dims =
+      ",n_embd=128,n_layer=2,n_head=4,n_head_kv=2,n_ff=256,n_vocab=256,"
+      "context=256";
+  const std::tuple<const char*, size_t, bool> expected[] = {
+      {"arch=llama", 21, true},
+      {"arch=qwen2", 27, true},
+      {"arch=qwen3", 25, true},
+      {"arch=phi3", 15, true},
+      {"arch=gemma2", 24, false},
+      {"arch=gemma3", 29, true},
+      {"arch=qwen2moe,n_expert=4,n_expert_used=2,n_ff_exp=64,n_ff_shexp=128", 37, true},
+      {"arch=qwen3moe,n_expert=4,n_expert_used=2,n_ff_exp=64", 27, true}};
+  for (const auto& [arch, count, output] : expected) {
+    SCOPED_TRACE(arch);
+    const auto tensors = model::model_tensors(shape_of(arch + dims), FileType::f32);
+    EXPECT_EQ(tensors.size(), count);
+    EXPECT_EQ(find(tensors, "output.weight") != nullptr, output);
+  }
+  auto untied = model::parse_dims("arch=gemma2,tied=0" + dims);
+  ASSERT_TRUE(untied.is_ok());
+  auto valid = model::validate_shape(*untied);
+  ASSERT_FALSE(valid.is_ok());
+  EXPECT_NE(valid.error().message.find("gemma2 has no output.weight"), std::string::npos)
+      << valid.error().message;
+}
+
 // A synthetic file with one thing changed in its metadata or tensors.
 core::Result<model::LoadedModel> load_changed(const std::function<void(model::GgufWriter&)>& change,
                                               std::vector<std::byte>& bytes,
