@@ -66,7 +66,7 @@ Result<std::unique_ptr<Device>> open(const core::DeviceId& id,
       return host::open();
 #ifdef GAUNTLET_WITH_OPENCL
     case core::Api::opencl:
-      return opencl::open(id.index);
+      return opencl::open(id.index, options);
 #endif
 #ifdef GAUNTLET_WITH_VULKAN
     case core::Api::vulkan:

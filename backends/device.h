@@ -84,14 +84,18 @@ struct KernelSource {
 
 class Kernel {
  public:
-  Kernel(uint64_t owner, KernelSource source) : owner_(owner), source_(std::move(source)) {}
+  Kernel(uint64_t owner, KernelSource source, std::string build_log = {})
+      : owner_(owner), source_(std::move(source)), build_log_(std::move(build_log)) {}
   virtual ~Kernel() = default;
   uint64_t owner() const { return owner_; }
   const KernelSource& source() const { return source_; }
+  // What the driver's compiler said while building it (OpenCL); empty when it said nothing.
+  const std::string& build_log() const { return build_log_; }
 
  private:
   uint64_t owner_;
   KernelSource source_;
+  std::string build_log_;
 };
 
 struct DispatchArgs {

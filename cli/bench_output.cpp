@@ -72,14 +72,15 @@ std::string bench_markdown(const std::vector<BenchRow>& rows) {
     std::string out = "|";
     for (size_t i = 0; i < row.size(); ++i) {
       const std::string pad(widths[i] - columns(row[i]), ' ');
-      out += " " + (right[i] ? pad + row[i] : row[i] + pad) + " |";
+      out.append(" ").append(right[i] ? pad + row[i] : row[i] + pad).append(" |");
     }
     return out + "\n";
   };
   std::string out = line(cells[0]);
   out += "|";
   for (size_t i = 0; i < widths.size(); ++i) {
-    out += " " + std::string(widths[i] - (right[i] ? 1 : 0), '-') + (right[i] ? ":" : "") + " |";
+    out.append(" ").append(widths[i] - (right[i] ? 1 : 0), '-');
+    out.append(right[i] ? ":" : "").append(" |");
   }
   out += "\n";
   for (size_t i = 1; i < cells.size(); ++i) out += line(cells[i]);
@@ -112,7 +113,8 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
       "samples_ts\n";
   for (const auto& r : rows) {
     std::string samples;
-    for (double s : r.result.samples_ts) samples += (samples.empty() ? "" : ",") + number(s);
+    for (double s : r.result.samples_ts)
+      samples.append(samples.empty() ? "" : ",").append(number(s));
     const std::vector<std::string> fields = {r.model,
                                              std::to_string(r.size),
                                              std::to_string(r.params),
@@ -126,7 +128,8 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
                                              number(r.result.avg_ts),
                                              number(r.result.stddev_ts),
                                              samples};
-    for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
+    for (size_t i = 0; i < fields.size(); ++i)
+      out.append(i ? "," : "").append(csv_field(fields[i]));
     out += "\n";
   }
   return out;

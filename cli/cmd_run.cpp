@@ -114,10 +114,11 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                     "and ends; on a terminal one live line)");
   command->add_flag("--verbose", flags->verbose,
                     "the summary lists every profile with its verdict and reason, beside the "
-                    "causes");
+                    "causes; each OpenCL kernel's build log is printed on stderr");
   command->callback([&context, flags] {
     harness::RunConfig config;
     config.options = context.options;
+    config.options.show_build_logs = flags->verbose;
     config.out = flags->out;
     config.format = reports::parse_format(flags->format).value();
     config.model_path = flags->model;

@@ -43,7 +43,8 @@ Result<Json> read_json_file(const std::filesystem::path& path) {
 
 Status write_file_atomically(const std::filesystem::path& path, const std::string& text) {
   const auto folder = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::string tmpl = (folder / ("." + path.filename().string() + ".XXXXXX")).string();
+  const std::string name = std::string(".").append(path.filename().string()).append(".XXXXXX");
+  std::string tmpl = (folder / name).string();
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0) {
     return make_error(ErrorKind::io_error, "cannot create a temporary file in " + folder.string() +

@@ -35,6 +35,9 @@ struct Options {
   // Move all Vulkan data through host-visible staging buffers even where device memory is
   // host-visible, as on discrete GPUs (GAUNTLET_VK_FORCE_STAGING=1).
   bool vulkan_force_staging = false;
+  // Print each OpenCL kernel's build log on stderr even when the build succeeds (run --verbose);
+  // otherwise a log is shown only in a failed build's error.
+  bool show_build_logs = false;
   // Where `gauntlet run` keeps synthetic models: GAUNTLET_CACHE_DIR, else
   // $XDG_CACHE_HOME/gauntlet, else ~/.cache/gauntlet, else a folder under /tmp.
   std::string cache_dir;

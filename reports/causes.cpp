@@ -135,8 +135,8 @@ std::string CauseGroup::families() const {
   if (!contexts.empty()) {
     out += std::to_string(*contexts.begin());
     if (contexts.size() > 1) {
-      out +=
-          "-" + std::to_string(*contexts.rbegin()) + " (" + std::to_string(contexts.size()) + ")";
+      out.append("-").append(std::to_string(*contexts.rbegin()));
+      out.append(" (").append(std::to_string(contexts.size())).append(")");
     }
   }
   return out + "; passes " + joined(passes);

@@ -16,7 +16,7 @@ std::string cell_text(const MergeTable& t, const std::string& profile, size_t co
   auto it = row->second.find(column);
   if (it == row->second.end()) return "-";
   std::string text = to_string(it->second.verdict);
-  if (it->second.tok_s) text += " " + detail::format_number(*it->second.tok_s, 1);
+  if (it->second.tok_s) text.append(" ").append(detail::format_number(*it->second.tok_s, 1));
   return text;
 }
 

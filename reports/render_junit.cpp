@@ -134,7 +134,7 @@ std::string case_xml(const TestCase& c) {
   if (c.message.empty() || c.kind == CaseKind::skipped) {
     out += "/>\n";
   } else {
-    out += ">" + xml_escape(c.message) + "</" + element + ">\n";
+    out.append(">").append(xml_escape(c.message)).append("</").append(element).append(">\n");
   }
   return out + "    </testcase>\n";
 }

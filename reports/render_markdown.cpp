@@ -86,7 +86,8 @@ std::string device_markdown(const DeviceReport& d, bool all) {
     const auto rows = detail::fit_rows(d.fit);
     Table fit(rows.front());
     for (size_t i = 1; i < rows.size(); ++i) fit.add(rows[i]);
-    out += "\n" + markdown_escape(detail::fit_title(d.fit)) + ":\n\n" + fit.markdown() + "\n";
+    out.append("\n").append(markdown_escape(detail::fit_title(d.fit))).append(":\n\n");
+    out.append(fit.markdown()).append("\n");
   }
   for (const auto verdict : {ProfileVerdict::unsafe, ProfileVerdict::untested}) {
     const auto groups = detail::group_by_cause(d.profiles, verdict);

@@ -109,7 +109,7 @@ std::string Table::markdown() const {
   auto line = [&](const std::vector<std::string>& row) {
     std::string out = "|";
     for (size_t i = 0; i < header_.size(); ++i) {
-      out += " " + markdown_escape(i < row.size() ? row[i] : "") + " |";
+      out.append(" ").append(markdown_escape(i < row.size() ? row[i] : "")).append(" |");
     }
     return out + "\n";
   };

@@ -1,6 +1,7 @@
 #include "backends/opencl/opencl_device.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "backends/opencl/cl_common.h"
 
@@ -21,8 +22,9 @@ class ClBuffer final : public Buffer {
 
 class ClKernel final : public Kernel {
  public:
-  ClKernel(uint64_t owner, KernelSource source, cl::Program program, cl::Kernel kernel)
-      : Kernel(owner, std::move(source)),
+  ClKernel(uint64_t owner, KernelSource source, std::string build_log, cl::Program program,
+           cl::Kernel kernel)
+      : Kernel(owner, std::move(source), std::move(build_log)),
         program_(std::move(program)),
         kernel_(std::move(kernel)) {}
   cl_kernel handle() const { return kernel_(); }
@@ -52,11 +54,13 @@ std::string sizes_text(const std::array<size_t, 3>& v) {
 
 class ClDevice final : public Device {
  public:
-  ClDevice(core::DeviceInfo info, cl::Device device, cl::Context context, cl::CommandQueue queue)
+  ClDevice(core::DeviceInfo info, cl::Device device, cl::Context context, cl::CommandQueue queue,
+           bool show_build_logs)
       : Device(std::move(info)),
         device_(std::move(device)),
         context_(std::move(context)),
-        queue_(std::move(queue)) {}
+        queue_(std::move(queue)),
+        show_build_logs_(show_build_logs) {}
 
  protected:
   Result<std::unique_ptr<Buffer>> do_allocate(size_t bytes) override {
@@ -116,20 +120,24 @@ class ClDevice final : public Device {
     }
     const std::string options = build_options(source);
     err = program.build(std::vector<cl::Device>{device_}, options.c_str());
+    std::string log;
+    program.getBuildInfo(device_, CL_PROGRAM_BUILD_LOG, &log);
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
     if (err != CL_SUCCESS) {
-      std::string log;
-      program.getBuildInfo(device_, CL_PROGRAM_BUILD_LOG, &log);
-      while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
       return cl_error(
           "clBuildProgram", err, name(),
           "kernel '" + source.name + "' with options '" + options + "'; build log:\n" + log);
+    }
+    if (show_build_logs_ && !log.empty()) {
+      std::fprintf(stderr, "%s: kernel '%s' with options '%s'; build log:\n%s\n", name().c_str(),
+                   source.name.c_str(), options.c_str(), log.c_str());
     }
     cl::Kernel kernel(program, source.name.c_str(), &err);
     if (err != CL_SUCCESS) {
       return cl_error("clCreateKernel", err, name(), "kernel '" + source.name + "'");
     }
-    return std::unique_ptr<Kernel>(
-        std::make_unique<ClKernel>(uid(), source, std::move(program), std::move(kernel)));
+    return std::unique_ptr<Kernel>(std::make_unique<ClKernel>(
+        uid(), source, std::move(log), std::move(program), std::move(kernel)));
   }
 
   Status do_dispatch(const Kernel& kernel, const DispatchArgs& args) override {
@@ -239,11 +247,12 @@ class ClDevice final : public Device {
   cl::Device device_;
   cl::Context context_;
   cl::CommandQueue queue_;
+  bool show_build_logs_ = false;
 };
 
 }  // namespace
 
-Result<std::unique_ptr<Device>> open(int index) {
+Result<std::unique_ptr<Device>> open(int index, const core::Options& options) {
   const std::string id = core::DeviceId{core::Api::opencl, index}.to_string();
   auto slots = list_devices();
   if (!slots) return slots.error();
@@ -264,8 +273,8 @@ Result<std::unique_ptr<Device>> open(int index) {
   // Every dispatch may be timed, so the one queue keeps profiling on; ordering stays simple.
   cl::CommandQueue queue(context, slot.device, cl::QueueProperties::Profiling, &err);
   if (err != CL_SUCCESS) return cl_error("clCreateCommandQueueWithProperties", err, id);
-  return std::unique_ptr<Device>(std::make_unique<ClDevice>(std::move(info), slot.device,
-                                                            std::move(context), std::move(queue)));
+  return std::unique_ptr<Device>(std::make_unique<ClDevice>(
+      std::move(info), slot.device, std::move(context), std::move(queue), options.show_build_logs));
 }
 
 }  // namespace gauntlet::backends::opencl

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "backends/device.h"
+#include "core/options.h"
 
 namespace gauntlet::backends::opencl {
 
@@ -12,6 +13,9 @@ namespace gauntlet::backends::opencl {
 // usable = false and the API's error.
 Result<std::vector<core::DeviceInfo>> enumerate();
 
-Result<std::unique_ptr<Device>> open(int index);
+// With options.show_build_logs, a kernel whose build succeeds with a non-empty log prints that log
+// on stderr; otherwise the log is only kept (Kernel::build_log) and shown in a failed build's
+// error.
+Result<std::unique_ptr<Device>> open(int index, const core::Options& options = {});
 
 }  // namespace gauntlet::backends::opencl

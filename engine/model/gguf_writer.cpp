@@ -237,8 +237,9 @@ core::Result<std::vector<std::byte>> GgufWriter::to_bytes() const {
 core::Status GgufWriter::write(const std::filesystem::path& path, bool overwrite) const {
   std::error_code ec;
   if (!overwrite && std::filesystem::exists(path, ec)) {
-    return core::make_error(core::ErrorKind::invalid_argument,
-                            "'" + path.string() + "' exists (use --force to replace it)");
+    return core::make_error(
+        core::ErrorKind::invalid_argument,
+        std::string("'").append(path.string()).append("' exists (use --force to replace it)"));
   }
   const std::filesystem::path tmp =
       path.string() + ".tmp." + std::to_string(static_cast<long>(::getpid()));

@@ -84,9 +84,9 @@ std::string Placement::describe() const {
     if (s.layers.output) out += s.layers.last > s.layers.first ? " + output" : " output";
     if (!s.layers.experts_elsewhere.empty()) {
       const auto& e = s.layers.experts_elsewhere;
-      out +=
-          " (experts of layer" + std::string(e.size() > 1 ? "s " : " ") + std::to_string(e.front());
-      if (e.size() > 1) out += "-" + std::to_string(e.back());
+      out.append(e.size() > 1 ? " (experts of layers " : " (experts of layer ")
+          .append(std::to_string(e.front()));
+      if (e.size() > 1) out.append("-").append(std::to_string(e.back()));
       out += " on the host)";
     }
   }

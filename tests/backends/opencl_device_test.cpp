@@ -111,6 +111,40 @@ TEST_F(OpenClDevice, BuildErrorReturnsTheLog) {
   EXPECT_NE(e.message.find("-cl-std=CL1.2"), std::string::npos) << e.message;
 }
 
+KernelSource warning_kernel() {
+  KernelSource source;
+  source.name = "warns";
+  source.opencl_c =
+      "#warning gauntlet_kept_warning_7\n"
+      "__kernel void warns(__global int* x) { x[0] = 1; }\n";
+  source.buffer_count = 1;
+  return source;
+}
+
+TEST_F(OpenClDevice, BuildLogIsKeptAndNotPrintedOnSuccess) {
+  testing::internal::CaptureStderr();
+  auto kernel = device_->build(warning_kernel());
+  const std::string printed = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(kernel.is_ok()) << kernel.error().describe();
+  EXPECT_NE((*kernel)->build_log().find("gauntlet_kept_warning_7"), std::string::npos)
+      << (*kernel)->build_log();
+  EXPECT_EQ(printed.find("gauntlet_kept_warning_7"), std::string::npos) << printed;
+}
+
+TEST(OpenClDeviceVerbose, BuildLogIsPrintedWhenAskedFor) {
+  core::Options options;
+  options.show_build_logs = true;
+  auto device = backends::opencl::open(0, options);
+  ASSERT_TRUE(device.is_ok()) << device.error().describe();
+  testing::internal::CaptureStderr();
+  auto kernel = (*device)->build(warning_kernel());
+  const std::string printed = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(kernel.is_ok()) << kernel.error().describe();
+  EXPECT_NE(printed.find("opencl:0: kernel 'warns' with options '-cl-std=CL1.2"), std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("gauntlet_kept_warning_7"), std::string::npos) << printed;
+}
+
 TEST_F(OpenClDevice, MissingEntryPointNamesTheKernel) {
   KernelSource source = params_local_kernel();
   source.name = "no_such_kernel";

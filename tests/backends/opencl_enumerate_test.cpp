@@ -73,7 +73,8 @@ TEST(OpenClEnumerate, MatchesTheDriverAskedDirectly) {
         CL_SUCCESS);
     EXPECT_EQ(info.max_work_item_sizes[0], item_sizes[0]);
 
-    const std::string extensions = " " + raw_string(d, CL_DEVICE_EXTENSIONS) + " ";
+    const std::string extensions =
+        std::string(" ").append(raw_string(d, CL_DEVICE_EXTENSIONS)).append(" ");
     const bool fp16 = extensions.find(" cl_khr_fp16 ") != std::string::npos;
     const bool fp64 = extensions.find(" cl_khr_fp64 ") != std::string::npos ||
                       raw<cl_device_fp_config>(d, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;

@@ -165,7 +165,7 @@ class FleetCli : public ::testing::Test {
     for (const auto& r : reports) {
       const auto file = dir_ / (r.host.hostname + ".json");
       ASSERT_TRUE(write_report(file, r).is_ok());
-      files_ += " " + file.string();
+      files_.append(" ").append(file.string());
     }
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
