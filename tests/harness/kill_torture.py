@@ -37,14 +37,17 @@ def fail(message):
 def journal_entries(path):
     """unit -> payload of each whole line (a torn last line is not yet a row)."""
     entries = {}
-    if not os.path.exists(path):
+    try:
+        # A run that completes removes its journal at any moment, even between two reads.
+        with open(path, encoding="utf-8") as f:
+            lines = f.readlines()
+    except FileNotFoundError:
         return entries
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if not line.endswith("\n"):
-                break
-            entry = json.loads(line)
-            entries[entry["unit"]] = entry["payload"]
+    for line in lines:
+        if not line.endswith("\n"):
+            break
+        entry = json.loads(line)
+        entries[entry["unit"]] = entry["payload"]
     return entries
 
 
