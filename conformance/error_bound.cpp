@@ -40,7 +40,7 @@ std::string ErrorBound::describe() const {
       text = general(limit) + " ulp";
       break;
     case Kind::nmse:
-      text = "nmse <= " + general(limit);
+      text = std::string("nmse <= ").append(general(limit));
       break;
   }
   if (!note.empty()) text.append("; ").append(note);
@@ -50,9 +50,12 @@ std::string ErrorBound::describe() const {
 std::string ErrorBound::exceeded(double found) const {
   switch (kind) {
     case Kind::ulp:
-      return "ulp " + std::to_string(static_cast<uint64_t>(found)) + " > " + general(limit);
+      return std::string("ulp ")
+          .append(std::to_string(static_cast<uint64_t>(found)))
+          .append(" > ")
+          .append(general(limit));
     case Kind::nmse:
-      return "nmse " + general(found) + " > " + general(limit);
+      return std::string("nmse ").append(general(found)).append(" > ").append(general(limit));
     case Kind::none:
     case Kind::exact:
       break;
