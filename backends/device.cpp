@@ -37,8 +37,8 @@ int64_t HostInvocation::constant(std::string_view name, int64_t fallback) const 
 
 Device::Device(core::DeviceInfo info) : info_(std::move(info)), uid_(next_uid++) {}
 
-Error Device::error(core::ErrorKind kind, std::string message) const {
-  return core::make_error(kind, std::move(message), name());
+Error Device::error(core::ErrorKind kind, std::string message, std::source_location at) const {
+  return core::make_error(kind, std::move(message), name(), at);
 }
 
 Result<std::unique_ptr<Buffer>> Device::allocate(size_t bytes) {

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <source_location>
 #include <span>
 #include <string>
 #include <string_view>
@@ -156,7 +157,8 @@ class Device {
   virtual Status do_finish() = 0;
 
   const std::shared_ptr<MemoryAccounting>& accounting() const { return accounting_; }
-  Error error(core::ErrorKind kind, std::string message) const;
+  Error error(core::ErrorKind kind, std::string message,
+              std::source_location at = std::source_location::current()) const;
 
  private:
   core::DeviceInfo info_;

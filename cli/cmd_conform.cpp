@@ -25,7 +25,7 @@ void print_result(const conformance::ConformanceResult& r) {
   for (const auto& key : conformance::feature_keys()) {
     auto it = r.features.find(key);
     if (it == r.features.end()) continue;
-    verdicts.push_back({key, conformance::to_string(it->second.verdict), it->second.reason});
+    verdicts.push_back({key, core::to_string(it->second.verdict), it->second.reason});
   }
   std::cout << format_table(verdicts);
   std::cout << "local memory verified: " << r.local_mem_verified_bytes

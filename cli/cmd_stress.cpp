@@ -49,7 +49,7 @@ stress::PeakOptions verified_peak_options(const core::DeviceInfo& info,
     reason = "not verified: " + key + " " +
              (found == result.features.end()
                   ? std::string("not tested")
-                  : conformance::to_string(found->second.verdict) +
+                  : core::to_string(found->second.verdict) +
                         (found->second.reason.empty() ? std::string()
                                                       : " (" + found->second.reason + ")"));
   };

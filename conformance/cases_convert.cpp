@@ -193,7 +193,7 @@ core::Row run_cvt(CaseContext& ctx, const backends::Kernel& dev, const backends:
         Mismatch m;
         m.index = i;
         m.seed = seed;
-        m.bound = ctx.is_vulkan() && !bf16 ? "round to nearest even or toward zero" : "bit-exact";
+        m.bound = find_case(id)->bound.describe();
         auto h16 = [&](uint16_t h) { return bf16 ? hex_bf16(h) : hex_f16(h); };
         if (from_f32) {
           m.inputs.emplace_back("in", hex_float(in_f[i]));
@@ -250,10 +250,12 @@ std::vector<core::Row> run_convert(CaseContext& ctx) {
 
 Family convert_family() {
   return {"convert",
-          {{kNames[0], {"f16", "f16.storage"}, "bit-exact (OpenCL); RTE or RTZ (Vulkan)"},
-           {kNames[1], {"f16", "f16.storage"}, "bit-exact; subnormal flush allowed on Vulkan"},
-           {kNames[2], {"bf16", "bf16.storage"}, "bit-exact"},
-           {kNames[3], {"bf16", "bf16.storage"}, "bit-exact"}},
+          {{kNames[0], {"f16", "f16.storage"}, ErrorBound::exact("on Vulkan RTE or RTZ")},
+           {kNames[1],
+            {"f16", "f16.storage"},
+            ErrorBound::exact("on Vulkan subnormals may flush to zero")},
+           {kNames[2], {"bf16", "bf16.storage"}, ErrorBound::exact()},
+           {kNames[3], {"bf16", "bf16.storage"}, ErrorBound::exact()}},
           run_convert};
 }
 

@@ -209,12 +209,18 @@ backends::KernelSource source_for(const CaseContext& ctx, const TypeCase& t) {
   return s;
 }
 
-// add and mul are correctly rounded in OpenCL and Vulkan, and so is OpenCL's fma; Vulkan's fma
-// may be a multiply and an add, each correctly rounded, which is judged as a second reference.
-uint64_t ulp_bound(const CaseContext&, uint32_t) { return 0; }
-
-double nmse_bound(const TypeCase& t) {
-  return t.size >= 4 ? 1e-10 : t.prefix.find("bf16") != std::string::npos ? 1e-4 : 1e-6;
+// A copy keeps the bits. add and mul are correctly rounded in OpenCL and Vulkan, and so is
+// OpenCL's fma; Vulkan's fma may be a multiply and an add, each correctly rounded, which is judged
+// as a second reference. A reduction sums in its own order: an NMSE by the type's precision.
+ErrorBound declared_bound(const TypeCase& t, uint32_t op) {
+  if (op == op_copy) return ErrorBound::exact();
+  if (op == op_reduce) {
+    return ErrorBound::max_nmse(t.size >= 4                                  ? 1e-10
+                                : t.prefix.find("bf16") != std::string::npos ? 1e-4
+                                                                             : 1e-6);
+  }
+  if (op == op_fma) return ErrorBound::ulps(0, "on Vulkan fused or unfused (mul, add)");
+  return ErrorBound::ulps(0);
 }
 
 // Runs one op of one type on the device and on the host, and judges the difference.
@@ -223,6 +229,7 @@ core::Row run_op(CaseContext& ctx, const TypeCase& t, const backends::Kernel& de
   const uint32_t n = static_cast<uint32_t>(ctx.elements());
   const uint32_t k = op == op_reduce ? 16 : 1;
   const uint32_t outputs = op == op_reduce ? n / k : n;
+  const ErrorBound bound = declared_bound(t, op);
   core::Row row = pass_row(ctx, id);
   double worst_nmse = 0.0;
   uint64_t worst_ulp = 0;
@@ -266,35 +273,28 @@ core::Row run_op(CaseContext& ctx, const TypeCase& t, const backends::Kernel& de
       }
       const double err = nmse(e, a);
       worst_nmse = std::max(worst_nmse, err);
-      if (!(err <= nmse_bound(t))) {
+      if (!bound.allows_nmse(err)) {
         size_t worst = 0;
         for (size_t i = 1; i < outputs; ++i) {
           if (std::abs(a[i] - e[i]) > std::abs(a[worst] - e[worst])) worst = i;
         }
-        Mismatch m{worst,
-                   {},
-                   text_at(t, want, worst),
-                   text_at(t, got, worst),
-                   "nmse " + std::to_string(err) + " > " + std::to_string(nmse_bound(t)),
+        Mismatch m{worst, {}, text_at(t, want, worst), text_at(t, got, worst), bound.exceeded(err),
                    seed};
         return row_with(ctx, id, RowStatus::fail, describe(m));
       }
       continue;
     }
-    const uint64_t bound = op == op_copy ? 0 : ulp_bound(ctx, op);
     for (size_t i = 0; i < outputs; ++i) {
       const bool exact = bits_at(t, want, i) == bits_at(t, got, i) ||
                          (two_refs && bits_at(t, unfused.buffers[3], i) == bits_at(t, got, i));
       const uint64_t ulp = exact ? 0 : ulp_at(t, want, got, i);
-      // A copy must keep the bits; arithmetic may differ by the declared ULPs.
-      if (!exact && (op == op_copy || ulp > bound)) {
+      if (!bound.allows(exact, ulp)) {
         Mismatch m{i,
                    {},
                    text_at(t, want, i) +
                        (two_refs ? " or, unfused, " + text_at(t, unfused.buffers[3], i) : ""),
                    text_at(t, got, i),
-                   op == op_copy ? "storage must be bit-exact"
-                                 : "ulp " + std::to_string(ulp) + " > " + std::to_string(bound),
+                   bound.exceeded(static_cast<double>(ulp)),
                    seed};
         const char* names[] = {"a", "b", "c"};
         const int inputs = op == op_copy ? 1 : op == op_fma ? 3 : 2;
@@ -309,10 +309,10 @@ core::Row run_op(CaseContext& ctx, const TypeCase& t, const backends::Kernel& de
   row.metrics["seeds"] = ctx.seed_count();
   if (op == op_reduce) {
     row.metrics["nmse"] = worst_nmse;
-    row.metrics["nmse_bound"] = nmse_bound(t);
+    row.metrics["nmse_bound"] = bound.limit;
   } else {
     row.metrics["max_ulp"] = worst_ulp;
-    row.metrics["ulp_bound"] = op == op_copy ? 0 : ulp_bound(ctx, op);
+    row.metrics["ulp_bound"] = static_cast<uint64_t>(bound.limit);
   }
   return row;
 }
@@ -390,7 +390,7 @@ Family dtype_family() {
   Family family{"dtype", {}, run_dtype};
   for (const TypeCase& t : type_cases()) {
     for (uint32_t op = 0; op < (t.has_reduce ? 5u : 4u); ++op) {
-      CaseSpec spec{t.prefix + "." + kOps[op], {}, ""};
+      CaseSpec spec{t.prefix + "." + kOps[op], {}, declared_bound(t, op)};
       if (t.feature_family == "f16") {
         spec.features = op == op_copy ? std::vector<std::string>{"f16", "f16.storage"}
                                       : std::vector<std::string>{"f16"};
@@ -400,14 +400,10 @@ Family dtype_family() {
       } else {
         spec.features = {t.feature_family};
       }
-      spec.bound = op == op_copy     ? "bit-exact"
-                   : op == op_reduce ? "nmse"
-                   : op == op_fma    ? "0 ulp; on Vulkan fused or unfused (mul, add)"
-                                     : "0 ulp";
       family.cases.push_back(std::move(spec));
     }
   }
-  family.cases.push_back({"conform.bf16.native", {"bf16.arithmetic"}, "0 ulp"});
+  family.cases.push_back({"conform.bf16.native", {"bf16.arithmetic"}, ErrorBound::ulps(0)});
   return family;
 }
 

@@ -195,10 +195,11 @@ Family local_memory_family() {
   Family family{"local_memory", {}, run_local};
   for (std::string form : {"opencl_arg", "opencl_static", "vulkan_shared"}) {
     for (std::string c : {"25pct", "50pct", "75pct", "100pct", "largest", "over_by_one", "41216"}) {
-      family.cases.push_back({"conform.local." + form + "." + c, {"local_memory"}, "exact"});
+      family.cases.push_back(
+          {"conform.local." + form + "." + c, {"local_memory"}, ErrorBound::exact()});
     }
   }
-  family.cases.push_back({"conform.local.limit", {"local_memory"}, ""});
+  family.cases.push_back({"conform.local.limit", {"local_memory"}, ErrorBound{}});
   return family;
 }
 

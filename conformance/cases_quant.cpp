@@ -96,7 +96,11 @@ core::Row run_dot4(CaseContext& ctx, const std::string& id, bool with_extension)
       if (want[i] != got[i]) {
         char packed[64];
         std::snprintf(packed, sizeof packed, "0x%08x", a[i]);
-        Mismatch m{i,   {{"a", packed}}, std::to_string(want[i]), std::to_string(got[i]), "exact",
+        Mismatch m{i,
+                   {{"a", packed}},
+                   std::to_string(want[i]),
+                   std::to_string(got[i]),
+                   find_case(id)->bound.exceeded(0),
                    seed};
         std::snprintf(packed, sizeof packed, "0x%08x", b[i]);
         m.inputs.emplace_back("b", packed);
@@ -321,7 +325,7 @@ core::Row run_dequant(CaseContext& ctx, const core::TypeTraits& t) {
                     {"block bytes", block_hex(bytes, b, block)}},
                    bits_text(want[i]),
                    bits_text(got[i]),
-                   "bit-exact",
+                   find_case(id)->bound.exceeded(0),
                    seed};
         return with_sizes(row_with(ctx, id, RowStatus::fail, describe(m)));
       }
@@ -345,11 +349,11 @@ std::vector<core::Row> run_quant(CaseContext& ctx) {
 
 Family quant_family() {
   Family family{"quant",
-                {{"conform.int8.dot4", {"int8.dot"}, "exact"},
-                 {"conform.int8.dot4_ext", {"int8.dot"}, "exact"}},
+                {{"conform.int8.dot4", {"int8.dot"}, ErrorBound::exact()},
+                 {"conform.int8.dot4_ext", {"int8.dot"}, ErrorBound::exact()}},
                 run_quant};
   for (const core::TypeTraits& t : core::all_tensor_types()) {
-    family.cases.push_back({dequant_id(t), dequant_features(t), "bit-exact"});
+    family.cases.push_back({dequant_id(t), dequant_features(t), ErrorBound::exact()});
   }
   return family;
 }

@@ -112,8 +112,8 @@ std::vector<core::Row> run_workgroup(CaseContext& ctx) {
 
 Family workgroup_family() {
   return {"workgroup",
-          {{"conform.workgroup.plain", {"workgroup"}, "exact"},
-           {"conform.workgroup.barrier", {"workgroup"}, "exact"}},
+          {{"conform.workgroup.plain", {"workgroup"}, ErrorBound::exact()},
+           {"conform.workgroup.barrier", {"workgroup"}, ErrorBound::exact()}},
           run_workgroup};
 }
 

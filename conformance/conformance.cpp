@@ -171,32 +171,6 @@ void fill_limits(ConformanceResult& result) {
 
 }  // namespace
 
-const char* to_string(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::verified:
-      return "verified";
-    case Verdict::emulated:
-      return "emulated";
-    case Verdict::unsupported:
-      return "unsupported";
-    case Verdict::failed:
-      return "failed";
-    case Verdict::not_tested:
-      return "not tested";
-  }
-  return "not tested";
-}
-
-core::Result<Verdict> verdict_from_string(const std::string& text) {
-  for (Verdict v : {Verdict::verified, Verdict::emulated, Verdict::unsupported, Verdict::failed,
-                    Verdict::not_tested}) {
-    if (text == to_string(v)) return v;
-  }
-  return core::make_error(
-      core::ErrorKind::invalid_argument,
-      "unknown verdict '" + text + "' (verified, emulated, unsupported, failed, not tested)");
-}
-
 const std::vector<std::string>& feature_keys() {
   static const std::vector<std::string> keys = [] {
     std::vector<std::string> k = {
@@ -246,13 +220,12 @@ ConformanceResult run_conformance(const core::DeviceInfo& claimed, const core::O
 }
 
 void to_json(core::Json& j, const FeatureVerdict& v) {
-  j = core::Json{{"verdict", to_string(v.verdict)}, {"rows", v.rows}, {"reason", v.reason}};
+  core::to_json(j, static_cast<const core::FeatureResult&>(v));
+  j["reason"] = v.reason;
 }
 
 void from_json(const core::Json& j, FeatureVerdict& v) {
-  auto verdict = verdict_from_string(j.at("verdict").get<std::string>());
-  v.verdict = verdict ? *verdict : Verdict::not_tested;
-  v.rows = j.value("rows", std::vector<std::string>{});
+  core::from_json(j, static_cast<core::FeatureResult&>(v));
   v.reason = j.value("reason", std::string{});
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/device_info.h"
+#include "core/feature_verdict.h"
 #include "core/isolate.h"
 #include "core/json.h"
 #include "core/options.h"
@@ -14,17 +15,10 @@
 
 namespace gauntlet::conformance {
 
-// verified: claimed (or required by the API) and shown to work; emulated: not native, but the
-// path an engine would use instead (16-bit storage, f32 arithmetic) works; unsupported: not
-// claimed; failed: claimed but wrong (a driver defect); not_tested: filtered out or no case.
-enum class Verdict { verified, emulated, unsupported, failed, not_tested };
+using Verdict = core::FeatureVerdict;
 
-const char* to_string(Verdict verdict);
-core::Result<Verdict> verdict_from_string(const std::string& text);
-
-struct FeatureVerdict {
-  Verdict verdict = Verdict::not_tested;
-  std::vector<std::string> rows;  // ids of the rows the verdict rests on
+// The verdict on one feature as the report keeps it, and why, for `gauntlet conform`.
+struct FeatureVerdict : core::FeatureResult {
   std::string reason;
 };
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends/device.h"
+#include "conformance/error_bound.h"
 #include "core/device_info.h"
 #include "core/options.h"
 #include "core/outcome.h"
@@ -20,7 +21,7 @@ using core::Status;
 struct CaseSpec {
   std::string id;                     // row id, e.g. "conform.f16.emulated.add"
   std::vector<std::string> features;  // feature keys the row speaks for
-  std::string bound;                  // declared error bound, e.g. "0 ulp", "nmse 1e-10"
+  ErrorBound bound;
 };
 
 // What a family's code sees inside its child.

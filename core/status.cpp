@@ -1,5 +1,7 @@
 #include "core/status.h"
 
+#include <string_view>
+
 namespace gauntlet::core {
 
 const char* to_string(ErrorKind kind) {
@@ -36,20 +38,34 @@ std::string Error::describe() const {
   }
   out += message;
   if (out.empty()) out = to_string(kind);
+  if (kind == ErrorKind::internal && !where.empty()) out += " (at " + where + ")";
   return out;
 }
 
-Error make_error(ErrorKind kind, std::string message, std::string device) {
+std::string where_text(const std::source_location& at) {
+  std::string_view file = at.file_name();
+  if (file.starts_with(GAUNTLET_SOURCE_DIR))
+    file.remove_prefix(std::string_view(GAUNTLET_SOURCE_DIR).size());
+  // A build folder inside the repository compiles ../../core/x.cpp.
+  while (file.starts_with("../")) file.remove_prefix(3);
+  std::string out(file);
+  out.append(":").append(std::to_string(at.line()));
+  return out;
+}
+
+Error make_error(ErrorKind kind, std::string message, std::string device, std::source_location at) {
   Error e;
   e.kind = kind;
   e.message = std::move(message);
   e.device = std::move(device);
+  e.where = where_text(at);
   return e;
 }
 
 Error api_error(std::string api_call, long long code, std::string code_name, std::string device,
-                std::string message) {
+                std::string message, std::source_location at) {
   Error e;
+  e.where = where_text(at);
   e.kind = ErrorKind::api_error;
   e.api_call = std::move(api_call);
   e.result_code = code;

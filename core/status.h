@@ -1,5 +1,6 @@
 #pragma once
 // Status and Result: how errors cross module edges (no exceptions across a module edge).
+#include <source_location>
 #include <string>
 #include <utility>
 #include <variant>
@@ -29,7 +30,9 @@ struct Error {
   long long result_code = 0;
   std::string result_name;  // e.g. "CL_OUT_OF_RESOURCES"
   std::string device;       // e.g. "opencl:0"
+  std::string where;        // the source line that made it, e.g. "harness/run.cpp:120"
 
+  // Ends with " (at <where>)" for an internal error, a defect of gauntlet to report with it.
   std::string describe() const;
 };
 
@@ -72,9 +75,13 @@ class [[nodiscard]] Result {
   std::variant<T, Error> v_;
 };
 
-Error make_error(ErrorKind kind, std::string message, std::string device = {});
+Error make_error(ErrorKind kind, std::string message, std::string device = {},
+                 std::source_location at = std::source_location::current());
 Error api_error(std::string api_call, long long code, std::string code_name, std::string device,
-                std::string message = {});
+                std::string message = {},
+                std::source_location at = std::source_location::current());
+// "core/status.cpp:12": the file as the repository names it, and the line.
+std::string where_text(const std::source_location& at);
 
 }  // namespace gauntlet::core
 

@@ -25,44 +25,6 @@ void host_reference_caps(DeviceStage& stage) {
   }
 }
 
-reports::FeatureVerdict to_report_verdict(conformance::Verdict v) {
-  switch (v) {
-    case conformance::Verdict::verified:
-      return reports::FeatureVerdict::verified;
-    case conformance::Verdict::emulated:
-      return reports::FeatureVerdict::emulated;
-    case conformance::Verdict::unsupported:
-      return reports::FeatureVerdict::unsupported;
-    case conformance::Verdict::failed:
-      return reports::FeatureVerdict::failed;
-    case conformance::Verdict::not_tested:
-      return reports::FeatureVerdict::not_tested;
-  }
-  return reports::FeatureVerdict::not_tested;
-}
-
-reports::StressResult to_report_stress(const stress::StressResult& s) {
-  reports::StressResult r;
-  r.safe_budget_bytes = s.safe_budget_bytes;
-  r.margin_bytes = s.margin_bytes;
-  r.max_single_alloc_verified_bytes = s.max_single_alloc_verified_bytes;
-  r.copy_bandwidth_gbps = s.copy_bandwidth_gbps;
-  r.host_memcpy_gbps = s.host_memcpy_gbps;
-  for (const auto& p : s.curve) {
-    reports::StressPoint point;
-    point.step = p.step;
-    point.bytes = p.bytes;
-    point.fraction = p.fraction;
-    point.verified = p.verified;
-    point.bandwidth_gbps = p.bandwidth_gbps;
-    point.status = p.status;
-    point.reason = p.reason;
-    r.curve.push_back(point);
-  }
-  r.rows = s.rows;
-  return r;
-}
-
 // f16 and int8 peaks only where conformance verified the arithmetic they use.
 stress::PeakOptions peak_options(const reports::VerifiedCaps& verified, core::Level level) {
   stress::PeakOptions options = stress::peak_options_for(level);
@@ -132,9 +94,7 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
                    " rows pass");
     }
     stage.conformance = result.rows;
-    for (const auto& [key, verdict] : result.features) {
-      stage.verified.features[key] = {to_report_verdict(verdict.verdict), verdict.rows};
-    }
+    for (const auto& [key, verdict] : result.features) stage.verified.features[key] = verdict;
     stage.verified.local_mem_verified_bytes = result.local_mem_verified_bytes;
     stage.verified.max_workgroup_verified = result.max_workgroup_verified;
     stage.verified.subgroup_size_observed = result.subgroup_size_observed;
@@ -156,7 +116,7 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
     GAUNTLET_TRY(journal.append(unit, core::Json(measured)));
     stress_stage.done("budget " + std::to_string(measured.safe_budget_bytes >> 20) + " MiB");
   }
-  stage.stress = to_report_stress(measured);
+  stage.stress = static_cast<const core::StressResult&>(measured);
 
   if (clamps) {
     stage.verified.local_mem_verified_bytes =

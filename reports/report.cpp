@@ -8,13 +8,6 @@ namespace gauntlet::reports {
 
 namespace {
 
-constexpr std::array<std::pair<FeatureVerdict, const char*>, 5> kFeatureNames{{
-    {FeatureVerdict::verified, "verified"},
-    {FeatureVerdict::emulated, "emulated"},
-    {FeatureVerdict::unsupported, "unsupported"},
-    {FeatureVerdict::failed, "failed"},
-    {FeatureVerdict::not_tested, "not_tested"},
-}};
 constexpr std::array<std::pair<ProfileVerdict, const char*>, 4> kProfileNames{{
     {ProfileVerdict::safe, "safe"},
     {ProfileVerdict::unsafe, "unsafe"},
@@ -39,25 +32,11 @@ std::optional<T> optional_from(const Json& j, const char* key) {
 
 }  // namespace
 
-const char* to_string(FeatureVerdict verdict) {
-  for (const auto& [value, name] : kFeatureNames) {
-    if (value == verdict) return name;
-  }
-  return "not_tested";
-}
-
 const char* to_string(ProfileVerdict verdict) {
   for (const auto& [value, name] : kProfileNames) {
     if (value == verdict) return name;
   }
   return "untested";
-}
-
-std::optional<FeatureVerdict> feature_verdict_from_string(const std::string& text) {
-  for (const auto& [value, name] : kFeatureNames) {
-    if (text == name) return value;
-  }
-  return std::nullopt;
 }
 
 std::optional<ProfileVerdict> profile_verdict_from_string(const std::string& text) {
@@ -205,16 +184,6 @@ void from_json(const Json& j, ModelInfo& v) {
   }
 }
 
-void to_json(Json& j, const FeatureResult& v) {
-  j = Json{{"verdict", to_string(v.verdict)}, {"rows", v.rows}};
-}
-void from_json(const Json& j, FeatureResult& v) {
-  auto verdict = feature_verdict_from_string(j.at("verdict").get<std::string>());
-  if (!verdict) bad_value(j, "unknown feature verdict");
-  v.verdict = *verdict;
-  v.rows = j.at("rows").get<std::vector<std::string>>();
-}
-
 void to_json(Json& j, const Simulation& v) {
   j = Json{{"simulated", v.simulated},
            {"preset", v.preset},
@@ -253,46 +222,6 @@ void from_json(const Json& j, VerifiedCaps& v) {
   v.local_mem_verified_bytes = j.at("local_mem_verified_bytes").get<uint64_t>();
   v.max_workgroup_verified = j.at("max_workgroup_verified").get<uint64_t>();
   v.subgroup_size_observed = j.at("subgroup_size_observed").get<uint32_t>();
-}
-
-void to_json(Json& j, const StressPoint& v) {
-  j = Json{{"step", v.step},
-           {"bytes", v.bytes},
-           {"fraction", v.fraction},
-           {"verified", v.verified},
-           {"bandwidth_gbps", v.bandwidth_gbps},
-           {"status", core::to_string(v.status)},
-           {"reason", v.reason}};
-}
-void from_json(const Json& j, StressPoint& v) {
-  v.step = j.at("step").get<int>();
-  v.bytes = j.at("bytes").get<uint64_t>();
-  v.fraction = j.at("fraction").get<double>();
-  v.verified = j.at("verified").get<bool>();
-  v.bandwidth_gbps = j.at("bandwidth_gbps").get<double>();
-  auto status = core::row_status_from_string(j.at("status").get<std::string>());
-  if (!status) bad_value(j, "unknown stress step status");
-  v.status = *status;
-  v.reason = j.at("reason").get<std::string>();
-}
-
-void to_json(Json& j, const StressResult& v) {
-  j = Json{{"safe_budget_bytes", v.safe_budget_bytes},
-           {"margin_bytes", v.margin_bytes},
-           {"max_single_alloc_verified_bytes", v.max_single_alloc_verified_bytes},
-           {"copy_bandwidth_gbps", v.copy_bandwidth_gbps},
-           {"host_memcpy_gbps", v.host_memcpy_gbps},
-           {"curve", v.curve},
-           {"rows", v.rows}};
-}
-void from_json(const Json& j, StressResult& v) {
-  v.safe_budget_bytes = j.at("safe_budget_bytes").get<uint64_t>();
-  v.margin_bytes = j.at("margin_bytes").get<uint64_t>();
-  v.max_single_alloc_verified_bytes = j.at("max_single_alloc_verified_bytes").get<uint64_t>();
-  v.copy_bandwidth_gbps = j.at("copy_bandwidth_gbps").get<double>();
-  v.host_memcpy_gbps = j.at("host_memcpy_gbps").get<double>();
-  v.curve = j.at("curve").get<std::vector<StressPoint>>();
-  v.rows = j.at("rows").get<std::vector<core::Row>>();
 }
 
 void to_json(Json& j, const KernelVariant& v) {

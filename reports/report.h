@@ -11,12 +11,19 @@
 
 #include "core/compute_peak.h"
 #include "core/device_info.h"
+#include "core/feature_verdict.h"
 #include "core/json.h"
 #include "core/outcome.h"
+#include "core/stress_result.h"
 
 namespace gauntlet::reports {
 
+using core::FeatureResult;
+using core::FeatureVerdict;
 using core::Json;
+using core::StressPoint;
+using core::StressResult;
+using core::to_string;  // FeatureVerdict's, beside ProfileVerdict's below
 
 inline constexpr const char* kSchemaVersion = "1.5";
 
@@ -57,18 +64,10 @@ struct ModelInfo {
   std::map<std::string, std::vector<TypeShare>> type_mix;
 };
 
-enum class FeatureVerdict { verified, emulated, unsupported, failed, not_tested };
 enum class ProfileVerdict { safe, unsafe, untested, derived };
 
-const char* to_string(FeatureVerdict verdict);
 const char* to_string(ProfileVerdict verdict);
-std::optional<FeatureVerdict> feature_verdict_from_string(const std::string& text);
 std::optional<ProfileVerdict> profile_verdict_from_string(const std::string& text);
-
-struct FeatureResult {
-  FeatureVerdict verdict = FeatureVerdict::not_tested;
-  std::vector<std::string> rows;  // ids of the conformance rows that decided it
-};
 
 // Limits clamped by --simulate; an absent clamp leaves the real limit.
 struct Simulation {
@@ -93,26 +92,6 @@ struct VerifiedCaps {
   uint64_t local_mem_verified_bytes = 0;
   uint64_t max_workgroup_verified = 0;
   uint32_t subgroup_size_observed = 0;  // 0 when not observed
-};
-
-struct StressPoint {
-  int step = 0;
-  uint64_t bytes = 0;
-  double fraction = 0.0;  // of the device's memory
-  bool verified = false;
-  double bandwidth_gbps = 0.0;
-  core::RowStatus status = core::RowStatus::pass;
-  std::string reason;
-};
-
-struct StressResult {
-  uint64_t safe_budget_bytes = 0;
-  uint64_t margin_bytes = 0;
-  uint64_t max_single_alloc_verified_bytes = 0;
-  double copy_bandwidth_gbps = 0.0;
-  double host_memcpy_gbps = 0.0;
-  std::vector<StressPoint> curve;
-  std::vector<core::Row> rows;
 };
 
 struct KernelVariant {
@@ -299,18 +278,12 @@ void to_json(Json& j, const TypeShare& v);
 void from_json(const Json& j, TypeShare& v);
 void to_json(Json& j, const ModelInfo& v);
 void from_json(const Json& j, ModelInfo& v);
-void to_json(Json& j, const FeatureResult& v);
-void from_json(const Json& j, FeatureResult& v);
 void to_json(Json& j, const Simulation& v);
 void from_json(const Json& j, Simulation& v);
 void to_json(Json& j, const DeviceView& v);
 void from_json(const Json& j, DeviceView& v);
 void to_json(Json& j, const VerifiedCaps& v);
 void from_json(const Json& j, VerifiedCaps& v);
-void to_json(Json& j, const StressPoint& v);
-void from_json(const Json& j, StressPoint& v);
-void to_json(Json& j, const StressResult& v);
-void from_json(const Json& j, StressResult& v);
 void to_json(Json& j, const KernelVariant& v);
 void from_json(const Json& j, KernelVariant& v);
 void to_json(Json& j, const ProfileFigures& v);

@@ -200,7 +200,7 @@ StressResult run_stress(const core::DeviceInfo& claimed, const core::Options& op
   std::string first_trouble;
   int unsafe_from = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    CurvePoint point;
+    core::StressPoint point;
     point.step = static_cast<int>(i) + 1;
     point.bytes = sizes[i];
     point.fraction = memory ? static_cast<double>(sizes[i]) / static_cast<double>(memory) : 0;
@@ -307,60 +307,28 @@ StressResult run_stress(const core::DeviceInfo& claimed, const core::Options& op
   return result;
 }
 
-void to_json(core::Json& j, const CurvePoint& p) {
-  j = {{"step", p.step},
-       {"bytes", p.bytes},
-       {"fraction", p.fraction},
-       {"verified", p.verified},
-       {"bandwidth_gbps", p.bandwidth_gbps},
-       {"status", core::to_string(p.status)},
-       {"reason", p.reason}};
-}
-
-void from_json(const core::Json& j, CurvePoint& p) {
-  p.step = j.at("step").get<int>();
-  p.bytes = j.at("bytes").get<uint64_t>();
-  p.fraction = j.value("fraction", 0.0);
-  p.verified = j.value("verified", false);
-  p.bandwidth_gbps = j.value("bandwidth_gbps", 0.0);
-  p.status = core::row_status_from_string(j.value("status", "error")).value_or(RowStatus::error);
-  p.reason = j.value("reason", "");
-}
-
 void to_json(core::Json& j, const StressResult& r) {
-  j = {{"device", r.device},
-       {"safe_budget_bytes", r.safe_budget_bytes},
-       {"margin_bytes", r.margin_bytes},
-       {"margin_rule", r.margin_rule},
-       {"bound_by", r.bound_by},
-       {"max_single_alloc_verified_bytes", r.max_single_alloc_verified_bytes},
-       {"max_single_alloc_bound_by", r.max_single_alloc_bound_by},
-       {"copy_bandwidth_gbps", r.copy_bandwidth_gbps},
-       {"read_bandwidth_gbps", r.read_bandwidth_gbps},
-       {"write_bandwidth_gbps", r.write_bandwidth_gbps},
-       {"h2d_gbps", r.h2d_gbps},
-       {"d2h_gbps", r.d2h_gbps},
-       {"host_memcpy_gbps", r.host_memcpy_gbps},
-       {"curve", r.curve},
-       {"rows", r.rows}};
+  core::to_json(j, static_cast<const core::StressResult&>(r));
+  j["device"] = r.device;
+  j["margin_rule"] = r.margin_rule;
+  j["bound_by"] = r.bound_by;
+  j["max_single_alloc_bound_by"] = r.max_single_alloc_bound_by;
+  j["read_bandwidth_gbps"] = r.read_bandwidth_gbps;
+  j["write_bandwidth_gbps"] = r.write_bandwidth_gbps;
+  j["h2d_gbps"] = r.h2d_gbps;
+  j["d2h_gbps"] = r.d2h_gbps;
 }
 
 void from_json(const core::Json& j, StressResult& r) {
+  core::from_json(j, static_cast<core::StressResult&>(r));
   r.device = j.at("device").get<std::string>();
-  r.safe_budget_bytes = j.value("safe_budget_bytes", uint64_t{0});
-  r.margin_bytes = j.value("margin_bytes", uint64_t{0});
   r.margin_rule = j.value("margin_rule", "");
   r.bound_by = j.value("bound_by", "");
-  r.max_single_alloc_verified_bytes = j.value("max_single_alloc_verified_bytes", uint64_t{0});
   r.max_single_alloc_bound_by = j.value("max_single_alloc_bound_by", "");
-  r.copy_bandwidth_gbps = j.value("copy_bandwidth_gbps", 0.0);
   r.read_bandwidth_gbps = j.value("read_bandwidth_gbps", 0.0);
   r.write_bandwidth_gbps = j.value("write_bandwidth_gbps", 0.0);
   r.h2d_gbps = j.value("h2d_gbps", 0.0);
   r.d2h_gbps = j.value("d2h_gbps", 0.0);
-  r.host_memcpy_gbps = j.value("host_memcpy_gbps", 0.0);
-  r.curve = j.value("curve", std::vector<CurvePoint>{});
-  r.rows = j.value("rows", std::vector<Row>{});
 }
 
 }  // namespace gauntlet::stress

@@ -11,6 +11,7 @@
 #include "core/json.h"
 #include "core/options.h"
 #include "core/outcome.h"
+#include "core/stress_result.h"
 
 namespace gauntlet::stress {
 
@@ -22,31 +23,16 @@ struct StressOptions {
   std::function<void(const std::string&)> progress;  // one line per step, e.g. for stderr
 };
 
-struct CurvePoint {
-  int step = 0;  // 1-based, in the order the steps ran
-  uint64_t bytes = 0;
-  double fraction = 0;  // of the device's claimed memory
-  bool verified = false;
-  double bandwidth_gbps = 0;  // device copy bandwidth at this occupancy
-  core::RowStatus status = core::RowStatus::skipped;
-  std::string reason;
-};
-
-struct StressResult {
+// What the report keeps (core::StressResult), with how it was found.
+struct StressResult : core::StressResult {
   std::string device;
-  uint64_t safe_budget_bytes = 0;
-  uint64_t margin_bytes = 0;
   std::string margin_rule;
   // Which limit bound the budget: "host available memory", "cgroup memory.max (<its folder>)",
   // "RLIMIT_AS", "device global memory", "level cap", "max_fraction", "cap_bytes", "failed step",
   // ...
   std::string bound_by;
-  uint64_t max_single_alloc_verified_bytes = 0;
   std::string max_single_alloc_bound_by;  // e.g. "max_mem_alloc_size", "maxStorageBufferRange"
-  double copy_bandwidth_gbps = 0, read_bandwidth_gbps = 0, write_bandwidth_gbps = 0, h2d_gbps = 0,
-         d2h_gbps = 0, host_memcpy_gbps = 0;
-  std::vector<CurvePoint> curve;
-  std::vector<core::Row> rows;
+  double read_bandwidth_gbps = 0, write_bandwidth_gbps = 0, h2d_gbps = 0, d2h_gbps = 0;
 };
 
 // Runs the whole stress on one device: allocation search, pattern suite, occupancy steps. Every
@@ -54,8 +40,6 @@ struct StressResult {
 StressResult run_stress(const core::DeviceInfo& claimed, const core::Options& options,
                         const StressOptions& stress);
 
-void to_json(core::Json& j, const CurvePoint& p);
-void from_json(const core::Json& j, CurvePoint& p);
 void to_json(core::Json& j, const StressResult& r);
 void from_json(const core::Json& j, StressResult& r);
 

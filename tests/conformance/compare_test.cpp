@@ -113,7 +113,7 @@ TEST(Verdicts, JsonRoundTrip) {
   ConformanceResult r;
   r.device = "vulkan:0";
   r.rows.push_back(core::make_row("conform.f32.add", "vulkan:0", core::RowStatus::pass));
-  r.features["f16"] = {Verdict::emulated, {"conform.f16.emulated.add"}, "not native"};
+  r.features["f16"] = {{Verdict::emulated, {"conform.f16.emulated.add"}}, "not native"};
   r.local_mem_verified_bytes = 32768;
   r.max_workgroup_verified = 1024;
   r.subgroup_size_observed = 8;
@@ -125,7 +125,38 @@ TEST(Verdicts, JsonRoundTrip) {
   EXPECT_EQ(back.features.at("f16").rows.front(), "conform.f16.emulated.add");
   EXPECT_EQ(back.local_mem_verified_bytes, 32768u);
   EXPECT_EQ(back.subgroup_size_observed, 8u);
-  EXPECT_FALSE(verdict_from_string("maybe").is_ok());
+  EXPECT_EQ(back.features.at("f16").reason, "not native");
+  EXPECT_FALSE(core::feature_verdict_from_string("maybe").has_value());
+  // Journals written before the verdict moved to core spelt it with a space.
+  EXPECT_EQ(core::feature_verdict_from_string("not tested"), Verdict::not_tested);
+  EXPECT_STREQ(core::to_string(Verdict::not_tested), "not_tested");
+}
+
+TEST(ErrorBounds, DeclaredOnceCheckedAndPrinted) {
+  const ErrorBound add = find_case("conform.f32.add")->bound;
+  EXPECT_EQ(add.describe(), "0 ulp");
+  EXPECT_TRUE(add.allows(true, 0));
+  EXPECT_FALSE(add.allows(false, 1));
+  EXPECT_EQ(add.exceeded(3), "ulp 3 > 0");
+  EXPECT_EQ(find_case("conform.f32.fma")->bound.describe(),
+            "0 ulp; on Vulkan fused or unfused (mul, add)");
+
+  const ErrorBound storage = find_case("conform.f16.emulated.storage")->bound;
+  EXPECT_EQ(storage.kind, ErrorBound::Kind::exact);
+  // Bits that differ fail a bit-exact bound even 0 ulp apart (+0 and -0).
+  EXPECT_FALSE(storage.allows(false, 0));
+  EXPECT_EQ(storage.exceeded(0), "bit-exact");
+
+  const ErrorBound reduce = find_case("conform.f16.emulated.reduce")->bound;
+  EXPECT_EQ(reduce.kind, ErrorBound::Kind::nmse);
+  EXPECT_DOUBLE_EQ(reduce.limit, 1e-6);
+  EXPECT_EQ(reduce.describe(), "nmse <= 1e-06");
+  EXPECT_TRUE(reduce.allows_nmse(1e-7));
+  EXPECT_FALSE(reduce.allows_nmse(2.5e-5));
+  EXPECT_FALSE(reduce.allows_nmse(std::nan("")));
+  EXPECT_EQ(reduce.exceeded(2.5e-5), "nmse 2.5e-05 > 1e-06");
+  EXPECT_DOUBLE_EQ(find_case("conform.f32.reduce")->bound.limit, 1e-10);
+  EXPECT_EQ(find_case("conform.local.limit")->bound.kind, ErrorBound::Kind::none);
 }
 
 }  // namespace
