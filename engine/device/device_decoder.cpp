@@ -158,7 +158,7 @@ core::Status DeviceDecoder::project(const Weight& w, uint32_t n_in, uint32_t n_o
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
   if (tokens() == 1) {
     return ops_.matvec(*w.buffer, w.type, matvec_, n_in, n_out, *act_, off(x_off), off(out_off),
-                       kMatvecRows, accumulate);
+                       matvec_rows(device_.info()), accumulate);
   }
   return ops_.matmul(*w.buffer, w.type, matmul_, n_in, n_out, *act_, off(x_off), off(out_off),
                      stride(), tokens(), kMatmulRows, accumulate);
@@ -283,7 +283,7 @@ core::Status DeviceDecoder::project_experts(const Weight& stack, uint32_t n_in, 
   p.x_slot = x_slot;
   p.out_slot = out_slot;
   return ops_.matvec_experts(*stack.buffer, stack.type, matvec_, n_in, n_out, s.n_expert, *act_, p,
-                             tokens(), kMatvecRows);
+                             tokens(), matvec_rows(device_.info()));
 }
 
 core::Status DeviceDecoder::experts(const Layer& L) {
@@ -436,7 +436,7 @@ core::Status DeviceDecoder::logits(std::vector<float>& out) {
       GAUNTLET_TRY(ops_.rmsnorm(*act_, *output_norm_.buffer, matvec_.workgroup,
                                 {s.n_embd, off(at + a.x), off(at + a.xb), s.rms_eps}));
       GAUNTLET_TRY(ops_.matvec(*output_.buffer, output_.type, matvec_, s.n_embd, s.n_vocab, *act_,
-                               off(at + a.xb), off(at + a.logits), kMatvecRows));
+                               off(at + a.xb), off(at + a.logits), matvec_rows(device_.info())));
     }
   }
   if (s.final_softcap > 0) {

@@ -36,7 +36,7 @@ typedef struct {
 
 // Where the tile's token t reads its input (slot = x_slot) or writes its output (out_slot), less
 // x_off / out_off.
-inline uint token_base(const __global float* act, MatmulParams p, uint first, uint t, uint slot) {
+GAUNTLET_INLINE uint token_base(const __global float* act, MatmulParams p, uint first, uint t, uint slot) {
 #if EXPERTS
   const uint pick = (uint)act[GROUP_AT(1 + first + t)];
   return pick / p.k * p.stride + pick % p.k * slot;
@@ -50,7 +50,7 @@ inline uint token_base(const __global float* act, MatmulParams p, uint first, ui
 #define CHUNKS (BLOCK_ELEMS < 16 ? 1 : BLOCK_ELEMS / 16)
 
 // Four partial sums of 16 weights times 16 activations.
-inline float4 dot16(float16 w, const __local float* x) {
+GAUNTLET_INLINE float4 dot16(float16 w, const __local float* x) {
   const float16 v = vload16(0, x);
   return w.s0123 * v.s0123 + w.s4567 * v.s4567 + w.s89ab * v.s89ab + w.scdef * v.scdef;
 }

@@ -47,7 +47,7 @@ typedef struct {
 
 // The dot product of one row's elements [base, base + len) with the tile, as 16 lanes. One
 // work-item walks its row from start to end: CPU drivers read it as one sequential stream.
-inline float16 row_dot(const __global uchar* row, uint base, uint len, const __local TILE_T* tile) {
+GAUNTLET_INLINE float16 row_dot(const __global uchar* row, uint base, uint len, const __local TILE_T* tile) {
   float16 acc = (float16)(0.0f);
 #if BLOCK_ELEMS == 1
   // Float types: 16 elements at a time, then the tail one by one.
@@ -69,7 +69,7 @@ inline float16 row_dot(const __global uchar* row, uint base, uint len, const __l
   return acc;
 }
 
-inline float sum16(float16 v) {
+GAUNTLET_INLINE float sum16(float16 v) {
   const float8 a = v.lo + v.hi;
   const float4 b = a.lo + a.hi;
   const float2 c = b.lo + b.hi;

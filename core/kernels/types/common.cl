@@ -1,14 +1,18 @@
 // Helpers shared by the OpenCL C block decoders (core/kernels/types/<type>.cl): 16-bit loads and
 // the f16 and bf16 widenings. Everything here is integer arithmetic, exact for every input
 // (subnormals, infinities, NaNs with their payloads); PoCL's vload_half is slow.
+// Helpers are forced inline: PoCL's compiler left k_sub_scale a call inside the unrolled block loop
+// of the matvec, which then spilled and recomputed each block's scales per 16 elements (a 117 MB
+// Q4_K_M decode: matvec 18.6 -> 10.7 ms a token once inlined).
+#define GAUNTLET_INLINE __attribute__((always_inline)) inline
 // OpenCL C 1.2. Blocks are at least 2-byte aligned, so 16-bit loads are plain loads; anything
 // wider goes through vloadN of bytes or two 16-bit loads.
 
 // Little-endian u16 at p (p even).
-inline uint load_u16(const __global uchar* p) { return *(const __global ushort*)p; }
+GAUNTLET_INLINE uint load_u16(const __global uchar* p) { return *(const __global ushort*)p; }
 
 // Little-endian u32 at p (p even, not necessarily a multiple of 4).
-inline uint load_u32(const __global uchar* p) {
+GAUNTLET_INLINE uint load_u32(const __global uchar* p) {
   const __global ushort* h = (const __global ushort*)p;
   return (uint)h[0] | ((uint)h[1] << 16);
 }
@@ -17,7 +21,7 @@ inline uint load_u32(const __global uchar* p) {
 // subnormals m * 2^-24 are normalised by the leading bit's position; inf and NaN keep their
 // mantissa bits (shifted into place), as core::f16_to_f32 does.
 #define GAUNTLET_F16_TO_F32(NAME, UT, IT, FT)                                              \
-  inline FT NAME(UT h) {                                                                   \
+  GAUNTLET_INLINE FT NAME(UT h) {                                                          \
     const UT em = h & (UT)0x7fffu;                                                         \
     const UT normal = (em << 13) + (UT)0x38000000u;                                        \
     const UT special = (em << 13) | (UT)0x7f800000u;                                       \
@@ -34,16 +38,16 @@ GAUNTLET_F16_TO_F32(f16_to_f32x16, uint16, int16, float16)
 #undef GAUNTLET_F16_TO_F32
 
 // bf16 bits (the low 16 bits of b) to f32: the top half of the f32.
-inline float bf16_to_f32(uint b) { return as_float(b << 16); }
-inline float16 bf16_to_f32x16(uint16 b) { return as_float16(b << 16); }
+GAUNTLET_INLINE float bf16_to_f32(uint b) { return as_float(b << 16); }
+GAUNTLET_INLINE float16 bf16_to_f32x16(uint16 b) { return as_float16(b << 16); }
 
 // The f16 at p (p even).
-inline float load_f16(const __global uchar* p) { return f16_to_f32(load_u16(p)); }
+GAUNTLET_INLINE float load_f16(const __global uchar* p) { return f16_to_f32(load_u16(p)); }
 
 // The 6-bit scale and min of sub-block j (0..7) from the 12 scale bytes of a q4_K or q5_K block,
 // as ggml's get_scale_min_k4: sub-blocks 0..3 are the low 6 bits of bytes j and j + 4; 4..7 take
 // their low 4 bits from byte j + 4 and their top 2 bits from the top of bytes j - 4 and j.
-inline uint2 k_scale_min(const __global uchar* scales, uint j) {
+GAUNTLET_INLINE uint2 k_scale_min(const __global uchar* scales, uint j) {
   if (j < 4) return (uint2)(scales[j] & 63u, scales[j + 4] & 63u);
   const uint b = scales[j + 4];
   return (uint2)((b & 0x0fu) | ((uint)(scales[j - 4] >> 6) << 4),
@@ -52,7 +56,7 @@ inline uint2 k_scale_min(const __global uchar* scales, uint j) {
 
 // Sub-block j's step d * sc and offset dmin * m in a q4_K / q5_K block that starts at blk
 // ({f16 d, f16 dmin, scales[12], ...}): its elements are step * q - offset.
-inline float2 k_sub_scale(const __global uchar* blk, uint j) {
+GAUNTLET_INLINE float2 k_sub_scale(const __global uchar* blk, uint j) {
   const uint2 sm = k_scale_min(blk + 4, j);
   return (float2)(load_f16(blk) * (float)sm.x, load_f16(blk + 2) * (float)sm.y);
 }

@@ -4,10 +4,10 @@
 #define BLOCK_BYTES 2
 
 // The 16 elements [16c, 16c + 16) from blk.
-inline float16 decode16(const __global uchar* blk, uint c) {
+GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
   return f16_to_f32x16(convert_uint16(vload16(c, (const __global ushort*)blk)));
 }
 
-inline float value_at(const __global uchar* blk, uint j) {
+GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {
   return f16_to_f32(((const __global ushort*)blk)[j]);
 }

@@ -3,10 +3,10 @@
 #define BLOCK_BYTES 4
 
 // The 16 elements [16c, 16c + 16) from blk (blk 4-byte aligned).
-inline float16 decode16(const __global uchar* blk, uint c) {
+GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
   return vload16(c, (const __global float*)blk);
 }
 
-inline float value_at(const __global uchar* blk, uint j) {
+GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {
   return ((const __global float*)blk)[j];
 }

@@ -7,13 +7,13 @@
 #define BLOCK_BYTES 84
 
 // Sub-block c's step d * sc and offset dmin * m.
-inline float2 q2_K_scale(const __global uchar* blk, uint c) {
+GAUNTLET_INLINE float2 q2_K_scale(const __global uchar* blk, uint c) {
   const uint sm = blk[c];
   return (float2)(load_f16(blk + 80) * (float)(sm & 15u), load_f16(blk + 82) * (float)(sm >> 4));
 }
 
 // Elements [16c, 16c + 16), c in 0..15: sub-block c.
-inline float16 decode16(const __global uchar* blk, uint c) {
+GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
   const float2 dm = q2_K_scale(blk, c);
   const uchar16 q =
       (vload16(0, blk + 16 + 32 * (c >> 3) + 16 * (c & 1)) >> (uchar)(2 * ((c >> 1) & 3))) &
@@ -21,7 +21,7 @@ inline float16 decode16(const __global uchar* blk, uint c) {
   return dm.x * convert_float16(q) - dm.y;
 }
 
-inline float value_at(const __global uchar* blk, uint j) {
+GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {
   const float2 dm = q2_K_scale(blk, j >> 4);
   const uint q = (blk[16 + 32 * (j >> 7) + (j & 31)] >> (2 * ((j >> 5) & 3))) & 3u;
   return dm.x * (float)q - dm.y;

@@ -8,7 +8,7 @@
 #define BLOCK_BYTES 110
 
 // Sub-block j's step d * (sc - 32).
-inline float q3_K_step(const __global uchar* blk, uint j) {
+GAUNTLET_INLINE float q3_K_step(const __global uchar* blk, uint j) {
   const __global uchar* sc = blk + 96;
   const uint low = j < 8 ? sc[j] & 15u : (uint)sc[j - 8] >> 4;
   const uint high = (sc[8 + (j & 3)] >> (2 * (j >> 2))) & 3u;
@@ -16,7 +16,7 @@ inline float q3_K_step(const __global uchar* blk, uint j) {
 }
 
 // Elements [16c, 16c + 16), c in 0..15: sub-block c.
-inline float16 decode16(const __global uchar* blk, uint c) {
+GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
   const uchar16 lo =
       (vload16(0, blk + 32 + 32 * (c >> 3) + 16 * (c & 1)) >> (uchar)(2 * ((c >> 1) & 3))) &
       (uchar)3;
@@ -24,7 +24,7 @@ inline float16 decode16(const __global uchar* blk, uint c) {
   return q3_K_step(blk, c) * convert_float16(convert_int16(lo | hi) - 4);
 }
 
-inline float value_at(const __global uchar* blk, uint j) {
+GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {
   const uint lo = (blk[32 + 32 * (j >> 7) + (j & 31)] >> (2 * ((j >> 5) & 3))) & 3u;
   const uint hi = (blk[j & 31] >> (j >> 5)) & 1u;
   return q3_K_step(blk, j >> 4) * (float)((int)(lo | (hi << 2)) - 4);

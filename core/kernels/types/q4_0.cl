@@ -4,13 +4,13 @@
 #define BLOCK_BYTES 18
 
 // Elements [16c, 16c + 16), c in {0, 1}: the low nibbles (c = 0) or the high ones (c = 1).
-inline float16 decode16(const __global uchar* blk, uint c) {
+GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
   const float d = load_f16(blk);
   const uchar16 q = (vload16(0, blk + 2) >> (uchar)(4 * c)) & (uchar)0x0f;
   return convert_float16(convert_int16(q) - 8) * d;
 }
 
-inline float value_at(const __global uchar* blk, uint j) {
+GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {
   const int q = (blk[2 + (j & 15)] >> (4 * (j >> 4))) & 0x0f;
   return (float)(q - 8) * load_f16(blk);
 }

@@ -5,14 +5,14 @@
 #define BLOCK_BYTES 20
 
 // Elements [16c, 16c + 16), c in {0, 1}: the low nibbles (c = 0) or the high ones (c = 1).
-inline float16 decode16(const __global uchar* blk, uint c) {
+GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
   const float d = load_f16(blk);
   const float m = load_f16(blk + 2);
   const uchar16 q = (vload16(0, blk + 4) >> (uchar)(4 * c)) & (uchar)0x0f;
   return convert_float16(q) * d + m;
 }
 
-inline float value_at(const __global uchar* blk, uint j) {
+GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {
   const uint q = (blk[4 + (j & 15)] >> (4 * (j >> 4))) & 0x0f;
   return (float)q * load_f16(blk) + load_f16(blk + 2);
 }

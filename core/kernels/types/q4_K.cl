@@ -7,7 +7,7 @@
 #define BLOCK_BYTES 144
 
 // Elements [16c, 16c + 16), c in 0..15: sub-block c / 2.
-inline float16 decode16(const __global uchar* blk, uint c) {
+GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
   const uint sub = c >> 1;
   const float2 dm = k_sub_scale(blk, sub);
   const uchar16 q =
@@ -15,7 +15,7 @@ inline float16 decode16(const __global uchar* blk, uint c) {
   return dm.x * convert_float16(q) - dm.y;
 }
 
-inline float value_at(const __global uchar* blk, uint j) {
+GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {
   const uint sub = j >> 5;
   const float2 dm = k_sub_scale(blk, sub);
   const uint q = (blk[16 + 32 * (j >> 6) + (j & 31)] >> (4 * (sub & 1))) & 15u;

@@ -6,7 +6,7 @@
 
 // Elements [16c, 16c + 16), c in {0, 1}: low nibbles and qh bits 0..15 (c = 0), or high nibbles
 // and qh bits 16..31 (c = 1).
-inline float16 decode16(const __global uchar* blk, uint c) {
+GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
   const float d = load_f16(blk);
   const uint qh = load_u32(blk + 2) >> (16 * c);
   const uint16 hi = (((uint16)(qh) >> (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)) &
@@ -16,7 +16,7 @@ inline float16 decode16(const __global uchar* blk, uint c) {
   return convert_float16(convert_int16(lo | hi) - 16) * d;
 }
 
-inline float value_at(const __global uchar* blk, uint j) {
+GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {
   const uint lo = (blk[6 + (j & 15)] >> (4 * (j >> 4))) & 0x0f;
   const uint hi = ((load_u32(blk + 2) >> j) & 1u) << 4;
   return (float)((int)(lo | hi) - 16) * load_f16(blk);

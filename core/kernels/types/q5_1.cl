@@ -6,7 +6,7 @@
 
 // Elements [16c, 16c + 16), c in {0, 1}: low nibbles and qh bits 0..15 (c = 0), or high nibbles
 // and qh bits 16..31 (c = 1).
-inline float16 decode16(const __global uchar* blk, uint c) {
+GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
   const float d = load_f16(blk);
   const float m = load_f16(blk + 2);
   const uint qh = load_u32(blk + 4) >> (16 * c);
@@ -17,7 +17,7 @@ inline float16 decode16(const __global uchar* blk, uint c) {
   return convert_float16(lo | hi) * d + m;
 }
 
-inline float value_at(const __global uchar* blk, uint j) {
+GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {
   const uint lo = (blk[8 + (j & 15)] >> (4 * (j >> 4))) & 0x0f;
   const uint hi = ((load_u32(blk + 4) >> j) & 1u) << 4;
   return (float)(lo | hi) * load_f16(blk) + load_f16(blk + 2);

@@ -7,7 +7,7 @@
 #define BLOCK_BYTES 210
 
 // Elements [16c, 16c + 16), c in 0..15: scale c.
-inline float16 decode16(const __global uchar* blk, uint c) {
+GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
   const uint h = c >> 3, k = (c >> 1) & 3, l = 16 * (c & 1);
   const uchar16 lo = (vload16(0, blk + 64 * h + 32 * (k & 1) + l) >> (uchar)(4 * (k >> 1))) &
                      (uchar)15;
@@ -17,7 +17,7 @@ inline float16 decode16(const __global uchar* blk, uint c) {
   return ds * convert_float16(convert_int16(lo | hi) - 32);
 }
 
-inline float value_at(const __global uchar* blk, uint j) {
+GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {
   const uint h = j >> 7, k = (j >> 5) & 3, l = j & 31;
   const uint lo = (blk[64 * h + 32 * (k & 1) + l] >> (4 * (k >> 1))) & 15u;
   const uint hi = (blk[128 + 32 * h + l] >> (2 * k)) & 3u;

@@ -4,10 +4,10 @@
 #define BLOCK_BYTES 34
 
 // Elements [16c, 16c + 16), c in {0, 1}.
-inline float16 decode16(const __global uchar* blk, uint c) {
+GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
   return convert_float16(vload16(0, (const __global char*)(blk + 2 + 16 * c))) * load_f16(blk);
 }
 
-inline float value_at(const __global uchar* blk, uint j) {
+GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {
   return (float)((const __global char*)(blk + 2))[j] * load_f16(blk);
 }
