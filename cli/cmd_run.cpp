@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/data_files.h"
+#include "cli/kv_cache_flags.h"
 #include "cli/placement_flags.h"
 #include "harness/run.h"
 #include "reports/render.h"
@@ -67,6 +68,7 @@ struct RunFlags {
   int n_gpu_layers = -1;
   std::vector<double> tensor_split;
   ExpertFlags experts;
+  KvCacheFlags kv_cache;
 };
 
 }  // namespace
@@ -107,6 +109,7 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                    "OpenCL/Vulkan devices by these shares, e.g. 1,1")
       ->delimiter(',');
   add_expert_flags(*command, flags->experts);
+  add_kv_cache_flags(*command, flags->kv_cache);
   command->add_flag("--resume", flags->resume,
                     "continue an interrupted run from the journal beside --out");
   command->add_flag("--quiet", flags->quiet,
@@ -129,6 +132,13 @@ void add_run_command(CLI::App& app, CommandContext& context) {
     config.n_cpu_moe = flags->experts.expert_layers();
     config.override_tensors = flags->experts.override_tensors;
     config.resume = flags->resume;
+    auto cache = fit_cache(flags->kv_cache);
+    if (!cache) {
+      std::cerr << "gauntlet run: " << cache.error().message << "\n";
+      context.exit_code = kExitUsage;
+      return;
+    }
+    config.fit_cache = *cache;
     auto printer = std::make_shared<ProgressPrinter>();
     if (!flags->quiet) {
       config.progress = [printer](harness::ProgressKind kind, const std::string& line) {

@@ -32,10 +32,10 @@ void add_expert_flags(CLI::App& command, ExpertFlags& flags) {
 }
 
 void spell_llama_flags(std::vector<std::string>& args) {
-  static const std::pair<const char*, const char*> kSpellings[] = {{"-ngl", "--n-gpu-layers"},
-                                                                   {"-ts", "--tensor-split"},
-                                                                   {"-ub", "--ubatch-size"},
-                                                                   {"-ot", "--override-tensor"}};
+  static const std::pair<const char*, const char*> kSpellings[] = {
+      {"-ngl", "--n-gpu-layers"},   {"-ts", "--tensor-split"},  {"-ub", "--ubatch-size"},
+      {"-ot", "--override-tensor"}, {"-ctk", "--cache-type-k"}, {"-ctv", "--cache-type-v"},
+      {"-fa", "--flash-attn"}};
   for (auto& a : args) {
     for (const auto& [short_name, long_name] : kSpellings) {
       if (a == short_name) a = long_name;

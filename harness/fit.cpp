@@ -31,22 +31,35 @@ struct Deployment {
 // With `expert_layers` > 0, the routed experts of the first expert_layers layers in host memory.
 Deployment deploy(const engine::model::ModelShape& shape,
                   std::span<const engine::model::TensorDesc> tensors, uint32_t slots,
-                  uint32_t context, uint32_t expert_layers = 0) {
+                  uint32_t context, const FitCache& cache, uint32_t expert_layers = 0) {
   auto p = placement::from_gpu_layers(shape.n_layer,
                                       {static_cast<int>(slots), {kDevice}, {}, placement::kHost});
   if (expert_layers > 0) (void)placement::experts_on_host(*p, shape, expert_layers);
-  return {placement::deployment_bytes(shape, tensors, *p,
-                                      {context, kFitMicroBatch, 1, KvPrecision::f16})};
+  placement::DeploymentOptions o;
+  o.context = context;
+  o.micro_batch = kFitMicroBatch;
+  o.cache_type_k = cache.type_k;
+  o.cache_type_v = cache.type_v;
+  o.flash_attention = cache.flash_attention;
+  return {placement::deployment_bytes(shape, tensors, *p, o)};
 }
 
 void set_answer(reports::FitAnswer& a, const engine::model::ModelShape& shape, const Deployment& d,
-                uint32_t context) {
+                uint32_t context, const FitCache& cache) {
   a.largest_context = context;
   a.planned_bytes = d.device();
   a.kv_bytes = d.bytes[0].kv_cache + d.bytes[1].kv_cache;
-  a.kv_bytes_without_window =
+  // The planner counts f16 cells; the cache's own types scale each cell's K and V rows.
+  const uint64_t f16_without_window =
       engine::planner::kv_cache_bytes_without_window(shape, context, 1, KvPrecision::f16);
+  const double cell_ratio =
+      static_cast<double>(core::row_bytes(cache.type_k, shape.n_embd_kv()) +
+                          core::row_bytes(cache.type_v, shape.n_embd_kv())) /
+      static_cast<double>(2 * core::row_bytes(core::TensorType::f16, shape.n_embd_kv()));
+  a.kv_bytes_without_window = static_cast<uint64_t>(f16_without_window * cell_ratio);
   a.kv_bytes_without_window = std::max(a.kv_bytes_without_window, a.kv_bytes);
+  a.kv_cache = cache.types();
+  a.flash_attention = cache.flash_attention;
 }
 
 // The placement part of an answer: `device_slots` of `layer_slots` on the device at `context`,
@@ -86,7 +99,7 @@ FitBudget fit_budget(const core::DeviceInfo& claimed, const DeviceFacts& facts,
 reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
                               engine::model::FileType format,
                               std::span<const engine::model::TensorDesc> tensors,
-                              const FitBudget& budget) {
+                              const FitBudget& budget, const FitCache& cache) {
   reports::FitAnswer a;
   a.weight_format = engine::model::to_string(format);
   a.weight_bytes = engine::planner::weight_bytes(tensors);
@@ -95,10 +108,10 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
   const uint32_t slots = shape.n_layer + 1;
   const uint32_t floor = std::min(kFitMinContext, shape.context);
   auto fits = [&](uint32_t layers, uint32_t context, uint32_t expert_layers = 0) {
-    return deploy(shape, tensors, layers, context, expert_layers).device() <= budget.bytes;
+    return deploy(shape, tensors, layers, context, cache, expert_layers).device() <= budget.bytes;
   };
   if (fits(slots, shape.context)) {
-    set_answer(a, shape, deploy(shape, tensors, slots, shape.context), shape.context);
+    set_answer(a, shape, deploy(shape, tensors, slots, shape.context, cache), shape.context, cache);
     a.why = "the whole trained context fits";
     return a;
   }
@@ -110,7 +123,7 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
       if (mid <= lo) break;
       (fits(slots, mid) ? lo : hi) = mid;
     }
-    set_answer(a, shape, deploy(shape, tensors, slots, lo), lo);
+    set_answer(a, shape, deploy(shape, tensors, slots, lo, cache), lo, cache);
     a.why = "the KV cache of a longer context would pass the budget";
     return a;
   }
@@ -119,10 +132,10 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
   if (shape.moe() && fits(slots, floor, shape.n_layer)) {
     uint32_t n = 1;
     while (!fits(slots, floor, n)) ++n;
-    const auto placed = deploy(shape, tensors, slots, floor, n);
-    set_answer(a, shape, placed, floor);
+    const auto placed = deploy(shape, tensors, slots, floor, cache, n);
+    set_answer(a, shape, placed, floor, cache);
     a.placement = placement_answer(placed, slots, slots, floor, n);
-    a.why = "the whole model needs " + gib(deploy(shape, tensors, slots, floor).device()) +
+    a.why = "the whole model needs " + gib(deploy(shape, tensors, slots, floor, cache).device()) +
             " at context " + std::to_string(floor) +
             ": every layer on the device, the experts of " + "the first " + std::to_string(n) +
             " in host memory (--n-cpu-moe " + std::to_string(n) + ")";
@@ -136,9 +149,9 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
       break;
     }
   }
-  const auto whole = deploy(shape, tensors, slots, floor);
+  const auto whole = deploy(shape, tensors, slots, floor, cache);
   if (best == 0) {
-    set_answer(a, shape, whole, 0);
+    set_answer(a, shape, whole, 0, cache);
     a.planned_bytes = whole.device();
     a.why =
         a.weight_bytes > budget.bytes
@@ -147,8 +160,8 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
             : "not one layer fits beside the compute buffer at context " + std::to_string(floor);
     return a;
   }
-  const auto placed = deploy(shape, tensors, best, floor);
-  set_answer(a, shape, placed, floor);
+  const auto placed = deploy(shape, tensors, best, floor, cache);
+  set_answer(a, shape, placed, floor, cache);
   a.placement = placement_answer(placed, best, slots, floor, 0);
   a.why = "the whole model needs " + gib(whole.device()) + " at context " + std::to_string(floor) +
           ": " + std::to_string(best) + " of " + std::to_string(slots) +
@@ -156,12 +169,19 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
   return a;
 }
 
-std::vector<reports::FitAnswer> fit_answers(const ModelSet& models, const FitBudget& budget) {
+std::vector<reports::FitAnswer> fit_answers(const ModelSet& models, const FitBudget& budget,
+                                            const FitCache& cache) {
   std::vector<reports::FitAnswer> out;
   for (const auto& [format, tensors] : models.mixes) {
-    out.push_back(fit_format(models.shape, format, tensors, budget));
+    out.push_back(fit_format(models.shape, format, tensors, budget, cache));
   }
   return out;
+}
+
+std::string FitCache::types() const {
+  std::string text = core::to_string(type_k);
+  if (type_v != type_k) text += std::string("/") + core::to_string(type_v);
+  return text;
 }
 
 }  // namespace gauntlet::harness

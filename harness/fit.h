@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/device_info.h"
+#include "core/tensor_type.h"
 #include "harness/profiles.h"
 #include "harness/quick_model.h"
 #include "harness/simulate.h"
@@ -29,19 +30,29 @@ FitBudget fit_budget(const core::DeviceInfo& claimed, const DeviceFacts& facts,
 
 // The answer llama.cpp's --fit logic (common/fit.cpp) would give for a deployment of this format
 // on the device, counted as llama.cpp allocates (engine/placement/deployment.h: the weights the
-// device holds, an f16 KV cache, the compute buffer at the default micro-batch of 512; the input
-// embedding and the output buffer in host memory): the whole model at the largest context that
-// fits (a multiple of 256, or the whole trained context), giving context up down to
-// kFitMinContext; below that, the most layer slots on the device at that context, the rest on
-// the host. Context 0 and the reason when not even one slot fits.
+// device holds, the KV cache (f16 unless `cache` says), the compute buffer at the default
+// micro-batch of 512; the input embedding and the output buffer in host memory): the whole model at
+// the largest context that fits (a multiple of 256, or the whole trained context), giving context
+// up down to kFitMinContext; below that, the most layer slots on the device at that context, the
+// rest on the host. Context 0 and the reason when not even one slot fits.
 inline constexpr uint32_t kFitMinContext = 4096;  // llama.cpp's --fit-ctx default
 inline constexpr uint32_t kFitMicroBatch = 512;   // llama.cpp's -ub default
+// The KV cache a deployment asks for (-ctk, -ctv, -fa): f16 without flash attention by default.
+struct FitCache {
+  core::TensorType type_k = core::TensorType::f16;
+  core::TensorType type_v = core::TensorType::f16;
+  bool flash_attention = false;
+  // "f16", "q8_0" (K and V alike) or "q8_0/q4_0".
+  std::string types() const;
+};
+
 reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
                               engine::model::FileType format,
                               std::span<const engine::model::TensorDesc> tensors,
-                              const FitBudget& budget);
+                              const FitBudget& budget, const FitCache& cache = {});
 
 // One answer per planned format of the model set.
-std::vector<reports::FitAnswer> fit_answers(const ModelSet& models, const FitBudget& budget);
+std::vector<reports::FitAnswer> fit_answers(const ModelSet& models, const FitBudget& budget,
+                                            const FitCache& cache = {});
 
 }  // namespace gauntlet::harness

@@ -251,7 +251,7 @@ core::Result<RunOutcome> run(const RunConfig& config) {
     device.stress = stage->stress;
     device.compute_peak = stage->compute_peak;
 
-    device.fit = fit_answers(*models, fit_budget(claimed, stage->facts, clamps));
+    device.fit = fit_answers(*models, fit_budget(claimed, stage->facts, clamps), config.fit_cache);
     auto candidates = plan_profiles(models->shape, models->mixes, stage->facts, device.key,
                                     options.level, placed_request(config, *selection, device.fit));
     GAUNTLET_TRY(run_profiles(claimed, *models, candidates, options, *journal, progress,

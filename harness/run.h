@@ -11,6 +11,7 @@
 
 #include "core/options.h"
 #include "harness/device_stage.h"
+#include "harness/fit.h"
 #include "reports/render.h"
 #include "reports/report.h"
 
@@ -34,6 +35,9 @@ struct RunConfig {
   // and the first N on the host (N from the fit answer, else half of the layers).
   uint32_t n_cpu_moe = 0;
   std::vector<std::string> override_tensors;
+  // The KV cache the fit answer counts (-ctk, -ctv, -fa); the engine's own profiles keep their
+  // f32 and f16 caches.
+  FitCache fit_cache;
   // Called with a line as each stage of each device starts and ends, and with details between
   // (device_stage.h's Progress).
   std::function<void(ProgressKind, const std::string&)> progress;

@@ -9,9 +9,9 @@ namespace gauntlet::reports::detail {
 std::string fit_title(const std::vector<FitAnswer>& fit) {
   if (fit.empty()) return "";
   return "fit (planned against " + format_bytes(fit.front().budget_bytes) + ", " +
-         fit.front().budget_basis +
-         "; as llama.cpp allocates: the device's weights, f16 KV cache and compute buffer at "
-         "micro-batch 512)";
+         fit.front().budget_basis + "; as llama.cpp allocates: the device's weights, " +
+         fit.front().kv_cache + " KV cache and compute buffer" +
+         (fit.front().flash_attention ? " with flash attention" : "") + " at micro-batch 512)";
 }
 
 namespace {

@@ -8,7 +8,7 @@
 
 namespace gauntlet::reports::detail {
 
-// "fit (planned against <budget>: <basis>; weights + f16 KV cache + activations)".
+// "fit (planned against <budget>, <basis>; as llama.cpp allocates: ..., <kv_cache> KV cache ...)".
 std::string fit_title(const std::vector<FitAnswer>& fit);
 // Header first: FORMAT, WEIGHTS, FITS UP TO, PLANNED, KV CACHE, WHY.
 std::vector<std::vector<std::string>> fit_rows(const std::vector<FitAnswer>& fit);

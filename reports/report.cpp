@@ -327,6 +327,8 @@ void to_json(Json& j, const FitAnswer& v) {
            {"planned_bytes", v.planned_bytes},
            {"kv_bytes", v.kv_bytes},
            {"kv_bytes_without_window", v.kv_bytes_without_window},
+           {"kv_cache", v.kv_cache},
+           {"flash_attention", v.flash_attention},
            {"why", v.why}};
   if (v.placement) {
     Json bytes = Json::object();
@@ -353,6 +355,8 @@ void from_json(const Json& j, FitAnswer& v) {
   v.planned_bytes = j.at("planned_bytes").get<uint64_t>();
   v.kv_bytes = j.at("kv_bytes").get<uint64_t>();
   v.kv_bytes_without_window = j.at("kv_bytes_without_window").get<uint64_t>();
+  v.kv_cache = j.value("kv_cache", std::string("f16"));  // both absent before -ctk/-ctv/-fa
+  v.flash_attention = j.value("flash_attention", false);
   v.why = j.at("why").get<std::string>();
   if (j.contains("placement")) {  // absent before schema 1.5
     const Json& p = j.at("placement");

@@ -193,6 +193,10 @@ struct FitAnswer {
   // position (equal for a model without a window).
   uint64_t kv_bytes = 0;
   uint64_t kv_bytes_without_window = 0;
+  // The KV cache's types as the plan counted them: "f16", "q8_0", "q8_0/q4_0" (K/V; -ctk, -ctv),
+  // and whether its compute buffer is flash attention's (-fa).
+  std::string kv_cache = "f16";
+  bool flash_attention = false;
   std::string why;
   // For a format that does not fit whole: the placement llama.cpp's --fit logic would choose
   // (context first, down to min_context; then the most layer slots on the device).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
+#include <string>
 
 namespace gauntlet::engine::placement {
 
@@ -41,11 +42,17 @@ struct GraphPeaks {
   uint64_t inputs = 0;  // what the host backend holds for a GPU: the masks and embedded tokens
 };
 
+// With flash attention (llama-graph.cpp build_attn_mha's ggml_flash_attn_ext) no score matrix is
+// kept and the masks are f16: half an element per cell; the host then holds two n_embd per
+// token beside them (measured on llama files: 3.01 and 6.01 MiB at 1024 and 4096 cells, 512
+// tokens, n_embd 512).
 GraphPeaks graph_peaks(const planner::ModelShape& s, uint64_t full_cells, uint64_t swa_cells,
-                       uint64_t tokens) {
+                       uint64_t tokens, bool flash_attention) {
   const uint64_t n_embd = s.n_embd, n_q = s.n_embd_q(), n_kv = s.n_embd_kv();
-  const uint64_t attention =
-      tokens * (full_cells * s.n_head + full_cells + swa_cells + 4 * n_embd + 2 * n_q + 2 * n_kv);
+  const uint64_t masks =
+      flash_attention ? (full_cells + swa_cells + 1) / 2 : full_cells + swa_cells;
+  const uint64_t scores = flash_attention ? 0 : full_cells * s.n_head;
+  const uint64_t attention = tokens * (scores + masks + 4 * n_embd + 2 * n_q + 2 * n_kv);
   // A mixture's feed-forward holds each token's picked experts' gate and up (and the router's
   // logits); a shared expert adds its own.
   const uint64_t ff_width = s.moe() ? uint64_t{s.n_expert_used} * s.expert_ff() +
@@ -54,10 +61,43 @@ GraphPeaks graph_peaks(const planner::ModelShape& s, uint64_t full_cells, uint64
                                     : s.n_ff;
   const uint64_t ffn = tokens * (3 * ff_width + n_embd * 11 / 2);
   return {4 * std::max(attention, ffn), 4 * tokens * (uint64_t{s.n_vocab} + 3 * n_embd),
-          4 * tokens * (full_cells + swa_cells + 3 * n_embd)};
+          4 * tokens * (masks + (flash_attention ? 2 : 3) * n_embd)};
 }
 
+// A quantized cache's Walsh-Hadamard rotations (src/llama-kv-cache.cpp attn_rot_k/attn_rot_v,
+// where the head dimension is a multiple of 64): graph inputs of f32 n x n, K's n the largest
+// power of two from 64 up that divides the head dimension (build_input_k_rot), V's 64.
+uint64_t rotation_inputs(const planner::ModelShape& s, const DeploymentOptions& o) {
+  const uint32_t head = s.head_dim();
+  if (head % 64 != 0) return 0;
+  uint64_t n_k = 64;
+  while (head % (n_k * 2) == 0) n_k *= 2;
+  const bool k = core::block_elements(o.cache_type_k) > 1,
+             v = core::block_elements(o.cache_type_v) > 1;
+  return (k ? 4 * n_k * n_k : 0) + (v ? 4 * 64 * 64 : 0);
+}
+
+constexpr core::TensorType kKvCacheTypes[] = {
+    core::TensorType::f32,  core::TensorType::f16,  core::TensorType::bf16, core::TensorType::q8_0,
+    core::TensorType::q4_0, core::TensorType::q4_1, core::TensorType::q5_0, core::TensorType::q5_1};
+
 }  // namespace
+
+std::span<const core::TensorType> kv_cache_types() { return kKvCacheTypes; }
+
+std::string known_kv_cache_types() {
+  std::string names;
+  for (auto t : kKvCacheTypes)
+    names += (names.empty() ? "" : ", ") + std::string(core::to_string(t));
+  return names;
+}
+
+std::optional<core::TensorType> parse_kv_cache_type(std::string_view name) {
+  for (auto t : kKvCacheTypes) {
+    if (name == core::to_string(t)) return t;
+  }
+  return std::nullopt;
+}
 
 uint32_t kv_cells(const planner::ModelShape& shape, uint32_t layer, const DeploymentOptions& o) {
   const uint32_t sequences = std::max(o.sequences, 1u);
@@ -109,14 +149,14 @@ std::vector<DeploymentBytes> deployment_bytes(const planner::ModelShape& s,
   if (s.tied_output && output_device != host) out[output_device].weights += output_weight;
 
   // KV cache (src/llama-kv-cache.cpp): cells x (K row + V row) per layer and sequence stream, on
-  // the layer's device.
-  const uint64_t element = planner::kv_element_bytes(o.kv);
+  // the layer's device; a row is ggml_row_size of its type (q8_0: 34 bytes per 32 values).
+  const uint64_t cell_bytes = core::row_bytes(o.cache_type_k, s.n_embd_kv()) +
+                              core::row_bytes(o.cache_type_v, s.n_embd_kv());
   uint64_t full_cells = 0, swa_cells = 0;
   for (uint32_t l = 0; l < n_layer; ++l) {
     const uint64_t cells = kv_cells(s, l, o);
     (s.sliding(l) ? swa_cells : full_cells) = cells;
-    out[p.slot_device[l]].kv_cache +=
-        cells * std::max(o.sequences, 1u) * 2ull * s.n_embd_kv() * element;
+    out[p.slot_device[l]].kv_cache += cells * std::max(o.sequences, 1u) * cell_bytes;
   }
   if (full_cells == 0) full_cells = swa_cells;
 
@@ -133,7 +173,8 @@ std::vector<DeploymentBytes> deployment_bytes(const planner::ModelShape& s,
   // logits fit a device tensor; else the host computes them). The host's buffer holds the graph
   // inputs for a GPU, and the logits it computes; with no GPU it takes the whole peak.
   const uint64_t tokens = std::min<uint64_t>(o.micro_batch, pad256(o.context));
-  const GraphPeaks peak = graph_peaks(s, full_cells, swa_cells, tokens);
+  GraphPeaks peak = graph_peaks(s, full_cells, swa_cells, tokens, o.flash_attention);
+  peak.inputs += rotation_inputs(s, o);
   const bool offload = o.micro_batch >= 32;
   uint64_t host_layer = 0;
   for (uint32_t l = 0; l < n_layer; ++l) {

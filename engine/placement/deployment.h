@@ -5,10 +5,13 @@
 // that node-llama-cpp 3.22.1 ships, tag de3ff815); the figures were checked against what that
 // llama.cpp printed for files gauntlet wrote (tests/engine/deployment_test.cpp).
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/tensor_type.h"
 #include "engine/placement/placement.h"
 #include "engine/planner/planner.h"
 
@@ -16,14 +19,26 @@ namespace gauntlet::engine::placement {
 
 struct DeploymentOptions {
   uint32_t context = 4096;
-  uint32_t micro_batch = 512;                           // llama.cpp's -ub, 512 by default
-  uint32_t sequences = 1;                               // llama.cpp's n_seq_max (-np)
-  planner::KvPrecision kv = planner::KvPrecision::f16;  // llama.cpp's default cache type
+  uint32_t micro_batch = 512;  // llama.cpp's -ub, 512 by default
+  uint32_t sequences = 1;      // llama.cpp's n_seq_max (-np)
+  // The KV cache's types (-ctk, -ctv; f16 by default, as llama.cpp's): f32, f16, bf16, q8_0,
+  // q4_0, q4_1, q5_0, q5_1 (kv_cache_types()).
+  core::TensorType cache_type_k = core::TensorType::f16;
+  core::TensorType cache_type_v = core::TensorType::f16;
   // The largest tensor the devices' kernels address (Vulkan's maxStorageBufferRange; 0: no
   // limit). An output layer whose 512-token logits pass it runs on the host: ggml's supports_op
   // refuses it, so its weight stays there and the logits are computed there.
   uint64_t device_tensor_limit = 0;
+  // -fa on: attention without the n_kv x tokens score matrix per head, its mask in f16. A
+  // quantized V cache needs it (llama_init_from_model refuses V quantized without it).
+  bool flash_attention = false;
 };
+
+// The cache types llama.cpp's -ctk/-ctv accept (common/arg.cpp kv_cache_types), less iq4_nl,
+// which gauntlet does not read yet: "f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1".
+std::span<const core::TensorType> kv_cache_types();
+std::string known_kv_cache_types();
+std::optional<core::TensorType> parse_kv_cache_type(std::string_view name);
 
 struct DeploymentBytes {
   std::string device;

@@ -127,5 +127,44 @@ TEST(CliPlacement, RunPlacesItsPlacedProfilesAsNglSays) {
   EXPECT_EQ(safe, 1);  // the quick level checks the pass of 32 tokens of Q8_0
 }
 
+// The largest context of a format that fits whole, in a run of qwen3-8b on arc-8g with `flags`.
+uint32_t q4km_context_on_arc8g(const std::string& flags) {
+  TempDir dir("placement-kv");
+  const auto out = dir / "r.json";
+  auto r =
+      run_command(gauntlet_exe() + " run --shape qwen3-8b --simulate arc-8g --device opencl:0 " +
+                  flags + " --quiet --out " + out.string() + " >/dev/null 2>&1");
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.output;
+  std::ifstream in(out);
+  const auto report = core::Json::parse(in);
+  for (const auto& answer : report["devices"][0]["fit"]) {
+    if (answer["weight_format"] == "Q4_K_M") return answer["largest_context"].get<uint32_t>();
+  }
+  ADD_FAILURE() << "no Q4_K_M fit answer";
+  return 0;
+}
+
+TEST(CliPlacement, AQ8_0CacheWithFlashAttentionFitsALongerContextThanF16) {
+  const uint32_t f16 = q4km_context_on_arc8g("");
+  const uint32_t q8 = q4km_context_on_arc8g("-ctk q8_0 -ctv q8_0");
+  EXPECT_EQ(f16, 10240u);  // 36 layers x 8 heads x 128 x 2 bytes x 2 per cell
+  EXPECT_GT(q8, 2 * f16);  // half the cell, and no score matrices in the compute buffer
+}
+
+TEST(CliPlacement, RunRefusesAnUnknownCacheTypeAndAQuantizedVWithoutFlashAttention) {
+  TempDir dir("placement-kv-bad");
+  const auto out = dir / "r.json";
+  auto r = run_command(gauntlet_exe() + " run --shape qwen3-8b -ctk q3_K --out " + out.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--cache-type-k 'q3_K' is not a KV cache type (f32, f16, bf16, q8_0"),
+            std::string::npos)
+      << r.output;
+  r = run_command(gauntlet_exe() + " run --shape qwen3-8b -ctv q8_0 -fa off --out " + out.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--cache-type-v q8_0 needs flash attention"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 }  // namespace
 }  // namespace gauntlet::testing

@@ -62,9 +62,9 @@ TEST(Deployment, PlannedBytesPerDeviceAreWithinFivePercentOfLlamaCpps) {
     const auto tensors = model::model_tensors(shape, model::FileType::q4_K_M);
     auto p = from_gpu_layers(shape.n_layer, {m.ngl, {"vulkan:0"}, {}, kHost});
     ASSERT_TRUE(p.is_ok());
-    const auto bytes = deployment_bytes(
-        shape, tensors, *p,
-        {m.context, m.micro_batch, 1, planner::KvPrecision::f16, kLlvmpipeTensorLimit});
+    const auto bytes = deployment_bytes(shape, tensors, *p,
+                                        {m.context, m.micro_batch, 1, core::TensorType::f16,
+                                         core::TensorType::f16, kLlvmpipeTensorLimit});
     ASSERT_EQ(bytes.size(), 2u);
     const double device = bytes[0].total() / 1048576.0, host = bytes[1].total() / 1048576.0;
     SCOPED_TRACE(std::string(m.model) + " -ngl " + std::to_string(m.ngl) + " -c " +
@@ -78,6 +78,46 @@ TEST(Deployment, PlannedBytesPerDeviceAreWithinFivePercentOfLlamaCpps) {
     EXPECT_GE(host, m.host_mib * 0.999);
     EXPECT_LE(host, m.host_mib * 1.05);
   }
+}
+
+// With flash attention (-fa on) and a quantized cache (-ctk, -ctv), llama.cpp's log lines for
+// llama-s as above: KV rows of ggml_row_size (q8_0: 34 bytes per 32 values), and a compute buffer
+// without the score matrices (143.01 MiB at 4096 cells without flash attention, 66.50 with).
+struct MeasuredCache {
+  int ngl;
+  uint32_t micro_batch;
+  core::TensorType type;  // K and V
+  double device_mib, host_mib;
+};
+const MeasuredCache kMeasuredCache[] = {
+    {13, 512, core::TensorType::f16, 102.94 + 48.00 + 66.50, 17.58 + 0.12 + 8.01},
+    {13, 512, core::TensorType::q8_0, 102.94 + 25.50 + 66.50, 17.58 + 0.12 + 8.04},
+    {13, 512, core::TensorType::q4_0, 102.94 + 13.50 + 66.50, 17.58 + 0.12 + 8.04},
+    {7, 512, core::TensorType::q8_0, 65.06 + 12.75 + 64.50, 55.45 + 12.75 + 0.12 + 8.04},
+    {13, 32, core::TensorType::q8_0, 102.94 + 25.50 + 4.16, 17.58 + 0.12 + 0.53},
+};
+
+TEST(Deployment, FlashAttentionAndQuantizedCachesAreWithinFivePercentOfLlamaCpps) {
+  const auto shape = shape_of("llama-s");
+  const auto tensors = model::model_tensors(shape, model::FileType::q4_K_M);
+  for (const auto& m : kMeasuredCache) {
+    auto p = from_gpu_layers(shape.n_layer, {m.ngl, {"vulkan:0"}, {}, kHost});
+    ASSERT_TRUE(p.is_ok());
+    DeploymentOptions o{4096, m.micro_batch, 1, m.type, m.type, kLlvmpipeTensorLimit, true};
+    const auto bytes = deployment_bytes(shape, tensors, *p, o);
+    const double device = bytes[0].total() / 1048576.0, host = bytes[1].total() / 1048576.0;
+    SCOPED_TRACE(std::string(core::to_string(m.type)) + " -ngl " + std::to_string(m.ngl) + " -ub " +
+                 std::to_string(m.micro_batch) + ": planned device " + std::to_string(device) +
+                 " host " + std::to_string(host));
+    EXPECT_GE(device, m.device_mib * 0.999);
+    EXPECT_LE(device, m.device_mib * 1.05);
+    EXPECT_GE(host, m.host_mib * 0.999);
+    EXPECT_LE(host, m.host_mib * 1.05);
+  }
+  // KV bytes exactly: 12 layers x 4096 cells x 256 values x (34/32 bytes) x 2.
+  DeploymentOptions q8{4096, 512, 1, core::TensorType::q8_0, core::TensorType::q8_0};
+  auto whole = from_gpu_layers(shape.n_layer, {13, {"vulkan:0"}, {}, kHost});
+  EXPECT_EQ(deployment_bytes(shape, tensors, *whole, q8)[0].kv_cache, 12ull * 4096 * 272 * 2);
 }
 
 TEST(Deployment, SlidingLayersKeepTheWindowAndTheMicroBatchPaddedTo256Cells) {
