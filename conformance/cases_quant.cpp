@@ -147,6 +147,8 @@ std::vector<size_t> scale_fields(core::TensorType type) {
     case core::TensorType::q4_0:
     case core::TensorType::q5_0:
     case core::TensorType::q8_0:
+    case core::TensorType::iq4_nl:
+    case core::TensorType::iq4_xs:
       return {0};
     case core::TensorType::q4_1:
     case core::TensorType::q5_1:
@@ -159,6 +161,8 @@ std::vector<size_t> scale_fields(core::TensorType type) {
       return {108};
     case core::TensorType::q6_K:
       return {208};
+    // mxfp4's scale is a byte (E8M0): the fills set it (0: 2^-128, subnormal; 0xff: 2^127, whose
+    // largest codes overflow to infinity; random: any).
     default:
       return {};
   }
