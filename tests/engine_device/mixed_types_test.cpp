@@ -63,8 +63,10 @@ TEST_F(EngineMixedTypes, FileMixingQ4KIq4XsAndMxfp4GivesTheReference) {
   const auto overrides = mixed_overrides();
   auto file = synthetic_file(shape, FileType::q4_K_M, 5, overrides);
   ASSERT_NE(file, nullptr);
-  const std::set<TensorType> want = {TensorType::f32,    TensorType::q4_K,   TensorType::q6_K,
-                                     TensorType::iq4_nl, TensorType::iq4_xs, TensorType::mxfp4};
+  // q8_0: attn_k and attn_v under llama.cpp's 8-expert rule.
+  const std::set<TensorType> want = {TensorType::f32,  TensorType::q8_0,   TensorType::q4_K,
+                                     TensorType::q6_K, TensorType::iq4_nl, TensorType::iq4_xs,
+                                     TensorType::mxfp4};
   EXPECT_EQ(types_in(*file), want);
   expect_decode(*file, shape, FileType::q4_K_M);
   for (uint32_t micro_batch : {32u}) {
