@@ -238,14 +238,17 @@ TEST(TensorTypesDecode, Q6_K) {
 
 // --- encoding -----------------------------------------------------------------------------------
 
-const TensorType kNewTypes[] = {TensorType::q4_1, TensorType::q5_0, TensorType::q5_1,
-                                TensorType::q2_K, TensorType::q3_K, TensorType::q4_K,
-                                TensorType::q5_K, TensorType::q6_K};
+const TensorType kNewTypes[] = {TensorType::q4_1,   TensorType::q5_0, TensorType::q5_1,
+                                TensorType::q2_K,   TensorType::q3_K, TensorType::q4_K,
+                                TensorType::q5_K,   TensorType::q6_K, TensorType::iq4_nl,
+                                TensorType::iq4_xs, TensorType::mxfp4};
 
 // RMS error of 4096 uniform values in [-1, 1), seed 42, as measured (f16 scales included):
 // q4_1 0.03582, q5_0 0.01819, q5_1 0.01714, q2_K 0.13611, q3_K 0.07272, q4_K 0.03198, q5_K
-// 0.01603, q6_K 0.00784, each near its step / sqrt(12). The bounds leave 10% headroom; a swapped
-// nibble or misplaced high bit in the encoder gives errors of several tenths.
+// 0.01603, q6_K 0.00784, each near its step / sqrt(12); iq4_nl 0.03731, iq4_xs 0.03763, mxfp4
+// 0.08432 (a power-of-two scale, and E2M1's top levels 4, 6, 8, 12 are coarse). The bounds leave
+// 10% headroom; a swapped nibble or misplaced high bit in the encoder gives errors of several
+// tenths.
 double rms_bound(TensorType type) {
   switch (type) {
     case TensorType::q4_1:
@@ -264,6 +267,12 @@ double rms_bound(TensorType type) {
       return 0.0176;
     case TensorType::q6_K:
       return 0.0086;
+    case TensorType::iq4_nl:
+      return 0.0410;
+    case TensorType::iq4_xs:
+      return 0.0414;
+    case TensorType::mxfp4:
+      return 0.0928;
     default:
       return 0;
   }
