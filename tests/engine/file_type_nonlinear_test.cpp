@@ -5,6 +5,7 @@
 
 #include "engine/model/file_type.h"
 #include "engine/model/shape.h"
+#include "engine/planner/planner.h"
 
 namespace gauntlet::engine {
 namespace {
@@ -111,6 +112,27 @@ TEST(NonlinearFileTypes, Mxfp4MoePutsMxfp4OnlyOnExpertStacks) {
   for (const auto& d : model::model_tensors(dense, FileType::mxfp4_moe)) {
     EXPECT_TRUE(d.type == TensorType::q8_0 || d.type == TensorType::f32) << d.name;
   }
+}
+
+// The planner's bytes: an mxfp4 expert stack {256, 256, 8} is 8 x 256 rows of 8 blocks of 17
+// bytes; attn_q {256, 256} in iq4_xs is 256 rows of one 136-byte block, in iq4_nl of 8 x 18.
+TEST(NonlinearFileTypes, PlannerBytesAreTheBlockBytes) {
+  const auto s = dims(
+      "arch=qwen3moe,n_ff_exp=256,n_embd=256,n_layer=2,n_head=4,n_head_kv=2,head_dim=64,"
+      "n_ff=512,n_expert=8,n_expert_used=2,n_vocab=256,context=64");
+  auto bytes_of = [&](FileType f, const std::string& name) {
+    for (const auto& t : model::model_tensors(s, f)) {
+      if (t.name == name) return t.bytes();
+    }
+    ADD_FAILURE() << "no tensor " << name;
+    return uint64_t{0};
+  };
+  EXPECT_EQ(bytes_of(FileType::mxfp4_moe, "blk.0.ffn_up_exps.weight"), 8u * 256 * 8 * 17);
+  EXPECT_EQ(bytes_of(FileType::iq4_xs, "blk.1.attn_q.weight"), 256u * 136);
+  EXPECT_EQ(bytes_of(FileType::iq4_nl, "blk.1.attn_q.weight"), 256u * 8 * 18);
+  uint64_t sum = 0;
+  for (const auto& t : model::model_tensors(s, FileType::mxfp4_moe)) sum += t.bytes();
+  EXPECT_EQ(planner::weight_bytes(s, FileType::mxfp4_moe), sum);
 }
 
 TEST(NonlinearFileTypes, NamesAndIds) {
