@@ -2,9 +2,10 @@
 // element i's E2M1 code in its low nibble and element i + 16's in its high nibble; value =
 // kvalues_mxfp4[code] * 2^(e - 128) (ggml's E2M1 values doubled times GGML_E8M0_TO_FP32_HALF(e)).
 // Follows ggml's dequantize_row_mxfp4. The value is built from its bits, not multiplied: with e
-// 0 or 1 the scale and small products are subnormal, which a device that flushes subnormals would
-// lose; built, every value is the host's float product bit for bit (the products are exact, and
-// the overflow 12 * 2^127 is infinity).
+// 0 or 1 the scale and small products are subnormal, which a device without subnormal support
+// (optional in OpenCL's single precision: CL_FP_DENORM) flushes; PoCL keeps them, and a plain
+// multiply also matched there. Built, every value is the host's float product bit for bit (the
+// products are exact, and the overflow 12 * 2^127 is infinity).
 #define BLOCK_ELEMS 32
 #define BLOCK_BYTES 17
 

@@ -3,8 +3,9 @@
 // i + 16's in its high nibble; value = kvalues_mxfp4[code] * 2^(e - 128) (ggml's E2M1 values
 // doubled times GGML_E8M0_TO_FP32_HALF(e)). Follows ggml's dequantize_row_mxfp4. The value is
 // built from its bits, not multiplied: with e 0 or 1 the scale and small products are subnormal,
-// which llvmpipe (and other drivers) flush; built, every value is the host's float product bit
-// for bit (the products are exact, and the overflow 12 * 2^127 is infinity).
+// which a driver may flush (Vulkan makes keeping them optional: shaderDenormPreserveFloat32;
+// llvmpipe keeps them, a plain multiply also matched there); built, every value is the host's
+// float product bit for bit (the products are exact, and the overflow 12 * 2^127 is infinity).
 const uint BLOCK_ELEMS = 32u;
 const uint BLOCK_BYTES = 17u;
 
