@@ -46,11 +46,12 @@ const model::FileType kFileTypes[] = {model::FileType::f32,  model::FileType::f1
                                       model::FileType::bf16, model::FileType::q8_0,
                                       model::FileType::q4_0, model::FileType::q4_K_M};
 const model::TensorType kTypes[] = {
-    model::TensorType::f32,  model::TensorType::f16,  model::TensorType::bf16,
-    model::TensorType::q8_0, model::TensorType::q4_0, model::TensorType::q4_1,
-    model::TensorType::q5_0, model::TensorType::q5_1, model::TensorType::q2_K,
-    model::TensorType::q3_K, model::TensorType::q4_K, model::TensorType::q5_K,
-    model::TensorType::q6_K};
+    model::TensorType::f32,  model::TensorType::f16,    model::TensorType::bf16,
+    model::TensorType::q8_0, model::TensorType::q4_0,   model::TensorType::q4_1,
+    model::TensorType::q5_0, model::TensorType::q5_1,   model::TensorType::q2_K,
+    model::TensorType::q3_K, model::TensorType::q4_K,   model::TensorType::q5_K,
+    model::TensorType::q6_K, model::TensorType::iq4_nl, model::TensorType::iq4_xs,
+    model::TensorType::mxfp4};
 
 void BM_HostDecode(benchmark::State& state, const std::string& shape_name) {
   const auto format = kFileTypes[state.range(0)];
@@ -111,6 +112,6 @@ BENCHMARK_CAPTURE(BM_HostDecode, bench_110m, std::string("bench-110m"))
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0)
     ->UseRealTime();
-BENCHMARK(BM_MatVec)->DenseRange(0, 12)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_MatVec)->DenseRange(0, 15)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 BENCHMARK_MAIN();

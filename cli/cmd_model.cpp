@@ -17,6 +17,7 @@ namespace {
 
 struct MakeArgs {
   std::string shape, dims, format = "Q8_0", out;
+  std::vector<std::string> tensor_types;  // PATTERN=TYPE, as llama-quantize's --tensor-type
   uint64_t seed = 1;
   bool force = false;
 };
@@ -34,10 +35,22 @@ int make_model(const MakeArgs& a) {
     return fail("unknown format '" + a.format + "' (" + engine::model::known_file_types() + ")",
                 kExitUsage);
   }
+  std::vector<engine::model::TensorTypeOverride> overrides;
+  for (const auto& text : a.tensor_types) {
+    auto o = engine::model::parse_tensor_type_override(text);
+    if (!o) {
+      return fail("--tensor-type '" + text +
+                      "': give PATTERN=TYPE, a regular expression and one of " +
+                      core::known_tensor_types(),
+                  kExitUsage);
+    }
+    overrides.push_back(std::move(*o));
+  }
   auto shape =
       a.shape.empty() ? engine::model::parse_dims(a.dims) : engine::model::preset_shape(a.shape);
   if (!shape) return fail(shape.error().message, kExitUsage);
-  auto status = engine::model::write_synthetic_model(*shape, *format, a.seed, a.out, a.force);
+  auto status =
+      engine::model::write_synthetic_model(*shape, *format, a.seed, a.out, a.force, overrides);
   if (!status) {
     return fail(status.error().message, status.error().kind == core::ErrorKind::invalid_argument
                                             ? kExitUsage
@@ -45,7 +58,9 @@ int make_model(const MakeArgs& a) {
   }
   std::cout << "wrote " << a.out << ": " << shape->name << " " << engine::model::to_string(*format)
             << ", " << engine::model::parameter_count(*shape) << " parameters, "
-            << format_bytes(engine::planner::weight_bytes(*shape, *format)) << " of weights\n";
+            << format_bytes(engine::planner::weight_bytes(
+                   engine::model::model_tensors(*shape, *format, overrides)))
+            << " of weights\n";
   return kExitOk;
 }
 
@@ -148,6 +163,10 @@ void add_model_command(CLI::App& app, CommandContext& context) {
                  "llama.cpp file type: each tensor gets the type llama.cpp's quantizer gives it "
                  "(" +
                      engine::model::known_file_types() + "; default Q8_0)");
+  mk->add_option("--tensor-type", make->tensor_types,
+                 "PATTERN=TYPE (repeatable): tensors whose name matches the regular expression get "
+                 "the ggml type TYPE instead of the format's rules, as llama-quantize's "
+                 "--tensor-type (e.g. 'ffn_.*_exps=mxfp4')");
   mk->add_option("--seed", make->seed, "weight seed (default 1)");
   mk->add_option("-o,--output", make->out, "the GGUF file to write")->required();
   mk->add_flag("--force", make->force, "replace an existing file");

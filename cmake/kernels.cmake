@@ -96,7 +96,7 @@ endfunction()
 # GL_EXT_control_flow_attributes, so the body may use [[unroll]]. The header <body stem>_typed.h
 # defines gauntlet::kernels::<body stem>_spirv(ggml type id), an empty span for a type not listed.
 set(GAUNTLET_TYPE_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}/../core/kernels")
-set(GAUNTLET_TYPE_IDS f32=0 f16=1 q4_0=2 q4_1=3 q5_0=6 q5_1=7 q8_0=8 q2_K=10 q3_K=11 q4_K=12 q5_K=13 q6_K=14 bf16=30)
+set(GAUNTLET_TYPE_IDS f32=0 f16=1 q4_0=2 q4_1=3 q5_0=6 q5_1=7 q8_0=8 q2_K=10 q3_K=11 q4_K=12 q5_K=13 q6_K=14 iq4_nl=20 iq4_xs=23 bf16=30 mxfp4=39)
 
 function(gauntlet_add_typed_kernels target)
   cmake_parse_arguments(K "" "BODY" "TYPES" ${ARGN})

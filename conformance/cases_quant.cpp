@@ -147,6 +147,8 @@ std::vector<size_t> scale_fields(core::TensorType type) {
     case core::TensorType::q4_0:
     case core::TensorType::q5_0:
     case core::TensorType::q8_0:
+    case core::TensorType::iq4_nl:
+    case core::TensorType::iq4_xs:
       return {0};
     case core::TensorType::q4_1:
     case core::TensorType::q5_1:
@@ -159,9 +161,17 @@ std::vector<size_t> scale_fields(core::TensorType type) {
       return {108};
     case core::TensorType::q6_K:
       return {208};
-    default:
+    default:  // mxfp4's scale is a byte (e8m0_fields)
       return {};
   }
+}
+
+// Byte offsets of a block's E8M0 scale (mxfp4: the power of two 2^(e - 127), halved): the
+// hand-made blocks set it to the extremes, 2^126 and 2^127 (the largest codes overflow to
+// infinity) and 2^-128 and 2^-127 (subnormal scales: codes of magnitude 1 to 3 give subnormal
+// values, which a device that flushes subnormals would lose).
+std::vector<size_t> e8m0_fields(core::TensorType type) {
+  return type == core::TensorType::mxfp4 ? std::vector<size_t>{0} : std::vector<size_t>{};
 }
 
 void put_u16(std::vector<uint8_t>& bytes, size_t at, uint16_t v) {
@@ -187,6 +197,10 @@ uint32_t put_quant_extremes(core::TensorType type, std::vector<uint8_t>& bytes, 
       {-1, {0, 0}},              // random subnormals (below)
   };
   const auto fields = scale_fields(type);
+  const auto e8m0 = e8m0_fields(type);
+  // The E8M0 scale of each extreme, in order: 2^126; 2^-128 and 2^-127 (under zero codes); 2^-127
+  // under random codes; 2^-128; 2^127; 2^-128 under random codes.
+  const uint8_t e8m0_scales[] = {0xfe, 0x00, 0x01, 0x01, 0x00, 0xff, 0x00};
   const size_t block = core::block_bytes(type);
   uint32_t b = 0;
   for (const Extreme& e : extremes) {
@@ -202,6 +216,7 @@ uint32_t put_quant_extremes(core::TensorType type, std::vector<uint8_t>& bytes, 
       if (v == 0 && e.fill == -1) v = static_cast<uint16_t>(rng.next_u32() & 0x83ff);
       put_u16(bytes, b * block + fields[f], v);
     }
+    for (size_t f : e8m0) base[f] = e8m0_scales[b];
     ++b;
   }
   return b;

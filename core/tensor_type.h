@@ -22,8 +22,14 @@
 //                              scale and min; value = d * sc * q - dmin * m
 //   q5_K 256 elems, 176 bytes  {d, dmin, scales[12], qh[32], qs[128]}
 //   q6_K 256 elems, 210 bytes  {ql[128], qh[64], scales[16] int8, d}: value = d * sc * (q - 32)
-// In q4_0/q4_1/q5_0/q5_1, byte j holds element j in its low nibble and element j + 16 in its
-// high nibble.
+//   iq4_nl  32 elems,  18 bytes  {d, qs[16]}: value = d * kvalues_iq4nl[q] (16 non-linear levels)
+//   iq4_xs 256 elems, 136 bytes  {d, scales_h u16, scales_l[4], qs[128]}: 8 blocks of 32 with a
+//                                6-bit scale; value = d * (sc - 32) * kvalues_iq4nl[q]
+//   mxfp4   32 elems,  17 bytes  {e, qs[16]}: e an E8M0 scale (u8, 2^(e - 127)); value =
+//                                kvalues_mxfp4[q] * 2^(e - 128) (E2M1 values doubled, scale
+//                                halved); blocks are only byte aligned
+// In q4_0/q4_1/q5_0/q5_1/iq4_nl/mxfp4 (and each block of 32 of iq4_xs), byte j holds element j in
+// its low nibble and element j + 16 in its high nibble.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -46,7 +52,10 @@ enum class TensorType : uint32_t {
   q4_K = 12,
   q5_K = 13,
   q6_K = 14,
+  iq4_nl = 20,
+  iq4_xs = 23,
   bf16 = 30,
+  mxfp4 = 39,
 };
 
 // Encodes n floats (whole blocks) into the type's bytes / decodes them back.

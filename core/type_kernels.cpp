@@ -4,6 +4,9 @@
 #include "kernels/common_cl.h"
 #include "kernels/f16_cl.h"
 #include "kernels/f32_cl.h"
+#include "kernels/iq4_nl_cl.h"
+#include "kernels/iq4_xs_cl.h"
+#include "kernels/mxfp4_cl.h"
 #include "kernels/q2_K_cl.h"
 #include "kernels/q3_K_cl.h"
 #include "kernels/q4_0_cl.h"
@@ -45,8 +48,14 @@ std::string_view decoder_cl(TensorType type) {
       return kernels::q5_K_cl;
     case TensorType::q6_K:
       return kernels::q6_K_cl;
+    case TensorType::iq4_nl:
+      return kernels::iq4_nl_cl;
+    case TensorType::iq4_xs:
+      return kernels::iq4_xs_cl;
     case TensorType::bf16:
       return kernels::bf16_cl;
+    case TensorType::mxfp4:
+      return kernels::mxfp4_cl;
   }
   return {};
 }

@@ -25,12 +25,13 @@ make_model qwen2-Q8_0 "arch=qwen2,$micro" Q8_0
 make_model qwen3-F16 "arch=qwen3,$micro" F16
 make_model phi3-Q4_0 "arch=phi3,$micro" Q4_0
 make_model gemma3-Q8_0 "arch=gemma3,$micro" Q8_0
-for f in Q3_K_M Q2_K; do make_model "llama-$f" "$wide" "$f"; done
+for f in Q3_K_M Q2_K IQ4_XS IQ4_NL; do make_model "llama-$f" "$wide" "$f"; done
 # Mixtures of experts: 3-D expert stacks, the router, qwen2moe's shared expert.
 experts="n_expert=4,n_expert_used=2,n_ff_exp=32"
 make_model qwen3moe-Q8_0 "arch=qwen3moe,$micro,$experts" Q8_0
 make_model qwen2moe-F16 "arch=qwen2moe,$micro,$experts,n_ff_shexp=64" F16
 make_model mixtral-Q4_0 "arch=llama,$micro,n_expert=4,n_expert_used=2" Q4_0
+make_model qwen3moe-MXFP4_MOE "arch=qwen3moe,$micro,$experts" MXFP4_MOE
 
 # A run on the host: its journal is copied while the run goes (it is removed once the report
 # is written), then the report.

@@ -1,5 +1,6 @@
 #include "engine/model/file_type.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 
@@ -16,22 +17,33 @@ struct FileTypeRow {
 // Names as llama.cpp's file names and llama_model_ftype_name give them; base types as
 // llama_model_quantize_impl's switch on ftype (src/llama-quant.cpp).
 constexpr FileTypeRow kRows[] = {
-    {FileType::f32, "F32", TensorType::f32},        {FileType::f16, "F16", TensorType::f16},
-    {FileType::bf16, "BF16", TensorType::bf16},     {FileType::q8_0, "Q8_0", TensorType::q8_0},
-    {FileType::q6_K, "Q6_K", TensorType::q6_K},     {FileType::q5_K_M, "Q5_K_M", TensorType::q5_K},
-    {FileType::q5_K_S, "Q5_K_S", TensorType::q5_K}, {FileType::q5_1, "Q5_1", TensorType::q5_1},
-    {FileType::q5_0, "Q5_0", TensorType::q5_0},     {FileType::q4_K_M, "Q4_K_M", TensorType::q4_K},
-    {FileType::q4_K_S, "Q4_K_S", TensorType::q4_K}, {FileType::q4_1, "Q4_1", TensorType::q4_1},
-    {FileType::q4_0, "Q4_0", TensorType::q4_0},     {FileType::q3_K_M, "Q3_K_M", TensorType::q3_K},
-    {FileType::q3_K_L, "Q3_K_L", TensorType::q3_K}, {FileType::q3_K_S, "Q3_K_S", TensorType::q3_K},
+    {FileType::f32, "F32", TensorType::f32},
+    {FileType::f16, "F16", TensorType::f16},
+    {FileType::bf16, "BF16", TensorType::bf16},
+    {FileType::q8_0, "Q8_0", TensorType::q8_0},
+    {FileType::q6_K, "Q6_K", TensorType::q6_K},
+    {FileType::q5_K_M, "Q5_K_M", TensorType::q5_K},
+    {FileType::q5_K_S, "Q5_K_S", TensorType::q5_K},
+    {FileType::q5_1, "Q5_1", TensorType::q5_1},
+    {FileType::q5_0, "Q5_0", TensorType::q5_0},
+    {FileType::q4_K_M, "Q4_K_M", TensorType::q4_K},
+    {FileType::q4_K_S, "Q4_K_S", TensorType::q4_K},
+    {FileType::q4_1, "Q4_1", TensorType::q4_1},
+    {FileType::q4_0, "Q4_0", TensorType::q4_0},
+    {FileType::q3_K_M, "Q3_K_M", TensorType::q3_K},
+    {FileType::q3_K_L, "Q3_K_L", TensorType::q3_K},
+    {FileType::q3_K_S, "Q3_K_S", TensorType::q3_K},
     {FileType::q2_K, "Q2_K", TensorType::q2_K},
+    {FileType::iq4_nl, "IQ4_NL", TensorType::iq4_nl},
+    {FileType::iq4_xs, "IQ4_XS", TensorType::iq4_xs},
+    {FileType::mxfp4_moe, "MXFP4_MOE", TensorType::mxfp4},
 };
 
-constexpr FileType kAll[] = {FileType::f32,  FileType::f16,    FileType::bf16,   FileType::q8_0,
-                             FileType::q6_K, FileType::q5_K_M, FileType::q5_K_S, FileType::q5_1,
-                             FileType::q5_0, FileType::q4_K_M, FileType::q4_K_S, FileType::q4_1,
-                             FileType::q4_0, FileType::q3_K_L, FileType::q3_K_M, FileType::q3_K_S,
-                             FileType::q2_K};
+constexpr FileType kAll[] = {
+    FileType::f32,    FileType::f16,    FileType::bf16,   FileType::q8_0,   FileType::q6_K,
+    FileType::q5_K_M, FileType::q5_K_S, FileType::q5_1,   FileType::q5_0,   FileType::q4_K_M,
+    FileType::q4_K_S, FileType::q4_1,   FileType::q4_0,   FileType::iq4_nl, FileType::iq4_xs,
+    FileType::q3_K_L, FileType::q3_K_M, FileType::q3_K_S, FileType::q2_K,   FileType::mxfp4_moe};
 
 const FileTypeRow& row(FileType type) {
   for (const auto& r : kRows) {
@@ -97,6 +109,10 @@ TensorType attn_v_type(FileType ft, const TensorPlace& t, TensorType type) {
     case FileType::q4_K_S:
       if (t.layer < 4) type = TensorType::q5_K;
       break;
+    case FileType::iq4_nl:
+    case FileType::iq4_xs:
+      if (t.n_gqa >= 4) type = TensorType::q5_K;
+      break;
     default:
       break;
   }
@@ -117,6 +133,9 @@ TensorType ffn_down_type(FileType ft, const TensorPlace& t, TensorType type) {
       return use_more_bits(t.layer, t.n_layer) ? TensorType::q6_K : type;
     case FileType::q4_K_S:
       return t.layer < t.n_layer / 8 ? TensorType::q5_K : type;
+    case FileType::iq4_nl:
+    case FileType::iq4_xs:  // without an importance matrix, as gauntlet always quantizes
+      return t.layer < t.n_layer / 8 ? TensorType::q5_K : type;
     default:
       return type;
   }
@@ -125,7 +144,8 @@ TensorType ffn_down_type(FileType ft, const TensorPlace& t, TensorType type) {
 TensorType attn_output_type(FileType ft, const TensorPlace& t, TensorType type) {
   if (t.n_expert == 8) {
     const bool bumped = ft == FileType::q2_K || ft == FileType::q3_K_S || ft == FileType::q3_K_M ||
-                        ft == FileType::q4_K_S || ft == FileType::q4_K_M;
+                        ft == FileType::q4_K_S || ft == FileType::q4_K_M ||
+                        ft == FileType::iq4_nl || ft == FileType::iq4_xs;
     return bumped ? TensorType::q5_K : type;
   }
   if (ft == FileType::q2_K) return TensorType::q3_K;
@@ -134,9 +154,18 @@ TensorType attn_output_type(FileType ft, const TensorPlace& t, TensorType type) 
   return type;
 }
 
+// MXFP4_MOE (llama_tensor_get_type_impl's branch for it, before the categories): the output (or
+// the tied embedding) Q8_0; the expert stacks, the 3-D tensors (ne[2] = n_expert > 1), MXFP4;
+// every other quantized tensor Q8_0.
+TensorType mxfp4_moe_type(const TensorPlace& t) {
+  const bool expert_stack = t.n_dims >= 3 && t.n_expert > 1;
+  return category_of(t) != Category::output && expert_stack ? TensorType::mxfp4 : TensorType::q8_0;
+}
+
 // llama-quant.cpp, llama_tensor_get_type_impl, for the file types above. The 70B and Falcon
 // special cases do not apply to the architectures gauntlet runs.
 TensorType mixed_type(FileType ft, const TensorPlace& t, TensorType type) {
+  if (ft == FileType::mxfp4_moe) return mxfp4_moe_type(t);
   switch (category_of(t)) {
     case Category::output:
       return output_type(t, type);
@@ -157,7 +186,8 @@ TensorType mixed_type(FileType ft, const TensorPlace& t, TensorType type) {
 // llama-quant.cpp, tensor_type_fallback: a row length the block size does not divide.
 TensorType fallback(TensorType type, uint64_t n_cols) {
   if (n_cols % block_elements(type) == 0) return type;
-  TensorType to = type;
+  TensorType to = type;  // a type of 32-element blocks has nowhere smaller to go: F16 below
+  if (type == TensorType::iq4_xs) to = TensorType::iq4_nl;
   if (type == TensorType::q2_K || type == TensorType::q3_K) to = TensorType::q4_0;
   if (type == TensorType::q4_K) to = TensorType::q5_0;
   if (type == TensorType::q5_K) to = TensorType::q5_1;
@@ -198,13 +228,30 @@ TensorType base_type(FileType type) { return row(type).base; }
 std::optional<FileType> file_type_for(TensorType type) {
   for (const auto& r : kRows) {
     const bool mostly = r.type != FileType::q4_K_S && r.type != FileType::q5_K_S &&
-                        r.type != FileType::q3_K_S && r.type != FileType::q3_K_L;
+                        r.type != FileType::q3_K_S && r.type != FileType::q3_K_L &&
+                        r.type != FileType::mxfp4_moe;
     if (r.base == type && mostly) return r.type;
   }
   return std::nullopt;
 }
 
-TensorType tensor_type_for(FileType ft, const TensorPlace& t) {
+std::optional<TensorTypeOverride> parse_tensor_type_override(std::string_view text) {
+  const auto eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) return std::nullopt;
+  std::string pattern(text.substr(0, eq));
+  std::transform(pattern.begin(), pattern.end(), pattern.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const auto type = parse_tensor_type(text.substr(eq + 1));
+  if (!type) return std::nullopt;
+  try {
+    return TensorTypeOverride{pattern, std::regex(pattern), *type};
+  } catch (const std::regex_error&) {
+    return std::nullopt;
+  }
+}
+
+TensorType tensor_type_for(FileType ft, const TensorPlace& t,
+                           std::span<const TensorTypeOverride> overrides) {
   // llama-quant.cpp, tensor_allows_quantization: 1-D tensors, norms and the experts' router keep
   // their type (F32).
   if (t.n_dims < 2 || contains(t.name, "_norm.weight") || contains(t.name, "ffn_gate_inp.weight")) {
@@ -213,6 +260,9 @@ TensorType tensor_type_for(FileType ft, const TensorPlace& t) {
   const TensorType base = base_type(ft);
   // llama_tensor_get_type: the mix rules apply only when the file type is quantized.
   if (!is_quantized(base)) return base;
+  for (const auto& o : overrides) {
+    if (std::regex_search(t.name, o.regex)) return fallback(o.type, t.n_cols);
+  }
   return fallback(mixed_type(ft, t, base), t.n_cols);
 }
 

@@ -5,6 +5,7 @@
 // (src/llama-quant.cpp); see file_type.cpp.
 #include <cstdint>
 #include <optional>
+#include <regex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,10 +32,13 @@ enum class FileType : uint32_t {
   q5_K_S = 16,
   q5_K_M = 17,
   q6_K = 18,
+  iq4_nl = 25,
+  iq4_xs = 30,
   bf16 = 32,
+  mxfp4_moe = 38,
 };
 
-// "F32", "F16", "BF16", "Q4_0", ..., "Q4_K_M", "Q6_K", "Q3_K_M", "Q2_K".
+// "F32", "F16", "BF16", "Q4_0", ..., "Q4_K_M", "Q6_K", "Q3_K_M", "Q2_K", "IQ4_XS", "MXFP4_MOE".
 const char* to_string(FileType type);
 // Case-insensitive: "q4_k_m" finds Q4_K_M.
 std::optional<FileType> parse_file_type(std::string_view name);
@@ -59,7 +63,20 @@ struct TensorPlace {
   uint32_t n_expert = 0;     // experts per layer; 0 for a dense model
 };
 
-// The type llama.cpp's quantizer gives this tensor in a file of `type`.
-TensorType tensor_type_for(FileType type, const TensorPlace& place);
+// llama-quantize's --tensor-type PATTERN=TYPE: a tensor whose name the pattern matches
+// (std::regex_search, ECMAScript, the pattern lower-cased as llama-quantize does) gets TYPE in
+// place of the file type's rules, in a quantized file type only; the first matching override wins
+// and a row TYPE cannot hold still falls back (llama-quant.cpp llama_tensor_get_type).
+struct TensorTypeOverride {
+  std::string pattern;
+  std::regex regex;
+  TensorType type;
+};
+// "PATTERN=TYPE" with a ggml type name ("ffn_.*_exps=mxfp4"); nullopt if malformed.
+std::optional<TensorTypeOverride> parse_tensor_type_override(std::string_view text);
+
+// The type llama.cpp's quantizer gives this tensor in a file of `type`, with the overrides.
+TensorType tensor_type_for(FileType type, const TensorPlace& place,
+                           std::span<const TensorTypeOverride> overrides = {});
 
 }  // namespace gauntlet::engine::model

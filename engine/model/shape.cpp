@@ -311,7 +311,8 @@ void add_experts(Add& add, const ModelShape& s, const std::string& p, uint32_t l
 
 }  // namespace
 
-std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format) {
+std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
+                                      std::span<const TensorTypeOverride> overrides) {
   const Architecture& arch = s.traits();
   const uint64_t embd = s.n_embd, q = s.n_embd_q(), kv = s.n_embd_kv(), ff = s.n_ff;
   const uint64_t hd = s.head_dim(), vocab = s.n_vocab;
@@ -326,7 +327,7 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format) {
                       .n_gqa = s.n_head_kv == 0 ? 1 : s.n_head / s.n_head_kv,
                       .n_expert = s.n_expert};
     const bool one_d = ne.size() == 1;
-    t.push_back({std::move(name), std::move(ne), tensor_type_for(format, place), one_d});
+    t.push_back({std::move(name), std::move(ne), tensor_type_for(format, place, overrides), one_d});
   };
   // Names and dimensions: llama.cpp src/llama-arch.cpp (LLM_TENSOR_NAMES) and each
   // architecture's create_tensor calls in src/models/<arch>.cpp.

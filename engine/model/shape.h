@@ -106,8 +106,10 @@ struct TensorDesc {
 };
 
 // Every tensor of the model in file order, each with the type llama.cpp's quantizer gives it in
-// a file of `format` (norms f32; see file_type.h).
-std::vector<TensorDesc> model_tensors(const ModelShape& shape, FileType format);
+// a file of `format` (norms f32; see file_type.h), or the type of the first override that names
+// it.
+std::vector<TensorDesc> model_tensors(const ModelShape& shape, FileType format,
+                                      std::span<const TensorTypeOverride> overrides = {});
 // The tensor types a list holds, each once, in ggml id order.
 std::vector<TensorType> types_in(std::span<const TensorDesc> tensors);
 // Trained parameters, a tied embedding counted once (as model cards count them): every expert.

@@ -87,7 +87,8 @@ constexpr float kRouterScale = 4.0f;
 
 }  // namespace
 
-core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType format, uint64_t seed) {
+core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType format, uint64_t seed,
+                                          std::span<const TensorTypeOverride> overrides) {
   GAUNTLET_TRY(validate_shape(shape));
   GgufWriter w;
   w.set_string("general.architecture", shape.traits().name);
@@ -97,7 +98,7 @@ core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType form
   w.set_u64("gauntlet.synthetic_seed", seed);
   set_hyper_parameters(w, shape);
   add_minimal_tokenizer(w, shape.n_vocab);
-  for (const auto& t : model_tensors(shape, format)) {
+  for (const auto& t : model_tensors(shape, format, overrides)) {
     const uint64_t tensor_seed = seed ^ name_hash(t.name);
     // Rows are generated in order, so one generator per tensor gives the same values each time.
     auto rng = std::make_shared<core::Rng>(tensor_seed);
@@ -143,8 +144,9 @@ core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType form
 }
 
 core::Status write_synthetic_model(const ModelShape& shape, FileType format, uint64_t seed,
-                                   const std::filesystem::path& path, bool overwrite) {
-  auto w = synthetic_writer(shape, format, seed);
+                                   const std::filesystem::path& path, bool overwrite,
+                                   std::span<const TensorTypeOverride> overrides) {
+  auto w = synthetic_writer(shape, format, seed, overrides);
   if (!w) return w.error();
   return w->write(path, overwrite);
 }

@@ -15,9 +15,12 @@
 namespace gauntlet::engine::model {
 
 // A writer holding the model's metadata and tensor generators (nothing is generated yet).
-core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType format, uint64_t seed);
+// `overrides`: llama-quantize's --tensor-type (file_type.h).
+core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType format, uint64_t seed,
+                                          std::span<const TensorTypeOverride> overrides = {});
 
 core::Status write_synthetic_model(const ModelShape& shape, FileType format, uint64_t seed,
-                                   const std::filesystem::path& path, bool overwrite = false);
+                                   const std::filesystem::path& path, bool overwrite = false,
+                                   std::span<const TensorTypeOverride> overrides = {});
 
 }  // namespace gauntlet::engine::model

@@ -21,8 +21,7 @@ struct DeploymentOptions {
   uint32_t context = 4096;
   uint32_t micro_batch = 512;  // llama.cpp's -ub, 512 by default
   uint32_t sequences = 1;      // llama.cpp's n_seq_max (-np)
-  // The KV cache's types (-ctk, -ctv; f16 by default, as llama.cpp's): f32, f16, bf16, q8_0,
-  // q4_0, q4_1, q5_0, q5_1 (kv_cache_types()).
+  // The KV cache's types (-ctk, -ctv; f16 by default, as llama.cpp's): kv_cache_types().
   core::TensorType cache_type_k = core::TensorType::f16;
   core::TensorType cache_type_v = core::TensorType::f16;
   // The largest tensor the devices' kernels address (Vulkan's maxStorageBufferRange; 0: no
@@ -34,8 +33,8 @@ struct DeploymentOptions {
   bool flash_attention = false;
 };
 
-// The cache types llama.cpp's -ctk/-ctv accept (common/arg.cpp kv_cache_types), less iq4_nl,
-// which gauntlet does not read yet: "f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1".
+// The cache types llama.cpp's -ctk/-ctv accept (common/arg.cpp kv_cache_types):
+// "f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl".
 std::span<const core::TensorType> kv_cache_types();
 std::string known_kv_cache_types();
 std::optional<core::TensorType> parse_kv_cache_type(std::string_view name);

@@ -65,23 +65,24 @@ double rms_error(const std::vector<float>& a, const std::vector<float>& b) {
 
 // --- the type table -----------------------------------------------------------------------------
 
-TEST(TensorTypesTable, ListsThirteenTypesInGgmlIdOrder) {
+TEST(TensorTypesTable, ListsSixteenTypesInGgmlIdOrder) {
   struct Expected {
     TensorType type;
     uint32_t id, elements, bytes;
     const char* name;
   };
   const Expected expected[] = {
-      {TensorType::f32, 0, 1, 4, "f32"},        {TensorType::f16, 1, 1, 2, "f16"},
-      {TensorType::q4_0, 2, 32, 18, "q4_0"},    {TensorType::q4_1, 3, 32, 20, "q4_1"},
-      {TensorType::q5_0, 6, 32, 22, "q5_0"},    {TensorType::q5_1, 7, 32, 24, "q5_1"},
-      {TensorType::q8_0, 8, 32, 34, "q8_0"},    {TensorType::q2_K, 10, 256, 84, "q2_K"},
-      {TensorType::q3_K, 11, 256, 110, "q3_K"}, {TensorType::q4_K, 12, 256, 144, "q4_K"},
-      {TensorType::q5_K, 13, 256, 176, "q5_K"}, {TensorType::q6_K, 14, 256, 210, "q6_K"},
-      {TensorType::bf16, 30, 1, 2, "bf16"},
+      {TensorType::f32, 0, 1, 4, "f32"},          {TensorType::f16, 1, 1, 2, "f16"},
+      {TensorType::q4_0, 2, 32, 18, "q4_0"},      {TensorType::q4_1, 3, 32, 20, "q4_1"},
+      {TensorType::q5_0, 6, 32, 22, "q5_0"},      {TensorType::q5_1, 7, 32, 24, "q5_1"},
+      {TensorType::q8_0, 8, 32, 34, "q8_0"},      {TensorType::q2_K, 10, 256, 84, "q2_K"},
+      {TensorType::q3_K, 11, 256, 110, "q3_K"},   {TensorType::q4_K, 12, 256, 144, "q4_K"},
+      {TensorType::q5_K, 13, 256, 176, "q5_K"},   {TensorType::q6_K, 14, 256, 210, "q6_K"},
+      {TensorType::iq4_nl, 20, 32, 18, "iq4_nl"}, {TensorType::iq4_xs, 23, 256, 136, "iq4_xs"},
+      {TensorType::bf16, 30, 1, 2, "bf16"},       {TensorType::mxfp4, 39, 32, 17, "mxfp4"},
   };
   const auto types = all_tensor_types();
-  ASSERT_EQ(types.size(), 13u);
+  ASSERT_EQ(types.size(), 16u);
   for (size_t i = 0; i < types.size(); ++i) {
     SCOPED_TRACE(expected[i].name);
     EXPECT_EQ(types[i].type, expected[i].type);
@@ -104,6 +105,9 @@ TEST(TensorTypesTable, FindsTypesByIdAndName) {
   EXPECT_EQ(parse_tensor_type("Q5_0"), TensorType::q5_0);
   EXPECT_EQ(parse_tensor_type("Q3_K"), TensorType::q3_K);
   EXPECT_EQ(parse_tensor_type("iq2_xxs"), std::nullopt);
+  EXPECT_EQ(parse_tensor_type("IQ4_XS"), TensorType::iq4_xs);
+  EXPECT_EQ(parse_tensor_type("MXFP4"), TensorType::mxfp4);
+  EXPECT_EQ(row_bytes(TensorType::mxfp4, 64), 34u);
   EXPECT_STREQ(to_string(TensorType::q5_K), "q5_K");
   EXPECT_TRUE(is_quantized(TensorType::q4_1));
   EXPECT_EQ(row_bytes(TensorType::q6_K, 512), 420u);
@@ -234,14 +238,17 @@ TEST(TensorTypesDecode, Q6_K) {
 
 // --- encoding -----------------------------------------------------------------------------------
 
-const TensorType kNewTypes[] = {TensorType::q4_1, TensorType::q5_0, TensorType::q5_1,
-                                TensorType::q2_K, TensorType::q3_K, TensorType::q4_K,
-                                TensorType::q5_K, TensorType::q6_K};
+const TensorType kNewTypes[] = {TensorType::q4_1,   TensorType::q5_0, TensorType::q5_1,
+                                TensorType::q2_K,   TensorType::q3_K, TensorType::q4_K,
+                                TensorType::q5_K,   TensorType::q6_K, TensorType::iq4_nl,
+                                TensorType::iq4_xs, TensorType::mxfp4};
 
 // RMS error of 4096 uniform values in [-1, 1), seed 42, as measured (f16 scales included):
 // q4_1 0.03582, q5_0 0.01819, q5_1 0.01714, q2_K 0.13611, q3_K 0.07272, q4_K 0.03198, q5_K
-// 0.01603, q6_K 0.00784, each near its step / sqrt(12). The bounds leave 10% headroom; a swapped
-// nibble or misplaced high bit in the encoder gives errors of several tenths.
+// 0.01603, q6_K 0.00784, each near its step / sqrt(12); iq4_nl 0.03731, iq4_xs 0.03763, mxfp4
+// 0.08432 (a power-of-two scale, and E2M1's top levels 4, 6, 8, 12 are coarse). The bounds leave
+// 10% headroom; a swapped nibble or misplaced high bit in the encoder gives errors of several
+// tenths.
 double rms_bound(TensorType type) {
   switch (type) {
     case TensorType::q4_1:
@@ -260,6 +267,12 @@ double rms_bound(TensorType type) {
       return 0.0176;
     case TensorType::q6_K:
       return 0.0086;
+    case TensorType::iq4_nl:
+      return 0.0410;
+    case TensorType::iq4_xs:
+      return 0.0414;
+    case TensorType::mxfp4:
+      return 0.0928;
     default:
       return 0;
   }

@@ -68,12 +68,14 @@ inline std::vector<float> random_floats(size_t n, uint64_t seed, float scale = 1
   return v;
 }
 
-// A synthetic model written to a temporary file and opened (the file is removed at once).
-inline std::unique_ptr<model::GgufFile> synthetic_file(const model::ModelShape& shape,
-                                                       model::FileType format, uint64_t seed = 5) {
+// A synthetic model written to a temporary file and opened (the file is removed at once);
+// `overrides` as `model make --tensor-type`.
+inline std::unique_ptr<model::GgufFile> synthetic_file(
+    const model::ModelShape& shape, model::FileType format, uint64_t seed = 5,
+    std::span<const model::TensorTypeOverride> overrides = {}) {
   const auto path = gauntlet::testing::temp_file_path("engine-device-" + shape.name + "-" +
                                                       model::to_string(format) + ".gguf");
-  auto written = model::write_synthetic_model(shape, format, seed, path, true);
+  auto written = model::write_synthetic_model(shape, format, seed, path, true, overrides);
   EXPECT_TRUE(written.is_ok()) << written.error().describe();
   auto file = model::GgufFile::open(path);
   EXPECT_TRUE(file.is_ok()) << file.error().describe();

@@ -1,8 +1,9 @@
 // Reads of the weights for the GLSL block decoders (core/kernels/types/<type>.glsl). The includer
 // declares `layout(std430, binding = 0) readonly buffer W { uint w[]; };`: the weights as 32-bit
 // words, read at byte offsets without 8- or 16-bit storage (real drivers may not have it).
-// Blocks are at least 2-byte aligned, so 16-bit fields never straddle a word; a 32-bit read at
-// an offset of 2 mod 4 takes two words. The buffer's size must be a whole number of words (pad
+// Blocks are at least 2-byte aligned (but for mxfp4's 17-byte blocks, which read bytes and
+// u32_at_any), so 16-bit fields never straddle a word; a 32-bit read at an offset of 2 mod 4 takes
+// two words. The buffer's size must be a whole number of words (pad
 // it), or the last word of a row ending at 2 mod 4 lies past the end of w[].
 
 // Where the words come from: w[] unless a body stages blocks elsewhere and defines WEIGHT_WORD
@@ -71,4 +72,20 @@ uvec2 k_scale_min(uint off, uint j) {
 vec2 k_sub_scale(uint off, uint j) {
   const uvec2 sm = k_scale_min(off + 4u, j);
   return vec2(f16_at(off) * float(sm.x), f16_at(off + 2u) * float(sm.y));
+}
+
+// The little-endian u32 at any byte offset off (blocks of odd size, mxfp4's 17 bytes, start at
+// any byte): two words when off is not a multiple of 4.
+uint u32_at_any(uint off) {
+  const uint i = off >> 2;
+  const uint s = (off & 3u) << 3;
+  if (s == 0u) return WEIGHT_WORD(i);
+  return (WEIGHT_WORD(i) >> s) | (WEIGHT_WORD(i + 1u) << (32u - s));
+}
+
+// ggml's kvalues_iq4nl (ggml-common.h), the 16 levels of iq4_nl and iq4_xs codes.
+const int KVALUES_IQ4NL[16] =
+    int[16](-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113);
+vec4 iq4nl_values4(uvec4 q) {
+  return vec4(KVALUES_IQ4NL[q.x], KVALUES_IQ4NL[q.y], KVALUES_IQ4NL[q.z], KVALUES_IQ4NL[q.w]);
 }

@@ -60,3 +60,17 @@ GAUNTLET_INLINE float2 k_sub_scale(const __global uchar* blk, uint j) {
   const uint2 sm = k_scale_min(blk + 4, j);
   return (float2)(load_f16(blk) * (float)sm.x, load_f16(blk + 2) * (float)sm.y);
 }
+
+// ggml's kvalues_iq4nl (ggml-common.h), the 16 levels of iq4_nl and iq4_xs codes.
+__constant char kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                     1,    13,   25,  38,  53,  69,  89,  113};
+
+// The levels of 16 codes (each 0..15), as floats.
+#define GAUNTLET_IQ4NL(c) (float)kvalues_iq4nl[q.s##c]
+GAUNTLET_INLINE float16 iq4nl_values16(uchar16 q) {
+  return (float16)(GAUNTLET_IQ4NL(0), GAUNTLET_IQ4NL(1), GAUNTLET_IQ4NL(2), GAUNTLET_IQ4NL(3),
+                   GAUNTLET_IQ4NL(4), GAUNTLET_IQ4NL(5), GAUNTLET_IQ4NL(6), GAUNTLET_IQ4NL(7),
+                   GAUNTLET_IQ4NL(8), GAUNTLET_IQ4NL(9), GAUNTLET_IQ4NL(a), GAUNTLET_IQ4NL(b),
+                   GAUNTLET_IQ4NL(c), GAUNTLET_IQ4NL(d), GAUNTLET_IQ4NL(e), GAUNTLET_IQ4NL(f));
+}
+#undef GAUNTLET_IQ4NL

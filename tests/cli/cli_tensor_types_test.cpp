@@ -1,0 +1,102 @@
+// gauntlet model make --tensor-type and a file's tensor types: llama-quantize's overrides write a
+// file mixing Q4_K, IQ4_XS and MXFP4 tensors that model info reads back; a file with one tensor
+// of a type the engine cannot run is refused by that tensor (model info, run --model): its name,
+// its type and the types the engine runs, exit 2.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include "core/json.h"
+#include "engine/model/shape.h"
+#include "engine/model/synthetic.h"
+#include "tests/support/run_command.h"
+#include "tests/support/temp_dir.h"
+
+namespace gauntlet::testing {
+namespace {
+
+class CliTensorTypes : public ::testing::Test {
+ protected:
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  TempDir dir_{"cli-tensor-types"};
+};
+
+const char* kMoe =
+    "arch=qwen3moe,n_embd=256,n_layer=2,n_head=4,n_head_kv=2,head_dim=64,n_ff=512,n_expert=4,"
+    "n_expert_used=2,n_ff_exp=256,n_vocab=256,context=64";
+
+TEST_F(CliTensorTypes, TensorTypeOverridesWriteAMixedFile) {
+  const std::string file = path("mixed.gguf");
+  auto made = run_command(gauntlet_exe() + " model make --dims " + kMoe +
+                          " --format Q4_K_M --tensor-type 'ffn_(gate|up)_exps=mxfp4' "
+                          "--tensor-type ffn_down_exps=IQ4_XS -o " +
+                          file);
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  auto info = run_command(gauntlet_exe() + " model info --json " + file + " 2>/dev/null");
+  ASSERT_EQ(info.exit_code, 0) << info.output;
+  const auto j = core::OrderedJson::parse(info.output);
+  std::set<std::string> types;
+  for (const auto& t : j["tensors"]) {
+    const std::string name = t["name"];
+    const std::string type = t["type"];
+    types.insert(type);
+    const bool gate_up = name.find("ffn_gate_exps") != std::string::npos ||
+                         name.find("ffn_up_exps") != std::string::npos;
+    const bool down = name.find("ffn_down_exps") != std::string::npos;
+    if (gate_up || down) {
+      EXPECT_EQ(type, gate_up ? "mxfp4" : "iq4_xs") << name;
+    }
+  }
+  EXPECT_EQ(types, (std::set<std::string>{"f32", "q4_K", "q6_K", "iq4_xs", "mxfp4"}));
+
+  auto bad = run_command(gauntlet_exe() + " model make --dims " + kMoe +
+                         " --tensor-type ffn_down_exps -o " + path("bad.gguf"));
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--tensor-type 'ffn_down_exps': give PATTERN=TYPE"), std::string::npos)
+      << bad.output;
+  EXPECT_FALSE(std::filesystem::exists(path("bad.gguf")));
+}
+
+TEST_F(CliTensorTypes, AFileIsRefusedByItsFirstTensorOfATypeTheEngineCannotRun) {
+  auto shape = engine::model::parse_dims(
+      "n_embd=64,n_layer=1,n_head=4,n_head_kv=2,n_ff=128,n_vocab=32,context=16");
+  auto w = engine::model::synthetic_writer(*shape, engine::model::FileType::q8_0, 1);
+  ASSERT_TRUE(w.is_ok());
+  auto bytes = w->to_bytes();
+  ASSERT_TRUE(bytes.is_ok());
+  // blk.0.attn_k.weight's type field (after its name, n_dims and two dimensions) becomes
+  // iq2_xxs (16), a ggml type the engine does not run; its bytes are unchanged (a 2-D q8_0 tensor
+  // of 64 x 32 is 2176 bytes, iq2_xxs's 66-byte blocks of 256 give 528: still inside the file).
+  const std::string name = "blk.0.attn_k.weight";
+  auto it =
+      std::search(bytes->begin(), bytes->end(), reinterpret_cast<const std::byte*>(name.data()),
+                  reinterpret_cast<const std::byte*>(name.data()) + name.size());
+  ASSERT_NE(it, bytes->end());
+  const size_t type_at = static_cast<size_t>(it - bytes->begin()) + name.size() + 4 + 16;
+  const uint32_t iq2_xxs = 16;
+  std::memcpy(bytes->data() + type_at, &iq2_xxs, 4);
+  const std::string file = path("iq2.gguf");
+  {
+    std::ofstream out(file, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes->data()),
+              static_cast<std::streamsize>(bytes->size()));
+  }
+  for (const std::string command : {" model info ", " run --quiet --model "}) {
+    auto r = run_command(gauntlet_exe() + command + file);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("tensor 'blk.0.attn_k.weight' has type iq2_xxs (id 16), which "
+                            "gauntlet cannot run (supported: f32 (0), f16 (1)"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("iq4_nl (20), iq4_xs (23), bf16 (30), mxfp4 (39))"), std::string::npos)
+        << r.output;
+  }
+}
+
+}  // namespace
+}  // namespace gauntlet::testing

@@ -1,0 +1,183 @@
+// The IQ4_NL, IQ4_XS and MXFP4_MOE file types with llama.cpp's quantizer rules (src/llama-quant.cpp
+// llama_tensor_get_type_impl, tensor_type_fallback, llama_ftype_get_default_type), and
+// llama-quantize's --tensor-type overrides (llama_tensor_get_type).
+#include <gtest/gtest.h>
+
+#include "engine/model/file_type.h"
+#include "engine/model/shape.h"
+#include "engine/planner/planner.h"
+
+namespace gauntlet::engine {
+namespace {
+
+using model::FileType;
+using model::TensorType;
+
+TensorType type_of(const std::vector<model::TensorDesc>& tensors, const std::string& name) {
+  for (const auto& t : tensors) {
+    if (t.name == name) return t.type;
+  }
+  ADD_FAILURE() << "no tensor " << name;
+  return TensorType::f32;
+}
+
+model::ModelShape dims(const std::string& text) {
+  auto s = model::parse_dims(text);
+  EXPECT_TRUE(s.is_ok()) << s.error().describe();
+  return *s;
+}
+
+// 8 layers, n_gqa 2: the output Q6_K; ffn_down Q5_K on the first eighth of the layers (no
+// importance matrix); attn_v keeps the base (Q5_K only from n_gqa 4); everything else the base.
+TEST(NonlinearFileTypes, Iq4RulesByLayerAndGroupSize) {
+  const auto s = dims("n_embd=256,n_layer=8,n_head=4,n_head_kv=2,n_ff=512,n_vocab=300,context=64");
+  for (FileType f : {FileType::iq4_nl, FileType::iq4_xs}) {
+    SCOPED_TRACE(model::to_string(f));
+    const TensorType base = model::base_type(f);
+    const auto t = model::model_tensors(s, f);
+    EXPECT_EQ(type_of(t, "output.weight"), TensorType::q6_K);
+    EXPECT_EQ(type_of(t, "token_embd.weight"), base);
+    EXPECT_EQ(type_of(t, "blk.0.ffn_down.weight"), TensorType::q5_K);
+    EXPECT_EQ(type_of(t, "blk.1.ffn_down.weight"), base);
+    EXPECT_EQ(type_of(t, "blk.7.ffn_down.weight"), base);
+    EXPECT_EQ(type_of(t, "blk.0.attn_v.weight"), base);
+    EXPECT_EQ(type_of(t, "blk.3.attn_output.weight"), base);
+    EXPECT_EQ(type_of(t, "blk.3.ffn_gate.weight"), base);
+    EXPECT_EQ(type_of(t, "blk.3.attn_norm.weight"), TensorType::f32);
+  }
+  const auto gqa4 =
+      dims("n_embd=256,n_layer=8,n_head=8,n_head_kv=2,n_ff=512,n_vocab=300,context=64");
+  EXPECT_EQ(type_of(model::model_tensors(gqa4, FileType::iq4_xs), "blk.5.attn_v.weight"),
+            TensorType::q5_K);
+  EXPECT_EQ(type_of(model::model_tensors(gqa4, FileType::iq4_nl), "blk.5.attn_v.weight"),
+            TensorType::q5_K);
+}
+
+// Rows of 896 (Qwen2.5-0.5B): IQ4_XS falls back to IQ4_NL (896 = 28 * 32), the output's Q6_K to
+// Q8_0, attn_v's Q5_K (n_gqa 7) to Q5_1; rows of 4864 (19 * 256) keep IQ4_XS.
+TEST(NonlinearFileTypes, RowsThatAreNotSuperBlocksFallBack) {
+  const auto s =
+      dims("n_embd=896,n_layer=8,n_head=14,n_head_kv=2,n_ff=4864,n_vocab=400,context=64");
+  const auto xs = model::model_tensors(s, FileType::iq4_xs);
+  EXPECT_EQ(type_of(xs, "blk.2.attn_q.weight"), TensorType::iq4_nl);
+  EXPECT_EQ(type_of(xs, "blk.2.ffn_down.weight"), TensorType::iq4_xs);
+  EXPECT_EQ(type_of(xs, "blk.2.attn_v.weight"), TensorType::q5_1);
+  EXPECT_EQ(type_of(xs, "output.weight"), TensorType::q8_0);
+  EXPECT_EQ(type_of(model::model_tensors(s, FileType::iq4_nl), "blk.2.attn_q.weight"),
+            TensorType::iq4_nl);
+  // A row of 48 holds no block of 32: F16, as tensor_type_fallback's last resort.
+  model::TensorPlace odd;
+  odd.name = "blk.0.attn_q.weight";
+  odd.n_cols = 48;
+  odd.n_layer = 8;
+  EXPECT_EQ(model::tensor_type_for(FileType::iq4_nl, odd), TensorType::f16);
+  EXPECT_EQ(model::tensor_type_for(FileType::iq4_xs, odd), TensorType::f16);
+  EXPECT_EQ(model::tensor_type_for(FileType::mxfp4_moe, odd), TensorType::f16);
+}
+
+// 8 experts: attn_k and attn_v Q8_0, attn_output Q5_K (IQ4_NL and IQ4_XS are in llama.cpp's list).
+TEST(NonlinearFileTypes, Iq4EightExpertRules) {
+  const auto s = dims(
+      "arch=qwen3moe,n_ff_exp=256,n_embd=256,n_layer=8,n_head=4,n_head_kv=2,head_dim=64,"
+      "n_ff=512,n_expert=8,n_expert_used=2,n_vocab=256,context=64");
+  const auto t = model::model_tensors(s, FileType::iq4_xs);
+  EXPECT_EQ(type_of(t, "blk.3.attn_k.weight"), TensorType::q8_0);
+  EXPECT_EQ(type_of(t, "blk.3.attn_v.weight"), TensorType::q8_0);
+  EXPECT_EQ(type_of(t, "blk.3.attn_output.weight"), TensorType::q5_K);
+  EXPECT_EQ(type_of(t, "blk.3.ffn_gate_exps.weight"), TensorType::iq4_xs);
+  EXPECT_EQ(type_of(t, "blk.0.ffn_down_exps.weight"), TensorType::q5_K);
+  EXPECT_EQ(type_of(t, "blk.3.ffn_down_exps.weight"), TensorType::iq4_xs);
+  EXPECT_EQ(type_of(t, "blk.3.ffn_gate_inp.weight"), TensorType::f32);
+}
+
+// MXFP4_MOE: the expert stacks (3-D) MXFP4; the output, the embedding, attention and the shared
+// expert's 2-D matrices Q8_0; the router and norms F32. A dense model has no MXFP4 tensor.
+TEST(NonlinearFileTypes, Mxfp4MoePutsMxfp4OnlyOnExpertStacks) {
+  const auto s = dims(
+      "arch=qwen2moe,n_ff_exp=256,n_ff_shexp=512,n_embd=256,n_layer=2,n_head=4,n_head_kv=2,"
+      "head_dim=64,n_ff=512,n_expert=4,n_expert_used=2,n_vocab=256,context=64");
+  const auto t = model::model_tensors(s, FileType::mxfp4_moe);
+  for (const char* e : {"ffn_gate_exps", "ffn_up_exps", "ffn_down_exps"}) {
+    EXPECT_EQ(type_of(t, std::string("blk.1.") + e + ".weight"), TensorType::mxfp4) << e;
+  }
+  for (const char* q8 :
+       {"token_embd.weight", "output.weight", "blk.0.attn_q.weight", "blk.0.attn_v.weight",
+        "blk.0.attn_output.weight", "blk.0.ffn_down_shexp.weight", "blk.0.ffn_gate_shexp.weight"}) {
+    EXPECT_EQ(type_of(t, q8), TensorType::q8_0) << q8;
+  }
+  EXPECT_EQ(type_of(t, "blk.0.ffn_gate_inp.weight"), TensorType::f32);
+  EXPECT_EQ(type_of(t, "blk.0.ffn_norm.weight"), TensorType::f32);
+  const auto dense =
+      dims("n_embd=256,n_layer=2,n_head=4,n_head_kv=2,n_ff=512,n_vocab=300,context=64");
+  for (const auto& d : model::model_tensors(dense, FileType::mxfp4_moe)) {
+    EXPECT_TRUE(d.type == TensorType::q8_0 || d.type == TensorType::f32) << d.name;
+  }
+}
+
+// The planner's bytes: an mxfp4 expert stack {256, 256, 8} is 8 x 256 rows of 8 blocks of 17
+// bytes; attn_q {256, 256} in iq4_xs is 256 rows of one 136-byte block, in iq4_nl of 8 x 18.
+TEST(NonlinearFileTypes, PlannerBytesAreTheBlockBytes) {
+  const auto s = dims(
+      "arch=qwen3moe,n_ff_exp=256,n_embd=256,n_layer=2,n_head=4,n_head_kv=2,head_dim=64,"
+      "n_ff=512,n_expert=8,n_expert_used=2,n_vocab=256,context=64");
+  auto bytes_of = [&](FileType f, const std::string& name) {
+    for (const auto& t : model::model_tensors(s, f)) {
+      if (t.name == name) return t.bytes();
+    }
+    ADD_FAILURE() << "no tensor " << name;
+    return uint64_t{0};
+  };
+  EXPECT_EQ(bytes_of(FileType::mxfp4_moe, "blk.0.ffn_up_exps.weight"), 8u * 256 * 8 * 17);
+  EXPECT_EQ(bytes_of(FileType::iq4_xs, "blk.1.attn_q.weight"), 256u * 136);
+  EXPECT_EQ(bytes_of(FileType::iq4_nl, "blk.1.attn_q.weight"), 256u * 8 * 18);
+  uint64_t sum = 0;
+  for (const auto& t : model::model_tensors(s, FileType::mxfp4_moe)) sum += t.bytes();
+  EXPECT_EQ(planner::weight_bytes(s, FileType::mxfp4_moe), sum);
+}
+
+TEST(NonlinearFileTypes, NamesAndIds) {
+  EXPECT_EQ(static_cast<uint32_t>(FileType::iq4_nl), 25u);     // LLAMA_FTYPE_MOSTLY_IQ4_NL
+  EXPECT_EQ(static_cast<uint32_t>(FileType::iq4_xs), 30u);     // LLAMA_FTYPE_MOSTLY_IQ4_XS
+  EXPECT_EQ(static_cast<uint32_t>(FileType::mxfp4_moe), 38u);  // LLAMA_FTYPE_MOSTLY_MXFP4_MOE
+  EXPECT_EQ(model::parse_file_type("iq4_xs"), FileType::iq4_xs);
+  EXPECT_EQ(model::parse_file_type("MXFP4_MOE"), FileType::mxfp4_moe);
+  EXPECT_STREQ(model::to_string(FileType::iq4_nl), "IQ4_NL");
+  EXPECT_EQ(model::file_type_from_id(38), FileType::mxfp4_moe);
+  EXPECT_EQ(model::base_type(FileType::mxfp4_moe), TensorType::mxfp4);
+  EXPECT_EQ(model::file_type_for(TensorType::iq4_xs), FileType::iq4_xs);
+  EXPECT_EQ(model::file_type_for(TensorType::mxfp4), std::nullopt);  // experts only
+}
+
+// --tensor-type: the first matching pattern wins over the rules, then the fallback applies; an
+// unquantized file type ignores the overrides (llama_tensor_get_type checks the default type).
+TEST(NonlinearFileTypes, TensorTypeOverridesAsLlamaQuantize) {
+  std::vector<model::TensorTypeOverride> o;
+  for (const char* text : {"ffn_down=iq4_xs", "BLK\\.0\\..*=mxfp4", "attn_q=q8_0"}) {
+    auto parsed = model::parse_tensor_type_override(text);
+    ASSERT_TRUE(parsed.has_value()) << text;
+    o.push_back(std::move(*parsed));
+  }
+  EXPECT_EQ(o[1].pattern, "blk\\.0\\..*");  // lower-cased, as llama-quantize does
+  const auto s =
+      dims("n_embd=896,n_layer=8,n_head=14,n_head_kv=2,n_ff=4864,n_vocab=400,context=64");
+  const auto t = model::model_tensors(s, FileType::q4_K_M, o);
+  EXPECT_EQ(type_of(t, "blk.0.ffn_down.weight"), TensorType::iq4_xs);  // first match
+  EXPECT_EQ(type_of(t, "blk.0.attn_k.weight"), TensorType::mxfp4);
+  EXPECT_EQ(type_of(t, "blk.0.attn_norm.weight"), TensorType::f32);  // never quantized
+  EXPECT_EQ(type_of(t, "blk.1.attn_q.weight"), TensorType::q8_0);
+  EXPECT_EQ(type_of(t, "blk.1.attn_k.weight"), TensorType::q5_0);  // the rules: q4_K, fallback
+  const auto f16 = model::model_tensors(s, FileType::f16, o);
+  EXPECT_EQ(type_of(f16, "blk.0.ffn_down.weight"), TensorType::f16);
+  // ffn_down's rows of 4864 hold iq4_xs; attn_output's rows of 896 fall back to iq4_nl.
+  auto out = model::parse_tensor_type_override("attn_output=iq4_xs");
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(type_of(model::model_tensors(s, FileType::q8_0, std::span(&*out, 1)),
+                    "blk.4.attn_output.weight"),
+            TensorType::iq4_nl);
+  for (const char* bad : {"ffn_down", "=q8_0", "ffn_down=", "ffn_down=iq2_xxs", "(=q8_0"}) {
+    EXPECT_FALSE(model::parse_tensor_type_override(bad).has_value()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace gauntlet::engine
