@@ -78,9 +78,9 @@ uint64_t rotation_inputs(const planner::ModelShape& s, const DeploymentOptions& 
 }
 
 constexpr core::TensorType kKvCacheTypes[] = {
-    core::TensorType::f32,  core::TensorType::f16,  core::TensorType::bf16, core::TensorType::q8_0,
-    core::TensorType::q4_0, core::TensorType::q4_1, core::TensorType::q5_0, core::TensorType::q5_1,
-    core::TensorType::iq4_nl};
+    core::TensorType::f32,  core::TensorType::f16,  core::TensorType::bf16,
+    core::TensorType::q8_0, core::TensorType::q4_0, core::TensorType::q4_1,
+    core::TensorType::q5_0, core::TensorType::q5_1, core::TensorType::iq4_nl};
 
 }  // namespace
 

@@ -33,18 +33,18 @@ struct Floor {
   double prompt_share_of_peak;
 };
 
-// Measured here (2 cores, AVX2; PoCL 3.1, llvmpipe, the host reference) over eight runs, some
-// beside a compiler: decode / copy and prompt / peak per format. A floor is about 0.6 of the
-// figure of a quiet run, so a 2x slower decode or pass falls below it.
+// Measured here (2 cores, AVX2; PoCL 3.1, llvmpipe, the host reference): decode / copy and
+// prompt / peak per format, alone and (lower) beside a compiler. A floor is about 0.6 of the
+// quiet run's figure, so a 2x slower decode or pass falls below it.
 const std::map<std::string, std::map<model::FileType, Floor>>& floors() {
   static const std::map<std::string, std::map<model::FileType, Floor>> f = {
-      // decode 0.15-0.27 and 0.10-0.22, prompt 0.59-1.10
-      {"opencl", {{model::FileType::q8_0, {0.11, 0.55}}, {model::FileType::q4_K_M, {0.06, 0.55}}}},
-      // decode 0.10-0.14 and 0.07-0.12, prompt 0.09-0.13
+      // quiet: decode 0.153 and 0.112, prompt 0.80 and 0.84 (busy: 0.15-0.27, 0.09-0.22)
+      {"opencl", {{model::FileType::q8_0, {0.11, 0.55}}, {model::FileType::q4_K_M, {0.065, 0.55}}}},
+      // quiet: decode 0.122 and 0.073, prompt 0.118 and 0.130
       {"vulkan",
        {{model::FileType::q8_0, {0.075, 0.065}}, {model::FileType::q4_K_M, {0.045, 0.065}}}},
-      // decode 0.026-0.037 and 0.008-0.011, prompt 0.35-0.85
-      {"host", {{model::FileType::q8_0, {0.016, 0.22}}, {model::FileType::q4_K_M, {0.0055, 0.22}}}},
+      // quiet: decode 0.050 and 0.018, prompt 0.71 and 0.85 (busy: half of that)
+      {"host", {{model::FileType::q8_0, {0.028, 0.40}}, {model::FileType::q4_K_M, {0.010, 0.40}}}},
   };
   return f;
 }
