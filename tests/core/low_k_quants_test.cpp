@@ -15,6 +15,7 @@
 #include "core/half.h"
 #include "core/rng.h"
 #include "core/tensor_type.h"
+#include "tests/support/ggml_reference_rows.h"
 
 namespace gauntlet::core {
 namespace {
@@ -189,42 +190,9 @@ TEST(LowKQuants, DecodersMatchGgmlOnRandomBytes) {
 
 // --- the encoders against ggml's ----------------------------------------------------------------
 
-// The row the reference program was given: an LCG's values (exact float arithmetic, so any IEEE
-// machine gets the same row), a power-of-two magnitude per 16, an offset for one 32 in four,
-// and sub-blocks of zeros or of one repeated value now and then.
-std::vector<float> lcg_row(size_t n) {
-  std::vector<float> x(n);
-  uint32_t s = 20261123u;
-  float mag = 1, off = 0;
-  for (size_t i = 0; i < n; ++i) {
-    s = s * 1664525u + 1013904223u;
-    const float u = static_cast<float>(s >> 8) / 16777216.0f;
-    if (i % 32 == 0) off = (s >> 4) % 4 == 0 ? (u - 0.5f) * 4.0f : 0.0f;
-    if (i % 16 == 0) mag = static_cast<float>(1u << ((s >> 12) % 12)) / 256.0f;
-    const size_t sub = i / 16;
-    x[i] = sub % 29 == 3 ? 0.0f : sub % 31 == 5 ? off + mag : (u * 2.0f - 1.0f) * mag + off;
-  }
-  return x;
-}
-
-std::string hex(const uint8_t* p, size_t n) {
-  static const char digits[] = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < n; ++i) {
-    s += digits[p[i] >> 4];
-    s += digits[p[i] & 15];
-  }
-  return s;
-}
-
-uint64_t fnv1a(const void* data, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; ++i) {
-    h ^= static_cast<const uint8_t*>(data)[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
+using gauntlet::testing::fnv1a;
+using gauntlet::testing::hex;
+using gauntlet::testing::lcg_row;
 
 // ggml's quantize_row_q2_K_ref of lcg_row(512): its first block in full, and FNV-1a 64 of the
 // encoding of lcg_row(16384) (64 blocks) and of its dequantize_row_q2_K.
