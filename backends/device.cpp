@@ -37,7 +37,7 @@ int64_t HostInvocation::constant(std::string_view name, int64_t fallback) const 
 
 Device::Device(core::DeviceInfo info) : info_(std::move(info)), uid_(next_uid++) {}
 
-Error Device::error(core::ErrorKind kind, std::string message, std::source_location at) const {
+Error Device::error(core::ErrorKind kind, std::string message, core::SourceLocation at) const {
   return core::make_error(kind, std::move(message), name(), at);
 }
 

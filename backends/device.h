@@ -17,13 +17,13 @@
 #include <cstring>
 #include <functional>
 #include <memory>
-#include <source_location>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/device_info.h"
+#include "core/source_location.h"
 #include "core/status.h"
 
 namespace gauntlet::backends {
@@ -158,7 +158,7 @@ class Device {
 
   const std::shared_ptr<MemoryAccounting>& accounting() const { return accounting_; }
   Error error(core::ErrorKind kind, std::string message,
-              std::source_location at = std::source_location::current()) const;
+              core::SourceLocation at = GAUNTLET_HERE) const;
 
  private:
   core::DeviceInfo info_;

@@ -42,7 +42,7 @@ std::string Error::describe() const {
   return out;
 }
 
-std::string where_text(const std::source_location& at) {
+std::string where_text(const core::SourceLocation& at) {
   std::string_view file = at.file_name();
   if (file.starts_with(GAUNTLET_SOURCE_DIR))
     file.remove_prefix(std::string_view(GAUNTLET_SOURCE_DIR).size());
@@ -53,7 +53,7 @@ std::string where_text(const std::source_location& at) {
   return out;
 }
 
-Error make_error(ErrorKind kind, std::string message, std::string device, std::source_location at) {
+Error make_error(ErrorKind kind, std::string message, std::string device, core::SourceLocation at) {
   Error e;
   e.kind = kind;
   e.message = std::move(message);
@@ -63,7 +63,7 @@ Error make_error(ErrorKind kind, std::string message, std::string device, std::s
 }
 
 Error api_error(std::string api_call, long long code, std::string code_name, std::string device,
-                std::string message, std::source_location at) {
+                std::string message, core::SourceLocation at) {
   Error e;
   e.where = where_text(at);
   e.kind = ErrorKind::api_error;

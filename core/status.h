@@ -1,9 +1,10 @@
 #pragma once
 // Status and Result: how errors cross module edges (no exceptions across a module edge).
-#include <source_location>
 #include <string>
 #include <utility>
 #include <variant>
+
+#include "core/source_location.h"
 
 namespace gauntlet::core {
 
@@ -76,12 +77,11 @@ class [[nodiscard]] Result {
 };
 
 Error make_error(ErrorKind kind, std::string message, std::string device = {},
-                 std::source_location at = std::source_location::current());
+                 core::SourceLocation at = GAUNTLET_HERE);
 Error api_error(std::string api_call, long long code, std::string code_name, std::string device,
-                std::string message = {},
-                std::source_location at = std::source_location::current());
+                std::string message = {}, core::SourceLocation at = GAUNTLET_HERE);
 // "core/status.cpp:12": the file as the repository names it, and the line.
-std::string where_text(const std::source_location& at);
+std::string where_text(const core::SourceLocation& at);
 
 }  // namespace gauntlet::core
 

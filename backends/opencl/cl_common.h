@@ -36,11 +36,11 @@ namespace cl::detail {
 }  // namespace cl::detail
 
 #include <CL/opencl.hpp>
-#include <source_location>
 #include <string>
 #include <vector>
 
 #include "core/device_info.h"
+#include "core/source_location.h"
 #include "core/status.h"
 
 namespace gauntlet::backends::opencl {
@@ -51,8 +51,7 @@ const char* error_name(cl_int code);
 // An api_error naming the call, the code and the device. Codes that mean memory ran out
 // (CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_HOST_MEMORY) come back as out_of_memory.
 core::Error cl_error(const char* api_call, cl_int code, const std::string& device,
-                     std::string message = {},
-                     std::source_location at = std::source_location::current());
+                     std::string message = {}, core::SourceLocation at = GAUNTLET_HERE);
 
 // One entry per OpenCL device in platform order; its index is the N of "opencl:N". A platform
 // whose devices cannot be listed gets one entry with `list_error` set and no device.

@@ -98,7 +98,7 @@ const char* error_name(cl_int code) {
 }
 
 core::Error cl_error(const char* api_call, cl_int code, const std::string& device,
-                     std::string message, std::source_location at) {
+                     std::string message, core::SourceLocation at) {
   core::Error e = core::api_error(api_call, code, error_name(code), device, std::move(message), at);
   if (code == CL_MEM_OBJECT_ALLOCATION_FAILURE || code == CL_OUT_OF_HOST_MEMORY) {
     e.kind = core::ErrorKind::out_of_memory;
