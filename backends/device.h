@@ -158,7 +158,7 @@ class Device {
 
   const std::shared_ptr<MemoryAccounting>& accounting() const { return accounting_; }
   Error error(core::ErrorKind kind, std::string message,
-              core::SourceLocation at = GAUNTLET_HERE) const;
+              core::SourceLocation at = core::SourceLocation::current()) const;
 
  private:
   core::DeviceInfo info_;

@@ -77,9 +77,10 @@ class [[nodiscard]] Result {
 };
 
 Error make_error(ErrorKind kind, std::string message, std::string device = {},
-                 core::SourceLocation at = GAUNTLET_HERE);
+                 core::SourceLocation at = core::SourceLocation::current());
 Error api_error(std::string api_call, long long code, std::string code_name, std::string device,
-                std::string message = {}, core::SourceLocation at = GAUNTLET_HERE);
+                std::string message = {},
+                core::SourceLocation at = core::SourceLocation::current());
 // "core/status.cpp:12": the file as the repository names it, and the line.
 std::string where_text(const core::SourceLocation& at);
 

@@ -51,7 +51,8 @@ const char* error_name(cl_int code);
 // An api_error naming the call, the code and the device. Codes that mean memory ran out
 // (CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_HOST_MEMORY) come back as out_of_memory.
 core::Error cl_error(const char* api_call, cl_int code, const std::string& device,
-                     std::string message = {}, core::SourceLocation at = GAUNTLET_HERE);
+                     std::string message = {},
+                     core::SourceLocation at = core::SourceLocation::current());
 
 // One entry per OpenCL device in platform order; its index is the N of "opencl:N". A platform
 // whose devices cannot be listed gets one entry with `list_error` set and no device.
