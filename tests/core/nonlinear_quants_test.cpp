@@ -24,24 +24,10 @@
 namespace gauntlet::core {
 namespace {
 
-std::vector<float> decode(TensorType type, const std::vector<uint8_t>& bytes) {
-  std::vector<float> out(bytes.size() / block_bytes(type) * block_elements(type));
-  dequantize_row(type, reinterpret_cast<const std::byte*>(bytes.data()), out.data(), out.size());
-  return out;
-}
-
-std::vector<uint8_t> encode(TensorType type, const std::vector<float>& x) {
-  std::vector<uint8_t> bytes(row_bytes(type, x.size()));
-  quantize_row(type, x.data(), reinterpret_cast<std::byte*>(bytes.data()), x.size());
-  return bytes;
-}
-
-void put_half(std::vector<uint8_t>& b, size_t at, uint16_t bits) {
-  b[at] = static_cast<uint8_t>(bits & 0xff);
-  b[at + 1] = static_cast<uint8_t>(bits >> 8);
-}
-
-float half_at(const uint8_t* p) { return f16_to_f32(static_cast<uint16_t>(p[0] | (p[1] << 8))); }
+using gauntlet::testing::decode;
+using gauntlet::testing::encode;
+using gauntlet::testing::half_at;
+using gauntlet::testing::put_half;
 
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;

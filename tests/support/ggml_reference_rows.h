@@ -1,12 +1,39 @@
 #pragma once
-// What the encoder tests feed ggml-quants.c compiled alone and how they compare its output: the
-// same row on any IEEE machine, its bytes in hex, and FNV-1a 64 of a longer encoding.
+// The codec tests' helpers: a row encoded and decoded through core/tensor_type, f16 bytes read
+// and written, and what the encoder tests feed ggml-quants.c compiled alone and how they compare
+// its output: the same row on any IEEE machine, its bytes in hex, and FNV-1a 64 of a longer
+// encoding.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/half.h"
+#include "core/tensor_type.h"
+
 namespace gauntlet::testing {
+
+inline std::vector<float> decode(core::TensorType type, const std::vector<uint8_t>& bytes) {
+  std::vector<float> out(bytes.size() / core::block_bytes(type) * core::block_elements(type));
+  core::dequantize_row(type, reinterpret_cast<const std::byte*>(bytes.data()), out.data(),
+                       out.size());
+  return out;
+}
+
+inline std::vector<uint8_t> encode(core::TensorType type, const std::vector<float>& x) {
+  std::vector<uint8_t> bytes(core::row_bytes(type, x.size()));
+  core::quantize_row(type, x.data(), reinterpret_cast<std::byte*>(bytes.data()), x.size());
+  return bytes;
+}
+
+inline void put_half(std::vector<uint8_t>& b, size_t at, uint16_t bits) {
+  b[at] = static_cast<uint8_t>(bits & 0xff);
+  b[at + 1] = static_cast<uint8_t>(bits >> 8);
+}
+
+inline float half_at(const uint8_t* p) {
+  return core::f16_to_f32(static_cast<uint16_t>(p[0] | (p[1] << 8)));
+}
 
 // An LCG's values (exact float arithmetic), a power-of-two magnitude per 16, an offset for one
 // 32 in four, and sub-blocks of zeros or of one repeated value now and then.
