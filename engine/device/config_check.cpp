@@ -126,7 +126,8 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
   const uint32_t group = shape.n_head / shape.n_head_kv;
   GAUNTLET_TRY(local_fits(at, {0, hd, context, group}, local_mem_limit,
                           "head_dim " + std::to_string(hd) + ", context " +
-                              std::to_string(context) + ", group " + std::to_string(group)));
+                              std::to_string(context) +
+                              (config.flash_attention ? ", group " + std::to_string(group) : "")));
   return core::Status::ok();
 }
 
