@@ -9,11 +9,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <sstream>
 
 #include "backends/catalog.h"
+#include "core/half.h"
 #include "core/options.h"
 #include "engine/device/device_decoder.h"
 #include "engine/device/ops.h"
@@ -159,6 +161,67 @@ void BM_Matvec(benchmark::State& state, const std::string& name, model::TensorTy
     const double per_s = static_cast<double>(state.iterations()) * per;
     state.counters["weight_GBps"] =
         benchmark::Counter(per_s * static_cast<double>(w_bytes) / 1e9, benchmark::Counter::kIsRate);
+    state.SetLabel(v.name());
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+// One layer's attention of one token over `context` positions of an f16 KV cache, with today's
+// attention kernel (a workgroup per query head) or the flash kernel (a workgroup per KV head
+// serving its group of 4 query heads from K/V tiles in local memory): llama-3-8B's heads (32
+// query heads of 128, 8 KV heads). KV_GBps: the cache bytes read per call over its time.
+void BM_Attention(benchmark::State& state, const std::string& name, bool flash, uint32_t context) {
+  try {
+    auto& d = device_for(name);
+    auto shape = model::parse_dims(
+                     "n_embd=4096,n_layer=1,n_head=32,n_head_kv=8,n_ff=64,"
+                     "n_vocab=32,context=" +
+                     std::to_string(context))
+                     .value();
+    auto cfg =
+        device::default_config(d.info(), d.info().local_mem_size, shape, model::FileType::f16);
+    cfg.kv = planner::KvPrecision::f16;
+    cfg.flash_attention = flash;
+    check(device::check_config(d.info(), d.info().local_mem_size, shape, cfg));
+    const auto v = device::effective_attention(cfg);
+    const uint32_t hd = shape.head_dim(), n_q = shape.n_embd_q(), n_kv = shape.n_embd_kv();
+    const uint64_t cache_bytes = uint64_t{context} * n_kv * 2;
+    auto k = d.allocate(cache_bytes).value();
+    auto vc = d.allocate(cache_bytes).value();
+    std::vector<uint16_t> half(uint64_t{context} * n_kv, core::f32_to_f16(0.01f));
+    check(d.upload(*k, std::as_bytes(std::span(half))));
+    check(d.upload(*vc, std::as_bytes(std::span(half))));
+    auto act = d.allocate(2ull * n_q * sizeof(float)).value();
+    std::vector<float> q(2ull * n_q, 0.5f);
+    check(d.upload(*act, std::as_bytes(std::span(q))));
+    auto pass = d.allocate(2 * sizeof(uint32_t)).value();
+    const uint32_t where[2] = {context - 1, 0};
+    check(d.upload(*pass, std::as_bytes(std::span(where))));
+    const device::AttentionParams p{0,
+                                    n_q,
+                                    shape.n_head / shape.n_head_kv,
+                                    n_kv,
+                                    0,
+                                    0,
+                                    1.0f / std::sqrt(static_cast<float>(hd)),
+                                    2 * n_q,
+                                    context,
+                                    0.0f,
+                                    context * n_kv};
+    device::Ops ops(d);
+    auto run = [&] {
+      check(ops.attention(*act, *k, *vc, *pass, v, shape.n_head, hd, context, cfg.kv, p));
+    };
+    run();
+    check(d.finish());
+    for (auto _ : state) {
+      run();
+      check(d.finish());
+    }
+    state.counters["KV_GBps"] = benchmark::Counter(
+        static_cast<double>(state.iterations()) * 2.0 * static_cast<double>(cache_bytes) / 1e9,
+        benchmark::Counter::kIsRate);
     state.SetLabel(v.name());
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
@@ -347,6 +410,16 @@ const int registered = [] {
                                    BM_Matmul, dev, f, 64)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
+    }
+    for (uint32_t context : {512u, 8192u}) {
+      for (bool flash : {false, true}) {
+        benchmark::RegisterBenchmark(
+            ("BM_Attention/" + dev + (flash ? "/flash/" : "/today/") + std::to_string(context))
+                .c_str(),
+            BM_Attention, dev, flash, context)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+      }
     }
     // The quick run's model (d=256, ff=11008) and the 220M decode model, pp512 / tg128.
     for (auto f : {model::FileType::f32, model::FileType::q8_0, model::FileType::q4_K_M}) {

@@ -10,6 +10,7 @@
 
 #include "cli/bench_output.h"
 #include "cli/commands.h"
+#include "cli/kv_cache_flags.h"
 #include "cli/model_flags.h"
 #include "cli/placement_flags.h"
 #include "core/options.h"
@@ -29,6 +30,7 @@ struct BenchArgs {
   uint32_t repetitions = 5;
   uint32_t micro_batch = 512;
   unsigned threads = 0;
+  KvCacheFlags kv_cache;
 };
 
 int fail(const std::string& message, int code) {
@@ -128,8 +130,11 @@ int bench(const BenchArgs& a) {
                 kExitUsage);
   }
   const auto start = std::chrono::steady_clock::now();
-  engine::DecoderOptions decoder_options{a.threads, engine::planner::KvPrecision::f32, context,
+  const auto cache = engine_kv_cache(a.kv_cache, engine::planner::KvPrecision::f32);
+  if (!cache) return fail(cache.error().message, kExitUsage);
+  engine::DecoderOptions decoder_options{a.threads, cache->kv, context,
                                          std::min(micro_batch, longest_prompt)};
+  decoder_options.flash_attention = cache->flash_attention;
   auto decoder = engine::make_decoder(placed->placement, placed->devices, **file, decoder_options);
   if (!decoder) return fail_with("", decoder.error());
   const std::string where =
@@ -188,6 +193,7 @@ void add_bench_command(CLI::App& app, CommandContext& context) {
   cmd->add_option("--micro-batch,--ubatch-size", a->micro_batch,
                   "-ub: the most prompt tokens in one pass, as llama-bench's (default 512)");
   cmd->add_option("-t,--threads", a->threads, "host: CPU threads (default: all)");
+  add_engine_kv_cache_flags(*cmd, a->kv_cache);
   cmd->add_option("-o,--output", a->output, "md, json or csv (default md)");
   cmd->callback([&context, a] { context.exit_code = bench(*a); });
 }

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "cli/kv_cache_flags.h"
 #include "cli/model_flags.h"
 #include "cli/placement_flags.h"
 #include "core/json.h"
@@ -23,6 +24,7 @@ struct DecodeArgs {
   ModelFlags source;
   PlacementFlags placement;
   std::string tokens = "1", dump, kv = "f32";
+  KvCacheFlags kv_cache;
   uint32_t n = 32;
   uint32_t context = 0;
   unsigned threads = 0;
@@ -133,7 +135,11 @@ int decode(const DecodeArgs& a) {
   r.format = source->format;
   r.time_kernels = a.profile;
   if (a.kv != "f32" && a.kv != "f16") return fail("--kv must be f32 or f16", kExitUsage);
-  r.kv = a.kv == "f16" ? engine::planner::KvPrecision::f16 : engine::planner::KvPrecision::f32;
+  const auto cache = engine_kv_cache(a.kv_cache, a.kv == "f16" ? engine::planner::KvPrecision::f16
+                                                               : engine::planner::KvPrecision::f32);
+  if (!cache) return fail(cache.error().message, kExitUsage);
+  r.kv = cache->kv;
+  r.flash_attention = cache->flash_attention;
   auto tokens = parse_tokens(a.tokens);
   if (!tokens) return fail("--tokens must be comma-separated token ids, e.g. 1,2,3", kExitUsage);
   r.prompt = *tokens;
@@ -218,6 +224,7 @@ void add_decode_command(CLI::App& app, CommandContext& context) {
   cmd->add_option("-n", a->n, "tokens to generate (default 32)");
   cmd->add_option("--context", a->context, "KV cache positions (default prompt + n)");
   cmd->add_option("--kv", a->kv, "KV cache precision: f32 or f16 (default f32)");
+  add_engine_kv_cache_flags(*cmd, a->kv_cache);
   cmd->add_option("--threads", a->threads, "CPU threads (default: all)");
   cmd->add_option("--chunk-mib", a->chunk_mib, "load chunk in MiB (default 16)");
   cmd->add_option("--dump-logits", a->dump, "write each step's logits as JSON lines");

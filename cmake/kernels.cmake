@@ -48,7 +48,7 @@ function(gauntlet_add_kernels target)
     get_filename_component(stem "${src}" NAME_WE)
     # A .comp may #include the .glsl files beside it.
     get_filename_component(dir "${abs}" DIRECTORY)
-    file(GLOB includes "${dir}/*.glsl")
+    file(GLOB includes "${dir}/*.glsl" "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../core/kernels/types/*.glsl")
     set(words "${GAUNTLET_KERNEL_OUT}/kernels/${stem}.spv.inc")
     set(out "${GAUNTLET_KERNEL_OUT}/kernels/${stem}_comp.h")
     add_custom_command(

@@ -15,4 +15,11 @@ namespace gauntlet::core {
 // backends::KernelSource::opencl_headers. Empty for a type without a decoder.
 std::vector<std::string_view> opencl_type_headers(TensorType type);
 
+// The OpenCL C for a kernel that writes and reads a KV cache of K type `k` and V type `v`
+// (engine_kv_store.cl, engine_attention.cl): common.cl with GAUNTLET_KV_ENCODE, then each
+// quantized type's decoder and encoder (encode_block(x, block)) with its names prefixed k_ or v_
+// (k_value_at, v_encode_block, ...) and its block as K_ELEMS / K_BYTES, V_ELEMS / V_BYTES, so that
+// the two may be the same type or differ. f32 and f16 need no decoder.
+std::vector<std::string_view> opencl_kv_type_headers(TensorType k, TensorType v);
+
 }  // namespace gauntlet::core

@@ -56,7 +56,8 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r,
                                 std::to_string(needed) + " positions, over the context of " +
                                 std::to_string(rep.context));
   }
-  const DecoderOptions options{r.threads, r.kv, rep.context, 1, 1, r.chunk_bytes};
+  const DecoderOptions options{r.threads, r.kv,          rep.context,      1,
+                               1,         r.chunk_bytes, r.flash_attention};
   auto t0 = std::chrono::steady_clock::now();
   std::optional<loader::DeviceModel> loaded;
   core::Result<std::unique_ptr<Decoder>> decoder = core::make_error(core::ErrorKind::internal, "");

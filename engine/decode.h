@@ -29,7 +29,8 @@ struct DecodeRequest {
   uint32_t n_tokens = 32;
   unsigned threads = 0;
   planner::KvPrecision kv = planner::KvPrecision::f32;
-  uint32_t context = 0;  // 0: prompt + n_tokens (at most the model's context)
+  bool flash_attention = false;  // -fa (a quantized V cache needs it)
+  uint32_t context = 0;          // 0: prompt + n_tokens (at most the model's context)
   uint64_t chunk_bytes = 16ull << 20;
   reference::StepCallback on_step;
   // OpenCL and Vulkan: wait for each dispatch of the generated steps and sum its device time per

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/reference/kv_rows.h"
+
 namespace gauntlet::engine {
 
 namespace {
@@ -44,11 +46,15 @@ core::Result<std::unique_ptr<HostDeviceDecoder>> HostDeviceDecoder::create(
   auto act = device.allocate(planner::activation_bytes(
       model.shape, context, planner::pass_tokens(d->micro_batch_, d->sequences_)));
   if (!act) return act.error();
-  const uint64_t kv_half =
-      planner::kv_cache_bytes(model.shape, context, d->sequences_, options.kv, d->micro_batch_) / 2;
-  auto k = device.allocate(kv_half);
+  GAUNTLET_TRY(reference::check_kv_cache(model.shape, options.kv));
+  auto half = [&](model::TensorType type) {
+    return planner::kv_cache_bytes(model.shape, context, d->sequences_, {type, type},
+                                   d->micro_batch_) /
+           2;
+  };
+  auto k = device.allocate(half(options.kv.k));
   if (!k) return k.error();
-  auto v = device.allocate(kv_half);
+  auto v = device.allocate(half(options.kv.v));
   if (!v) return v.error();
   d->activations_ = std::move(*act);
   d->k_cache_ = std::move(*k);

@@ -19,6 +19,7 @@ device::DecodeConfig device_config(backends::Device& device, const model::ModelS
   device::DecodeConfig config =
       device::default_config(device.info(), device.info().local_mem_size, shape, weights);
   config.kv = o.kv;
+  config.flash_attention = o.flash_attention;
   config.context = o.context;
   config.micro_batch = o.micro_batch;
   config.sequences = o.sequences;

@@ -27,6 +27,7 @@ struct DecoderOptions {
   uint32_t micro_batch = 1;            // the most tokens of one sequence in a pass
   uint32_t sequences = 1;              // sequences with a KV cache each
   uint64_t chunk_bytes = 16ull << 20;  // the loader's staging chunk (placements)
+  bool flash_attention = false;        // -fa: the devices attend through flash attention
 };
 
 // The whole model on one device; `model` must have been loaded onto `device`, and both must

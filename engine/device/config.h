@@ -17,11 +17,16 @@ struct DecodeConfig {
   // activation_type is taken from here.
   planner::ActivationType compute = planner::ActivationType::f32;
   planner::KvPrecision kv = planner::KvPrecision::f32;
+  // -fa: attention through the flash kernel. A quantized V cache needs it, as in llama.cpp.
+  bool flash_attention = false;
   // Workgroup and activation tile (whole or a chunk, a multiple of 32); attention: workgroup and
   // score tile. The attention kernel always holds the whole query head.
   planner::KernelVariant matvec{planner::KernelOp::matvec, 64, planner::kWholeVector};
   planner::KernelVariant attention{planner::KernelOp::attention, 64, planner::kWholeVector,
                                    planner::ActivationType::f32, 0};
+  // With flash_attention: workgroup and K/V tile (score_tile positions; f32 in local memory).
+  planner::KernelVariant flash{planner::KernelOp::flash_attention, 64, planner::kWholeVector,
+                               planner::ActivationType::f32, planner::kFlashTile};
   // Matmul, for passes of several tokens: workgroup, activation tile per token (a multiple of 16
   // holding whole blocks) and token tile; its local tile is always f32.
   planner::KernelVariant matmul{
@@ -49,6 +54,14 @@ inline planner::KernelVariant effective_matmul(const DecodeConfig& c) {
   return v;
 }
 inline planner::KernelVariant effective_attention(const DecodeConfig& c) {
+  if (c.flash_attention) {
+    planner::KernelVariant v = c.flash;
+    v.op = planner::KernelOp::flash_attention;
+    v.activation_type = planner::ActivationType::f32;
+    v.activation_tile = planner::kWholeVector;
+    v.local_reduction = false;
+    return v;
+  }
   planner::KernelVariant v = c.attention;
   v.op = planner::KernelOp::attention;
   v.activation_type = c.compute;

@@ -91,7 +91,7 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
   }
   const uint32_t hd = shape.head_dim();
   if (hd % 2 != 0 || shape.n_embd % 2 != 0 || shape.n_ff % 2 != 0 ||
-      (hd + at.workgroup - 1) / at.workgroup > 8) {
+      (!config.flash_attention && (hd + at.workgroup - 1) / at.workgroup > 8)) {
     return core::make_error(core::ErrorKind::unsupported,
                             "shape n_embd " + std::to_string(shape.n_embd) + ", n_ff " +
                                 std::to_string(shape.n_ff) + ", head_dim " + std::to_string(hd) +
@@ -123,9 +123,11 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
   norm.op = planner::KernelOp::rmsnorm;
   GAUNTLET_TRY(
       local_fits(norm, {shape.n_embd, 0, 0}, local_mem_limit, "n " + std::to_string(shape.n_embd)));
-  GAUNTLET_TRY(
-      local_fits(at, {0, hd, context}, local_mem_limit,
-                 "head_dim " + std::to_string(hd) + ", context " + std::to_string(context)));
+  const uint32_t group = shape.n_head / shape.n_head_kv;
+  GAUNTLET_TRY(local_fits(at, {0, hd, context, group}, local_mem_limit,
+                          "head_dim " + std::to_string(hd) + ", context " +
+                              std::to_string(context) +
+                              (config.flash_attention ? ", group " + std::to_string(group) : "")));
   return core::Status::ok();
 }
 
@@ -175,6 +177,17 @@ DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_l
       break;
     }
   }
+  // Flash attention's K/V tile: the largest that fits (fewer tiles, fewer barriers).
+  c.flash_attention = true;
+  for (uint32_t tile : {64u, 32u, 16u, 8u, 4u}) {
+    c.flash.score_tile = tile;
+    if (planner::local_mem_bytes(
+            effective_attention(c),
+            {0, shape.head_dim(), c.context, shape.n_head / shape.n_head_kv}) <= local_mem_limit) {
+      break;
+    }
+  }
+  c.flash_attention = false;
   (void)device;
   return c;
 }
@@ -183,7 +196,7 @@ double logits_nmse_bound(const DecodeConfig& config, uint32_t positions) {
   double bound = 1e-6;
   if (config.compute == planner::ActivationType::f16) {
     bound = 1e-3;
-  } else if (config.kv == planner::KvPrecision::f16) {
+  } else if (config.kv != planner::KvPrecision::f32) {
     bound = 1e-4;
   }
   return bound * std::max(1.0, positions / 4096.0);

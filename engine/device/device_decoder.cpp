@@ -6,6 +6,7 @@
 
 #include "engine/model/rope.h"
 #include "engine/reference/experts.h"
+#include "engine/reference/kv_rows.h"
 
 namespace gauntlet::engine::device {
 
@@ -26,6 +27,13 @@ core::Result<std::unique_ptr<DeviceDecoder>> DeviceDecoder::create(backends::Dev
   if (config.micro_batch == 0 || config.sequences == 0) {
     return core::make_error(core::ErrorKind::invalid_argument,
                             "micro-batch and sequences must be at least 1");
+  }
+  GAUNTLET_TRY(reference::check_kv_cache(model.shape, config.kv));
+  if (config.kv.needs_flash() && !config.flash_attention) {
+    // llama_init_from_model: "V cache quantization requires flash_attn".
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            std::string("a ") + model::to_string(config.kv.v) +
+                                " V cache needs flash attention (-fa), as in llama.cpp");
   }
   auto d = std::make_unique<DeviceDecoder>(device, model, config, context, kernels);
   GAUNTLET_TRY(d->bind());
@@ -120,12 +128,16 @@ core::Status DeviceDecoder::allocate() {
     return core::Status::ok();
   };
   GAUNTLET_TRY(alloc(act_, planner::activation_bytes(s, context_, capacity_), "activations"));
-  const uint64_t kv = planner::kv_cache_bytes(s, context_, config_.sequences, config_.kv,
-                                              config_.micro_batch, config_.layers) /
-                      2;
-  // A share without layers (the output layer alone) still binds a cache buffer.
-  GAUNTLET_TRY(alloc(k_cache_, std::max<uint64_t>(kv, 4), "K cache"));
-  GAUNTLET_TRY(alloc(v_cache_, std::max<uint64_t>(kv, 4), "V cache"));
+  // Whole 32-bit words (a quantized cache's rows may end mid-word); a share without layers (the
+  // output layer alone) still binds a cache buffer.
+  auto cache_bytes = [&](model::TensorType type) {
+    const uint64_t b = planner::kv_cache_bytes(s, context_, config_.sequences, {type, type},
+                                               config_.micro_batch, config_.layers) /
+                       2;
+    return std::max<uint64_t>((b + 3) / 4 * 4, 4);
+  };
+  GAUNTLET_TRY(alloc(k_cache_, cache_bytes(config_.kv.k), "K cache"));
+  GAUNTLET_TRY(alloc(v_cache_, cache_bytes(config_.kv.v), "V cache"));
   GAUNTLET_TRY(alloc(pass_buffer_, uint64_t{capacity_} * 2 * sizeof(uint32_t), "pass"));
   // One table of angles per kind of layer (global, and sliding where those turn otherwise), a
   // row per token.
@@ -376,6 +388,7 @@ core::Status DeviceDecoder::run_layer(uint32_t l) {
                         stride(),      slots,     seq_stride};
   backends::Buffer& table = *rope_tables_[s.sliding(l) ? 1 : 0];
   GAUNTLET_TRY(ops_.rope_kv(act, *k_cache_, *v_cache_, table, *pass_buffer_, config_.kv, rope, n));
+  if (!rope_writes_kv(config_.kv)) GAUNTLET_TRY(store_kv(layer_off, slots, seq_stride));
   const AttentionParams att{off(a.q),
                             off(a.xb2),
                             s.n_head / s.n_head_kv,
@@ -389,8 +402,43 @@ core::Status DeviceDecoder::run_layer(uint32_t l) {
                             seq_stride};
   GAUNTLET_TRY(ops_.attention(act, *k_cache_, *v_cache_, *pass_buffer_, attention_, s.n_head, hd,
                               context_, config_.kv, att, n));
+  if (const uint32_t rot_v = reference::v_rotation(s, config_.kv); rot_v > 0) {
+    GAUNTLET_TRY(rotate(a.xb2, n_q, rot_v));  // turned back
+  }
   GAUNTLET_TRY(add_branch(L.wo, n_q, a.xb2, L.post_attn_norm));
   return feed_forward(l);
+}
+
+core::Status DeviceDecoder::rotate(uint64_t off, uint32_t n, uint32_t chunk) {
+  const HadamardParams p{static_cast<uint32_t>(off), stride(),
+                         1.0f / std::sqrt(static_cast<float>(chunk))};
+  return ops_.hadamard(*act_, n, chunk, p, tokens());
+}
+
+// A quantized cache (or one whose K and V types differ): rope_kv turned q and k in place; the
+// Walsh-Hadamard rotations llama.cpp applies to a quantized cache (reference/kv_rows.h) come next,
+// then kv_store encodes the rows into the cache (and rounds Q to Q8_0 against a quantized K).
+core::Status DeviceDecoder::store_kv(uint32_t layer_off, uint32_t slots, uint32_t seq_stride) {
+  const auto& s = model_.shape;
+  const auto& a = layout_;
+  if (const uint32_t rot_k = reference::k_rotation(s, config_.kv); rot_k > 0) {
+    GAUNTLET_TRY(rotate(a.q, s.n_embd_q(), rot_k));
+    GAUNTLET_TRY(rotate(a.k, s.n_embd_kv(), rot_k));
+  }
+  if (const uint32_t rot_v = reference::v_rotation(s, config_.kv); rot_v > 0) {
+    GAUNTLET_TRY(rotate(a.v, s.n_embd_kv(), rot_v));
+  }
+  const bool round_q = model::is_quantized(config_.kv.k);
+  const KvStoreParams p{static_cast<uint32_t>(a.k),
+                        static_cast<uint32_t>(a.v),
+                        s.n_embd_kv() / 32,
+                        layer_off,
+                        stride(),
+                        slots,
+                        seq_stride,
+                        static_cast<uint32_t>(a.q),
+                        round_q ? s.n_embd_q() / 32 : 0};
+  return ops_.kv_store(*act_, *k_cache_, *v_cache_, *pass_buffer_, config_.kv, p, tokens());
 }
 
 core::Status DeviceDecoder::upload_pass() {

@@ -78,6 +78,9 @@ class DeviceDecoder final : public Decoder, public Stage {
   core::Status allocate();
   core::Status run_pass();
   core::Status upload_pass();
+  // A quantized cache's writes (kernels.h rope_writes_kv) and Walsh-Hadamard rotations.
+  core::Status store_kv(uint32_t layer_off, uint32_t slots, uint32_t seq_stride);
+  core::Status rotate(uint64_t off, uint32_t n, uint32_t chunk);
   core::Status run_layers();
   core::Status run_layer(uint32_t l);
   // Moves each token's residual stream (n_embd floats of x) into or out of the activations.

@@ -7,6 +7,9 @@
 #include "kernels/engine_expert_combine_cl.h"
 #include "kernels/engine_expert_group_cl.h"
 #include "kernels/engine_expert_route_cl.h"
+#include "kernels/engine_flash_attention_cl.h"
+#include "kernels/engine_hadamard_cl.h"
+#include "kernels/engine_kv_store_cl.h"
 #include "kernels/engine_matmul_cl.h"
 #include "kernels/engine_matvec_cl.h"
 #include "kernels/engine_rmsnorm_cl.h"
@@ -18,6 +21,9 @@
 #include "kernels/engine_expert_combine_comp.h"
 #include "kernels/engine_expert_group_comp.h"
 #include "kernels/engine_expert_route_comp.h"
+#include "kernels/engine_flash_attention_comp.h"
+#include "kernels/engine_hadamard_comp.h"
+#include "kernels/engine_kv_store_comp.h"
 #include "kernels/engine_matmul_typed.h"
 #include "kernels/engine_matvec_blocks_typed.h"
 #include "kernels/engine_matvec_comp.h"
@@ -214,7 +220,31 @@ core::Result<KernelSource> rope_kv_source(core::Api api, planner::KvPrecision kv
   auto s = make(api, "rope_kv", {kernels::engine_rope_kv_cl, SPIRV(engine_rope_kv_comp)}, 5,
                 sizeof(RopeParams), kSimpleWorkgroup, false);
   if (!s) return s;
-  s->constants = {{"KV_F16", kv == planner::KvPrecision::f16 ? 1 : 0}};
+  s->constants = {{"KV_F16", kv == planner::KvPrecision::f16 ? 1 : 0},
+                  {"KV_WRITE", rope_writes_kv(kv) ? 1 : 0}};
+  return s;
+}
+
+core::Result<KernelSource> kv_store_source(core::Api api, planner::KvPrecision kv) {
+  auto s = make(api, "kv_store", {kernels::engine_kv_store_cl, SPIRV(engine_kv_store_comp)}, 4,
+                sizeof(KvStoreParams), kSimpleWorkgroup, false);
+  if (!s) return s;
+  if (api == core::Api::opencl) s->opencl_headers = core::opencl_kv_type_headers(kv.k, kv.v);
+  s->constants = {{"K_TYPE", static_cast<int64_t>(kv.k)}, {"V_TYPE", static_cast<int64_t>(kv.v)}};
+  return s;
+}
+
+core::Result<KernelSource> hadamard_source(core::Api api, uint32_t chunk) {
+  if (chunk < 64 || chunk > 256 || (chunk & (chunk - 1)) != 0) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "a Walsh-Hadamard rotation turns chunks of 64, 128 or 256 elements, "
+                            "not " +
+                                std::to_string(chunk));
+  }
+  auto s = make(api, "hadamard", {kernels::engine_hadamard_cl, SPIRV(engine_hadamard_comp)}, 1,
+                sizeof(HadamardParams), chunk, true);
+  if (!s) return s;
+  s->constants = {{"CHUNK", chunk}};
   return s;
 }
 
@@ -238,13 +268,46 @@ core::Result<KernelSource> attention_source(core::Api api, const planner::Kernel
   auto s = make(api, "attention", {kernels::engine_attention_cl, SPIRV(engine_attention_comp)}, 4,
                 sizeof(AttentionParams), v.workgroup, true);
   if (!s) return s;
+  if (api == core::Api::opencl) s->opencl_headers = core::opencl_kv_type_headers(kv.k, kv.v);
+  // Vulkan numbers the constants in this order from 3 (engine_attention.comp).
   s->constants = {{"HEAD_DIM", head_dim},
                   {"SCORE_TILE", score_tile},
-                  {"KV_F16", kv == planner::KvPrecision::f16 ? 1 : 0},
+                  {"K_TYPE", static_cast<int64_t>(kv.k)},
                   {"ACT_F16", f16 ? 1 : 0},
                   {"DIMS_PER_ITEM", dims_per_item},
                   {"Q_WORDS", f16 ? head_dim / 2 : head_dim},
-                  {"RED", v.workgroup}};
+                  {"RED", v.workgroup},
+                  {"V_TYPE", static_cast<int64_t>(kv.v)}};
+  return s;
+}
+
+core::Result<KernelSource> flash_attention_source(core::Api api, const planner::KernelVariant& v,
+                                                  uint32_t head_dim, uint32_t group,
+                                                  uint32_t context, planner::KvPrecision kv) {
+  GAUNTLET_TRY(check_workgroup(v));
+  const uint32_t acc = (group * head_dim + v.workgroup - 1) / v.workgroup;
+  if (acc > 32 || group == 0) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            v.name() + ": " + std::to_string(group) + " query heads of " +
+                                std::to_string(head_dim) +
+                                " need at most 32 output elements per work-item");
+  }
+  const uint32_t tile = planner::flash_tile(v, context);
+  auto s = make(api, "flash_attention",
+                {kernels::engine_flash_attention_cl, SPIRV(engine_flash_attention_comp)}, 4,
+                sizeof(AttentionParams), v.workgroup, true);
+  if (!s) return s;
+  if (api == core::Api::opencl) s->opencl_headers = core::opencl_kv_type_headers(kv.k, kv.v);
+  // Vulkan numbers the constants in this order from 3 (engine_flash_attention.comp).
+  s->constants = {{"HEAD_DIM", head_dim},
+                  {"TILE", tile},
+                  {"GROUP", group},
+                  {"K_TYPE", static_cast<int64_t>(kv.k)},
+                  {"V_TYPE", static_cast<int64_t>(kv.v)},
+                  {"ACC", acc},
+                  {"Q_SIZE", group * head_dim},
+                  {"KV_SIZE", tile * head_dim},
+                  {"S_SIZE", group * tile}};
   return s;
 }
 

@@ -67,6 +67,19 @@ struct AttentionParams {
   float softcap;  // attention-logit soft-cap; 0: none
   uint32_t seq_stride;
 };
+// A quantized cache's (or one whose K and V differ) writer, engine_kv_store.cl: 32-element blocks.
+struct KvStoreParams {
+  uint32_t k_off, v_off;
+  uint32_t n_blocks;  // n_embd_kv / 32
+  uint32_t layer_off, stride, ring, seq_stride;
+  uint32_t q_off;
+  uint32_t n_q_blocks;  // a quantized K: Q's blocks rounded to Q8_0 (reference/kv_rows.h)
+};
+// The Walsh-Hadamard rotation of chunks at `off` of each token (engine_hadamard.cl).
+struct HadamardParams {
+  uint32_t off, stride;
+  float scale;  // 1 / sqrtf(chunk)
+};
 struct ElementwiseParams {
   uint32_t n, a_off, b_off;
   float value = 0.0f;  // scale and softcap
@@ -97,11 +110,25 @@ core::Result<backends::KernelSource> matmul_source(core::Api api, model::TensorT
                                                    bool accumulate = false, bool experts = false);
 core::Result<backends::KernelSource> embed_source(core::Api api, model::TensorType weights);
 core::Result<backends::KernelSource> rmsnorm_source(core::Api api, uint32_t workgroup);
+// rope_kv writes K and V into the cache itself only for f32 or f16 caches of one type; otherwise
+// it turns k in place, and kv_store writes the rows (after the Walsh-Hadamard rotation of a
+// quantized cache, engine/reference/kv_rows.h).
+inline bool rope_writes_kv(planner::KvPrecision kv) { return !kv.quantized() && kv.k == kv.v; }
 core::Result<backends::KernelSource> rope_kv_source(core::Api api, planner::KvPrecision kv);
+core::Result<backends::KernelSource> kv_store_source(core::Api api, planner::KvPrecision kv);
+// `chunk` work-items per workgroup, chunk floats of local memory.
+core::Result<backends::KernelSource> hadamard_source(core::Api api, uint32_t chunk);
 core::Result<backends::KernelSource> attention_source(core::Api api,
                                                       const planner::KernelVariant& variant,
                                                       uint32_t head_dim, uint32_t context,
                                                       planner::KvPrecision kv);
+// Flash attention (engine_flash_attention.cl): one workgroup per KV head and token for its
+// `group` query heads, K/V tiles of planner::flash_tile positions.
+core::Result<backends::KernelSource> flash_attention_source(core::Api api,
+                                                            const planner::KernelVariant& variant,
+                                                            uint32_t head_dim, uint32_t group,
+                                                            uint32_t context,
+                                                            planner::KvPrecision kv);
 core::Result<backends::KernelSource> elementwise_source(core::Api api, Elementwise op);
 core::Result<backends::KernelSource> add_bias_source(core::Api api);
 core::Result<backends::KernelSource> expert_route_source(core::Api api);

@@ -158,9 +158,28 @@ core::Status Ops::attention(backends::Buffer& act, backends::Buffer& k_cache,
                             const planner::KernelVariant& v, uint32_t n_head, uint32_t head_dim,
                             uint32_t context, planner::KvPrecision kv, const AttentionParams& p,
                             uint32_t tokens) {
+  if (v.op == planner::KernelOp::flash_attention) {
+    const uint64_t local = planner::local_mem_bytes(v, {0, head_dim, context, p.group});
+    return run(flash_attention_source(device().info().id.api, v, head_dim, p.group, context, kv),
+               {&act, &k_cache, &v_cache, &pass}, bytes_of(p), n_head / p.group, local, tokens);
+  }
   const uint64_t local = planner::local_mem_bytes(v, {0, head_dim, context});
   return run(attention_source(device().info().id.api, v, head_dim, context, kv),
              {&act, &k_cache, &v_cache, &pass}, bytes_of(p), n_head, local, tokens);
+}
+
+core::Status Ops::kv_store(backends::Buffer& act, backends::Buffer& k_cache,
+                           backends::Buffer& v_cache, backends::Buffer& pass,
+                           planner::KvPrecision kv, const KvStoreParams& p, uint32_t tokens) {
+  return run(kv_store_source(device().info().id.api, kv), {&act, &k_cache, &v_cache, &pass},
+             bytes_of(p), groups_for(2ull * p.n_blocks + p.n_q_blocks, kSimpleWorkgroup), 0,
+             tokens);
+}
+
+core::Status Ops::hadamard(backends::Buffer& act, uint32_t n, uint32_t chunk,
+                           const HadamardParams& p, uint32_t tokens) {
+  return run(hadamard_source(device().info().id.api, chunk), {&act}, bytes_of(p), n / chunk,
+             uint64_t{chunk} * sizeof(float), tokens);
 }
 
 core::Status Ops::elementwise(backends::Buffer& act, Elementwise op, const ElementwiseParams& p,

@@ -77,6 +77,12 @@ class Ops {
                          const planner::KernelVariant& v, uint32_t n_head, uint32_t head_dim,
                          uint32_t context, planner::KvPrecision kv, const AttentionParams& p,
                          uint32_t tokens = 1);
+  core::Status kv_store(backends::Buffer& act, backends::Buffer& k_cache, backends::Buffer& v_cache,
+                        backends::Buffer& pass, planner::KvPrecision kv, const KvStoreParams& p,
+                        uint32_t tokens = 1);
+  // n floats at p.off of each token turned chunk by chunk.
+  core::Status hadamard(backends::Buffer& act, uint32_t n, uint32_t chunk, const HadamardParams& p,
+                        uint32_t tokens = 1);
   core::Status elementwise(backends::Buffer& act, Elementwise op, const ElementwiseParams& p,
                            uint32_t tokens = 1);
   // act[p.off + i] += bias[i], i < p.n.

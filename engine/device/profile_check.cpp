@@ -11,6 +11,7 @@
 #include "engine/device/device_decoder.h"
 #include "engine/loader/loader.h"
 #include "engine/reference/decoder.h"
+#include "engine/reference/kv_rows.h"
 #include "engine/speed.h"
 
 namespace gauntlet::engine::device {
@@ -380,10 +381,10 @@ core::Result<CheckResult> check_context(backends::Device& device, const model::G
   const auto& s = both->host.shape;
 
   // Deterministic K and V in [-1, 1) for every layer and position before the last.
-  const uint64_t per_cache = planner::kv_cache_bytes(s, context, 1, config.kv) / 2;
-  std::vector<std::byte> k(per_cache), v(per_cache);
   const uint64_t n_kv = s.n_embd_kv();
-  const uint64_t elems = per_cache / planner::kv_element_bytes(config.kv);
+  const uint64_t rows = planner::kv_layout(s, context).total_slots;
+  std::vector<std::byte> k(rows * planner::kv_row_bytes(config.kv.k, n_kv));
+  std::vector<std::byte> v(rows * planner::kv_row_bytes(config.kv.v, n_kv));
   auto value = [](uint64_t i, uint64_t salt) {
     uint64_t z = (i + salt) * 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -391,18 +392,20 @@ core::Result<CheckResult> check_context(backends::Device& device, const model::G
     z ^= z >> 31;
     return static_cast<float>(static_cast<double>(z >> 11) / 9007199254740992.0 * 2.0 - 1.0);
   };
-  for (uint64_t i = 0; i < elems; ++i) {
-    const uint64_t pos = (i / n_kv) % context;
-    const float kf = pos + 1 < context ? value(i, 1) : 0.0f;
-    const float vf = pos + 1 < context ? value(i, 2) : 0.0f;
-    if (config.kv == planner::KvPrecision::f16) {
-      const uint16_t kh = core::f32_to_f16(kf), vh = core::f32_to_f16(vf);
-      std::memcpy(k.data() + i * 2, &kh, 2);
-      std::memcpy(v.data() + i * 2, &vh, 2);
-    } else {
-      std::memcpy(k.data() + i * 4, &kf, 4);
-      std::memcpy(v.data() + i * 4, &vf, 4);
+  std::vector<float> kf(n_kv), vf(n_kv);
+  for (uint64_t row = 0; row < rows; ++row) {
+    const uint64_t pos = row % context;
+    for (uint64_t j = 0; j < n_kv; ++j) {
+      const uint64_t i = row * n_kv + j;
+      kf[j] = pos + 1 < context ? value(i, 1) : 0.0f;
+      vf[j] = pos + 1 < context ? value(i, 2) : 0.0f;
     }
+    reference::store_kv_row(config.kv.k, kf.data(),
+                            k.data() + row * planner::kv_row_bytes(config.kv.k, n_kv),
+                            static_cast<uint32_t>(n_kv));
+    reference::store_kv_row(config.kv.v, vf.data(),
+                            v.data() + row * planner::kv_row_bytes(config.kv.v, n_kv),
+                            static_cast<uint32_t>(n_kv));
   }
   const int32_t token = static_cast<int32_t>(1 % s.n_vocab);
 

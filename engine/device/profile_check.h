@@ -38,7 +38,9 @@ DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_l
                             const model::ModelShape& shape, model::FileType weights);
 
 // The logits NMSE bound the checks apply (worst step): 1e-6 with f32 activations and KV cache
-// (only summation order differs from the reference), 1e-4 with an f16 KV cache, 1e-3 with f16
+// (only summation order differs from the reference), 1e-4 with an f16 or quantized KV cache (the
+// device encodes the rows as the host does; a code may round the other way where its f32
+// arithmetic differs in the last bit), 1e-3 with f16
 // activations in local memory. Attention over more than 4096 positions sums longer: the bound
 // grows in proportion (as test-backend-ops loosens its bounds for long reductions).
 double logits_nmse_bound(const DecodeConfig& config, uint32_t positions = 0);

@@ -4,7 +4,7 @@
 // starts at first = pos + 1 - window, others at 0; position u sits in slot u % ring of the
 // sequence's cache for this layer. The scores go through a
 // local tile of SCORE_TILE positions at a time with a running (online) softmax, so any context
-// fits. Defines: WG_X, HEAD_DIM, SCORE_TILE, KV_F16, ACT_F16, DIMS_PER_ITEM = ceil(HEAD_DIM/WG_X).
+// fits. Defines: WG_X, HEAD_DIM, SCORE_TILE, K_TYPE, V_TYPE, ACT_F16, DIMS_PER_ITEM = ceil(HEAD_DIM/WG_X).
 // Local memory: WG_X floats of scratch, the query head (HEAD_DIM floats or halves), the scores.
 typedef struct {
   uint q_off;
@@ -20,10 +20,21 @@ typedef struct {
   uint seq_stride; // elements between two sequences' caches
 } AttentionParams;
 
-#if KV_F16
-#define KV_LOAD(c, i) vload_half((i), (const __global half*)(c))
+// The caches' element i: K_TYPE / V_TYPE are ggml type ids (0 f32, 1 f16, else a quantized
+// type whose value_at is k_value_at / v_value_at, core::opencl_kv_type_headers).
+#if K_TYPE == 0
+#define K_LOAD(i) (((const __global float*)k_cache)[i])
+#elif K_TYPE == 1
+#define K_LOAD(i) vload_half((i), (const __global half*)k_cache)
 #else
-#define KV_LOAD(c, i) (((const __global float*)(c))[i])
+#define K_LOAD(i) k_value_at(k_cache + ((i) / K_ELEMS) * K_BYTES, (i) % K_ELEMS)
+#endif
+#if V_TYPE == 0
+#define V_LOAD(i) (((const __global float*)v_cache)[i])
+#elif V_TYPE == 1
+#define V_LOAD(i) vload_half((i), (const __global half*)v_cache)
+#else
+#define V_LOAD(i) v_value_at(v_cache + ((i) / V_ELEMS) * V_BYTES, (i) % V_ELEMS)
 #endif
 #if ACT_F16
 #define Q_T half
@@ -62,7 +73,7 @@ __kernel void attention(__global float* act, __global const uchar* k_cache,
     for (uint tt = lid; tt < len; tt += WG_X) {
       const uint base = layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off;
       float dot = 0.0f;
-      for (uint i = 0; i < HEAD_DIM; ++i) dot += Q_LOAD(i) * KV_LOAD(k_cache, base + i);
+      for (uint i = 0; i < HEAD_DIM; ++i) dot += Q_LOAD(i) * K_LOAD(base + i);
       const float score = dot * p.scale;
       scores[tt] = p.softcap > 0.0f ? p.softcap * tanh(score / p.softcap) : score;
       local_max = fmax(local_max, scores[tt]);
@@ -95,7 +106,7 @@ __kernel void attention(__global float* act, __global const uchar* k_cache,
       float a = acc[k] * c;
       for (uint tt = 0; tt < len; ++tt) {
         a += scores[tt] *
-             KV_LOAD(v_cache, layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off + d);
+             V_LOAD(layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off + d);
       }
       acc[k] = a;
     }

@@ -1,20 +1,23 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
 // Attention of one query head of one token (workgroup (h, t)) over its sequence's positions
 // first..pos of the KV cache (token t's position and sequence are pass[2t], pass[2t + 1];
 // position u in slot u % ring of the sequence's cache for this layer; a sliding-window layer,
 // window > 0, starts at pos + 1 - window), grouped-query,
 // with the scores soft-capped (softcap * tanh(score / softcap)) when softcap > 0. Scores pass through a shared tile of SCORE_TILE positions with a running
 // (online) softmax, so any context fits. Constants: 0 workgroup; 3 HEAD_DIM; 4 SCORE_TILE;
-// 5 KV_F16; 6 ACT_F16; 7 DIMS_PER_ITEM (ceil(HEAD_DIM / workgroup), at most 8); 8 Q_WORDS
+// 5 K_TYPE, 10 V_TYPE (ggml type ids: 0 f32, 1 f16, else a quantized type of
+// engine_kv_types.glsl); 6 ACT_F16; 7 DIMS_PER_ITEM (ceil(HEAD_DIM / workgroup), at most 8); 8 Q_WORDS
 // (HEAD_DIM, or HEAD_DIM / 2 with ACT_F16); 9 RED (= workgroup).
 layout(local_size_x_id = 0) in;
 layout(constant_id = 3) const uint HEAD_DIM = 64;
 layout(constant_id = 4) const uint SCORE_TILE = 64;
-layout(constant_id = 5) const uint KV_F16 = 0;
+layout(constant_id = 5) const uint K_TYPE = 0;
 layout(constant_id = 6) const uint ACT_F16 = 0;
 layout(constant_id = 7) const uint DIMS_PER_ITEM = 1;
 layout(constant_id = 8) const uint Q_WORDS = 64;
 layout(constant_id = 9) const uint RED = 64;
+layout(constant_id = 10) const uint V_TYPE = 0;
 layout(std430, binding = 0) buffer A { float act[]; };
 layout(std430, binding = 1) readonly buffer K { uint k_cache[]; };
 layout(std430, binding = 2) readonly buffer V { uint v_cache[]; };
@@ -37,14 +40,24 @@ shared float red[RED];
 shared uint qv[Q_WORDS];
 shared float scores[SCORE_TILE];
 
+uint reading_v = 0u;  // which cache the quantized decoders read
+uint kv_word(uint i) { return reading_v != 0u ? v_cache[i] : k_cache[i]; }
+#include "engine_kv_types.glsl"
+
 float kv_at(uint which, uint i) {
-  uint v = which == 0 ? k_cache[KV_F16 != 0 ? i >> 1 : i] : v_cache[KV_F16 != 0 ? i >> 1 : i];
-  if (KV_F16 != 0) return unpackHalf2x16((i & 1u) != 0u ? v >> 16 : v).x;
+  const uint type = which == 0 ? K_TYPE : V_TYPE;
+  if (type > 1u) {
+    reading_v = which;
+    return kv_value(type, (i / 32u) * kv_block_bytes(type), i % 32u);
+  }
+  uint v = which == 0 ? k_cache[type == 1u ? i >> 1 : i] : v_cache[type == 1u ? i >> 1 : i];
+  if (type == 1u) return unpackHalf2x16((i & 1u) != 0u ? v >> 16 : v).x;
   return uintBitsToFloat(v);
 }
 
 vec2 kv_pair(uint i) {  // K elements i, i + 1 (i even)
-  if (KV_F16 != 0) return unpackHalf2x16(k_cache[i >> 1]);
+  if (K_TYPE > 1u) return vec2(kv_at(0u, i), kv_at(0u, i + 1u));
+  if (K_TYPE == 1u) return unpackHalf2x16(k_cache[i >> 1]);
   return vec2(uintBitsToFloat(k_cache[i]), uintBitsToFloat(k_cache[i + 1]));
 }
 

@@ -9,6 +9,8 @@
 // work-item n_q_pairs + j writes cache elements (2j, 2j + 1), each the turned value of k read
 // from the activations (never written here), so no work-item reads what another writes.
 // KV_F16: the cache holds f16 (vstore_half: storage only, no f16 arithmetic needed).
+// KV_WRITE 0 (a quantized cache, or K and V of different types): k is turned in place like q and
+// nothing is written here; engine_kv_store.cl writes the cache after the rotation.
 typedef struct {
   uint q_off;
   uint k_off;
@@ -54,6 +56,17 @@ __kernel void rope_kv(__global float* act, __global uchar* k_cache, __global uch
   }
   const uint j = g - p.n_q_pairs;
   if (j >= p.n_kv_pairs) return;
+#if !KV_WRITE
+  const uint i = j % half_head;
+  if (2 * i >= p.rope_dims) return;
+  const uint kh = p.k_off + (j / half_head) * p.head_dim;
+  const uint a = kh + (p.neox ? i : 2 * i), b = kh + (p.neox ? i + p.rope_dims / 2 : 2 * i + 1);
+  const float c = table[2 * i], s = table[2 * i + 1];
+  const float x = act[a], y = act[b];
+  act[a] = x * c - y * s;
+  act[b] = x * s + y * c;
+  return;
+#endif
   const uint head = (j / half_head) * p.head_dim, e = 2 * (j % half_head);
   __global const float* k_head = act + p.k_off + head;
   const float2 k = (float2)(turned(k_head, e, table, p), turned(k_head, e + 1, table, p));

@@ -9,6 +9,9 @@
 // (the cache holds f16 pairs packed in words: storage only).
 layout(local_size_x_id = 0) in;
 layout(constant_id = 3) const uint KV_F16 = 0;
+// 4 KV_WRITE 0 (a quantized cache, or K and V of different types): k is turned in place like q
+// and nothing is written here; engine_kv_store.comp writes the cache after the rotation.
+layout(constant_id = 4) const uint KV_WRITE = 1;
 layout(std430, binding = 0) buffer A { float act[]; };
 layout(std430, binding = 1) buffer K { uint k_cache[]; };
 layout(std430, binding = 2) buffer V { uint v_cache[]; };
@@ -61,6 +64,18 @@ void main() {
   }
   uint j = g - p.n_q_pairs;
   if (j >= p.n_kv_pairs) return;
+  if (KV_WRITE == 0) {
+    uint i = j % half_head;
+    if (2 * i >= p.rope_dims) return;
+    uint head = tok + p.k_off + (j / half_head) * p.head_dim;
+    uint a = head + (p.neox != 0 ? i : 2 * i);
+    uint b = head + (p.neox != 0 ? i + p.rope_dims / 2 : 2 * i + 1);
+    float c = table[tb + 2 * i], s = table[tb + 2 * i + 1];
+    float x = act[a], y = act[b];
+    act[a] = x * c - y * s;
+    act[b] = x * s + y * c;
+    return;
+  }
   uint head = (j / half_head) * p.head_dim, e = 2 * (j % half_head);
   vec2 k = vec2(turned(tok + p.k_off + head, e, tb), turned(tok + p.k_off + head, e + 1, tb));
   vec2 v = vec2(act[tok + p.v_off + head + e], act[tok + p.v_off + head + e + 1]);

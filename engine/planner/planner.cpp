@@ -5,11 +5,26 @@
 
 namespace gauntlet::engine::planner {
 
-const char* to_string(KvPrecision precision) {
-  return precision == KvPrecision::f16 ? "f16" : "f32";
+std::string to_string(KvPrecision precision) {
+  if (precision.k == precision.v) return model::to_string(precision.k);
+  return std::string(model::to_string(precision.k)) + "/" + model::to_string(precision.v);
 }
 
-uint32_t kv_element_bytes(KvPrecision precision) { return precision == KvPrecision::f16 ? 2 : 4; }
+bool is_kv_cache_type(TensorType type) {
+  switch (type) {
+    case TensorType::f32:
+    case TensorType::f16:
+    case TensorType::q8_0:
+    case TensorType::q4_0:
+    case TensorType::q4_1:
+    case TensorType::q5_0:
+    case TensorType::q5_1:
+    case TensorType::iq4_nl:
+      return true;
+    default:
+      return false;
+  }
+}
 
 uint64_t weight_bytes(std::span<const TensorDesc> tensors) {
   uint64_t total = 0;
@@ -71,14 +86,16 @@ KvLayout kv_layout(const ModelShape& shape, uint32_t context, uint32_t micro_bat
 
 uint64_t kv_cache_bytes(const ModelShape& shape, uint32_t context, uint32_t sequences,
                         KvPrecision precision, uint32_t micro_batch, const LayerRange& range) {
-  return 2ull * kv_layout(shape, context, micro_batch, range).total_slots * shape.n_embd_kv() *
-         sequences * kv_element_bytes(precision);
+  const uint64_t n_kv = shape.n_embd_kv();
+  return kv_layout(shape, context, micro_batch, range).total_slots * sequences *
+         (kv_row_bytes(precision.k, n_kv) + kv_row_bytes(precision.v, n_kv));
 }
 
 uint64_t kv_cache_bytes_without_window(const ModelShape& shape, uint32_t context,
                                        uint32_t sequences, KvPrecision precision) {
-  return 2ull * shape.n_layer * shape.n_embd_kv() * context * sequences *
-         kv_element_bytes(precision);
+  const uint64_t n_kv = shape.n_embd_kv();
+  return uint64_t{shape.n_layer} * context * sequences *
+         (kv_row_bytes(precision.k, n_kv) + kv_row_bytes(precision.v, n_kv));
 }
 
 namespace {
@@ -177,13 +194,14 @@ uint32_t activation_element_bytes(ActivationType type) {
 }
 
 std::string KernelVariant::name() const {
-  std::string n = op == KernelOp::matvec      ? "matvec"
-                  : op == KernelOp::attention ? "attention"
-                  : op == KernelOp::matmul    ? "matmul"
-                                              : "rmsnorm";
+  std::string n = op == KernelOp::matvec            ? "matvec"
+                  : op == KernelOp::attention       ? "attention"
+                  : op == KernelOp::matmul          ? "matmul"
+                  : op == KernelOp::flash_attention ? "flash"
+                                                    : "rmsnorm";
   n += ".wg" + std::to_string(workgroup);
   if (op == KernelOp::matmul) n += ".n" + std::to_string(tokens);
-  if (op == KernelOp::attention) {
+  if (op == KernelOp::attention || op == KernelOp::flash_attention) {
     n += score_tile == 0 ? ".sall" : ".s" + std::to_string(score_tile);
   } else {
     n += activation_tile == kWholeVector ? ".whole" : ".t" + std::to_string(activation_tile);
@@ -201,6 +219,10 @@ uint64_t activation_tile_bytes(const KernelVariant& v, uint64_t n_in) {
 uint64_t score_tile_bytes(const KernelVariant& v, uint32_t context) {
   const uint64_t n = v.score_tile == 0 ? context : std::min(v.score_tile, context);
   return n * sizeof(float);
+}
+
+uint32_t flash_tile(const KernelVariant& v, uint32_t context) {
+  return std::max(1u, std::min(v.score_tile == 0 ? kFlashTile : v.score_tile, context));
 }
 
 uint64_t reduction_scratch_bytes(const KernelVariant& v) {
@@ -221,6 +243,10 @@ uint64_t local_mem_bytes(const KernelVariant& v, const KernelDims& d) {
     case KernelOp::matmul:
       // One tile per token of the token tile, each rounded up to 16 bytes (vector reads).
       return uint64_t{v.tokens} * ((activation_tile_bytes(v, d.n_in) + 15) / 16 * 16);
+    case KernelOp::flash_attention: {
+      const uint64_t tile = flash_tile(v, d.context), g = std::max(d.group, 1u);
+      return (g * d.head_dim + 2 * tile * d.head_dim + g * tile + 3 * g) * sizeof(float);
+    }
   }
   return 0;
 }
@@ -236,7 +262,8 @@ uint64_t decode_local_mem_bytes(const KernelVariant& matvec, const KernelVariant
   KernelVariant norm = matvec;
   norm.op = KernelOp::rmsnorm;
   const uint64_t mv = local_mem_bytes(matvec, {widest_matvec_input(shape), 0, 0});
-  const uint64_t at = local_mem_bytes(attention, {0, shape.head_dim(), context});
+  const uint64_t at =
+      local_mem_bytes(attention, {0, shape.head_dim(), context, shape.n_head / shape.n_head_kv});
   const uint64_t rn = local_mem_bytes(norm, {shape.n_embd, 0, 0});
   return std::max({mv, at, rn});
 }

@@ -17,9 +17,28 @@ using model::ModelShape;
 using model::TensorDesc;
 using model::TensorType;
 
-enum class KvPrecision { f32, f16 };
-const char* to_string(KvPrecision precision);
-uint32_t kv_element_bytes(KvPrecision precision);
+// The KV cache's element types, K's and V's: f32, f16 (today's profiles) or one of llama.cpp's
+// quantized cache types (kv_cache_types: q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl), each row of
+// n_embd_kv elements in the type's blocks. A quantized V needs flash attention in llama.cpp
+// (llama_init_from_model); gauntlet's engine checks it where it is asked for (needs_flash).
+struct KvPrecision {
+  TensorType k = TensorType::f32;
+  TensorType v = TensorType::f32;
+  static const KvPrecision f32;
+  static const KvPrecision f16;
+  bool operator==(const KvPrecision&) const = default;
+  bool quantized() const { return model::is_quantized(k) || model::is_quantized(v); }
+  bool needs_flash() const { return model::is_quantized(v); }
+};
+inline constexpr KvPrecision KvPrecision::f32{TensorType::f32, TensorType::f32};
+inline constexpr KvPrecision KvPrecision::f16{TensorType::f16, TensorType::f16};
+// "f32", "q8_0", or "q8_0/f16" when K's and V's differ.
+std::string to_string(KvPrecision precision);
+// The types a KV cache may hold: f32, f16 and llama.cpp's -ctk/-ctv types
+// (placement::kv_cache_types without bf16, which the engine does not store).
+bool is_kv_cache_type(TensorType type);
+// Bytes of one K or V row of n elements in `type`.
+inline uint64_t kv_row_bytes(TensorType type, uint64_t n) { return model::row_bytes(type, n); }
 
 // --- global memory -------------------------------------------------------------------------
 
@@ -137,7 +156,9 @@ MemoryPlan plan_memory(const ModelShape& shape, const PlanOptions& options);
 
 // --- local memory per kernel variant ---------------------------------------------------------
 
-enum class KernelOp { matvec, attention, rmsnorm, matmul };
+// flash_attention: one workgroup per KV head and token serving the query heads of its group, K
+// and V tiles of score_tile positions in local memory (engine_flash_attention.cl).
+enum class KernelOp { matvec, attention, rmsnorm, matmul, flash_attention };
 enum class ActivationType { f32, f16 };
 uint32_t activation_element_bytes(ActivationType type);
 
@@ -165,14 +186,20 @@ struct KernelDims {
   uint64_t n_in = 0;      // matvec input width / rmsnorm width
   uint32_t head_dim = 0;  // attention
   uint32_t context = 0;   // attention: positions attended
+  uint32_t group = 1;     // flash attention: query heads per KV head
 };
+
+// Flash attention's K/V tile: score_tile positions (kFlashTile when 0), at most the context.
+inline constexpr uint32_t kFlashTile = 32;
+uint32_t flash_tile(const KernelVariant& variant, uint32_t context);
 
 // The activation tile: n_in (whole) or min(tile, n_in) elements times the element size.
 uint64_t activation_tile_bytes(const KernelVariant& variant, uint64_t n_in);
 // Attention scores: min(score_tile, context) (or context) floats.
 uint64_t score_tile_bytes(const KernelVariant& variant, uint32_t context);
 uint64_t reduction_scratch_bytes(const KernelVariant& variant);
-// All local memory one dispatch of the variant needs (a matmul: `tokens` activation tiles).
+// All local memory one dispatch of the variant needs (a matmul: `tokens` activation tiles; flash
+// attention: the group's queries, K and V tiles, the group's scores and 3 floats per head, f32).
 uint64_t local_mem_bytes(const KernelVariant& variant, const KernelDims& dims);
 
 // The widest matvec input of a model (max(n_embd, n_ff, n_head * head_dim)) and the most local

@@ -1,5 +1,7 @@
 #include "engine/reference/decoder.h"
 
+#include "engine/reference/kv_rows.h"
+
 namespace gauntlet::engine::reference {
 
 core::Result<std::unique_ptr<Decoder>> Decoder::create(const model::LoadedModel& model,
@@ -14,6 +16,7 @@ core::Result<std::unique_ptr<Decoder>> Decoder::create(const model::LoadedModel&
     return core::make_error(core::ErrorKind::invalid_argument,
                             "sequences and micro-batch must be at least 1");
   }
+  GAUNTLET_TRY(check_kv_cache(model.shape, options.kv));
   return std::make_unique<Decoder>(model, options, context);
 }
 
@@ -27,10 +30,14 @@ Decoder::Decoder(const model::LoadedModel& model, const DecodeOptions& options, 
       pool_(options.threads),
       activations_(planner::activation_layout(model.shape, context).total *
                    planner::pass_tokens(options.micro_batch, options.sequences)),
-      k_cache_(planner::kv_cache_bytes(model.shape, context, options.sequences, options.kv,
-                                       options.micro_batch, options.range) /
+      k_cache_(planner::kv_cache_bytes(model.shape, context, options.sequences,
+                                       {options.kv.k, options.kv.k}, options.micro_batch,
+                                       options.range) /
                2),
-      v_cache_(k_cache_.size()),
+      v_cache_(planner::kv_cache_bytes(model.shape, context, options.sequences,
+                                       {options.kv.v, options.kv.v}, options.micro_batch,
+                                       options.range) /
+               2),
       pos_(options.sequences, 0) {}
 
 core::Result<std::span<const float>> Decoder::forward(std::span<const BatchToken> batch) {

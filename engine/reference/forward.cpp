@@ -9,6 +9,7 @@
 #include "core/half.h"
 #include "engine/model/rope.h"
 #include "engine/reference/experts.h"
+#include "engine/reference/kv_rows.h"
 #include "engine/reference/layer_ops.h"
 #include "engine/reference/matmuls.h"
 
@@ -19,29 +20,6 @@ namespace {
 using model::TensorView;
 
 const float* floats(const TensorView& t) { return reinterpret_cast<const float*>(t.data); }
-
-void store_kv(std::byte* cache, KvPrecision precision, uint64_t index, const float* src,
-              uint32_t n) {
-  if (precision == KvPrecision::f32) {
-    std::memcpy(cache + index * 4, src, n * sizeof(float));
-    return;
-  }
-  for (uint32_t i = 0; i < n; ++i) {
-    const uint16_t h = core::f32_to_f16(src[i]);
-    std::memcpy(cache + (index + i) * 2, &h, 2);
-  }
-}
-
-float load_kv(const std::byte* cache, KvPrecision precision, uint64_t index) {
-  if (precision == KvPrecision::f32) {
-    float f;
-    std::memcpy(&f, cache + index * 4, 4);
-    return f;
-  }
-  uint16_t h;
-  std::memcpy(&h, cache + index * 2, 2);
-  return model::f16_lookup(h);
-}
 
 // One layer's attention of every query head over the positions the layer keeps: all of them, or
 // for a sliding layer the last `sliding_window`; position t sits in slot t % slots.
@@ -57,17 +35,24 @@ void attend(const model::ModelShape& s, const KvCacheView& kv, const planner::Kv
   auto row = [&](uint32_t t) {
     return seq_base + cache.offset[l] + uint64_t{t % cache.slots[l]} * n_kv;
   };
+  auto kv_row = [&](const std::byte* c, model::TensorType type, uint64_t index, float* dst) {
+    load_kv_row(type, c + kv_byte_offset(type, index), dst, hd);
+  };
   pool.parallel_for(s.n_head, [&](uint64_t h0, uint64_t h1) {
+    std::vector<float> row_f(hd), q8(hd);
     for (uint64_t h = h0; h < h1; ++h) {
       const float* qh = q + h * hd;
+      if (model::is_quantized(kv.precision.k)) {
+        round_query_q8_0(qh, q8.data(), hd);
+        qh = q8.data();
+      }
       float* scores = att + h * kv.context;
       const uint64_t kv_off = (h / group) * hd;
       float max = -INFINITY;
       for (uint32_t t = first; t <= pos; ++t) {
+        kv_row(kv.k, kv.precision.k, row(t) + kv_off, row_f.data());
         float dot = 0;
-        for (uint32_t i = 0; i < hd; ++i) {
-          dot += qh[i] * load_kv(kv.k, kv.precision, row(t) + kv_off + i);
-        }
+        for (uint32_t i = 0; i < hd; ++i) dot += qh[i] * row_f[i];
         scores[t] = s.attn_softcap > 0 ? softcap(dot * scale, s.attn_softcap) : dot * scale;
         max = std::max(max, scores[t]);
       }
@@ -80,9 +65,8 @@ void attend(const model::ModelShape& s, const KvCacheView& kv, const planner::Kv
       std::fill(o, o + hd, 0.0f);
       for (uint32_t t = first; t <= pos; ++t) {
         const float a = scores[t] / sum;
-        for (uint32_t i = 0; i < hd; ++i) {
-          o[i] += a * load_kv(kv.v, kv.precision, row(t) + kv_off + i);
-        }
+        kv_row(kv.v, kv.precision.v, row(t) + kv_off, row_f.data());
+        for (uint32_t i = 0; i < hd; ++i) o[i] += a * row_f[i];
       }
     }
   });
@@ -143,6 +127,13 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
   if (w.rope_freqs.data != nullptr) {
     factors = {floats(w.rope_freqs), w.rope_freqs.n_in};
   }
+  // A quantized cache stores its rows turned by a Walsh-Hadamard matrix, as llama.cpp does; Q is
+  // turned with K (the scores are unchanged but for the cache's rounding) and the output turned
+  // back. Against a quantized K, Q is also rounded to Q8_0 as llama.cpp's CPU attention rounds it
+  // (attend, round_query_q8_0); the devices do the same in engine_kv_store. With both, the
+  // reference's logits are llama.cpp's to an NMSE of 2e-13 on an F32 file with q8_0 or q4_0 caches
+  // (tests/engine/kv_cache_test.cpp).
+  const uint32_t rot_k = k_rotation(s, kv.precision), rot_v = v_rotation(s, kv.precision);
   auto block = [&](size_t t) { return act + t * a.total; };
   auto each = [&](auto&& fn) {
     for (size_t t = 0; t < n; ++t) fn(block(t), tokens[t]);
@@ -178,13 +169,19 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
       rope_heads(k, s.n_head_kv, hd, s.rope_dims(), arch.rope, table);
       const uint64_t slot =
           t.seq * seq_stride + cache.offset[l] + uint64_t{t.pos % cache.slots[l]} * n_kv;
-      store_kv(kv.k, kv.precision, slot, k, n_kv);
-      store_kv(kv.v, kv.precision, slot, v, n_kv);
+      if (rot_k > 0) {
+        hadamard_rotate(q, s.n_embd_q(), rot_k);
+        hadamard_rotate(k, n_kv, rot_k);
+      }
+      if (rot_v > 0) hadamard_rotate(v, n_kv, rot_v);
+      store_kv_row(kv.precision.k, k, kv.k + kv_byte_offset(kv.precision.k, slot), n_kv);
+      store_kv_row(kv.precision.v, v, kv.v + kv_byte_offset(kv.precision.v, slot), n_kv);
     });
     // Every token's K and V is in the cache before any token attends: causal order inside the
     // pass comes from each token attending only up to its own position.
     each([&](float* b, const PassToken& t) {
       attend(s, kv, cache, l, t, b + a.q, b + a.att, b + a.xb2, pool);
+      if (rot_v > 0) hadamard_rotate(b + a.xb2, s.n_embd_q(), rot_v);  // turned back
     });
     mm({{&L.wo, a.xb2, a.xb}});
     each([&](float* b, const PassToken&) {

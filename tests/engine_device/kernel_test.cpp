@@ -303,7 +303,7 @@ TEST_F(EngineKernels, RopeRotatesAndStoresKvInBothPrecisions) {
     const auto k_exp = rot({in.begin() + n_q, in.begin() + n_q + n_kv}, 1, neox);
     auto a = act_layout(in, 0);
     auto abuf = upload_floats(device(), a.host);
-    const uint32_t eb = planner::kv_element_bytes(kv);
+    const uint32_t eb = static_cast<uint32_t>(planner::kv_row_bytes(kv.k, 1));
     std::vector<std::byte> cache(uint64_t{context} * n_kv * eb, std::byte{0x5a});
     auto kbuf = upload(device(), cache);
     auto vbuf = upload(device(), cache);
@@ -355,7 +355,8 @@ TEST_F(EngineKernels, AttentionOnlineSoftmaxMatchesDirectSoftmax) {
   const auto vf = random_floats(cache_elems, 63, 1.0f);
   const float scale = 1.0f / std::sqrt(float(hd));
   for (auto kv : {planner::KvPrecision::f32, planner::KvPrecision::f16}) {
-    std::vector<std::byte> kb(cache_elems * planner::kv_element_bytes(kv)), vb(kb.size());
+    std::vector<std::byte> kb(cache_elems * static_cast<uint32_t>(planner::kv_row_bytes(kv.k, 1))),
+        vb(kb.size());
     std::vector<float> kr(cache_elems), vr(cache_elems);  // what the cache holds, as floats
     for (uint64_t i = 0; i < cache_elems; ++i) {
       if (kv == planner::KvPrecision::f32) {

@@ -89,3 +89,21 @@ const int KVALUES_IQ4NL[16] =
 vec4 iq4nl_values4(uvec4 q) {
   return vec4(KVALUES_IQ4NL[q.x], KVALUES_IQ4NL[q.y], KVALUES_IQ4NL[q.z], KVALUES_IQ4NL[q.w]);
 }
+
+#ifdef GAUNTLET_KV_ENCODE
+// ggml's best_index_int8 over kvalues_iq4nl: the nearest of the 16 levels (the upper on ties).
+uint iq4nl_nearest(float x) {
+  if (x <= float(KVALUES_IQ4NL[0])) return 0u;
+  if (x >= float(KVALUES_IQ4NL[15])) return 15u;
+  int lo = 0, hi = 15;
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    if (x < float(KVALUES_IQ4NL[mid])) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  return uint(x - float(KVALUES_IQ4NL[hi - 1]) < float(KVALUES_IQ4NL[hi]) - x ? hi - 1 : hi);
+}
+#endif

@@ -74,3 +74,21 @@ GAUNTLET_INLINE float16 iq4nl_values16(uchar16 q) {
                    GAUNTLET_IQ4NL(c), GAUNTLET_IQ4NL(d), GAUNTLET_IQ4NL(e), GAUNTLET_IQ4NL(f));
 }
 #undef GAUNTLET_IQ4NL
+
+#ifdef GAUNTLET_KV_ENCODE
+// ggml's best_index_int8: the nearest of the 16 levels (the upper one on ties).
+GAUNTLET_INLINE uint iq4nl_nearest(float x) {
+  if (x <= kvalues_iq4nl[0]) return 0;
+  if (x >= kvalues_iq4nl[15]) return 15;
+  int lo = 0, hi = 15;
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    if (x < kvalues_iq4nl[mid]) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  return x - kvalues_iq4nl[hi - 1] < kvalues_iq4nl[hi] - x ? hi - 1 : hi;
+}
+#endif

@@ -14,3 +14,25 @@ GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {
   const int q = (blk[2 + (j & 15)] >> (4 * (j >> 4))) & 0x0f;
   return (float)(q - 8) * load_f16(blk);
 }
+
+#ifdef GAUNTLET_KV_ENCODE
+// The KV cache's writer: ggml's quantize_row_q4_0_ref (d = max / -8, max the element of largest
+// magnitude; codes min(15, (char)(x / d + 8.5))).
+GAUNTLET_INLINE void encode_block(const float* x, __global uchar* blk) {
+  float amax = 0.0f, max = 0.0f;
+  for (uint j = 0; j < 32; ++j) {
+    if (amax < fabs(x[j])) {
+      amax = fabs(x[j]);
+      max = x[j];
+    }
+  }
+  const float d = max / -8;
+  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  vstore_half_rte(d, 0, (__global half*)blk);
+  for (uint j = 0; j < 16; ++j) {
+    const uchar lo = min(15, (int)(char)(x[j] * id + 8.5f));
+    const uchar hi = min(15, (int)(char)(x[j + 16] * id + 8.5f));
+    blk[2 + j] = lo | (hi << 4);
+  }
+}
+#endif

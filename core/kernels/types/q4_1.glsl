@@ -20,3 +20,24 @@ float value_at(uint off, uint j) {
   const uint q = (u8_at(off + 4u + (j & 15u)) >> (4u * (j >> 4))) & 0x0fu;
   return float(q) * f16_at(off) + f16_at(off + 2u);
 }
+
+#ifdef GAUNTLET_KV_ENCODE
+// The KV cache's writer: ggml's quantize_row_q4_1_ref (d = (max - min) / 15, m = min; codes
+// min(15, int((x - min) / d + 0.5))).
+void encode_block(float x[32], uint off) {
+  float lo = x[0], hi = x[0];
+  for (uint j = 1u; j < 32u; ++j) {
+    lo = min(lo, x[j]);
+    hi = max(hi, x[j]);
+  }
+  const float d = (hi - lo) / 15.0;
+  const float id = d != 0.0 ? 1.0 / d : 0.0;
+  const uint h = packHalf2x16(vec2(d, lo));
+  for (uint k = 0u; k < 4u; ++k) PUT_BYTE(off + k, (h >> (8u * k)) & 0xffu);
+  for (uint j = 0u; j < 16u; ++j) {
+    const uint a = uint(min(15, int((x[j] - lo) * id + 0.5)));
+    const uint b = uint(min(15, int((x[j + 16u] - lo) * id + 0.5)));
+    PUT_BYTE(off + 4u + j, a | (b << 4));
+  }
+}
+#endif

@@ -21,3 +21,28 @@ GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {
   const uint hi = ((load_u32(blk + 2) >> j) & 1u) << 4;
   return (float)((int)(lo | hi) - 16) * load_f16(blk);
 }
+
+#ifdef GAUNTLET_KV_ENCODE
+// The KV cache's writer: ggml's quantize_row_q5_0_ref (d = max / -16; codes
+// min(31, (char)(x / d + 16.5)), the fifth bits in qh).
+GAUNTLET_INLINE void encode_block(const float* x, __global uchar* blk) {
+  float amax = 0.0f, max = 0.0f;
+  for (uint j = 0; j < 32; ++j) {
+    if (amax < fabs(x[j])) {
+      amax = fabs(x[j]);
+      max = x[j];
+    }
+  }
+  const float d = max / -16;
+  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  vstore_half_rte(d, 0, (__global half*)blk);
+  uint qh = 0;
+  for (uint j = 0; j < 16; ++j) {
+    const uint a = min(31, (int)(char)(x[j] * id + 16.5f));
+    const uint b = min(31, (int)(char)(x[j + 16] * id + 16.5f));
+    blk[6 + j] = (uchar)((a & 15u) | ((b & 15u) << 4));
+    qh |= ((a >> 4) << j) | ((b >> 4) << (j + 16));
+  }
+  for (uint k = 0; k < 4; ++k) blk[2 + k] = (uchar)(qh >> (8 * k));
+}
+#endif

@@ -23,3 +23,30 @@ float value_at(uint off, uint j) {
   const uint hi = ((u32_at(off + 2u) >> j) & 1u) << 4;
   return float(int(lo | hi) - 16) * f16_at(off);
 }
+
+#ifdef GAUNTLET_KV_ENCODE
+// The KV cache's writer: ggml's quantize_row_q5_0_ref (d = max / -16; codes
+// min(31, int(x / d + 16.5)), the fifth bits in qh).
+void encode_block(float x[32], uint off) {
+  float amax = 0.0, mx = 0.0;
+  for (uint j = 0u; j < 32u; ++j) {
+    if (amax < abs(x[j])) {
+      amax = abs(x[j]);
+      mx = x[j];
+    }
+  }
+  const float d = mx / -16.0;
+  const float id = d != 0.0 ? 1.0 / d : 0.0;
+  const uint h = packHalf2x16(vec2(d, 0.0));
+  PUT_BYTE(off, h & 0xffu);
+  PUT_BYTE(off + 1u, (h >> 8) & 0xffu);
+  uint qh = 0u;
+  for (uint j = 0u; j < 16u; ++j) {
+    const uint a = uint(min(31, int(x[j] * id + 16.5)));
+    const uint b = uint(min(31, int(x[j + 16u] * id + 16.5)));
+    PUT_BYTE(off + 6u + j, (a & 15u) | ((b & 15u) << 4));
+    qh |= ((a >> 4) << j) | ((b >> 4) << (j + 16u));
+  }
+  for (uint k = 0u; k < 4u; ++k) PUT_BYTE(off + 2u + k, (qh >> (8u * k)) & 0xffu);
+}
+#endif

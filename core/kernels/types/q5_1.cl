@@ -22,3 +22,27 @@ GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {
   const uint hi = ((load_u32(blk + 4) >> j) & 1u) << 4;
   return (float)(lo | hi) * load_f16(blk) + load_f16(blk + 2);
 }
+
+#ifdef GAUNTLET_KV_ENCODE
+// The KV cache's writer: ggml's quantize_row_q5_1_ref (d = (max - min) / 31, m = min; codes
+// (uchar)((x - min) / d + 0.5), the fifth bits in qh).
+GAUNTLET_INLINE void encode_block(const float* x, __global uchar* blk) {
+  float lo = x[0], hi = x[0];
+  for (uint j = 1; j < 32; ++j) {
+    lo = fmin(lo, x[j]);
+    hi = fmax(hi, x[j]);
+  }
+  const float d = (hi - lo) / 31;
+  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  vstore_half_rte(d, 0, (__global half*)blk);
+  vstore_half_rte(lo, 0, (__global half*)(blk + 2));
+  uint qh = 0;
+  for (uint j = 0; j < 16; ++j) {
+    const uint a = (uchar)((x[j] - lo) * id + 0.5f);
+    const uint b = (uchar)((x[j + 16] - lo) * id + 0.5f);
+    blk[8 + j] = (uchar)((a & 15u) | ((b & 15u) << 4));
+    qh |= (((a >> 4) & 1u) << j) | (((b >> 4) & 1u) << (j + 16));
+  }
+  for (uint k = 0; k < 4; ++k) blk[4 + k] = (uchar)(qh >> (8 * k));
+}
+#endif

@@ -23,3 +23,27 @@ float value_at(uint off, uint j) {
   const uint hi = ((u32_at(off + 4u) >> j) & 1u) << 4;
   return float(lo | hi) * f16_at(off) + f16_at(off + 2u);
 }
+
+#ifdef GAUNTLET_KV_ENCODE
+// The KV cache's writer: ggml's quantize_row_q5_1_ref (d = (max - min) / 31, m = min; codes
+// uint8((x - min) / d + 0.5), the fifth bits in qh).
+void encode_block(float x[32], uint off) {
+  float lo = x[0], hi = x[0];
+  for (uint j = 1u; j < 32u; ++j) {
+    lo = min(lo, x[j]);
+    hi = max(hi, x[j]);
+  }
+  const float d = (hi - lo) / 31.0;
+  const float id = d != 0.0 ? 1.0 / d : 0.0;
+  const uint h = packHalf2x16(vec2(d, lo));
+  for (uint k = 0u; k < 4u; ++k) PUT_BYTE(off + k, (h >> (8u * k)) & 0xffu);
+  uint qh = 0u;
+  for (uint j = 0u; j < 16u; ++j) {
+    const uint a = uint((x[j] - lo) * id + 0.5) & 0xffu;
+    const uint b = uint((x[j + 16u] - lo) * id + 0.5) & 0xffu;
+    PUT_BYTE(off + 8u + j, (a & 15u) | ((b & 15u) << 4));
+    qh |= (((a >> 4) & 1u) << j) | (((b >> 4) & 1u) << (j + 16u));
+  }
+  for (uint k = 0u; k < 4u; ++k) PUT_BYTE(off + 4u + k, (qh >> (8u * k)) & 0xffu);
+}
+#endif

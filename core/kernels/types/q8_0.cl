@@ -11,3 +11,15 @@ GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
 GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {
   return (float)((const __global char*)(blk + 2))[j] * load_f16(blk);
 }
+
+#ifdef GAUNTLET_KV_ENCODE
+// The KV cache's writer (engine_kv_store.cl): 32 floats into one block as ggml-cpu's x86
+// quantize_row_q8_0 (AVX) does: d = amax / 127, codes x * (127 / amax) rounded to nearest even.
+GAUNTLET_INLINE void encode_block(const float* x, __global uchar* blk) {
+  float amax = 0.0f;
+  for (uint j = 0; j < 32; ++j) amax = fmax(amax, fabs(x[j]));
+  vstore_half_rte(amax / 127.0f, 0, (__global half*)blk);
+  const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+  for (uint j = 0; j < 32; ++j) ((__global char*)(blk + 2))[j] = (char)rint(x[j] * id);
+}
+#endif

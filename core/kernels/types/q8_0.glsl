@@ -16,3 +16,18 @@ float value_at(uint off, uint j) {
   const int q = int(u8_at(off + 2u + j) << 24) >> 24;
   return float(q) * f16_at(off);
 }
+
+#ifdef GAUNTLET_KV_ENCODE
+// The KV cache's writer (engine_kv_store.comp; the includer defines PUT_BYTE(off, byte)): 32
+// floats into the block at byte offset off as ggml-cpu's x86 quantize_row_q8_0 (AVX) does:
+// d = amax / 127, codes x * (127 / amax) rounded to nearest even.
+void encode_block(float x[32], uint off) {
+  float amax = 0.0;
+  for (uint j = 0u; j < 32u; ++j) amax = max(amax, abs(x[j]));
+  const uint d = packHalf2x16(vec2(amax / 127.0, 0.0));
+  PUT_BYTE(off, d & 0xffu);
+  PUT_BYTE(off + 1u, (d >> 8) & 0xffu);
+  const float id = amax != 0.0 ? 127.0 / amax : 0.0;
+  for (uint j = 0u; j < 32u; ++j) PUT_BYTE(off + 2u + j, uint(int(roundEven(x[j] * id))) & 0xffu);
+}
+#endif
