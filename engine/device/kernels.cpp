@@ -235,7 +235,7 @@ core::Result<KernelSource> attention_source(core::Api api, const planner::Kernel
   }
   const uint32_t score_tile = v.score_tile == 0 ? context : std::min(v.score_tile, context);
   const bool f16 = v.activation_type == planner::ActivationType::f16;
-  auto s = make(api, "attention", {kernels::engine_attention_cl, SPIRV(engine_attention_comp)}, 4,
+  auto s = make(api, "attention", {kernels::engine_attention_cl, SPIRV(engine_attention_comp)}, 5,
                 sizeof(AttentionParams), v.workgroup, true);
   if (!s) return s;
   s->constants = {{"HEAD_DIM", head_dim},

@@ -188,8 +188,8 @@ TEST(Architectures, WhatTheEngineDoesNotRunIsRefusedByName) {
                  "architecture 'mamba'");
   expect_refused([](auto& w) { w.set_u32("qwen2.expert_count", 8); },
                  "qwen2 has no mixture of experts");
-  expect_refused([](auto& w) { w.set_string("qwen2.rope.scaling.type", "yarn"); },
-                 "RoPE scaling 'yarn'");
+  expect_refused([](auto& w) { w.set_string("qwen2.rope.scaling.type", "longrope"); },
+                 "RoPE scaling 'longrope'");
   expect_refused(
       [](auto& w) {
         w.add_tensor("rope_factors_long.weight", {8}, model::TensorType::f32,
