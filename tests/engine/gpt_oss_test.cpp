@@ -4,6 +4,7 @@
 // sinks, biases and YaRN each change the tokens.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -163,6 +164,38 @@ TEST(GptOss, AFileReadsBackAndEachFeatureChangesTheDecode) {
   no_yarn.shape.yarn = false;
   no_yarn.shape.rope_freq_scale = 1.0f;
   EXPECT_NE(decode(no_yarn, 16), tokens);
+}
+
+// The host reference's passes of 32 and 512 tokens give its token-by-token logits bit for bit,
+// over a prompt of 520 positions (the window of 8 passed many times over).
+TEST(GptOss, HostPassesOf32And512TokensGiveTheTokenByTokenLogits) {
+  const auto shape = shape_of(kDims + ",context=640,yarn_factor=4,yarn_orig_ctx=16");
+  auto bytes = synthetic_bytes(shape, FileType::mxfp4_moe);
+  auto info = model::parse_gguf(bytes);
+  ASSERT_TRUE(info.is_ok());
+  auto m = model::load_model(*info, bytes);
+  ASSERT_TRUE(m.is_ok()) << m.error().describe();
+  const uint32_t n = 520;
+  std::vector<BatchToken> prompt;
+  for (uint32_t i = 0; i < n; ++i) prompt.push_back({static_cast<int32_t>((i * 37 + 1) % 64), 0});
+  auto logits = [&](uint32_t micro_batch) {
+    auto d = reference::Decoder::create(*m, {0, planner::KvPrecision::f32, n, 1, micro_batch});
+    EXPECT_TRUE(d.is_ok()) << d.error().describe();
+    std::vector<float> out;
+    for (uint32_t begin = 0; begin < n; begin += micro_batch) {
+      std::vector<BatchToken> pass(prompt.begin() + begin,
+                                   prompt.begin() + std::min(n, begin + micro_batch));
+      for (auto& t : pass) t.logits = true;
+      auto l = (*d)->forward(pass);
+      EXPECT_TRUE(l.is_ok()) << l.error().describe();
+      if (l.is_ok()) out.insert(out.end(), l->begin(), l->end());
+    }
+    return out;
+  };
+  const auto one = logits(1);
+  ASSERT_EQ(one.size(), size_t{n} * shape.n_vocab);
+  EXPECT_EQ(logits(32), one);
+  EXPECT_EQ(logits(512), one);
 }
 
 }  // namespace
