@@ -32,6 +32,8 @@ make_model qwen3moe-Q8_0 "arch=qwen3moe,$micro,$experts" Q8_0
 make_model qwen2moe-F16 "arch=qwen2moe,$micro,$experts,n_ff_shexp=64" F16
 make_model mixtral-Q4_0 "arch=llama,$micro,n_expert=4,n_expert_used=2" Q4_0
 make_model qwen3moe-MXFP4_MOE "arch=qwen3moe,$micro,$experts" MXFP4_MOE
+# gpt-oss: biases, sinks, expert bias rows, YaRN metadata.
+make_model gpt-oss-MXFP4_MOE "arch=gpt-oss,$micro,$experts,window=4,yarn_factor=4,yarn_orig_ctx=8" MXFP4_MOE
 
 # A run on the host: its journal is copied while the run goes (it is removed once the report
 # is written), then the report.

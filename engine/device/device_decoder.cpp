@@ -88,7 +88,13 @@ core::Status DeviceDecoder::bind() {
     L.q_norm = find(p + "attn_q_norm.weight");
     L.k_norm = find(p + "attn_k_norm.weight");
     L.wo = find(p + "attn_output.weight");
-    L.ffn_norm = find(p + "ffn_norm.weight");
+    L.ffn_norm = find(p + model_.shape.traits().ffn_norm + ".weight");
+    L.bo = find(p + "attn_output.bias");
+    L.sinks = find(p + "attn_sinks.weight");
+    L.router_b = find(p + "ffn_gate_inp.bias");
+    L.gate_exps_b = find(p + "ffn_gate_exps.bias");
+    L.up_exps_b = find(p + "ffn_up_exps.bias");
+    L.down_exps_b = find(p + "ffn_down_exps.bias");
     L.w_gate = find(p + "ffn_gate.weight");
     L.w_up = find(p + "ffn_up.weight");
     L.w_down = find(p + "ffn_down.weight");
@@ -303,10 +309,15 @@ core::Status DeviceDecoder::experts(const Layer& L) {
   const auto& a = layout_;
   backends::Buffer& act = *act_;
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
+  const model::Architecture& arch = s.traits();
   const uint32_t k = s.n_expert_used, ff = s.expert_ff(), n = tokens();
   GAUNTLET_TRY(project(L.router, s.n_embd, s.n_expert, a.xb, a.router));
-  GAUNTLET_TRY(ops_.route(act, {s.n_expert, k, off(a.router), off(a.selected),
-                                s.traits().norm_expert_weights ? 1u : 0u, stride(), n}));
+  if (arch.expert_biases) {
+    GAUNTLET_TRY(ops_.add_bias(act, *L.router_b.buffer, {s.n_expert, off(a.router), stride()}, n));
+  }
+  GAUNTLET_TRY(ops_.route(
+      act, {s.n_expert, k, off(a.router), off(a.selected), arch.norm_expert_weights ? 1u : 0u,
+            stride(), n, static_cast<uint32_t>(arch.expert_gating)}));
   // A pass of several tokens multiplies each expert's matrix once per tile of the picks it got.
   if (n > 1) {
     GAUNTLET_TRY(ops_.group_experts(
@@ -328,13 +339,18 @@ core::Status DeviceDecoder::experts(const Layer& L) {
   } else {
     GAUNTLET_TRY(project_experts(L.gate_exps, s.n_embd, ff, a.xb, 0, a.experts_gate, ff));
     GAUNTLET_TRY(project_experts(L.up_exps, s.n_embd, ff, a.xb, 0, a.experts_up, ff));
-    // The picks' gate and up slots lie back to back: one SwiGLU over all of them.
-    GAUNTLET_TRY(ops_.elementwise(act, Elementwise::swiglu,
-                                  {k * ff, off(a.experts_gate), off(a.experts_up), 0, stride()},
+    GAUNTLET_TRY(add_expert_bias(L.up_exps_b, ff, a.experts_up, ff));
+    GAUNTLET_TRY(add_expert_bias(L.gate_exps_b, ff, a.experts_gate, ff));
+    // The picks' gate and up slots lie back to back: one activation over all of them.
+    const bool oai = arch.expert_activation == model::Activation::swiglu_oai;
+    GAUNTLET_TRY(ops_.elementwise(act, oai ? Elementwise::swiglu_oai : Elementwise::swiglu,
+                                  {k * ff, off(a.experts_gate), off(a.experts_up),
+                                   arch.swiglu_limit, stride(), arch.swiglu_alpha},
                                   n));
   }
   GAUNTLET_TRY(project_experts(L.down_exps, ff, s.n_embd, a.experts_gate, gate_step, a.experts_out,
                                s.n_embd));
+  GAUNTLET_TRY(add_expert_bias(L.down_exps_b, s.n_embd, a.experts_out, s.n_embd));
   const bool shared = s.shared_expert();
   if (shared) {
     const uint32_t sh = s.shared_expert_ff();
@@ -350,18 +366,36 @@ core::Status DeviceDecoder::experts(const Layer& L) {
       {s.n_embd, k, off(a.experts_out), off(a.selected), off(a.xb), shared ? 1u : 0u, stride()}, n);
 }
 
+core::Status DeviceDecoder::add_expert_bias(const Weight& bias, uint32_t n, uint64_t off,
+                                            uint32_t slot_step) {
+  if (!model_.shape.traits().expert_biases) return core::Status::ok();
+  BiasParams p{n, static_cast<uint32_t>(off), stride()};
+  p.sel_off = static_cast<uint32_t>(layout_.selected);
+  p.slots = model_.shape.n_expert_used;
+  p.slot_step = slot_step;
+  return ops_.add_bias(*act_, *bias.buffer, p, tokens());
+}
+
 core::Status DeviceDecoder::add_branch(const Weight& w, uint32_t n_in, uint64_t x_off,
-                                       const Weight& post_norm) {
+                                       const Weight& post_norm, const Weight* bias) {
   const auto& s = model_.shape;
   const auto& a = layout_;
   backends::Buffer& act = *act_;
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
   // x += W . h: the residual add is the product's own write.
-  if (!s.traits().post_norms) return project(w, n_in, s.n_embd, x_off, a.x, true);
-  // gemma: x += post_norm(W . h).
+  if (!s.traits().post_norms && bias == nullptr) {
+    return project(w, n_in, s.n_embd, x_off, a.x, true);
+  }
+  // gemma: x += post_norm(W . h); gpt-oss: x += W . h + b, the bias added before the residual as
+  // the graph adds it.
   GAUNTLET_TRY(project(w, n_in, s.n_embd, x_off, a.xb));
-  GAUNTLET_TRY(ops_.rmsnorm(act, *post_norm.buffer, matvec_.workgroup,
-                            {s.n_embd, off(a.xb), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
+  if (bias != nullptr) {
+    GAUNTLET_TRY(ops_.add_bias(act, *bias->buffer, {s.n_embd, off(a.xb), stride()}, tokens()));
+  }
+  if (s.traits().post_norms) {
+    GAUNTLET_TRY(ops_.rmsnorm(act, *post_norm.buffer, matvec_.workgroup,
+                              {s.n_embd, off(a.xb), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
+  }
   return ops_.elementwise(act, Elementwise::add, {s.n_embd, off(a.x), off(a.xb), 0, stride()},
                           tokens());
 }
@@ -399,13 +433,16 @@ core::Status DeviceDecoder::run_layer(uint32_t l) {
                             stride(),
                             slots,
                             s.attn_softcap,
-                            seq_stride};
-  GAUNTLET_TRY(ops_.attention(act, *k_cache_, *v_cache_, *pass_buffer_, attention_, s.n_head, hd,
-                              context_, config_.kv, att, n));
+                            seq_stride,
+                            s.traits().attn_sinks ? 1u : 0u};
+  backends::Buffer& sinks = s.traits().attn_sinks ? *L.sinks.buffer : *pass_buffer_;
+  GAUNTLET_TRY(ops_.attention(act, *k_cache_, *v_cache_, *pass_buffer_, sinks, attention_, s.n_head,
+                              hd, context_, config_.kv, att, n));
   if (const uint32_t rot_v = reference::v_rotation(s, config_.kv); rot_v > 0) {
     GAUNTLET_TRY(rotate(a.xb2, n_q, rot_v));  // turned back
   }
-  GAUNTLET_TRY(add_branch(L.wo, n_q, a.xb2, L.post_attn_norm));
+  GAUNTLET_TRY(
+      add_branch(L.wo, n_q, a.xb2, L.post_attn_norm, s.traits().out_bias ? &L.bo : nullptr));
   return feed_forward(l);
 }
 

@@ -67,6 +67,7 @@ class DeviceDecoder final : public Decoder, public Stage {
     Weight wqkv, bq, bk, bv, q_norm, k_norm, post_attn_norm, post_ffn_norm;
     Weight router, gate_exps, up_exps, down_exps, gate_up_exps;
     Weight shexp_gate, w_gate_shexp, w_up_shexp, w_down_shexp;
+    Weight bo, sinks, router_b, gate_exps_b, up_exps_b, down_exps_b;  // gpt-oss
   };
   // One token of the pass being run.
   struct PassToken {
@@ -101,8 +102,13 @@ class DeviceDecoder final : public Decoder, public Stage {
   // matmul for several.
   core::Status project(const Weight& w, uint32_t n_in, uint32_t n_out, uint64_t x_off,
                        uint64_t out_off, bool accumulate = false);
-  // x += W . act[x_off ..], through the post-norm where the architecture has one.
-  core::Status add_branch(const Weight& w, uint32_t n_in, uint64_t x_off, const Weight& post_norm);
+  // x += W . act[x_off ..] (+ bias where given), through the post-norm where the architecture
+  // has one.
+  core::Status add_branch(const Weight& w, uint32_t n_in, uint64_t x_off, const Weight& post_norm,
+                          const Weight* bias = nullptr);
+  // Each pick's expert bias row added to its slot at `off` (slot_step apart), when the
+  // architecture has expert biases.
+  core::Status add_expert_bias(const Weight& bias, uint32_t n, uint64_t off, uint32_t slot_step);
   uint32_t tokens() const { return static_cast<uint32_t>(pass_.size()); }
   uint32_t stride() const { return static_cast<uint32_t>(layout_.total); }
 

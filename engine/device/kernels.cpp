@@ -265,7 +265,7 @@ core::Result<KernelSource> attention_source(core::Api api, const planner::Kernel
   }
   const uint32_t score_tile = v.score_tile == 0 ? context : std::min(v.score_tile, context);
   const bool f16 = v.activation_type == planner::ActivationType::f16;
-  auto s = make(api, "attention", {kernels::engine_attention_cl, SPIRV(engine_attention_comp)}, 4,
+  auto s = make(api, "attention", {kernels::engine_attention_cl, SPIRV(engine_attention_comp)}, 5,
                 sizeof(AttentionParams), v.workgroup, true);
   if (!s) return s;
   if (api == core::Api::opencl) s->opencl_headers = core::opencl_kv_type_headers(kv.k, kv.v);

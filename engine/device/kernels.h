@@ -25,9 +25,11 @@ struct MatvecParams {
   uint32_t stride = 0, sel_off = 0, slots = 0, x_slot = 0, out_slot = 0;
 };
 // The router (engine_expert_route.cl): per token, softmax over n_expert logits at router_off, the
-// k largest picked into sel_off (ids as floats, then weights; `norm`: weights over their sum).
+// k largest picked into sel_off (ids as floats, then weights; `norm`: weights over their sum);
+// gating SOFTMAX_WEIGHT picks the k largest logits and softmaxes those.
 struct RouteParams {
   uint32_t n_expert, k, router_off, sel_off, norm, stride, n_tok;
+  uint32_t gating = 0;  // model::ExpertGating
 };
 // The picked experts' outputs (k slots of n at out_off) weighted and added into xb_off, plus the
 // shared expert's output already at xb_off times sigmoid of the gate at sel_off + 2k when
@@ -66,6 +68,7 @@ struct AttentionParams {
   uint32_t ring;  // positions the layer's cache holds: position t in slot t % ring
   float softcap;  // attention-logit soft-cap; 0: none
   uint32_t seq_stride;
+  uint32_t sinks = 0;  // 1: the sinks buffer holds a logit per head (gpt-oss)
 };
 // A quantized cache's (or one whose K and V differ) writer, engine_kv_store.cl: 32-element blocks.
 struct KvStoreParams {
@@ -82,16 +85,20 @@ struct HadamardParams {
 };
 struct ElementwiseParams {
   uint32_t n, a_off, b_off;
-  float value = 0.0f;  // scale and softcap
+  float value = 0.0f;  // scale, softcap and swiglu_oai's limit
   uint32_t stride = 0;
+  float alpha = 0.0f;  // swiglu_oai's alpha
 };
+// With slots > 0, one expert's bias row per pick (ggml_add_id): token t's pick j adds row e of
+// the bias, e the id (a float) at sel_off + j, at off + j * slot_step.
 struct BiasParams {
   uint32_t n, off;
   uint32_t stride = 0;
+  uint32_t sel_off = 0, slots = 0, slot_step = 0;
 };
 
 // The OP of engine_elementwise.cl / .comp.
-enum class Elementwise { add = 0, swiglu = 1, geglu = 2, scale = 3, softcap = 4 };
+enum class Elementwise { add = 0, swiglu = 1, geglu = 2, scale = 3, softcap = 4, swiglu_oai = 5 };
 
 // Workgroup of the kernels without a tunable variant (embed, rope, elementwise, copy).
 inline constexpr uint32_t kSimpleWorkgroup = 64;

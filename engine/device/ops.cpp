@@ -155,17 +155,18 @@ core::Status Ops::rope_kv(backends::Buffer& act, backends::Buffer& k_cache,
 
 core::Status Ops::attention(backends::Buffer& act, backends::Buffer& k_cache,
                             backends::Buffer& v_cache, backends::Buffer& pass,
-                            const planner::KernelVariant& v, uint32_t n_head, uint32_t head_dim,
-                            uint32_t context, planner::KvPrecision kv, const AttentionParams& p,
-                            uint32_t tokens) {
+                            backends::Buffer& sinks, const planner::KernelVariant& v,
+                            uint32_t n_head, uint32_t head_dim, uint32_t context,
+                            planner::KvPrecision kv, const AttentionParams& p, uint32_t tokens) {
   if (v.op == planner::KernelOp::flash_attention) {
     const uint64_t local = planner::local_mem_bytes(v, {0, head_dim, context, p.group});
     return run(flash_attention_source(device().info().id.api, v, head_dim, p.group, context, kv),
-               {&act, &k_cache, &v_cache, &pass}, bytes_of(p), n_head / p.group, local, tokens);
+               {&act, &k_cache, &v_cache, &pass, &sinks}, bytes_of(p), n_head / p.group, local,
+               tokens);
   }
   const uint64_t local = planner::local_mem_bytes(v, {0, head_dim, context});
   return run(attention_source(device().info().id.api, v, head_dim, context, kv),
-             {&act, &k_cache, &v_cache, &pass}, bytes_of(p), n_head, local, tokens);
+             {&act, &k_cache, &v_cache, &pass, &sinks}, bytes_of(p), n_head, local, tokens);
 }
 
 core::Status Ops::kv_store(backends::Buffer& act, backends::Buffer& k_cache,
@@ -191,7 +192,7 @@ core::Status Ops::elementwise(backends::Buffer& act, Elementwise op, const Eleme
 core::Status Ops::add_bias(backends::Buffer& act, backends::Buffer& bias, const BiasParams& p,
                            uint32_t tokens) {
   return run(add_bias_source(device().info().id.api), {&act, &bias}, bytes_of(p),
-             groups_for(p.n, kSimpleWorkgroup), 0, tokens);
+             groups_for(p.n, kSimpleWorkgroup), 0, tokens * std::max(p.slots, 1u));
 }
 
 }  // namespace gauntlet::engine::device

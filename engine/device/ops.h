@@ -72,8 +72,9 @@ class Ops {
   core::Status rope_kv(backends::Buffer& act, backends::Buffer& k_cache, backends::Buffer& v_cache,
                        backends::Buffer& tables, backends::Buffer& pass, planner::KvPrecision kv,
                        const RopeParams& p, uint32_t tokens = 1);
+  // `sinks`: a logit per head when p.sinks is set (any buffer of the device otherwise).
   core::Status attention(backends::Buffer& act, backends::Buffer& k_cache,
-                         backends::Buffer& v_cache, backends::Buffer& pass,
+                         backends::Buffer& v_cache, backends::Buffer& pass, backends::Buffer& sinks,
                          const planner::KernelVariant& v, uint32_t n_head, uint32_t head_dim,
                          uint32_t context, planner::KvPrecision kv, const AttentionParams& p,
                          uint32_t tokens = 1);
@@ -85,7 +86,8 @@ class Ops {
                         uint32_t tokens = 1);
   core::Status elementwise(backends::Buffer& act, Elementwise op, const ElementwiseParams& p,
                            uint32_t tokens = 1);
-  // act[p.off + i] += bias[i], i < p.n.
+  // act[p.off + i] += bias[i], i < p.n; with p.slots > 0, each of the tokens' picks adds its
+  // expert's row.
   core::Status add_bias(backends::Buffer& act, backends::Buffer& bias, const BiasParams& p,
                         uint32_t tokens = 1);
 

@@ -4,7 +4,9 @@
 // starts at first = pos + 1 - window, others at 0; position u sits in slot u % ring of the
 // sequence's cache for this layer. The scores go through a
 // local tile of SCORE_TILE positions at a time with a running (online) softmax, so any context
-// fits. Defines: WG_X, HEAD_DIM, SCORE_TILE, K_TYPE, V_TYPE, ACT_F16, DIMS_PER_ITEM = ceil(HEAD_DIM/WG_X).
+// fits. With `sinks`, head h's sink logit sinks[h] joins the softmax's denominator only
+// (ggml_soft_max_ext with sinks, gpt-oss). Defines: WG_X, HEAD_DIM, SCORE_TILE, K_TYPE, V_TYPE,
+// ACT_F16, DIMS_PER_ITEM = ceil(HEAD_DIM/WG_X).
 // Local memory: WG_X floats of scratch, the query head (HEAD_DIM floats or halves), the scores.
 typedef struct {
   uint q_off;
@@ -18,6 +20,7 @@ typedef struct {
   uint ring;       // positions the layer's cache holds
   float softcap;   // scores become softcap * tanh(score / softcap) when > 0 (gemma2)
   uint seq_stride; // elements between two sequences' caches
+  uint sinks;      // 1: the sinks buffer holds one logit per head
 } AttentionParams;
 
 // The caches' element i: K_TYPE / V_TYPE are ggml type ids (0 f32, 1 f16, else a quantized
@@ -47,8 +50,8 @@ typedef struct {
 #endif
 
 __kernel void attention(__global float* act, __global const uchar* k_cache,
-                        __global const uchar* v_cache, __global const uint* pass, AttentionParams p,
-                        __local float* lmem) {
+                        __global const uchar* v_cache, __global const uint* pass,
+                        __global const float* sinks, AttentionParams p, __local float* lmem) {
   const uint t = get_group_id(1);
   const uint n_pos = pass[2 * t] + 1;
   const uint first = p.window > 0 && n_pos > p.window ? n_pos - p.window : 0;
@@ -110,6 +113,11 @@ __kernel void attention(__global float* act, __global const uchar* k_cache,
       }
       acc[k] = a;
     }
+  }
+  if (p.sinks != 0) {
+    const float sink = sinks[h], new_m = fmax(m, sink), c = exp(m - new_m);
+    l = l * c + exp(sink - new_m);
+    for (uint k = 0; k < DIMS_PER_ITEM; ++k) acc[k] *= c;
   }
   for (uint k = 0; k < DIMS_PER_ITEM; ++k) {
     const uint d = lid + k * WG_X;

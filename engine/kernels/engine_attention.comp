@@ -4,7 +4,8 @@
 // first..pos of the KV cache (token t's position and sequence are pass[2t], pass[2t + 1];
 // position u in slot u % ring of the sequence's cache for this layer; a sliding-window layer,
 // window > 0, starts at pos + 1 - window), grouped-query,
-// with the scores soft-capped (softcap * tanh(score / softcap)) when softcap > 0. Scores pass through a shared tile of SCORE_TILE positions with a running
+// with the scores soft-capped (softcap * tanh(score / softcap)) when softcap > 0, and head h's
+// sink logit sinks[h] in the softmax's denominator when `sinks` (gpt-oss). Scores pass through a shared tile of SCORE_TILE positions with a running
 // (online) softmax, so any context fits. Constants: 0 workgroup; 3 HEAD_DIM; 4 SCORE_TILE;
 // 5 K_TYPE, 10 V_TYPE (ggml type ids: 0 f32, 1 f16, else a quantized type of
 // engine_kv_types.glsl); 6 ACT_F16; 7 DIMS_PER_ITEM (ceil(HEAD_DIM / workgroup), at most 8); 8 Q_WORDS
@@ -22,6 +23,7 @@ layout(std430, binding = 0) buffer A { float act[]; };
 layout(std430, binding = 1) readonly buffer K { uint k_cache[]; };
 layout(std430, binding = 2) readonly buffer V { uint v_cache[]; };
 layout(std430, binding = 3) readonly buffer P { uint pass[]; };
+layout(std430, binding = 4) readonly buffer S { float sink_logits[]; };
 layout(push_constant) uniform Params {
   uint q_off;
   uint out_off;
@@ -34,6 +36,7 @@ layout(push_constant) uniform Params {
   uint ring;
   float softcap;
   uint seq_stride;
+  uint sinks;
 } p;
 
 shared float red[RED];
@@ -132,6 +135,11 @@ void main() {
       }
       acc[k] = a;
     }
+  }
+  if (p.sinks != 0) {
+    float sink = sink_logits[h], new_m = max(m, sink), c = exp(m - new_m);
+    l = l * c + exp(sink - new_m);
+    for (uint k = 0; k < DIMS_PER_ITEM; ++k) acc[k] *= c;
   }
   for (uint k = 0; k < DIMS_PER_ITEM; ++k) {
     uint d = lid + k * wg;

@@ -2,12 +2,15 @@
 // its activations at t * stride). OP 0: residual add a += b. OP 1: SwiGLU
 // a = silu(a) * b. OP 2: GeGLU a = gelu(a) * b, GELU's tanh approximation as ggml_gelu computes
 // it. OP 3: a *= value (gemma's embedding scale). OP 4: a = value * tanh(a / value) (soft-cap).
+// OP 5: gpt-oss's clamped SwiGLU (ggml_swiglu_oai), limit = value: x = min(a, limit),
+// y = clamp(b, -limit, limit), a = x / (1 + exp(-alpha x)) * (y + 1).
 typedef struct {
   uint n;
   uint a_off;
   uint b_off;
   float value;
   uint stride;
+  float alpha;
 } ElementwiseParams;
 
 __kernel void elementwise(__global float* act, ElementwiseParams p) {
@@ -24,6 +27,10 @@ __kernel void elementwise(__global float* act, ElementwiseParams p) {
   act[p.a_off + i] = gelu * act[p.b_off + i];
 #elif OP == 3
   act[p.a_off + i] = a * p.value;
+#elif OP == 5
+  const float x = fmin(a, p.value);
+  const float y = clamp(act[p.b_off + i], -p.value, p.value);
+  act[p.a_off + i] = x / (1.0f + exp(p.alpha * (-x))) * (y + 1.0f);
 #else
   act[p.a_off + i] = p.value * tanh(a / p.value);
 #endif

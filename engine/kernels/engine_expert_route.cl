@@ -3,6 +3,8 @@
 // ggml_soft_max's probabilities; the k largest are picked largest first, a tie going to the lower
 // id (the host reference's top_k); their ids (as floats) go to sel_off and their weights to
 // sel_off + k, divided by their sum (clamped below at the smallest normal f16) when `norm`.
+// With `gating` 1 (LLAMA_EXPERT_GATING_FUNC_TYPE_SOFTMAX_WEIGHT, gpt-oss) the k largest logits
+// are picked and their weights are the softmax of those k.
 typedef struct {
   uint n_expert;
   uint k;
@@ -11,6 +13,7 @@ typedef struct {
   uint norm;
   uint stride;
   uint n_tok;
+  uint gating;
 } RouteParams;
 
 __kernel void expert_route(__global float* act, RouteParams p) {
@@ -18,15 +21,17 @@ __kernel void expert_route(__global float* act, RouteParams p) {
   if (t >= p.n_tok) return;
   __global float* r = act + t * p.stride + p.router_off;
   __global float* sel = act + t * p.stride + p.sel_off;
-  float max_logit = r[0];
-  for (uint i = 1; i < p.n_expert; ++i) max_logit = fmax(max_logit, r[i]);
-  float sum = 0.0f;
-  for (uint i = 0; i < p.n_expert; ++i) {
-    r[i] = exp(r[i] - max_logit);
-    sum += r[i];
+  if (p.gating == 0) {
+    float max_logit = r[0];
+    for (uint i = 1; i < p.n_expert; ++i) max_logit = fmax(max_logit, r[i]);
+    float sum = 0.0f;
+    for (uint i = 0; i < p.n_expert; ++i) {
+      r[i] = exp(r[i] - max_logit);
+      sum += r[i];
+    }
+    const float scale = 1.0f / sum;
+    for (uint i = 0; i < p.n_expert; ++i) r[i] *= scale;
   }
-  const float scale = 1.0f / sum;
-  for (uint i = 0; i < p.n_expert; ++i) r[i] *= scale;
   float picked = 0.0f;
   for (uint j = 0; j < p.k; ++j) {
     uint best = p.n_expert;
@@ -38,6 +43,18 @@ __kernel void expert_route(__global float* act, RouteParams p) {
     sel[j] = (float)best;
     sel[p.k + j] = r[best];
     picked += r[best];
+  }
+  if (p.gating == 1) {
+    float max_w = sel[p.k];
+    for (uint j = 1; j < p.k; ++j) max_w = fmax(max_w, sel[p.k + j]);
+    float sum = 0.0f;
+    for (uint j = 0; j < p.k; ++j) {
+      sel[p.k + j] = exp(sel[p.k + j] - max_w);
+      sum += sel[p.k + j];
+    }
+    const float scale = 1.0f / sum;
+    for (uint j = 0; j < p.k; ++j) sel[p.k + j] *= scale;
+    picked = 1.0f;
   }
   if (p.norm == 0) return;
   const float divisor = fmax(picked, 6.103515625e-5f);

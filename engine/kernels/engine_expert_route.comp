@@ -1,6 +1,6 @@
 #version 450
 // The router of a mixture of experts, one invocation per token of a pass; as
-// engine_expert_route.cl.
+// engine_expert_route.cl (gating 0: softmax then top k; 1: top k logits, softmax over them).
 layout(local_size_x_id = 0) in;
 layout(std430, binding = 0) buffer A { float act[]; };
 layout(push_constant) uniform Params {
@@ -11,6 +11,7 @@ layout(push_constant) uniform Params {
   uint norm;
   uint stride;
   uint n_tok;
+  uint gating;
 } p;
 
 void main() {
@@ -18,15 +19,17 @@ void main() {
   if (t >= p.n_tok) return;
   uint r = t * p.stride + p.router_off;
   uint sel = t * p.stride + p.sel_off;
-  float max_logit = act[r];
-  for (uint i = 1; i < p.n_expert; ++i) max_logit = max(max_logit, act[r + i]);
-  float sum = 0.0;
-  for (uint i = 0; i < p.n_expert; ++i) {
-    act[r + i] = exp(act[r + i] - max_logit);
-    sum += act[r + i];
+  if (p.gating == 0) {
+    float max_logit = act[r];
+    for (uint i = 1; i < p.n_expert; ++i) max_logit = max(max_logit, act[r + i]);
+    float sum = 0.0;
+    for (uint i = 0; i < p.n_expert; ++i) {
+      act[r + i] = exp(act[r + i] - max_logit);
+      sum += act[r + i];
+    }
+    float scale = 1.0 / sum;
+    for (uint i = 0; i < p.n_expert; ++i) act[r + i] *= scale;
   }
-  float scale = 1.0 / sum;
-  for (uint i = 0; i < p.n_expert; ++i) act[r + i] *= scale;
   float picked = 0.0;
   for (uint j = 0; j < p.k; ++j) {
     uint best = p.n_expert;
@@ -38,6 +41,18 @@ void main() {
     act[sel + j] = float(best);
     act[sel + p.k + j] = act[r + best];
     picked += act[r + best];
+  }
+  if (p.gating == 1) {
+    float max_w = act[sel + p.k];
+    for (uint j = 1; j < p.k; ++j) max_w = max(max_w, act[sel + p.k + j]);
+    float sum = 0.0;
+    for (uint j = 0; j < p.k; ++j) {
+      act[sel + p.k + j] = exp(act[sel + p.k + j] - max_w);
+      sum += act[sel + p.k + j];
+    }
+    float scale = 1.0 / sum;
+    for (uint j = 0; j < p.k; ++j) act[sel + p.k + j] *= scale;
+    picked = 1.0;
   }
   if (p.norm == 0) return;
   float divisor = max(picked, 6.103515625e-5);

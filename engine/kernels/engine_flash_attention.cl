@@ -22,6 +22,7 @@ typedef struct {
   uint ring;       // positions the layer's cache holds
   float softcap;   // scores become softcap * tanh(score / softcap) when > 0 (gemma2)
   uint seq_stride; // elements between two sequences' caches
+  uint sinks;      // 1: the sinks buffer holds one logit per query head (gpt-oss)
 } AttentionParams;
 
 #if K_TYPE == 0
@@ -41,7 +42,8 @@ typedef struct {
 
 __kernel void flash_attention(__global float* act, __global const uchar* k_cache,
                               __global const uchar* v_cache, __global const uint* pass,
-                              AttentionParams p, __local float* lmem) {
+                              __global const float* sinks, AttentionParams p,
+                              __local float* lmem) {
   const uint t = get_group_id(1);
   const uint kvh = get_group_id(0);
   const uint lid = get_local_id(0);
@@ -113,6 +115,13 @@ __kernel void flash_attention(__global float* act, __global const uchar* k_cache
   for (uint k = 0; k < ACC; ++k) {
     const uint i = lid + k * WG_X;
     if (i >= GROUP * HEAD_DIM) break;
-    act[p.out_off + kvh * GROUP * HEAD_DIM + i] = acc[k] / l[i / HEAD_DIM];
+    const uint g = i / HEAD_DIM;
+    float a = acc[k], sum = l[g];
+    if (p.sinks != 0) {  // the head's sink logit joins the denominator (as engine_attention)
+      const float sink = sinks[kvh * GROUP + g], new_m = fmax(m[g], sink), cs = exp(m[g] - new_m);
+      a *= cs;
+      sum = sum * cs + exp(sink - new_m);
+    }
+    act[p.out_off + kvh * GROUP * HEAD_DIM + i] = a / sum;
   }
 }

@@ -21,6 +21,7 @@ layout(std430, binding = 0) buffer A { float act[]; };
 layout(std430, binding = 1) readonly buffer K { uint k_cache[]; };
 layout(std430, binding = 2) readonly buffer V { uint v_cache[]; };
 layout(std430, binding = 3) readonly buffer P { uint pass[]; };
+layout(std430, binding = 4) readonly buffer S { float sink_logits[]; };
 layout(push_constant) uniform Params {
   uint q_off;
   uint out_off;
@@ -33,6 +34,7 @@ layout(push_constant) uniform Params {
   uint ring;
   float softcap;
   uint seq_stride;
+  uint sinks;  // 1: sink_logits holds one logit per query head (gpt-oss)
 } p;
 
 shared float qs[Q_SIZE];
@@ -123,6 +125,14 @@ void main() {
   for (uint k = 0u; k < ACC; ++k) {
     const uint i = lid + k * wg;
     if (i >= GROUP * HEAD_DIM) break;
-    act[tok + p.out_off + kvh * GROUP * HEAD_DIM + i] = acc[k] / run_sum[i / HEAD_DIM];
+    const uint g = i / HEAD_DIM;
+    float a = acc[k], sum = run_sum[g];
+    if (p.sinks != 0u) {  // the head's sink logit joins the denominator (as engine_attention)
+      const float sink = sink_logits[kvh * GROUP + g], new_m = max(run_max[g], sink);
+      const float cs = exp(run_max[g] - new_m);
+      a *= cs;
+      sum = sum * cs + exp(sink - new_m);
+    }
+    act[tok + p.out_off + kvh * GROUP * HEAD_DIM + i] = a / sum;
   }
 }

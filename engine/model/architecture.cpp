@@ -5,7 +5,7 @@ namespace gauntlet::engine::model {
 namespace {
 
 // Rotary styles: llama.cpp src/llama-model.cpp, llama_model_rope_type (LLM_ARCH_LLAMA is NORM;
-// QWEN2, QWEN3, PHI3, GEMMA2, GEMMA3, QWEN2MOE and QWEN3MOE are NEOX).
+// QWEN2, QWEN3, PHI3, GEMMA2, GEMMA3, QWEN2MOE, QWEN3MOE and OPENAI_MOE are NEOX).
 constexpr Architecture kArchitectures[] = {
     // src/models/llama.cpp: separate Q/K/V without bias, SwiGLU of ffn_gate and ffn_up
     // (LLM_FFN_SILU, LLM_FFN_PAR), rope_freqs factors where the file has them.
@@ -92,6 +92,30 @@ constexpr Architecture kArchitectures[] = {
      .requires_experts = true,
      .expert_length_key = true,
      .norm_expert_weights = true},
+    // src/models/openai-moe.cpp (gpt-oss): Q/K/V and output biases, per-head sinks in the softmax,
+    // scale 1/sqrt(n_rot), the RMSNorm before the experts named post_attention_norm;
+    // build_moe_ffn with router and expert biases, LLM_FFN_SWIGLU_OAI_MOE (alpha 1.702, limit 7
+    // in src/llama-graph.cpp), norm_w = false, LLAMA_EXPERT_GATING_FUNC_TYPE_SOFTMAX_WEIGHT.
+    // load_arch_hparams: the window from attention.sliding_window, load_swa_pattern(ml, 2)
+    // (even layers slide), the sliding layers' RoPE base and scale the model's.
+    {.arch = Arch::gpt_oss,
+     .name = "gpt-oss",
+     .graph = "src/models/openai-moe.cpp",
+     .rope = RopeStyle::neox,
+     .qkv_bias = true,
+     .out_bias = true,
+     .attn_sinks = true,
+     .ffn_norm = "post_attention_norm",
+     .swa_pattern = 2,
+     .default_window = 128,
+     .experts = true,
+     .requires_experts = true,
+     .expert_length_key = true,
+     .expert_gating = ExpertGating::softmax_weight,
+     .expert_biases = true,
+     .expert_activation = Activation::swiglu_oai,
+     .swiglu_alpha = 1.702f,
+     .swiglu_limit = 7.0f},
 };
 
 }  // namespace
@@ -113,9 +137,12 @@ core::Result<Arch> parse_architecture(std::string_view name) {
                               ")");
 }
 
-std::string known_architectures() {
+std::string known_architectures(std::string_view separator) {
   std::string s;
-  for (const auto& a : kArchitectures) s += (s.empty() ? "" : ", ") + std::string(a.name);
+  for (const auto& a : kArchitectures) {
+    if (!s.empty()) s += separator;
+    s += a.name;
+  }
   return s;
 }
 

@@ -12,7 +12,17 @@
 
 namespace gauntlet::engine::model {
 
-enum class Arch : uint32_t { llama, qwen2, qwen3, phi3, gemma2, gemma3, qwen2moe, qwen3moe };
+enum class Arch : uint32_t {
+  llama,
+  qwen2,
+  qwen3,
+  phi3,
+  gemma2,
+  gemma3,
+  qwen2moe,
+  qwen3moe,
+  gpt_oss
+};
 
 // llama.cpp's LLAMA_ROPE_TYPE_NORM rotates adjacent pairs (x[2i], x[2i+1]) of a head;
 // LLAMA_ROPE_TYPE_NEOX rotates x[i] with x[i + n_rot/2] ("the pairs of head values are offset
@@ -20,15 +30,29 @@ enum class Arch : uint32_t { llama, qwen2, qwen3, phi3, gemma2, gemma3, qwen2moe
 enum class RopeStyle : uint32_t { norm = 0, neox = 1 };
 
 // The feed-forward's gated activation: llama.cpp's LLM_FFN_SILU (SwiGLU) or LLM_FFN_GELU (GeGLU,
-// the tanh approximation), both LLM_FFN_PAR: act(gate) * up.
-enum class Activation : uint32_t { silu = 1, gelu = 2 };
+// the tanh approximation), both LLM_FFN_PAR: act(gate) * up; or LLM_FFN_SWIGLU_OAI_MOE
+// (ggml_swiglu_oai, ggml-cpu ops.cpp): x = min(gate, limit), y = clamp(up, -limit, limit),
+// x / (1 + exp(-alpha x)) * (y + 1), alpha and limit from the record.
+enum class Activation : uint32_t { silu = 1, gelu = 2, swiglu_oai = 3 };
+
+// How build_moe_ffn turns the router's logits into the picks' weights (llama.cpp's
+// llama_expert_gating_func_type): SOFTMAX, a softmax over every expert whose top k are picked
+// with their probabilities; SOFTMAX_WEIGHT, the top k logits picked and a softmax over those k.
+enum class ExpertGating : uint32_t { softmax = 0, softmax_weight = 1 };
 
 struct Architecture {
   Arch arch = Arch::llama;
   const char* name = "";   // general.architecture, and the prefix of the metadata keys
   const char* graph = "";  // the llama.cpp file that defines the graph
   RopeStyle rope = RopeStyle::norm;
-  bool qkv_bias = false;       // F32 biases attn_{q,k,v}.bias added to the projections (qwen2)
+  bool qkv_bias = false;  // F32 biases attn_{q,k,v}.bias added to the projections (qwen2)
+  bool out_bias = false;  // attn_output.bias added to the attention's output projection
+  // attn_sinks.weight: one logit per head that joins each softmax's denominator and nothing else
+  // (ggml_soft_max_ext with sinks: max = max(max, sink), sum += exp(sink - max)).
+  bool attn_sinks = false;
+  // The name of the norm before the feed-forward ("blk.N.<name>.weight"): gpt-oss calls it
+  // post_attention_norm (LLM_TENSOR_ATTN_POST_NORM).
+  const char* ffn_norm = "ffn_norm";
   bool qk_norm = false;        // per-head RMSNorm of Q and K (attn_{q,k}_norm) before RoPE
   bool fused_qkv = false;      // one attn_qkv projection whose rows are Q, then K, then V (phi3)
   bool fused_gate_up = false;  // one ffn_up of 2 * n_ff rows: gate then up (phi3)
@@ -63,11 +87,18 @@ struct Architecture {
   // qwen2moe: a shared expert (ffn_{gate,up,down}_shexp) beside the routed ones, its output scaled
   // by sigmoid(ffn_gate_inp_shexp . x).
   bool shared_expert = false;
+  ExpertGating expert_gating = ExpertGating::softmax;
+  // ffn_gate_inp.bias added to the router's logits and ffn_{gate,up,down}_exps.bias (one row per
+  // expert) to each pick's products (build_moe_ffn's gate_inp_b, ggml_add_id).
+  bool expert_biases = false;
+  Activation expert_activation = Activation::silu;
+  float swiglu_alpha = 0.0f, swiglu_limit = 0.0f;  // Activation::swiglu_oai's constants
 };
 
 const Architecture& architecture(Arch arch);
 // The error names the architecture and the ones the engine runs.
 core::Result<Arch> parse_architecture(std::string_view name);
-std::string known_architectures();
+// The names, `separator` between them.
+std::string known_architectures(std::string_view separator = ", ");
 
 }  // namespace gauntlet::engine::model

@@ -30,9 +30,10 @@ core::Result<uint32_t> required_u32(const GgufInfo& info, const std::string& key
 // Features of real files that the engine does not run, refused by name before loading.
 core::Status refuse_unsupported_features(const GgufInfo& info, const std::string& arch) {
   if (auto scaling = info.get_string(arch + ".rope.scaling.type");
-      scaling && *scaling != "none" && *scaling != "linear") {
+      scaling && *scaling != "none" && *scaling != "linear" && *scaling != "yarn") {
     return bad_model("RoPE scaling '" + *scaling + "' (" + arch +
-                     ".rope.scaling.type); the engine runs none, linear and rope_freqs factors");
+                     ".rope.scaling.type); the engine runs none, linear, yarn and rope_freqs "
+                     "factors");
   }
   for (const auto& t : info.tensors) {
     // llama.cpp src/llama-arch.cpp: LLM_TENSOR_ROPE_FACTORS_LONG / _SHORT (Phi-3 128k).
@@ -122,13 +123,29 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
     *target = static_cast<float>(*f);
   }
   // llama.cpp src/llama-model.cpp (load_hparams): freq_scale = 1 / rope.scaling.factor for
-  // linear scaling.
-  if (info.get_string(p + "rope.scaling.type").value_or("none") == "linear") {
+  // linear scaling; YaRN's factor may be absent (1), its original context is
+  // rope.scaling.original_context_length or the training context; rope.scaling.attn_factor scales
+  // every model's rotation (src/llama-context.cpp).
+  const std::string scaling = info.get_string(p + "rope.scaling.type").value_or("none");
+  s.yarn = scaling == "yarn";
+  if (scaling == "linear" || (s.yarn && info.meta(p + "rope.scaling.factor"))) {
     auto factor = info.get_float(p + "rope.scaling.factor");
     if (!factor || !(*factor > 0)) {
       return bad_model("metadata '" + p + "rope.scaling.factor' is missing or not positive");
     }
     s.rope_freq_scale = static_cast<float>(1.0 / *factor);
+  }
+  if (info.meta(p + "rope.scaling.original_context_length")) {
+    auto v = required_u32(info, p + "rope.scaling.original_context_length", 1u << 24);
+    if (!v) return v.error();
+    s.yarn_orig_context = *v;
+  }
+  if (info.meta(p + "rope.scaling.attn_factor")) {
+    auto f = info.get_float(p + "rope.scaling.attn_factor");
+    if (!f || !(*f > 0)) {
+      return bad_model("metadata '" + p + "rope.scaling.attn_factor' is not a positive float");
+    }
+    s.rope_attn_factor = static_cast<float>(*f);
   }
   const TensorInfo* embd_t = info.find("token_embd.weight");
   if (embd_t == nullptr) return bad_model("tensor 'token_embd.weight' is missing");
@@ -164,7 +181,7 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
     }
     if (want.is_vector && have.type != TensorType::f32) {
       return bad_model("tensor '" + want.name + "' is " + to_string(have.type) +
-                       "; norms, biases and RoPE factors must be f32");
+                       "; norms, biases, sinks and RoPE factors must be f32");
     }
     TensorView v;
     v.type = have.type;
@@ -198,7 +215,13 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
     lw.q_norm = view(p + "attn_q_norm.weight");
     lw.k_norm = view(p + "attn_k_norm.weight");
     lw.wo = view(p + "attn_output.weight");
-    lw.ffn_norm = view(p + "ffn_norm.weight");
+    lw.ffn_norm = view(p + shape.traits().ffn_norm + ".weight");
+    lw.bo = view(p + "attn_output.bias");
+    lw.sinks = view(p + "attn_sinks.weight");
+    lw.router_b = view(p + "ffn_gate_inp.bias");
+    lw.gate_exps_b = view(p + "ffn_gate_exps.bias");
+    lw.up_exps_b = view(p + "ffn_up_exps.bias");
+    lw.down_exps_b = view(p + "ffn_down_exps.bias");
     lw.w_gate = view(p + "ffn_gate.weight");
     lw.w_up = view(p + "ffn_up.weight");
     lw.w_down = view(p + "ffn_down.weight");

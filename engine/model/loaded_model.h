@@ -40,6 +40,9 @@ struct LayerWeights {
   TensorView router, gate_exps, up_exps, down_exps;
   TensorView gate_up_exps;  // a fused file's gate and up stack (gate rows first per expert)
   TensorView shexp_gate, w_gate_shexp, w_up_shexp, w_down_shexp;
+  // gpt-oss: the output projection's bias, the per-head sinks, the router's bias and the experts'
+  // bias rows ({n_out, n_expert}).
+  TensorView bo, sinks, router_b, gate_exps_b, up_exps_b, down_exps_b;
 };
 
 struct ModelWeights {

@@ -1,20 +1,71 @@
 #include "engine/model/rope.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace gauntlet::engine::model {
 
+namespace {
+
+// llama.cpp's YaRN defaults (src/llama-hparams.h): yarn_beta_fast 32, yarn_beta_slow 1; ext_factor
+// is 1 whenever the scaling type is yarn (src/llama-context.cpp).
+constexpr float kBetaFast = 32.0f, kBetaSlow = 1.0f;
+
+// ggml.c, ggml_rope_yarn_corr_dim: the dimension whose wavelength fits n_rot turns in the
+// original context.
+float corr_dim(uint32_t dims, uint32_t orig_context, float n_rot, float base) {
+  return static_cast<float>(dims) *
+         std::log(static_cast<float>(orig_context) / (n_rot * 2 * static_cast<float>(M_PI))) /
+         (2 * std::log(base));
+}
+
+// The blend of YaRN for one layer: ggml_rope_yarn_corr_dims and the magnitude that
+// llama_context's yarn_attn_factor and ggml-cpu's rope_yarn multiply together.
+struct Yarn {
+  float low = 0, high = 0, mscale = 1;
+};
+
+Yarn yarn_of(const ModelShape& s, float base, float scale) {
+  const uint32_t dims = s.rope_dims();
+  const uint32_t orig = s.yarn_orig_context != 0 ? s.yarn_orig_context : s.context;
+  Yarn y;
+  y.low = std::max(0.0f, std::floor(corr_dim(dims, orig, kBetaFast, base)));
+  y.high = std::min(static_cast<float>(dims - 1), std::ceil(corr_dim(dims, orig, kBetaSlow, base)));
+  // src/llama-context.cpp: attn_factor = get_mscale(factor, 1) / (1 + 0.1 ln factor) *
+  // rope.scaling.attn_factor, factor = 1 / the model's freq_scale; ggml-cpu's rope_yarn then
+  // multiplies by 1 + 0.1 ln(1 / freq_scale) of the layer.
+  const float factor = 1.0f / s.rope_freq_scale;
+  const float get_mscale = factor <= 1.0f ? 1.0f : 0.1f * std::log(factor) + 1.0f;
+  const float attn_factor =
+      get_mscale * (1.0f / (1.0f + 0.1f * std::log(factor))) * s.rope_attn_factor;
+  y.mscale = attn_factor * (1.0f + 0.1f * std::log(1.0f / scale));
+  return y;
+}
+
+}  // namespace
+
 void rope_table(const ModelShape& shape, uint32_t layer, std::span<const float> factors,
                 uint32_t pos, std::span<float> table) {
   const uint32_t dims = shape.rope_dims();
+  const float base = shape.rope_base(layer), scale = shape.rope_scale(layer);
+  // Without YaRN the magnitude is rope.scaling.attn_factor alone (llama_context multiplies it in
+  // for every model).
+  const Yarn y = shape.yarn ? yarn_of(shape, base, scale) : Yarn{0, 0, shape.rope_attn_factor};
   for (uint32_t i = 0; i < dims / 2 && 2 * i + 1 < table.size(); ++i) {
     const double factor = i < factors.size() ? factors[i] : 1.0;
-    const double theta = pos * static_cast<double>(shape.rope_scale(layer)) *
-                         std::pow(static_cast<double>(shape.rope_base(layer)),
-                                  -2.0 * i / static_cast<double>(dims)) /
-                         factor;
-    table[2 * i] = static_cast<float>(std::cos(theta));
-    table[2 * i + 1] = static_cast<float>(std::sin(theta));
+    const double extrapolated =
+        pos * std::pow(static_cast<double>(base), -2.0 * i / static_cast<double>(dims)) / factor;
+    const double interpolated = static_cast<double>(scale) * extrapolated;
+    double theta = interpolated;
+    if (shape.yarn) {
+      // ggml-cpu ops.cpp, rope_yarn_ramp and rope_yarn with ext_factor 1.
+      const float ramp =
+          1 - std::clamp((static_cast<float>(i) - y.low) / std::max(0.001f, y.high - y.low), 0.0f,
+                         1.0f);
+      theta = interpolated * (1 - ramp) + extrapolated * ramp;
+    }
+    table[2 * i] = static_cast<float>(std::cos(theta)) * y.mscale;
+    table[2 * i + 1] = static_cast<float>(std::sin(theta)) * y.mscale;
   }
 }
 

@@ -1,9 +1,10 @@
 #pragma once
-// The rotary embedding as ggml computes it (ggml-cpu's rope with ext_factor 0, as llama.cpp calls
-// it for the architectures the engine runs): pair i of a head turns by
+// The rotary embedding as ggml computes it (ggml-cpu's rope): pair i of a head turns by
 // theta_i = pos * freq_scale * freq_base^(-2i / n_rot) / factor_i, where factor_i comes from the
-// model's rope_freqs tensor (1 without one). The host reference and the device decoders both take
-// their angles from here; the devices then turn the pairs that rope_pair names.
+// model's rope_freqs tensor (1 without one). With YaRN (ext_factor 1) theta_i blends that
+// interpolated angle with the unscaled one by ggml's ramp over the correction dimensions, and
+// cos/sin are multiplied by the magnitude correction (rope_yarn). The host reference and the device
+// decoders both take their angles from here; the devices then turn the pairs that rope_pair names.
 #include <cstdint>
 #include <span>
 #include <utility>

@@ -27,6 +27,9 @@ struct Preset {
   float rope_scale = 1.0f;  // linear RoPE scaling (1 / rope_scaling.factor)
   // num_experts, num_experts_per_tok, moe_intermediate_size (0: a dense model)
   uint32_t experts = 0, experts_used = 0, expert_ff = 0;
+  // rope_scaling {"rope_type": "yarn", "factor", "original_max_position_embeddings"}; 0: none
+  float yarn_factor = 0.0f;
+  uint32_t yarn_orig_ctx = 0;
 };
 
 ModelShape make(const Preset& p) {
@@ -50,6 +53,11 @@ ModelShape make(const Preset& p) {
   s.n_expert = p.experts;
   s.n_expert_used = p.experts_used;
   s.n_ff_exp = p.expert_ff;
+  if (p.yarn_factor != 0) {
+    s.yarn = true;
+    s.rope_freq_scale = 1.0f / p.yarn_factor;
+    s.yarn_orig_context = p.yarn_orig_ctx;
+  }
   apply_architecture_defaults(s);
   return s;
 }
@@ -87,6 +95,10 @@ const std::vector<ModelShape>& presets() {
       {"qwen3-coder-30b-a3b", qwen3moe, 2048, 48, 32, 4, 128, 6144,  151936, 262144, 10000000.0f, 1e-6f, false, false, 0, 1.0f, 128, 8, 768},
       {"qwen3-235b-a22b",     qwen3moe, 4096, 94, 64, 4, 128, 12288, 151936, 40960,  1000000.0f,  1e-6f, false, false, 0, 1.0f, 128, 8, 1536},
       {"mixtral-8x7b",        llama,    4096, 32, 32, 8, 128, 14336, 32000,  32768,  1000000.0f,  1e-5f, false, false, 0, 1.0f, 8,   2, 0},
+      // gpt-oss (openai/gpt-oss-20b and -120b config.json): sliding_window 128 on alternate layers,
+      // rope_scaling yarn factor 32 over 4096 positions, experts 2880 wide.
+      {"gpt-oss-20b",         gpt_oss,  2880, 24, 64, 8, 64,  2880,  201088, 131072, 150000.0f,   1e-5f, false, false, 128, 1.0f, 32, 4, 2880, 32.0f, 4096},
+      {"gpt-oss-120b",        gpt_oss,  2880, 36, 64, 8, 64,  2880,  201088, 131072, 150000.0f,   1e-5f, false, false, 128, 1.0f, 128, 4, 2880, 32.0f, 4096},
       // Small shapes for tests and benchmarks.
       {"test-tiny",       llama, 64,   2,  4,  2,  16,  128,   256,    128,    10000.0f,   1e-5f, false, false},
       {"test-small",      llama, 128,  3,  4,  4,  32,  352,   512,    256,    10000.0f,   1e-5f, false, false},
@@ -128,6 +140,11 @@ core::Status validate_experts(const ModelShape& s) {
   if (s.n_expert_used > kMaxExpertsUsed) {
     return bad_shape("n_expert_used " + std::to_string(s.n_expert_used) + " is above the " +
                      std::to_string(kMaxExpertsUsed) + " experts per token the kernels hold");
+  }
+  if (a.expert_biases && s.fused_expert_gate_up) {
+    return bad_shape(std::string(a.name) +
+                     " has separate gate and up expert stacks (llama.cpp's loader creates no "
+                     "ffn_gate_up_exps for it)");
   }
   constexpr uint32_t kBlock = 32;
   if (s.expert_ff() == 0 || s.expert_ff() % kBlock != 0 ||
@@ -217,14 +234,21 @@ core::Result<ModelShape> parse_shape(const std::string& text) {
 
 core::Result<ModelShape> parse_dims(const std::string& text) {
   ModelShape s;
-  std::map<std::string, uint32_t*> ints = {
-      {"n_embd", &s.n_embd},       {"n_layer", &s.n_layer},
-      {"n_head", &s.n_head},       {"n_head_kv", &s.n_head_kv},
-      {"n_ff", &s.n_ff},           {"n_vocab", &s.n_vocab},
-      {"context", &s.context},     {"rope_dim", &s.rope_dim},
-      {"head_dim", &s.key_length}, {"window", &s.sliding_window},
-      {"n_expert", &s.n_expert},   {"n_expert_used", &s.n_expert_used},
-      {"n_ff_exp", &s.n_ff_exp},   {"n_ff_shexp", &s.n_ff_shexp}};
+  std::map<std::string, uint32_t*> ints = {{"n_embd", &s.n_embd},
+                                           {"n_layer", &s.n_layer},
+                                           {"n_head", &s.n_head},
+                                           {"n_head_kv", &s.n_head_kv},
+                                           {"n_ff", &s.n_ff},
+                                           {"n_vocab", &s.n_vocab},
+                                           {"context", &s.context},
+                                           {"rope_dim", &s.rope_dim},
+                                           {"head_dim", &s.key_length},
+                                           {"window", &s.sliding_window},
+                                           {"n_expert", &s.n_expert},
+                                           {"n_expert_used", &s.n_expert_used},
+                                           {"n_ff_exp", &s.n_ff_exp},
+                                           {"n_ff_shexp", &s.n_ff_shexp},
+                                           {"yarn_orig_ctx", &s.yarn_orig_context}};
   std::stringstream in(text);
   std::string item;
   bool tied_given = false;
@@ -239,11 +263,17 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
       continue;
     }
     if (key == "rope_freq_base" || key == "rms_eps" || key == "attn_softcap" ||
-        key == "final_softcap") {
+        key == "final_softcap" || key == "yarn_factor") {
       float f = 0;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), f);
       if (ec != std::errc() || p != value.data() + value.size()) {
         return bad_shape("'" + value + "' is not a number for " + key);
+      }
+      if (key == "yarn_factor") {
+        if (!(f > 0)) return bad_shape("yarn_factor must be positive");
+        s.yarn = true;
+        s.rope_freq_scale = 1.0f / f;
+        continue;
       }
       float* target = key == "rms_eps"         ? &s.rms_eps
                       : key == "attn_softcap"  ? &s.attn_softcap
@@ -301,6 +331,13 @@ void add_experts(Add& add, const ModelShape& s, const std::string& p, uint32_t l
     add(p + "ffn_down_exps.weight", {ff, embd, n}, l);
     add(p + "ffn_up_exps.weight", {embd, ff, n}, l);
   }
+  // gpt-oss (src/models/openai-moe.cpp): the router's bias and one bias row per expert.
+  if (s.traits().expert_biases) {
+    add(p + "ffn_gate_inp.bias", {n}, l);
+    add(p + "ffn_gate_exps.bias", {ff, n}, l);
+    add(p + "ffn_down_exps.bias", {embd, n}, l);
+    add(p + "ffn_up_exps.bias", {ff, n}, l);
+  }
   if (!s.shared_expert()) return;
   const uint64_t sh = s.shared_expert_ff();
   add(p + "ffn_gate_inp_shexp.weight", {embd}, l);
@@ -326,7 +363,7 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
                       .tied_output = s.tied_output,
                       .n_gqa = s.n_head_kv == 0 ? 1 : s.n_head / s.n_head_kv,
                       .n_expert = s.n_expert};
-    const bool one_d = ne.size() == 1;
+    const bool one_d = ne.size() == 1 || !name.ends_with("weight");
     t.push_back({std::move(name), std::move(ne), tensor_type_for(format, place, overrides), one_d});
   };
   // Names and dimensions: llama.cpp src/llama-arch.cpp (LLM_TENSOR_NAMES) and each
@@ -354,7 +391,9 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
       add(p + "attn_k_norm.weight", {hd}, l);
     }
     add(p + "attn_output.weight", {q, embd}, l);
-    add(p + "ffn_norm.weight", {embd}, l);
+    if (arch.out_bias) add(p + "attn_output.bias", {embd}, l);
+    if (arch.attn_sinks) add(p + "attn_sinks.weight", {s.n_head}, l);
+    add(p + arch.ffn_norm + ".weight", {embd}, l);
     if (s.moe()) {
       add_experts(add, s, p, l);
     } else if (arch.fused_gate_up) {

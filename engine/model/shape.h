@@ -27,8 +27,14 @@ struct ModelShape {
   uint32_t key_length = 0;  // the head dimension (attention.key_length); 0: n_embd / n_head
   uint32_t rope_dim = 0;    // 0: the head dimension
   float rope_freq_base = 10000.0f;
-  float rope_freq_scale = 1.0f;  // linear RoPE scaling: 1 / rope.scaling.factor
-  bool rope_freqs = false;       // a rope_freqs.weight tensor of per-frequency factors (Llama 3.1+)
+  float rope_freq_scale = 1.0f;  // linear or YaRN RoPE scaling: 1 / rope.scaling.factor
+  // YaRN (rope.scaling.type "yarn"): the angles blend interpolation and extrapolation by
+  // frequency, over rope.scaling.original_context_length (0: the context), and the cos/sin are
+  // scaled by rope.scaling.attn_factor times llama.cpp's magnitude correction (model/rope.h).
+  bool yarn = false;
+  uint32_t yarn_orig_context = 0;
+  float rope_attn_factor = 1.0f;
+  bool rope_freqs = false;  // a rope_freqs.weight tensor of per-frequency factors (Llama 3.1+)
   // blk.N.ffn_gate_up_exps: each expert's gate and up rows in one stack, gate first (llama.cpp's
   // create_tensor_gate_up_exps, read before the separate ffn_gate_exps / ffn_up_exps).
   bool fused_expert_gate_up = false;
@@ -89,9 +95,9 @@ core::Status validate_shape(const ModelShape& shape);
 core::Result<ModelShape> preset_shape(const std::string& name);
 std::vector<std::string> preset_names();
 // "n_embd=64,n_layer=2,n_head=4,n_head_kv=2,n_ff=128,n_vocab=256,context=128" (n_head_kv defaults
-// to n_head; also arch=llama|qwen2|qwen3|phi3|gemma2|gemma3, head_dim, rope_dim, rope_freq_base,
+// to n_head; also arch=llama|qwen2|...|gpt-oss, head_dim, rope_dim, rope_freq_base,
 // rms_eps, tied=0|1, rope_freqs=0|1, window, attn_softcap, final_softcap, n_expert, n_expert_used,
-// n_ff_exp, n_ff_shexp).
+// n_ff_exp, n_ff_shexp, yarn_factor (YaRN with that rope.scaling.factor), yarn_orig_ctx).
 core::Result<ModelShape> parse_dims(const std::string& text);
 // A command line's shape: dims when it has an '=', else a preset's name.
 core::Result<ModelShape> parse_shape(const std::string& text);
@@ -100,7 +106,9 @@ struct TensorDesc {
   std::string name;
   std::vector<uint64_t> ne;  // fastest-first: a 2-D weight is {n_in, n_out}
   TensorType type = TensorType::f32;
-  bool is_vector = false;  // 1-D: a norm, a bias or RoPE factors (always f32)
+  // Always f32, never quantized: 1-D (a norm, a bias, sinks or RoPE factors) or a name that does
+  // not end in "weight" (gpt-oss's per-expert biases, llama-quant.cpp's rule).
+  bool is_vector = false;
   uint64_t bytes() const;
   uint64_t n_elements() const;
 };

@@ -58,7 +58,13 @@ void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
   }
   w.set_u32(p + "rope.dimension_count", shape.rope_dims());
   w.set_f32(p + "rope.freq_base", shape.rope_freq_base);
-  if (shape.rope_freq_scale != 1.0f) {
+  if (shape.yarn) {
+    w.set_string(p + "rope.scaling.type", "yarn");
+    w.set_f32(p + "rope.scaling.factor", 1.0f / shape.rope_freq_scale);
+    if (shape.yarn_orig_context != 0) {
+      w.set_u32(p + "rope.scaling.original_context_length", shape.yarn_orig_context);
+    }
+  } else if (shape.rope_freq_scale != 1.0f) {
     w.set_string(p + "rope.scaling.type", "linear");
     w.set_f32(p + "rope.scaling.factor", 1.0f / shape.rope_freq_scale);
   }
@@ -114,9 +120,11 @@ core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType form
     // input is of order one, so that its sigmoid neither saturates nor stays at one half.
     const bool gate_vector = t.name.ends_with("ffn_gate_inp_shexp.weight");
     if (t.is_vector && !gate_vector) {
-      // Norm weights near 1; biases around 0, large enough to move the attention.
-      const bool bias = t.name.ends_with(".bias");
-      const float centre = bias ? 0.0f : 1.0f, spread = bias ? 0.5f : 0.2f;
+      // Norm weights near 1; biases around 0, large enough to move the attention; attention
+      // sinks of the order of the scores, so that some heads give them much of their weight.
+      const bool bias = t.name.ends_with(".bias"), sinks = t.name.ends_with("attn_sinks.weight");
+      const float centre = bias || sinks ? 0.0f : 1.0f;
+      const float spread = sinks ? 2.0f : bias ? 0.5f : 0.2f;
       w.add_tensor(t.name, t.ne, t.type,
                    [rng, n_in, tensor_seed, centre, spread](uint64_t row, float* out) {
                      if (row == 0) *rng = core::Rng(tensor_seed);

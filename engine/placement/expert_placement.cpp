@@ -64,7 +64,7 @@ core::Status override_tensors(Placement& p, const model::ModelShape& shape,
       return bad("--override-tensor '" + rule + "' finds " + t.name +
                  ", which is not an expert stack (gauntlet moves ffn_*_exps tensors only)");
     }
-    ++found[std::stoul(t.name.substr(4))];
+    if (t.name.ends_with(".weight")) ++found[std::stoul(t.name.substr(4))];
     any = true;
   }
   if (!any) return bad("--override-tensor '" + rule + "' finds no tensor of the model");

@@ -48,7 +48,9 @@ bool LayerRange::holds_experts(uint32_t layer) const {
 }
 
 bool is_expert_stack(const std::string& name) {
-  return name.rfind("blk.", 0) == 0 && name.ends_with("_exps.weight");
+  // gpt-oss's per-expert bias rows travel with their stacks, as llama.cpp's -ot moves them.
+  return name.rfind("blk.", 0) == 0 &&
+         (name.ends_with("_exps.weight") || name.ends_with("_exps.bias"));
 }
 
 bool holds_tensor(const LayerRange& range, const ModelShape& shape, const std::string& name) {

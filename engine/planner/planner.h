@@ -69,7 +69,8 @@ struct LayerRange {
     return first == 0 && last >= n_layer && output && embed && experts_elsewhere.empty();
   }
 };
-// Whether `name` is one of a layer's routed-expert stacks (blk.N.ffn_{gate,up,down}_exps.weight).
+// Whether `name` is one of a layer's routed-expert stacks (blk.N.ffn_{gate,up,down}_exps.weight)
+// or their bias rows (gpt-oss's ffn_*_exps.bias, which move with them).
 bool is_expert_stack(const std::string& name);
 // Whether the share holds the tensor of that name: blk.N.* for its layers (their expert stacks
 // unless elsewhere), the output norm and matrix with the output layer, token_embd to embed or as

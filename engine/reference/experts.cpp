@@ -25,6 +25,21 @@ void softmax(float* x, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) x[i] *= scale;
 }
 
+const float* floats(const model::TensorView& t) { return reinterpret_cast<const float*>(t.data); }
+// Row r of an f32 tensor (an expert's bias row).
+const float* row_floats(const model::TensorView& t, uint64_t r) {
+  return reinterpret_cast<const float*>(t.row(r));
+}
+
+// gate = act(gate, up), the architecture's activation of the experts.
+void expert_activation(const model::Architecture& arch, float* gate, const float* up, uint32_t n) {
+  if (arch.expert_activation == model::Activation::swiglu_oai) {
+    swiglu_oai(gate, up, n, arch.swiglu_alpha, arch.swiglu_limit);
+  } else {
+    gated_activation(arch.expert_activation, gate, up, n);
+  }
+}
+
 // The smallest sum build_moe_ffn divides by (ggml_clamp to the smallest normal f16).
 constexpr float kMinWeightSum = 6.103515625e-5f;
 
@@ -77,7 +92,8 @@ void top_k(std::span<const float> probs, uint32_t k, uint32_t* ids) {
 
 void route_token(const model::ModelShape& s, float* router, float* selected) {
   const uint32_t k = s.n_expert_used;
-  softmax(router, s.n_expert);
+  const bool softmax_weight = s.traits().expert_gating == model::ExpertGating::softmax_weight;
+  if (!softmax_weight) softmax(router, s.n_expert);
   uint32_t ids[model::kMaxExpertsUsed];
   top_k({router, s.n_expert}, k, ids);
   float* weights = selected + k;
@@ -87,6 +103,8 @@ void route_token(const model::ModelShape& s, float* router, float* selected) {
     weights[i] = router[ids[i]];
     sum += weights[i];
   }
+  // SOFTMAX_WEIGHT: the picked logits' own softmax (build_moe_ffn's ggml_soft_max of weights).
+  if (softmax_weight) softmax(weights, k);
   if (!s.traits().norm_expert_weights) return;
   const float divisor = std::max(static_cast<float>(sum), kMinWeightSum);
   for (uint32_t i = 0; i < k; ++i) weights[i] /= divisor;
@@ -97,10 +115,12 @@ void experts_ffn(const model::ModelShape& s, const model::LayerWeights& L, float
   const uint64_t stride = a.total, ff = s.expert_ff(), embd = s.n_embd;
   const uint32_t k = s.n_expert_used;
   auto block = [&](size_t t) { return act + t * stride; };
+  const model::Architecture& arch = s.traits();
   matmuls(pool, act, stride, n_tokens, {{&L.router, a.xb, a.router}});
   Users users(s.n_expert);
   for (size_t t = 0; t < n_tokens; ++t) {
     float* b = block(t);
+    if (arch.expert_biases) add_bias(b + a.router, floats(L.router_b), s.n_expert);
     route_token(s, b + a.router, b + a.selected);
     for (uint32_t slot = 0; slot < k; ++slot) {
       users[static_cast<size_t>(b[a.selected + slot])].emplace_back(t, slot);
@@ -118,15 +138,30 @@ void experts_ffn(const model::ModelShape& s, const model::LayerWeights& L, float
         {{L.gate_exps, a.xb, 0, a.experts_gate, ff}, {L.up_exps, a.xb, 0, a.experts_up, ff}});
   }
   for (size_t t = 0; t < n_tokens; ++t) {
+    float* b = block(t);
     for (uint32_t slot = 0; slot < k; ++slot) {
-      float* gate = block(t) + a.experts_gate + slot * gate_step;
-      gated_activation(model::Activation::silu, gate,
-                       fused ? gate + ff : block(t) + a.experts_up + slot * ff,
-                       static_cast<uint32_t>(ff));
+      float* gate = b + a.experts_gate + slot * gate_step;
+      float* up = fused ? gate + ff : b + a.experts_up + slot * ff;
+      if (arch.expert_biases) {
+        // ggml_add_id: each pick's products plus its expert's bias row.
+        const auto e = static_cast<uint64_t>(b[a.selected + slot]);
+        add_bias(up, row_floats(L.up_exps_b, e), ff);
+        add_bias(gate, row_floats(L.gate_exps_b, e), ff);
+      }
+      expert_activation(arch, gate, up, static_cast<uint32_t>(ff));
     }
   }
   expert_products(pool, act, stride, users,
                   {{L.down_exps, a.experts_gate, gate_step, a.experts_out, embd}});
+  if (arch.expert_biases) {
+    for (size_t t = 0; t < n_tokens; ++t) {
+      float* b = block(t);
+      for (uint32_t slot = 0; slot < k; ++slot) {
+        const auto e = static_cast<uint64_t>(b[a.selected + slot]);
+        add_bias(b + a.experts_out + slot * embd, row_floats(L.down_exps_b, e), embd);
+      }
+    }
+  }
   if (s.shared_expert()) {
     // The shared expert's gate g = ffn_gate_inp_shexp . x, kept beside the selection.
     matmuls(pool, act, stride, n_tokens,

@@ -22,10 +22,11 @@ using model::TensorView;
 const float* floats(const TensorView& t) { return reinterpret_cast<const float*>(t.data); }
 
 // One layer's attention of every query head over the positions the layer keeps: all of them, or
-// for a sliding layer the last `sliding_window`; position t sits in slot t % slots.
+// for a sliding layer the last `sliding_window`; position t sits in slot t % slots. `sinks` (one
+// logit per head, or nullptr) join each head's softmax denominator as ggml_soft_max_ext's sinks.
 void attend(const model::ModelShape& s, const KvCacheView& kv, const planner::KvLayout& cache,
-            uint32_t l, const PassToken& tok, const float* q, float* att, float* out,
-            ThreadPool& pool) {
+            uint32_t l, const PassToken& tok, const float* q, const float* sinks, float* att,
+            float* out, ThreadPool& pool) {
   const uint32_t pos = tok.pos;
   const uint64_t seq_base = uint64_t{tok.seq} * cache.total_slots * s.n_embd_kv();
   const uint32_t hd = s.head_dim(), n_kv = s.n_embd_kv(), group = s.n_head / s.n_head_kv;
@@ -56,11 +57,13 @@ void attend(const model::ModelShape& s, const KvCacheView& kv, const planner::Kv
         scores[t] = s.attn_softcap > 0 ? softcap(dot * scale, s.attn_softcap) : dot * scale;
         max = std::max(max, scores[t]);
       }
+      if (sinks != nullptr) max = std::max(max, sinks[h]);
       float sum = 0;
       for (uint32_t t = first; t <= pos; ++t) {
         scores[t] = std::exp(scores[t] - max);
         sum += scores[t];
       }
+      if (sinks != nullptr) sum += std::exp(sinks[h] - max);
       float* o = out + h * hd;
       std::fill(o, o + hd, 0.0f);
       for (uint32_t t = first; t <= pos; ++t) {
@@ -180,11 +183,13 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
     // Every token's K and V is in the cache before any token attends: causal order inside the
     // pass comes from each token attending only up to its own position.
     each([&](float* b, const PassToken& t) {
-      attend(s, kv, cache, l, t, b + a.q, b + a.att, b + a.xb2, pool);
+      attend(s, kv, cache, l, t, b + a.q, arch.attn_sinks ? floats(L.sinks) : nullptr, b + a.att,
+             b + a.xb2, pool);
       if (rot_v > 0) hadamard_rotate(b + a.xb2, s.n_embd_q(), rot_v);  // turned back
     });
     mm({{&L.wo, a.xb2, a.xb}});
     each([&](float* b, const PassToken&) {
+      if (arch.out_bias) add_bias(b + a.xb, floats(L.bo), n_embd);
       add_residual(s, b + a.x, b + a.xb, L.post_attn_norm);
       rmsnorm(b + a.xb, b + a.x, floats(L.ffn_norm), n_embd, s.rms_eps);
     });

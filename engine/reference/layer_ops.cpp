@@ -1,5 +1,6 @@
 #include "engine/reference/layer_ops.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/model/rope.h"
@@ -59,6 +60,14 @@ void gated_activation(model::Activation act, float* gate, const float* up, uint3
   for (uint32_t i = 0; i < n; ++i) {
     const float g = gate[i];
     gate[i] = (act == model::Activation::gelu ? gelu(g) : g / (1.0f + std::exp(-g))) * up[i];
+  }
+}
+
+void swiglu_oai(float* gate, const float* up, uint32_t n, float alpha, float limit) {
+  for (uint32_t i = 0; i < n; ++i) {
+    const float x = std::min(gate[i], limit);
+    const float y = std::clamp(up[i], -limit, limit);
+    gate[i] = x / (1.0f + std::exp(alpha * (-x))) * (y + 1.0f);
   }
 }
 

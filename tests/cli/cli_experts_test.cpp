@@ -1,7 +1,7 @@
 // A mixture of experts through the command line: run's profiles check the experts in host memory
 // (all of them, and the first layers') against the host reference; run answers Qwen3-30B-A3B on
-// a 16 GiB card with its experts parked on the host; a file whose expert counts are wrong, and
-// expert flags that cannot apply, are exit 2 naming the problem.
+// a 16 GiB card with its experts parked on the host, and gpt-oss-20b's fit; a file whose expert
+// counts are wrong, and expert flags that cannot apply, are exit 2 naming the problem.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -114,6 +114,33 @@ TEST(CliExperts, RunPlacesQwen3MoeOnASixteenGigabyteCardWithItsExpertsOnTheHost)
         << r.output;
   }
   EXPECT_TRUE(q4_placed);
+}
+
+// gpt-oss-20b (published dimensions: 24 layers, 32 experts of 2880, a window of 128 on alternate
+// layers) answers the fit question on a 16 GiB card; its KV cache is the global layers' whole
+// context and the sliding layers' windows.
+TEST(CliExperts, RunAnswersTheFitQuestionForGptOss20b) {
+  TempDir dir("experts-gpt-oss");
+  const auto out = dir / "r.txt";
+  auto r = run_command(gauntlet_exe() +
+                       " run --shape gpt-oss-20b --simulate arc-16g --device opencl:0 --quiet "
+                       "--format text --out " +
+                       out.string() + " 2>&1");
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.output;
+  const auto report = read_json(dir / "r.json");
+  bool q4_answered = false;
+  for (const auto& answer : report["devices"][0]["fit"]) {
+    if (answer["weight_format"] != "Q4_K_M") continue;
+    q4_answered = true;
+    EXPECT_GT(answer["weight_bytes"].get<uint64_t>(), 10ull << 30) << answer.dump();
+    EXPECT_TRUE(answer["largest_context"].get<uint32_t>() > 0 || answer.contains("placement"))
+        << answer.dump();
+    const auto kv = answer["kv_bytes"].get<uint64_t>();
+    const auto whole = answer["kv_bytes_without_window"].get<uint64_t>();
+    EXPECT_GT(kv, 0u) << answer.dump();
+    EXPECT_LT(kv, whole) << answer.dump();
+  }
+  EXPECT_TRUE(q4_answered) << report["devices"][0]["fit"].dump();
 }
 
 TEST(CliExperts, WrongExpertCountsAndFlagsThatCannotApplyAreExit2) {

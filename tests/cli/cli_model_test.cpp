@@ -39,6 +39,12 @@ TEST_F(CliModel, ShapesListsEveryPresetWithItsParameters) {
   EXPECT_EQ(by_name["phi-3-mini-4k"]["architecture"], "phi3");
   EXPECT_EQ(by_name["gemma-3-4b"]["architecture"], "gemma3");
   EXPECT_EQ(by_name["gemma-3-4b"]["head_dim"].get<uint32_t>(), 256u);
+  // gpt-oss-20b: 20.9B parameters (the model card's 21B), 32 experts of 2880, head_dim 64.
+  EXPECT_EQ(by_name["gpt-oss-20b"]["architecture"], "gpt-oss");
+  EXPECT_EQ(by_name["gpt-oss-20b"]["head_dim"].get<uint32_t>(), 64u);
+  const auto oss = by_name["gpt-oss-20b"]["parameters"].get<uint64_t>();
+  EXPECT_GT(oss, 20800000000u);
+  EXPECT_LT(oss, 21000000000u);
   // Q4_K_M weights of Llama 3.1 8B: about 4.6 GiB (llama.cpp's files are 4.58 GiB).
   const auto q4 = by_name["llama-3.1-8b"]["weight_bytes"]["Q4_K_M"].get<uint64_t>();
   EXPECT_GT(q4, 4400ull << 20);

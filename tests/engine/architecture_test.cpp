@@ -188,8 +188,8 @@ TEST(Architectures, WhatTheEngineDoesNotRunIsRefusedByName) {
                  "architecture 'mamba'");
   expect_refused([](auto& w) { w.set_u32("qwen2.expert_count", 8); },
                  "qwen2 has no mixture of experts");
-  expect_refused([](auto& w) { w.set_string("qwen2.rope.scaling.type", "yarn"); },
-                 "RoPE scaling 'yarn'");
+  expect_refused([](auto& w) { w.set_string("qwen2.rope.scaling.type", "longrope"); },
+                 "RoPE scaling 'longrope'");
   expect_refused(
       [](auto& w) {
         w.add_tensor("rope_factors_long.weight", {8}, model::TensorType::f32,
@@ -203,6 +203,30 @@ TEST(Architectures, WhatTheEngineDoesNotRunIsRefusedByName) {
       },
       "vision tower");
   expect_refused([](auto& w) { w.set_u32("qwen2.attention.value_length", 8); }, "value_length");
+}
+
+// YaRN is read for any architecture that declares it (src/llama-model.cpp load_hparams): the
+// factor, the original context and rope.scaling.attn_factor; a yarn file without a factor keeps
+// freq_scale 1, as llama.cpp does.
+TEST(Architectures, YarnIsReadForEveryArchitectureThatDeclaresIt) {
+  std::vector<std::byte> bytes;
+  auto m = load_changed(
+      [](auto& w) {
+        w.set_string("qwen2.rope.scaling.type", "yarn");
+        w.set_f32("qwen2.rope.scaling.factor", 4.0f);
+        w.set_u32("qwen2.rope.scaling.original_context_length", 8);
+        w.set_f32("qwen2.rope.scaling.attn_factor", 0.5f);
+      },
+      bytes);
+  ASSERT_TRUE(m.is_ok()) << m.error().describe();
+  EXPECT_TRUE(m->shape.yarn);
+  EXPECT_FLOAT_EQ(m->shape.rope_freq_scale, 0.25f);
+  EXPECT_EQ(m->shape.yarn_orig_context, 8u);
+  EXPECT_FLOAT_EQ(m->shape.rope_attn_factor, 0.5f);
+  auto bare = load_changed([](auto& w) { w.set_string("qwen2.rope.scaling.type", "yarn"); }, bytes);
+  ASSERT_TRUE(bare.is_ok()) << bare.error().describe();
+  EXPECT_TRUE(bare->shape.yarn);
+  EXPECT_FLOAT_EQ(bare->shape.rope_freq_scale, 1.0f);
 }
 
 TEST(Architectures, AFileWithoutATensorItsArchitectureNeedsNamesIt) {

@@ -345,7 +345,7 @@ TEST_F(EngineKernels, RopeRotatesAndStoresKvInBothPrecisions) {
 
 // 4 query heads over 2 KV heads, head_dim 16, 77 positions of a 100-position cache, with score
 // tiles that take several passes, one pass, and the whole context; also a sliding window over a
-// ring of slots, and soft-capped scores.
+// ring of slots, soft-capped scores, and per-head sinks in the denominator.
 TEST_F(EngineKernels, AttentionOnlineSoftmaxMatchesDirectSoftmax) {
   const uint32_t n_head = 4, n_head_kv = 2, hd = 16, context = 100, n_pos = 77, layer = 1;
   const uint32_t n_kv = n_head_kv * hd;
@@ -375,12 +375,16 @@ TEST_F(EngineKernels, AttentionOnlineSoftmaxMatchesDirectSoftmax) {
     const uint64_t layer_off = uint64_t{layer} * context * n_kv;
     // Whole causal attention; a sliding window of 16 over a ring of 16 slots (position t in slot
     // t % 16); gemma2's soft-cap of the scores.
+    // gpt-oss's sinks: a logit per head in the denominator only, one of them above every score
+    // (most of that head's weight goes to the sink).
+    const std::vector<float> sink_logits = {0.5f, -1.0f, 6.0f, 0.0f};
     struct Case {
       uint32_t first, ring;
       float softcap;
+      bool sinks = false;
     };
-    for (const Case c :
-         {Case{0, context, 0.0f}, Case{n_pos - 16, 16, 0.0f}, Case{0, context, 2.0f}}) {
+    for (const Case c : {Case{0, context, 0.0f}, Case{n_pos - 16, 16, 0.0f}, Case{0, context, 2.0f},
+                         Case{n_pos - 16, 16, 0.0f, true}}) {
       std::vector<float> expected(n_head * hd);
       auto row = [&](uint32_t t) { return layer_off + uint64_t{t % c.ring} * n_kv; };
       for (uint32_t h = 0; h < n_head; ++h) {
@@ -393,7 +397,9 @@ TEST_F(EngineKernels, AttentionOnlineSoftmaxMatchesDirectSoftmax) {
           s[t] = c.softcap > 0 ? c.softcap * std::tanh(d * scale / c.softcap) : d * scale;
           mx = std::max(mx, s[t]);
         }
+        if (c.sinks) mx = std::max(mx, double{sink_logits[h]});
         for (uint32_t t = c.first; t < n_pos; ++t) sum += (s[t] = std::exp(s[t] - mx));
+        if (c.sinks) sum += std::exp(sink_logits[h] - mx);
         for (uint32_t i = 0; i < hd; ++i) {
           double o = 0;
           for (uint32_t t = c.first; t < n_pos; ++t) o += s[t] / sum * vr[row(t) + kvh * hd + i];
@@ -409,17 +415,18 @@ TEST_F(EngineKernels, AttentionOnlineSoftmaxMatchesDirectSoftmax) {
                         planner::ActivationType::f32, tile};
         // The token at position n_pos - 1 of sequence 0; a window starts it at c.first.
         auto pass = upload(device(), std::as_bytes(std::span<const uint32_t>({n_pos - 1, 0u})));
+        auto sinks = upload_floats(device(), sink_logits);
         Ops ops(device());
         auto st = ops.attention(
-            *abuf, *kbuf, *vbuf, *pass, v, n_head, hd, context, kv,
+            *abuf, *kbuf, *vbuf, *pass, *sinks, v, n_head, hd, context, kv,
             {a.in_off, a.out_off, n_head / n_head_kv, n_kv, static_cast<uint32_t>(layer_off),
-             c.first > 0 ? n_pos - c.first : 0, scale, 0, c.ring, c.softcap, 0});
+             c.first > 0 ? n_pos - c.first : 0, scale, 0, c.ring, c.softcap, 0, c.sinks ? 1u : 0u});
         ASSERT_TRUE(st.is_ok()) << st.error().describe();
         const auto after = download_floats(device(), *abuf);
         expect_untouched(a, after, n_head * hd);
         EXPECT_LE(device::nmse(out_span(after, a, n_head * hd), expected), 1e-10)
             << v.name() << " kv " << planner::to_string(kv) << " first " << c.first << " ring "
-            << c.ring << " softcap " << c.softcap;
+            << c.ring << " softcap " << c.softcap << " sinks " << c.sinks;
       }
     }
   }
