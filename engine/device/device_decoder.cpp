@@ -27,6 +27,13 @@ core::Result<std::unique_ptr<DeviceDecoder>> DeviceDecoder::create(backends::Dev
     return core::make_error(core::ErrorKind::invalid_argument,
                             "micro-batch and sequences must be at least 1");
   }
+  if (model.shape.traits().gated_delta_net) {
+    return core::make_error(core::ErrorKind::unsupported,
+                            std::string("the gated DeltaNet layers of ") +
+                                model.shape.traits().name +
+                                " run on the host reference only (no OpenCL or Vulkan kernels yet)",
+                            device.name());
+  }
   auto d = std::make_unique<DeviceDecoder>(device, model, config, context, kernels);
   GAUNTLET_TRY(d->bind());
   GAUNTLET_TRY(d->allocate());

@@ -12,7 +12,18 @@
 
 namespace gauntlet::engine::model {
 
-enum class Arch : uint32_t { llama, qwen2, qwen3, phi3, gemma2, gemma3, qwen2moe, qwen3moe };
+enum class Arch : uint32_t {
+  llama,
+  qwen2,
+  qwen3,
+  phi3,
+  gemma2,
+  gemma3,
+  qwen2moe,
+  qwen3moe,
+  qwen35,
+  qwen35moe
+};
 
 // llama.cpp's LLAMA_ROPE_TYPE_NORM rotates adjacent pairs (x[2i], x[2i+1]) of a head;
 // LLAMA_ROPE_TYPE_NEOX rotates x[i] with x[i + n_rot/2] ("the pairs of head values are offset
@@ -63,6 +74,20 @@ struct Architecture {
   // qwen2moe: a shared expert (ffn_{gate,up,down}_shexp) beside the routed ones, its output scaled
   // by sigmoid(ffn_gate_inp_shexp . x).
   bool shared_expert = false;
+  // qwen35: layers that are not every full_attention_interval-th are a gated DeltaNet
+  // (src/models/qwen35.cpp build_layer_attn_linear, src/models/delta-net-base.cpp): a causal
+  // conv1d with a per-sequence state, then a delta-rule update of an f32 state matrix per head.
+  // Only the other layers are attention layers with a KV cache.
+  bool gated_delta_net = false;
+  // The attention layers' Q projection is twice as wide, each head [q | gate], and the attention
+  // output is multiplied by sigmoid(gate) before attn_output (qwen35 build_layer_attn).
+  bool attn_output_gate = false;
+  // Rotary angles by rope.dimension_sections (llama.cpp's LLAMA_ROPE_TYPE_IMROPE, ggml's
+  // ggml_mrope_cache_init with is_imrope): for text every section's position is the token's
+  // except the fourth's, which is 0 (llm_graph_input_pos::set_input).
+  bool rope_sections = false;
+  // The feed-forward's norm tensor (blk.N.<name>.weight): qwen35 names it post_attention_norm.
+  const char* ffn_norm = "ffn_norm";
 };
 
 const Architecture& architecture(Arch arch);

@@ -40,6 +40,11 @@ struct LayerWeights {
   TensorView router, gate_exps, up_exps, down_exps;
   TensorView gate_up_exps;  // a fused file's gate and up stack (gate rows first per expert)
   TensorView shexp_gate, w_gate_shexp, w_up_shexp, w_down_shexp;
+  // A gated DeltaNet layer (qwen35): attn_qkv into the conv's channels (also in wqkv's name, but
+  // bound here), the output gate z (attn_gate), the conv1d kernel, dt's bias, A, beta's and
+  // alpha's projections, the gated norm and the output.
+  TensorView ssm_qkv, ssm_gate, ssm_conv1d, ssm_dt_bias, ssm_a, ssm_beta, ssm_alpha, ssm_norm,
+      ssm_out;
 };
 
 struct ModelWeights {
