@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/model/rope.h"
+#include "engine/placement/deployment.h"
 #include "engine/planner/planner.h"
 #include "engine/reference/decoder.h"
 #include "engine/reference/gated_delta_net.h"
@@ -47,7 +48,7 @@ TEST(GatedDeltaNetOps, ConvKeepsItsStateAcrossCalls) {
     EXPECT_NEAR(out[1], want[t][1], 1e-6f) << t;
   }
   // The state keeps each channel's last three inputs, oldest first.
-  EXPECT_EQ(state, (std::vector<float>{0.5f, 2, -1, 2, 0, 1}));
+  EXPECT_EQ(state, (std::vector<float>{0.5f, 2, -1, -1, 0, 1}));
 }
 
 TEST(GatedDeltaNetOps, DeltaRuleStepByHand) {
@@ -131,8 +132,8 @@ TEST(Qwen35Shape, TensorsKvLayersAndState) {
 }
 
 // IMROPE for text: every pair of the rotated quarter turns, as NEOX with rope_dim 8 would, since
-// Qwen's sections [2 1 1] cover the four pairs; with sections [1 1 1] the fourth pair belongs to
-// the fourth component, whose position is 0 for text.
+// the sections [2 1 1] cover the four pairs. With sections [1 1 0 1] (sector = pair % 3) pair 2
+// is the width's third sector, past 3 x 0: it takes the fourth component, position 0 for text.
 TEST(Qwen35Shape, RopeSectionsTurnThePairsTheyName) {
   auto s = shape_of(kHybrid);
   EXPECT_EQ(s.rope_sections, (std::array<uint32_t, 4>{2, 1, 1, 0}));
@@ -143,11 +144,12 @@ TEST(Qwen35Shape, RopeSectionsTurnThePairsTheyName) {
     EXPECT_NEAR(table[2 * i], std::cos(theta), 1e-6) << i;
     EXPECT_NEAR(table[2 * i + 1], std::sin(theta), 1e-6) << i;
   }
-  s.rope_sections = {1, 1, 1, 0};
+  s.rope_sections = {1, 1, 0, 1};
   model::rope_table(s, 3, {}, 5, table);
   EXPECT_NEAR(table[2], std::cos(5 * std::pow(10000.0, -2.0 / 8)), 1e-6);  // pair 1: height
-  EXPECT_EQ(table[6], 1.0f);                                               // pair 3: position 0
-  EXPECT_EQ(table[7], 0.0f);
+  EXPECT_EQ(table[4], 1.0f);                                               // pair 2: position 0
+  EXPECT_EQ(table[5], 0.0f);
+  EXPECT_NEAR(table[6], std::cos(5 * std::pow(10000.0, -6.0 / 8)), 1e-6);  // pair 3: time
 }
 
 model::LoadedModel load(const std::vector<std::byte>& bytes) {
@@ -237,6 +239,26 @@ TEST(Qwen35Plan, Qwen36_27bStateBytesPerSequence) {
                                               .kv = planner::KvPrecision::f16});
   EXPECT_EQ(plan.state, 2 * 48ull * 3268608);
   EXPECT_EQ(plan.steady_state, plan.weights + plan.kv_cache + plan.state + plan.activations);
+}
+
+// What llama.cpp 3.22.1 printed loading gauntlet's 8-layer qwen35 file (ssm_state 64, 2 key
+// heads, 6 value heads) at n_ctx 64: "RS buffer size = 0.61 MiB (1 cells, 8 layers, 1 seqs),
+// R (f32): 0.04 MiB, S (f32): 0.56 MiB" and "KV buffer size = 0.50 MiB (256 cells, 2 layers)".
+TEST(Qwen35Plan, DeploymentCountsTheRecurrentStateAsLlamaCppAllocatesIt) {
+  const auto s = shape_of(
+      "arch=qwen35,n_embd=256,n_layer=8,n_head=2,n_head_kv=1,head_dim=256,rope_dim=64,n_ff=512,"
+      "n_vocab=256,context=64,ssm_state=64,ssm_groups=2,ssm_heads=6,ssm_inner=384,tied=1");
+  const auto tensors = model::model_tensors(s, FileType::f32);
+  auto p = placement::from_gpu_layers(s.n_layer, {9, {"vulkan:0"}, {}, placement::kHost});
+  ASSERT_TRUE(p.is_ok());
+  placement::DeploymentOptions o;
+  o.context = 64;
+  const auto bytes = placement::deployment_bytes(s, tensors, *p, o);
+  // R: 6 layers x 3 x 640 channels x 4 bytes; S: 6 x 64 x 384 x 4.
+  EXPECT_EQ(bytes[0].state, 6ull * 3 * 640 * 4 + 6ull * 64 * 384 * 4);  // 0.61 MiB
+  EXPECT_EQ(bytes[0].kv_cache, 2ull * 256 * 256 * 2 * 2);               // 0.50 MiB
+  EXPECT_EQ(placement::kv_cells(s, 0, o), 0u);
+  EXPECT_EQ(placement::kv_cells(s, 3, o), 256u);
 }
 
 // Bad files: the error names the key or the tensor.
