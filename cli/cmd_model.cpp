@@ -158,9 +158,11 @@ void add_model_command(CLI::App& app, CommandContext& context) {
                  "n_embd=..,n_layer=..,n_head=..,n_head_kv=..,n_ff=..,n_vocab=..,context=.. "
                  "(also arch=" +
                      engine::model::known_architectures("|") +
-                     ", head_dim, tied=1, rope_freqs=1, window, attn_softcap, final_softcap, "
-                     "yarn_factor, yarn_orig_ctx; a mixture: n_expert, n_expert_used, n_ff_exp, "
-                     "n_ff_shexp, fused_gate_up=1)");
+                     ", head_dim, rope_dim, tied=1, rope_freqs=1, window, attn_softcap, "
+                     "final_softcap, yarn_factor, yarn_orig_ctx; a mixture: n_expert, "
+                     "n_expert_used, n_ff_exp, n_ff_shexp, fused_gate_up=1; a gated-DeltaNet "
+                     "hybrid: ssm_state, ssm_groups, ssm_heads, ssm_inner, ssm_conv, "
+                     "full_attention_interval, rope_sections=T:H:W:E)");
   mk->add_option("--format", make->format,
                  "llama.cpp file type: each tensor gets the type llama.cpp's quantizer gives it "
                  "(" +

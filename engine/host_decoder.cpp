@@ -13,7 +13,8 @@ struct PassParams {
   uint32_t tokens;  // the pass itself is the decoder's pass_
 };
 
-constexpr size_t kFixedBuffers = 3;  // activations, K cache, V cache; the weights follow
+// Activations, K cache, V cache, a hybrid's recurrent state; the weights follow.
+constexpr size_t kFixedBuffers = 4;
 
 }  // namespace
 
@@ -56,6 +57,11 @@ core::Result<std::unique_ptr<HostDeviceDecoder>> HostDeviceDecoder::create(
   if (!k) return k.error();
   auto v = device.allocate(half(options.kv.v));
   if (!v) return v.error();
+  // At least one float: a model without recurrent layers has no state.
+  auto state = device.allocate(
+      std::max<uint64_t>(planner::state_bytes(model.shape, d->sequences_), sizeof(float)));
+  if (!state) return state.error();
+  d->state_ = std::move(*state);
   d->activations_ = std::move(*act);
   d->k_cache_ = std::move(*k);
   d->v_cache_ = std::move(*v);
@@ -81,8 +87,13 @@ core::Status HostDeviceDecoder::run(const backends::HostInvocation& call) {
       model_.layout, model_.shape,
       [&](size_t i) -> const std::byte* { return call.buffers.at(kFixedBuffers + i).data(); });
   if (!weights) return weights.error();
-  const reference::KvCacheView kv{
-      call.buffers[1].data(), call.buffers[2].data(), kv_, context_, sequences_, micro_batch_};
+  const reference::KvCacheView kv{call.buffers[1].data(),
+                                  call.buffers[2].data(),
+                                  kv_,
+                                  context_,
+                                  sequences_,
+                                  micro_batch_,
+                                  reinterpret_cast<float*>(call.buffers[3].data())};
   return reference::forward_pass(model_.shape, *weights, kv,
                                  reinterpret_cast<float*>(call.buffers[0].data()), pass_, pool_);
 }
@@ -100,7 +111,7 @@ core::Result<std::span<const float>> HostDeviceDecoder::forward(std::span<const 
     }
     const PassParams params{static_cast<uint32_t>(pass_.size())};
     backends::DispatchArgs args;
-    args.buffers = {activations_.get(), k_cache_.get(), v_cache_.get()};
+    args.buffers = {activations_.get(), k_cache_.get(), v_cache_.get(), state_.get()};
     for (const auto& t : model_.tensors) args.buffers.push_back(t.buffer.get());
     args.params = std::as_bytes(std::span<const PassParams>(&params, 1));
     GAUNTLET_TRY(device_.dispatch(*kernel_, args));

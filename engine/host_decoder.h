@@ -39,7 +39,7 @@ class HostDeviceDecoder final : public Decoder {
   reference::KvPrecision kv_;
   uint32_t context_, sequences_, micro_batch_;
   reference::ThreadPool pool_;
-  std::unique_ptr<backends::Buffer> activations_, k_cache_, v_cache_;
+  std::unique_ptr<backends::Buffer> activations_, k_cache_, v_cache_, state_;
   std::unique_ptr<backends::Kernel> kernel_;
   std::vector<reference::PassToken> pass_;  // what the next dispatch runs
   std::vector<float> logits_;

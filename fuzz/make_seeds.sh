@@ -34,6 +34,9 @@ make_model mixtral-Q4_0 "arch=llama,$micro,n_expert=4,n_expert_used=2" Q4_0
 make_model qwen3moe-MXFP4_MOE "arch=qwen3moe,$micro,$experts" MXFP4_MOE
 # gpt-oss: biases, sinks, expert bias rows, YaRN metadata.
 make_model gpt-oss-MXFP4_MOE "arch=gpt-oss,$micro,$experts,window=4,yarn_factor=4,yarn_orig_ctx=8" MXFP4_MOE
+# A gated-DeltaNet hybrid: ssm.* keys, rope.dimension_sections (an i32 array), the recurrent
+# layers' tensors beside one attention layer.
+make_model qwen35-Q8_0 "arch=qwen35,n_embd=32,n_layer=4,n_head=2,n_head_kv=1,head_dim=16,rope_dim=8,n_ff=64,n_vocab=48,context=16,ssm_state=16,ssm_groups=1,ssm_heads=2,ssm_inner=32" Q8_0
 
 # A run on the host: its journal is copied while the run goes (it is removed once the report
 # is written), then the report.

@@ -49,6 +49,7 @@ void set_answer(reports::FitAnswer& a, const engine::model::ModelShape& shape, c
   a.largest_context = context;
   a.planned_bytes = d.device();
   a.kv_bytes = d.bytes[0].kv_cache + d.bytes[1].kv_cache;
+  a.state_bytes = d.bytes[0].state + d.bytes[1].state;
   // The planner counts f16 cells; the cache's own types scale each cell's K and V rows.
   const uint64_t f16_without_window =
       engine::planner::kv_cache_bytes_without_window(shape, context, 1, KvPrecision::f16);

@@ -22,6 +22,7 @@ std::string kv_text(const FitAnswer& a) {
   if (a.kv_bytes_without_window > a.kv_bytes) {
     text += " (" + format_bytes(a.kv_bytes_without_window) + " without the window)";
   }
+  if (a.state_bytes > 0) text += " + " + format_bytes(a.state_bytes) + " recurrent state";
   return text;
 }
 

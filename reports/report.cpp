@@ -330,6 +330,7 @@ void to_json(Json& j, const FitAnswer& v) {
            {"kv_cache", v.kv_cache},
            {"flash_attention", v.flash_attention},
            {"why", v.why}};
+  if (v.state_bytes > 0) j["state_bytes"] = v.state_bytes;
   if (v.placement) {
     Json bytes = Json::object();
     for (const auto& [device, n] : v.placement->bytes) bytes[device] = n;
@@ -357,6 +358,7 @@ void from_json(const Json& j, FitAnswer& v) {
   v.kv_bytes_without_window = j.at("kv_bytes_without_window").get<uint64_t>();
   v.kv_cache = j.value("kv_cache", std::string("f16"));  // both absent before -ctk/-ctv/-fa
   v.flash_attention = j.value("flash_attention", false);
+  v.state_bytes = j.value("state_bytes", uint64_t{0});  // a hybrid's only
   v.why = j.at("why").get<std::string>();
   if (j.contains("placement")) {  // absent before schema 1.5
     const Json& p = j.at("placement");

@@ -193,6 +193,9 @@ struct FitAnswer {
   // position (equal for a model without a window).
   uint64_t kv_bytes = 0;
   uint64_t kv_bytes_without_window = 0;
+  // A hybrid's recurrent state (conv and delta per recurrent layer, one sequence; fixed whatever
+  // the context); 0 for a model without one.
+  uint64_t state_bytes = 0;
   // The KV cache's types as the plan counted them: "f16", "q8_0", "q8_0/q4_0" (K/V; -ctk, -ctv),
   // and whether its compute buffer is flash attention's (-fa).
   std::string kv_cache = "f16";

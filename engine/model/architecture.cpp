@@ -116,6 +116,34 @@ constexpr Architecture kArchitectures[] = {
      .expert_activation = Activation::swiglu_oai,
      .swiglu_alpha = 1.702f,
      .swiglu_limit = 7.0f},
+    // src/models/qwen35.cpp: attn_norm, then a gated DeltaNet (three layers in four) or a gated
+    // attention layer (Q/K norm, IMROPE), the residual, post_attention_norm as the feed-forward's
+    // norm, SwiGLU. src/llama-model.cpp: LLM_ARCH_QWEN35 is LLAMA_ROPE_TYPE_IMROPE (NEOX pairs).
+    {.arch = Arch::qwen35,
+     .name = "qwen35",
+     .graph = "src/models/qwen35.cpp",
+     .rope = RopeStyle::neox,
+     .qk_norm = true,
+     .gated_delta_net = true,
+     .attn_output_gate = true,
+     .rope_sections = true,
+     .ffn_norm = "post_attention_norm"},
+    // src/models/qwen35moe.cpp: qwen35's layers; build_moe_ffn with softmax gating and norm_w =
+    // true, plus the shared expert times ggml_sigmoid(ffn_gate_inp_shexp . x).
+    {.arch = Arch::qwen35moe,
+     .name = "qwen35moe",
+     .graph = "src/models/qwen35moe.cpp",
+     .rope = RopeStyle::neox,
+     .qk_norm = true,
+     .experts = true,
+     .requires_experts = true,
+     .expert_length_key = true,
+     .norm_expert_weights = true,
+     .shared_expert = true,
+     .gated_delta_net = true,
+     .attn_output_gate = true,
+     .rope_sections = true,
+     .ffn_norm = "post_attention_norm"},
 };
 
 }  // namespace

@@ -21,7 +21,9 @@ enum class Arch : uint32_t {
   gemma3,
   qwen2moe,
   qwen3moe,
-  gpt_oss
+  gpt_oss,
+  qwen35,
+  qwen35moe
 };
 
 // llama.cpp's LLAMA_ROPE_TYPE_NORM rotates adjacent pairs (x[2i], x[2i+1]) of a head;
@@ -50,8 +52,8 @@ struct Architecture {
   // attn_sinks.weight: one logit per head that joins each softmax's denominator and nothing else
   // (ggml_soft_max_ext with sinks: max = max(max, sink), sum += exp(sink - max)).
   bool attn_sinks = false;
-  // The name of the norm before the feed-forward ("blk.N.<name>.weight"): gpt-oss calls it
-  // post_attention_norm (LLM_TENSOR_ATTN_POST_NORM).
+  // The name of the norm before the feed-forward ("blk.N.<name>.weight"): gpt-oss and qwen35 call
+  // it post_attention_norm (LLM_TENSOR_ATTN_POST_NORM).
   const char* ffn_norm = "ffn_norm";
   bool qk_norm = false;        // per-head RMSNorm of Q and K (attn_{q,k}_norm) before RoPE
   bool fused_qkv = false;      // one attn_qkv projection whose rows are Q, then K, then V (phi3)
@@ -93,6 +95,18 @@ struct Architecture {
   bool expert_biases = false;
   Activation expert_activation = Activation::silu;
   float swiglu_alpha = 0.0f, swiglu_limit = 0.0f;  // Activation::swiglu_oai's constants
+  // qwen35: layers that are not every full_attention_interval-th are a gated DeltaNet
+  // (src/models/qwen35.cpp build_layer_attn_linear, src/models/delta-net-base.cpp): a causal
+  // conv1d with a per-sequence state, then a delta-rule update of an f32 state matrix per head.
+  // Only the other layers are attention layers with a KV cache.
+  bool gated_delta_net = false;
+  // The attention layers' Q projection is twice as wide, each head [q | gate], and the attention
+  // output is multiplied by sigmoid(gate) before attn_output (qwen35 build_layer_attn).
+  bool attn_output_gate = false;
+  // Rotary angles by rope.dimension_sections (llama.cpp's LLAMA_ROPE_TYPE_IMROPE, ggml's
+  // ggml_mrope_cache_init with is_imrope): for text every section's position is the token's
+  // except the fourth's, which is 0 (llm_graph_input_pos::set_input).
+  bool rope_sections = false;
 };
 
 const Architecture& architecture(Arch arch);

@@ -68,6 +68,45 @@ core::Status read_experts(const GgufInfo& info, const std::string& p, ModelShape
   return core::Status::ok();
 }
 
+// A gated DeltaNet's keys (llama_model_qwen35::load_arch_hparams): ssm.conv_kernel,
+// ssm.inner_size, ssm.state_size, ssm.time_step_rank and ssm.group_count required,
+// full_attention_interval optional, rope.dimension_sections required (an array of up to 4).
+// A value of 0 is read as given, so that validate_shape names it.
+core::Status read_recurrent(const GgufInfo& info, const std::string& p, ModelShape& s) {
+  if (!s.traits().gated_delta_net) return core::Status::ok();
+  const std::pair<const char*, uint32_t*> keys[] = {
+      {"ssm.conv_kernel", &s.ssm_conv},   {"ssm.inner_size", &s.ssm_inner},
+      {"ssm.state_size", &s.ssm_state},   {"ssm.time_step_rank", &s.ssm_heads},
+      {"ssm.group_count", &s.ssm_groups}, {"full_attention_interval", nullptr}};
+  for (const auto& [key, target] : keys) {
+    const bool optional = target == nullptr;
+    if (optional && !info.meta(p + key)) continue;
+    auto v = info.get_uint(p + key);
+    if (!v || *v > (1u << 20)) {
+      return bad_model("metadata '" + p + key + "' is missing or not an integer within 0.." +
+                       std::to_string(1u << 20));
+    }
+    *(optional ? &s.full_attention_interval : target) = static_cast<uint32_t>(*v);
+  }
+  const MetaValue* sections = info.meta(p + "rope.dimension_sections");
+  if (sections == nullptr || sections->type != MetaType::array || sections->array_count > 4 ||
+      sections->array.size() != sections->array_count) {
+    return bad_model("metadata '" + p +
+                     "rope.dimension_sections' is missing or not an array of up to 4 integers");
+  }
+  for (size_t i = 0; i < sections->array.size(); ++i) {
+    const MetaValue& e = sections->array[i];
+    const int64_t v =
+        e.type == MetaType::i32 || e.type == MetaType::i64 ? e.i : static_cast<int64_t>(e.u);
+    if (v < 0 || v > (1 << 16)) {
+      return bad_model("metadata '" + p + "rope.dimension_sections' holds " + std::to_string(v) +
+                       ", not a count of rotary pairs");
+    }
+    s.rope_sections[i] = static_cast<uint32_t>(v);
+  }
+  return core::Status::ok();
+}
+
 }  // namespace
 
 core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
@@ -105,6 +144,7 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
     *target = *v;
   }
   GAUNTLET_TRY(read_experts(info, p, s));
+  GAUNTLET_TRY(read_recurrent(info, p, s));
   // llama.cpp's graphs for these architectures assert n_embd_head_k == n_embd_head_v.
   if (auto value_length = info.get_uint(p + "attention.value_length");
       value_length && *value_length != s.head_dim()) {
@@ -179,9 +219,10 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
       return bad_model("tensor '" + want.name + "' has dimensions " + dims_text(have.ne) +
                        ", the shape needs " + dims_text(want.ne));
     }
-    if (want.is_vector && have.type != TensorType::f32) {
+    if ((want.is_vector || want.name.ends_with("ssm_conv1d.weight")) &&
+        have.type != TensorType::f32) {
       return bad_model("tensor '" + want.name + "' is " + to_string(have.type) +
-                       "; norms, biases, sinks and RoPE factors must be f32");
+                       "; norms, biases, sinks, RoPE factors and conv1d kernels must be f32");
     }
     TensorView v;
     v.type = have.type;
@@ -236,6 +277,15 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
     lw.w_gate_shexp = view(p + "ffn_gate_shexp.weight");
     lw.w_up_shexp = view(p + "ffn_up_shexp.weight");
     lw.w_down_shexp = view(p + "ffn_down_shexp.weight");
+    lw.ssm_qkv = view(p + "attn_qkv.weight");
+    lw.ssm_gate = view(p + "attn_gate.weight");
+    lw.ssm_conv1d = view(p + "ssm_conv1d.weight");
+    lw.ssm_dt_bias = view(p + "ssm_dt.bias");
+    lw.ssm_a = view(p + "ssm_a");
+    lw.ssm_beta = view(p + "ssm_beta.weight");
+    lw.ssm_alpha = view(p + "ssm_alpha.weight");
+    lw.ssm_norm = view(p + "ssm_norm.weight");
+    lw.ssm_out = view(p + "ssm_out.weight");
     w.layers.push_back(lw);
   }
   return w;

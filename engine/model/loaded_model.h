@@ -43,6 +43,11 @@ struct LayerWeights {
   // gpt-oss: the output projection's bias, the per-head sinks, the router's bias and the experts'
   // bias rows ({n_out, n_expert}).
   TensorView bo, sinks, router_b, gate_exps_b, up_exps_b, down_exps_b;
+  // A gated DeltaNet layer (qwen35): attn_qkv into the conv's channels (also in wqkv's name, but
+  // bound here), the output gate z (attn_gate), the conv1d kernel, dt's bias, A, beta's and
+  // alpha's projections, the gated norm and the output.
+  TensorView ssm_qkv, ssm_gate, ssm_conv1d, ssm_dt_bias, ssm_a, ssm_beta, ssm_alpha, ssm_norm,
+      ssm_out;
 };
 
 struct ModelWeights {

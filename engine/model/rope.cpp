@@ -42,6 +42,21 @@ Yarn yarn_of(const ModelShape& s, float base, float scale) {
   return y;
 }
 
+// Whether pair i turns by the position at all. With rope.dimension_sections (IMROPE, ggml-cpu's
+// ggml_mrope_cache_init with is_imrope) sector i % (sum of sections) takes the time, height or
+// width position by i % 3 while within 3x that section, else the fourth ("extra") component, whose
+// position llama.cpp sets to 0 for text tokens (llm_graph_input_pos::set_input): no turn. The
+// time, height and width positions of a text token are all its position.
+bool turns(const ModelShape& shape, uint32_t i) {
+  if (!shape.traits().rope_sections) return true;
+  const auto& s = shape.rope_sections;
+  const uint32_t sectors = s[0] + s[1] + s[2] + s[3];
+  if (sectors == 0) return true;
+  const uint32_t sector = i % sectors;
+  return (sector % 3 == 0 && sector < 3 * s[0]) || (sector % 3 == 1 && sector < 3 * s[1]) ||
+         (sector % 3 == 2 && sector < 3 * s[2]);
+}
+
 }  // namespace
 
 void rope_table(const ModelShape& shape, uint32_t layer, std::span<const float> factors,
@@ -54,7 +69,10 @@ void rope_table(const ModelShape& shape, uint32_t layer, std::span<const float> 
   for (uint32_t i = 0; i < dims / 2 && 2 * i + 1 < table.size(); ++i) {
     const double factor = i < factors.size() ? factors[i] : 1.0;
     const double extrapolated =
-        pos * std::pow(static_cast<double>(base), -2.0 * i / static_cast<double>(dims)) / factor;
+        !turns(shape, i)
+            ? 0.0
+            : pos * std::pow(static_cast<double>(base), -2.0 * i / static_cast<double>(dims)) /
+                  factor;
     const double interpolated = static_cast<double>(scale) * extrapolated;
     double theta = interpolated;
     if (shape.yarn) {

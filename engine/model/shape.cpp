@@ -99,16 +99,50 @@ const std::vector<ModelShape>& presets() {
       // rope_scaling yarn factor 32 over 4096 positions, experts 2880 wide.
       {"gpt-oss-20b",         gpt_oss,  2880, 24, 64, 8, 64,  2880,  201088, 131072, 150000.0f,   1e-5f, false, false, 128, 1.0f, 32, 4, 2880, 32.0f, 4096},
       {"gpt-oss-120b",        gpt_oss,  2880, 36, 64, 8, 64,  2880,  201088, 131072, 150000.0f,   1e-5f, false, false, 128, 1.0f, 128, 4, 2880, 32.0f, 4096},
+      // Qwen3.5 / 3.6, the gated-DeltaNet hybrids (text_config): head_dim 256, rope on a quarter of
+      // it (partial_rotary_factor 0.25), the DeltaNet's dims in kHybrids below.
+      {"qwen3.5-0.8b",    qwen35,    1024, 24, 8,  2, 256, 3584,  248320, 262144, 10000000.0f, 1e-6f, true,  false},
+      {"qwen3.5-4b",      qwen35,    2560, 32, 16, 4, 256, 9216,  248320, 262144, 10000000.0f, 1e-6f, true,  false},
+      {"qwen3.5-9b",      qwen35,    4096, 32, 16, 4, 256, 12288, 248320, 262144, 10000000.0f, 1e-6f, false, false},
+      {"qwen3.6-27b",     qwen35,    5120, 64, 24, 4, 256, 17408, 248320, 262144, 10000000.0f, 1e-6f, false, false},
+      {"qwen3.6-35b-a3b", qwen35moe, 2048, 40, 16, 2, 256, 512,   248320, 262144, 10000000.0f, 1e-6f, false, false, 0, 1.0f, 256, 8, 512},
       // Small shapes for tests and benchmarks.
       {"test-tiny",       llama, 64,   2,  4,  2,  16,  128,   256,    128,    10000.0f,   1e-5f, false, false},
       {"test-small",      llama, 128,  3,  4,  4,  32,  352,   512,    256,    10000.0f,   1e-5f, false, false},
       {"test-gqa",        llama, 256,  2,  8,  2,  32,  512,   1000,   512,    10000.0f,   1e-5f, false, false},
       {"bench-110m",      llama, 768,  12, 12, 12, 64,  2048,  32000,  1024,   10000.0f,   1e-5f, false, false},
   };
+  // The hybrids' DeltaNet (text_config's linear_* keys): conv kernel 4, key heads of 128
+  // (linear_num_key_heads 16), value heads of 128; mrope_section [11, 11, 10] of the 32 rotated
+  // pairs; the shared expert's width (shared_expert_intermediate_size).
+  struct Hybrid {
+    const char* name;
+    uint32_t key_heads, value_heads, shared_ff;
+  };
+  static const Hybrid hybrids[] = {{"qwen3.5-0.8b", 16, 16, 0},
+                                   {"qwen3.5-4b", 16, 32, 0},
+                                   {"qwen3.5-9b", 16, 32, 0},
+                                   {"qwen3.6-27b", 16, 48, 0},
+                                   {"qwen3.6-35b-a3b", 16, 32, 512}};
   // clang-format on
   static const std::vector<ModelShape> all = [] {
     std::vector<ModelShape> v;
-    for (const auto& p : table) v.push_back(make(p));
+    for (const auto& p : table) {
+      ModelShape s = make(p);
+      for (const auto& h : hybrids) {
+        if (s.name != h.name) continue;
+        s.rope_dim = s.head_dim() / 4;
+        s.rope_sections = {11, 11, 10, 0};
+        s.ssm_conv = kSsmConvWidth;
+        s.ssm_state = 128;
+        s.ssm_groups = h.key_heads;
+        s.ssm_heads = h.value_heads;
+        s.ssm_inner = h.value_heads * 128;
+        s.full_attention_interval = 4;
+        s.n_ff_shexp = h.shared_ff;
+      }
+      v.push_back(s);
+    }
     return v;
   }();
   return all;
@@ -155,6 +189,70 @@ core::Status validate_experts(const ModelShape& s) {
                      ") must be positive multiples of " + std::to_string(kBlock));
   }
   return core::Status::ok();
+}
+
+// The gated DeltaNet's dimensions, as llama.cpp's qwen35 graph needs them (src/models/qwen35.cpp:
+// head_v_dim = inner_size / time_step_rank must equal state_size, the value heads a multiple of
+// the key heads) and the recurrent kernels take them (conv width 4, heads up to kMaxSsmState).
+core::Status validate_recurrent(const ModelShape& s) {
+  if (!s.traits().gated_delta_net) return core::Status::ok();
+  if (s.ssm_conv != kSsmConvWidth) {
+    return bad_shape("ssm.conv_kernel " + std::to_string(s.ssm_conv) +
+                     " is not a conv1d width the recurrent kernels support (" +
+                     std::to_string(kSsmConvWidth) + ")");
+  }
+  const std::pair<const char*, uint32_t> dims[] = {{"ssm.state_size", s.ssm_state},
+                                                   {"ssm.group_count", s.ssm_groups},
+                                                   {"ssm.time_step_rank", s.ssm_heads},
+                                                   {"ssm.inner_size", s.ssm_inner}};
+  for (const auto& [name, value] : dims) {
+    if (value == 0) return bad_shape(std::string(name) + " must be positive");
+  }
+  if (s.ssm_heads % s.ssm_groups != 0) {
+    return bad_shape("ssm.time_step_rank (value heads) " + std::to_string(s.ssm_heads) +
+                     " is not a multiple of ssm.group_count (key heads) " +
+                     std::to_string(s.ssm_groups));
+  }
+  if (s.ssm_inner != s.ssm_heads * s.ssm_state) {
+    return bad_shape("ssm.inner_size " + std::to_string(s.ssm_inner) +
+                     " is not ssm.time_step_rank " + std::to_string(s.ssm_heads) +
+                     " x ssm.state_size " + std::to_string(s.ssm_state) +
+                     " (the delta rule's value heads are as wide as its key heads)");
+  }
+  if (s.ssm_state > kMaxSsmState || s.ssm_state % 16 != 0) {
+    return bad_shape("ssm.state_size " + std::to_string(s.ssm_state) +
+                     " must be a multiple of 16 up to " + std::to_string(kMaxSsmState));
+  }
+  const auto& r = s.rope_sections;
+  const uint32_t pairs = r[0] + r[1] + r[2] + r[3];
+  if (s.traits().rope_sections && (r[0] + r[1] + r[2] == 0 || pairs > s.rope_dims() / 2)) {
+    return bad_shape(
+        "rope.dimension_sections [" + std::to_string(r[0]) + ", " + std::to_string(r[1]) + ", " +
+        std::to_string(r[2]) + ", " + std::to_string(r[3]) +
+        "] must name rotary pairs, at most rope_dim / 2 = " + std::to_string(s.rope_dims() / 2));
+  }
+  if (s.n_layer < s.attention_interval()) {
+    return bad_shape("n_layer " + std::to_string(s.n_layer) +
+                     " has no attention layer (every full_attention_interval " +
+                     std::to_string(s.attention_interval()) + "-th layer is one)");
+  }
+  return core::Status::ok();
+}
+
+// Dims for a small hybrid where the text leaves them out: Qwen3.5's proportions (two value heads
+// per key head, sections of a quarter-rotated head split 11:11:10 as Qwen's [11, 11, 10]).
+void default_recurrent_dims(ModelShape& s) {
+  if (!s.traits().gated_delta_net) return;
+  if (s.ssm_conv == 0) s.ssm_conv = kSsmConvWidth;
+  if (s.ssm_state == 0) s.ssm_state = 32;
+  if (s.ssm_groups == 0) s.ssm_groups = 2;
+  if (s.ssm_heads == 0) s.ssm_heads = 2 * s.ssm_groups;
+  if (s.ssm_inner == 0) s.ssm_inner = s.ssm_heads * s.ssm_state;
+  auto& r = s.rope_sections;
+  if (r[0] + r[1] + r[2] + r[3] == 0) {
+    const uint32_t n = s.rope_dims() / 2;
+    r = {(n + 2) / 3, (n + 1) / 3, n / 3, 0};
+  }
 }
 
 }  // namespace
@@ -209,6 +307,7 @@ core::Status validate_shape(const ModelShape& s) {
   if (!(s.rope_freq_base > 0) || !(s.rms_eps > 0)) {
     return bad_shape("rope_freq_base and rms_eps must be positive");
   }
+  GAUNTLET_TRY(validate_recurrent(s));
   return validate_experts(s);
 }
 
@@ -248,7 +347,13 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
                                            {"n_expert_used", &s.n_expert_used},
                                            {"n_ff_exp", &s.n_ff_exp},
                                            {"n_ff_shexp", &s.n_ff_shexp},
-                                           {"yarn_orig_ctx", &s.yarn_orig_context}};
+                                           {"yarn_orig_ctx", &s.yarn_orig_context},
+                                           {"ssm_conv", &s.ssm_conv},
+                                           {"ssm_state", &s.ssm_state},
+                                           {"ssm_groups", &s.ssm_groups},
+                                           {"ssm_heads", &s.ssm_heads},
+                                           {"ssm_inner", &s.ssm_inner},
+                                           {"full_attention_interval", &s.full_attention_interval}};
   std::stringstream in(text);
   std::string item;
   bool tied_given = false;
@@ -260,6 +365,18 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
       auto arch = parse_architecture(value);
       if (!arch) return bad_shape(arch.error().message);
       s.arch = *arch;
+      continue;
+    }
+    if (key == "rope_sections") {
+      std::stringstream parts(value);
+      std::string part;
+      for (uint32_t i = 0; i < 4; ++i) {
+        if (!std::getline(parts, part, ':')) break;
+        auto [p, ec] = std::from_chars(part.data(), part.data() + part.size(), s.rope_sections[i]);
+        if (ec != std::errc() || p != part.data() + part.size()) {
+          return bad_shape("'" + value + "' is not T:H:W:E whole numbers for rope_sections");
+        }
+      }
       continue;
     }
     if (key == "rope_freq_base" || key == "rms_eps" || key == "attn_softcap" ||
@@ -301,6 +418,7 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
   if (s.n_head_kv == 0) s.n_head_kv = s.n_head;
   if (s.traits().always_tied && !tied_given) s.tied_output = true;
   apply_architecture_defaults(s);
+  default_recurrent_dims(s);
   return s;
 }
 
@@ -346,6 +464,24 @@ void add_experts(Add& add, const ModelShape& s, const std::string& p, uint32_t l
   add(p + "ffn_up_shexp.weight", {embd, sh}, l);
 }
 
+// A gated DeltaNet layer, names and dimensions as src/models/qwen35.cpp creates them
+// (load_block_trunk's recurrent branch): the Q/K/V projection into the conv's channels, the
+// output gate z, the conv1d (kernel width x channels), dt's bias and A (-exp(A_log)) per value
+// head, beta's and alpha's projections, the gated norm over one value head, the output.
+template <typename Add>
+void add_gated_delta_net(Add& add, const ModelShape& s, const std::string& p, uint32_t l) {
+  const uint64_t embd = s.n_embd, inner = s.ssm_inner, heads = s.ssm_heads;
+  add(p + "attn_qkv.weight", {embd, s.ssm_channels()}, l);
+  add(p + "attn_gate.weight", {embd, inner}, l);
+  add(p + "ssm_conv1d.weight", {s.ssm_conv, s.ssm_channels()}, l);
+  add(p + "ssm_dt.bias", {heads}, l);
+  add(p + "ssm_a", {heads}, l);
+  add(p + "ssm_beta.weight", {embd, heads}, l);
+  add(p + "ssm_alpha.weight", {embd, heads}, l);
+  add(p + "ssm_norm.weight", {s.ssm_head_dim()}, l);
+  add(p + "ssm_out.weight", {inner, embd}, l);
+}
+
 }  // namespace
 
 std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
@@ -368,19 +504,7 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
   };
   // Names and dimensions: llama.cpp src/llama-arch.cpp (LLM_TENSOR_NAMES) and each
   // architecture's create_tensor calls in src/models/<arch>.cpp.
-  add("token_embd.weight", {embd, vocab}, 0);
-  // llama: rope_freqs {n_rot / 2}, one tensor shared by every layer (TENSOR_DUPLICATED).
-  if (s.rope_freqs) add("rope_freqs.weight", {s.rope_dims() / 2}, 0);
-  for (uint32_t l = 0; l < s.n_layer; ++l) {
-    const std::string p = "blk." + std::to_string(l) + ".";
-    add(p + "attn_norm.weight", {embd}, l);
-    if (arch.fused_qkv) {
-      add(p + "attn_qkv.weight", {embd, q + 2 * kv}, l);
-    } else {
-      add(p + "attn_q.weight", {embd, q}, l);
-      add(p + "attn_k.weight", {embd, kv}, l);
-      add(p + "attn_v.weight", {embd, kv}, l);
-    }
+  auto add_attention_extras = [&](uint32_t l, const std::string& p) {
     if (arch.qkv_bias) {
       add(p + "attn_q.bias", {q}, l);
       add(p + "attn_k.bias", {kv}, l);
@@ -393,7 +517,24 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
     add(p + "attn_output.weight", {q, embd}, l);
     if (arch.out_bias) add(p + "attn_output.bias", {embd}, l);
     if (arch.attn_sinks) add(p + "attn_sinks.weight", {s.n_head}, l);
-    add(p + arch.ffn_norm + ".weight", {embd}, l);
+  };
+  add("token_embd.weight", {embd, vocab}, 0);
+  // llama: rope_freqs {n_rot / 2}, one tensor shared by every layer (TENSOR_DUPLICATED).
+  if (s.rope_freqs) add("rope_freqs.weight", {s.rope_dims() / 2}, 0);
+  for (uint32_t l = 0; l < s.n_layer; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    add(p + "attn_norm.weight", {embd}, l);
+    if (s.recurrent(l)) {
+      add_gated_delta_net(add, s, p, l);
+    } else if (arch.fused_qkv) {
+      add(p + "attn_qkv.weight", {embd, q + 2 * kv}, l);
+    } else {
+      add(p + "attn_q.weight", {embd, s.n_embd_q_proj()}, l);
+      add(p + "attn_k.weight", {embd, kv}, l);
+      add(p + "attn_v.weight", {embd, kv}, l);
+    }
+    if (!s.recurrent(l)) add_attention_extras(l, p);
+    add(p + std::string(arch.ffn_norm) + ".weight", {embd}, l);
     if (s.moe()) {
       add_experts(add, s, p, l);
     } else if (arch.fused_gate_up) {

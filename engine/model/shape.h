@@ -2,6 +2,7 @@
 // The shape of a model (its architecture and dimensions), the presets with real dimensions, and
 // the list of tensors such a model has (names as llama.cpp writes them). Writer, validator and
 // planner all take the tensor list from here, so that they agree.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -53,12 +54,49 @@ struct ModelShape {
   uint32_t n_expert_used = 0;
   uint32_t n_ff_exp = 0;
   uint32_t n_ff_shexp = 0;
+  // A gated DeltaNet's dimensions (qwen35; src/llama-arch.cpp's ssm.* keys): the causal conv1d's
+  // width (ssm.conv_kernel), the key head size (ssm.state_size), the key heads (ssm.group_count),
+  // the value heads (ssm.time_step_rank) and their total width (ssm.inner_size). Layer l is
+  // recurrent unless (l + 1) is a multiple of full_attention_interval (0: 4, as llama.cpp).
+  uint32_t ssm_conv = 0;
+  uint32_t ssm_state = 0;
+  uint32_t ssm_groups = 0;
+  uint32_t ssm_heads = 0;
+  uint32_t ssm_inner = 0;
+  uint32_t full_attention_interval = 0;
+  // rope.dimension_sections: rotary pairs per position component (time, height, width, extra).
+  std::array<uint32_t, 4> rope_sections{};
 
   uint32_t head_dim() const {
     return key_length != 0 ? key_length : (n_head == 0 ? 0 : n_embd / n_head);
   }
   uint32_t n_embd_q() const { return head_dim() * n_head; }  // Q and the attention output
   uint32_t n_embd_kv() const { return head_dim() * n_head_kv; }
+  // The attention layers' Q projection: each head [q | gate] where the architecture gates the
+  // attention output (qwen35).
+  uint32_t n_embd_q_proj() const { return traits().attn_output_gate ? 2 * n_embd_q() : n_embd_q(); }
+  uint32_t attention_interval() const {
+    return full_attention_interval == 0 ? 4 : full_attention_interval;
+  }
+  // Whether layer l is a gated DeltaNet (llama_model_qwen35::load_arch_hparams: recurrent unless
+  // (il + 1) % full_attention_interval == 0).
+  bool recurrent(uint32_t layer) const {
+    return traits().gated_delta_net && (layer + 1) % attention_interval() != 0;
+  }
+  uint32_t recurrent_layers() const {
+    uint32_t n = 0;
+    for (uint32_t l = 0; l < n_layer; ++l) n += recurrent(l) ? 1 : 0;
+    return n;
+  }
+  uint32_t ssm_head_dim() const { return ssm_heads == 0 ? 0 : ssm_inner / ssm_heads; }
+  // The conv1d's channels: Q and K (key heads x state_size each), then V (inner_size).
+  uint32_t ssm_channels() const { return ssm_inner + 2 * ssm_groups * ssm_state; }
+  // Floats of one sequence's state per recurrent layer (llama_hparams::n_embd_r, n_embd_s): the
+  // conv's last ssm_conv - 1 inputs per channel, and the delta rule's state_size x inner_size.
+  uint64_t ssm_conv_floats() const {
+    return uint64_t{ssm_conv == 0 ? 0 : ssm_conv - 1} * ssm_channels();
+  }
+  uint64_t ssm_delta_floats() const { return uint64_t{ssm_state} * ssm_inner; }
   uint32_t rope_dims() const { return rope_dim == 0 ? head_dim() : rope_dim; }
   const Architecture& traits() const { return architecture(arch); }
   bool moe() const { return n_expert > 0; }
@@ -97,7 +135,9 @@ std::vector<std::string> preset_names();
 // "n_embd=64,n_layer=2,n_head=4,n_head_kv=2,n_ff=128,n_vocab=256,context=128" (n_head_kv defaults
 // to n_head; also arch=llama|qwen2|...|gpt-oss, head_dim, rope_dim, rope_freq_base,
 // rms_eps, tied=0|1, rope_freqs=0|1, window, attn_softcap, final_softcap, n_expert, n_expert_used,
-// n_ff_exp, n_ff_shexp, yarn_factor (YaRN with that rope.scaling.factor), yarn_orig_ctx).
+// n_ff_exp, n_ff_shexp, yarn_factor (YaRN with that rope.scaling.factor), yarn_orig_ctx; for qwen35
+// ssm_conv, ssm_state, ssm_groups, ssm_heads, ssm_inner, full_attention_interval,
+// rope_sections=T:H:W:E).
 core::Result<ModelShape> parse_dims(const std::string& text);
 // A command line's shape: dims when it has an '=', else a preset's name.
 core::Result<ModelShape> parse_shape(const std::string& text);
@@ -128,5 +168,8 @@ uint64_t active_parameter_count(const ModelShape& shape);
 // The most experts a file may have and the most a token may use: what the router kernels hold.
 inline constexpr uint32_t kMaxExperts = 256;
 inline constexpr uint32_t kMaxExpertsUsed = 16;
+// The conv1d width the recurrent kernels take, and the largest delta-rule head they hold.
+inline constexpr uint32_t kSsmConvWidth = 4;
+inline constexpr uint32_t kMaxSsmState = 256;
 
 }  // namespace gauntlet::engine::model

@@ -74,6 +74,28 @@ void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
   }
   if (shape.attn_softcap != 0) w.set_f32(p + "attn_logit_softcapping", shape.attn_softcap);
   if (shape.final_softcap != 0) w.set_f32(p + "final_logit_softcapping", shape.final_softcap);
+  if (shape.traits().gated_delta_net) {
+    w.set_u32(p + "ssm.conv_kernel", shape.ssm_conv);
+    w.set_u32(p + "ssm.state_size", shape.ssm_state);
+    w.set_u32(p + "ssm.group_count", shape.ssm_groups);
+    w.set_u32(p + "ssm.time_step_rank", shape.ssm_heads);
+    w.set_u32(p + "ssm.inner_size", shape.ssm_inner);
+    w.set_u32(p + "full_attention_interval", shape.attention_interval());
+  }
+  if (shape.traits().rope_sections) {
+    // An array of 4 int32, as llama.cpp's converter writes it (add_rope_dimension_sections).
+    MetaValue sections;
+    sections.type = MetaType::array;
+    sections.array_type = MetaType::i32;
+    for (uint32_t n : shape.rope_sections) {
+      MetaValue e;
+      e.type = MetaType::i32;
+      e.i = n;
+      sections.array.push_back(e);
+    }
+    sections.array_count = sections.array.size();
+    w.set_meta(p + "rope.dimension_sections", std::move(sections));
+  }
   if (shape.moe()) {
     w.set_u32(p + "expert_count", shape.n_expert);
     w.set_u32(p + "expert_used_count", shape.n_expert_used);
@@ -114,6 +136,16 @@ core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType form
                    [factors = llama3_rope_factors(shape)](uint64_t, float* out) {
                      std::copy(factors.begin(), factors.end(), out);
                    });
+      continue;
+    }
+    // A gated DeltaNet's A = -exp(A_log) is negative, so that exp(softplus(alpha + dt_bias) * A)
+    // is a decay; within [-1, -0.2] the state keeps the last few tokens without forgetting them
+    // at once.
+    if (t.name.ends_with(".ssm_a")) {
+      w.add_tensor(t.name, t.ne, t.type, [rng, n_in, tensor_seed](uint64_t row, float* out) {
+        if (row == 0) *rng = core::Rng(tensor_seed);
+        for (uint64_t i = 0; i < n_in; ++i) out[i] = rng->uniform(-1.0f, -0.2f);
+      });
       continue;
     }
     // The shared expert's gate is a vector of weights, not a norm: its dot product with the normed

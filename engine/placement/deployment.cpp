@@ -102,6 +102,7 @@ std::optional<core::TensorType> parse_kv_cache_type(std::string_view name) {
 
 uint32_t kv_cells(const planner::ModelShape& shape, uint32_t layer, const DeploymentOptions& o) {
   const uint32_t sequences = std::max(o.sequences, 1u);
+  if (shape.recurrent(layer)) return 0;
   const uint64_t full = pad256(pad256(o.context) / sequences);
   if (!shape.sliding(layer)) return static_cast<uint32_t>(full);
   return static_cast<uint32_t>(
@@ -160,6 +161,15 @@ std::vector<DeploymentBytes> deployment_bytes(const planner::ModelShape& s,
     out[p.slot_device[l]].kv_cache += cells * std::max(o.sequences, 1u) * cell_bytes;
   }
   if (full_cells == 0) full_cells = swa_cells;
+
+  // A hybrid's recurrent state (src/llama-memory-recurrent.cpp, as llama_model::create_memory
+  // makes it for qwen35): per recurrent layer, on its device (offload_kqv), f32 rows of n_embd_r
+  // (conv) and n_embd_s (delta) for max(1, n_seq_max) cells.
+  for (uint32_t l = 0; l < n_layer; ++l) {
+    if (!s.recurrent(l)) continue;
+    out[p.slot_device[l]].state +=
+        (s.ssm_conv_floats() + s.ssm_delta_floats()) * sizeof(float) * std::max(o.sequences, 1u);
+  }
 
   // Output buffer (llama_context::output_reserve): n_vocab floats per sequence, in host memory.
   if (host_listed) out[host].output = 4ull * s.n_vocab * std::max(o.sequences, 1u);

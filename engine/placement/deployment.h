@@ -43,13 +43,15 @@ struct DeploymentBytes {
   std::string device;
   uint64_t weights = 0;   // "model buffer size" (the host's: its mapped tensors)
   uint64_t kv_cache = 0;  // "KV buffer size"
+  uint64_t state = 0;     // a hybrid's recurrent state, "RS buffer size"
   uint64_t compute = 0;   // "compute buffer size" (a GPU's, or the host's inputs and logits)
   uint64_t output = 0;    // "output buffer size" (host memory)
-  uint64_t total() const { return weights + kv_cache + compute + output; }
+  uint64_t total() const { return weights + kv_cache + state + compute + output; }
 };
 
 // KV cells a layer keeps (src/llama-kv-cache.cpp, llama-kv-cache-iswa.cpp): the context padded to
-// 256 per sequence; a sliding layer min(that, window + micro-batch) padded to 256.
+// 256 per sequence; a sliding layer min(that, window + micro-batch) padded to 256; a hybrid's
+// recurrent layer none (llama_memory_hybrid's filter_attn).
 uint32_t kv_cells(const planner::ModelShape& shape, uint32_t layer, const DeploymentOptions& o);
 
 // One entry per device of the placement, in its order; `tensors` are the file's.

@@ -78,7 +78,7 @@ KvLayout kv_layout(const ModelShape& shape, uint32_t context, uint32_t micro_bat
   const uint32_t ring = shape.sliding_window + std::max(micro_batch, 1u) - 1;
   for (uint32_t l = 0; l < shape.n_layer; ++l) {
     const uint32_t kept = shape.sliding(l) ? std::min(context, ring) : context;
-    const uint32_t slots = range.holds(l) ? kept : 0;
+    const uint32_t slots = range.holds(l) && !shape.recurrent(l) ? kept : 0;
     k.offset.push_back(k.total_slots * shape.n_embd_kv());
     k.slots.push_back(slots);
     k.total_slots += slots;
@@ -93,10 +93,25 @@ uint64_t kv_cache_bytes(const ModelShape& shape, uint32_t context, uint32_t sequ
          (kv_row_bytes(precision.k, n_kv) + kv_row_bytes(precision.v, n_kv));
 }
 
+StateLayout state_layout(const ModelShape& shape, const LayerRange& range) {
+  StateLayout st;
+  for (uint32_t l = 0; l < shape.n_layer; ++l) {
+    st.offset.push_back(st.per_sequence);
+    if (range.holds(l) && shape.recurrent(l)) {
+      st.per_sequence += shape.ssm_conv_floats() + shape.ssm_delta_floats();
+    }
+  }
+  return st;
+}
+
+uint64_t state_bytes(const ModelShape& shape, uint32_t sequences, const LayerRange& range) {
+  return state_layout(shape, range).per_sequence * sizeof(float) * sequences;
+}
+
 uint64_t kv_cache_bytes_without_window(const ModelShape& shape, uint32_t context,
                                        uint32_t sequences, KvPrecision precision) {
   const uint64_t n_kv = shape.n_embd_kv();
-  return uint64_t{shape.n_layer} * context * sequences *
+  return uint64_t{shape.n_layer - shape.recurrent_layers()} * context * sequences *
          (kv_row_bytes(precision.k, n_kv) + kv_row_bytes(precision.v, n_kv));
 }
 
@@ -150,6 +165,15 @@ ActivationLayout activation_layout(const ModelShape& shape, uint32_t context) {
   take_feed_forward(p, shape, l);
   l.logits = p.take(shape.n_vocab);
   take_experts(p, shape, l);
+  const bool gated = shape.traits().attn_output_gate;
+  l.q_gate = p.take(gated ? shape.n_embd_q_proj() : 0);
+  l.gate = p.take(gated ? shape.n_embd_q() : 0);
+  const bool recurrent = shape.traits().gated_delta_net;
+  l.ssm_qkv = p.take(recurrent ? shape.ssm_channels() : 0);
+  l.ssm_conv = p.take(recurrent ? shape.ssm_channels() : 0);
+  l.ssm_z = p.take(recurrent ? shape.ssm_inner : 0);
+  l.ssm_ba = p.take(recurrent ? 2 * shape.ssm_heads : 0);
+  l.ssm_o = p.take(recurrent ? shape.ssm_inner : 0);
   l.total = p.at;
   return l;
 }
@@ -183,9 +207,10 @@ MemoryPlan plan_memory(const ModelShape& shape, const PlanOptions& o) {
   }
   p.weights = weight_bytes(tensors);
   p.kv_cache = kv_cache_bytes(shape, context, o.sequences, o.kv, o.micro_batch);
+  p.state = state_bytes(shape, o.sequences);
   p.activations = activation_bytes(shape, context, pass_tokens(o.micro_batch, o.sequences));
   p.staging = staging_bytes(tensors, o.chunk_bytes);
-  p.steady_state = p.weights + p.kv_cache + p.activations;
+  p.steady_state = p.weights + p.kv_cache + p.state + p.activations;
   p.load_peak = p.weights + p.staging;
   p.peak = std::max(p.steady_state, p.load_peak);
   return p;
@@ -256,7 +281,8 @@ uint64_t local_mem_bytes(const KernelVariant& v, const KernelDims& d) {
 uint64_t widest_matvec_input(const ModelShape& shape) {
   const uint64_t experts = shape.moe() ? shape.expert_ff() : 0;
   const uint64_t shared = shape.shared_expert() ? shape.shared_expert_ff() : 0;
-  return std::max<uint64_t>({shape.n_embd, shape.n_ff, shape.n_embd_q(), experts, shared});
+  const uint64_t ssm_out = shape.traits().gated_delta_net ? shape.ssm_inner : 0;
+  return std::max<uint64_t>({shape.n_embd, shape.n_ff, shape.n_embd_q(), experts, shared, ssm_out});
 }
 
 uint64_t decode_local_mem_bytes(const KernelVariant& matvec, const KernelVariant& attention,

@@ -86,7 +86,8 @@ std::vector<TensorDesc> tensors_in(const LayerRange& range, const ModelShape& sh
 // and V of all its micro_batch tokens before any of them attends, so the ring holds the window of
 // its first token plus the tokens after it (llama.cpp sizes its sliding cache n_swa + n_ubatch,
 // llama_kv_cache_iswa in src/llama-kv-cache-iswa.cpp). Sequence s's cache follows sequence s - 1's
-// (total_slots * n_embd_kv elements each). A layer outside `range` keeps no slots.
+// (total_slots * n_embd_kv elements each). A layer outside `range`, or a recurrent layer of a
+// hybrid (ModelShape::recurrent), keeps no slots.
 struct KvLayout {
   std::vector<uint32_t> slots;   // per layer
   std::vector<uint64_t> offset;  // per layer: the element index of its slot 0
@@ -94,6 +95,22 @@ struct KvLayout {
 };
 KvLayout kv_layout(const ModelShape& shape, uint32_t context, uint32_t micro_batch = 1,
                    const LayerRange& range = LayerRange::whole());
+// A hybrid's recurrent state (llama.cpp's llama_memory_recurrent beside the KV cache of the
+// attention layers, src/llama-memory-hybrid.cpp): per sequence and recurrent layer in `range`, the
+// conv state ((ssm_conv - 1) inputs per channel, as conv_states: channel c's at c * (ssm_conv - 1))
+// then the delta state (per value head a head_dim x head_dim f32 matrix, stored transposed as
+// ggml's gated_delta_net keeps it: element [j * head_dim + i] is S[i][j]). Fixed per sequence,
+// whatever the context. Sequence s's block follows sequence s - 1's (per_sequence floats each);
+// offset[l] is layer l's conv state within a block (0 for a layer without state).
+struct StateLayout {
+  std::vector<uint64_t> offset;
+  uint64_t per_sequence = 0;  // floats
+};
+StateLayout state_layout(const ModelShape& shape, const LayerRange& range = LayerRange::whole());
+// per_sequence * 4 bytes (f32, llama.cpp's default type_r and type_s) * sequences.
+uint64_t state_bytes(const ModelShape& shape, uint32_t sequences,
+                     const LayerRange& range = LayerRange::whole());
+
 // 2 (K and V) * (slots over the layers) * n_head_kv * head_dim * sequences * bytes per element.
 uint64_t kv_cache_bytes(const ModelShape& shape, uint32_t context, uint32_t sequences,
                         KvPrecision precision, uint32_t micro_batch = 1,
@@ -112,6 +129,11 @@ struct ActivationLayout {
   uint64_t router, selected, experts_gate, experts_up, experts_out;
   // A pass's picks grouped by expert (engine_expert_group.cl), expert_group_len() floats a token.
   uint64_t expert_groups;
+  // A gated attention layer (qwen35): the Q projection, each head [q | gate], and the gates
+  // split out of it. A gated DeltaNet layer: the Q/K/V projection (ssm_qkv), the conv's output
+  // (ssm_conv: Q, K, V), the output gate z, beta then alpha per value head (ssm_ba), and the
+  // delta rule's output (ssm_o).
+  uint64_t q_gate, gate, ssm_qkv, ssm_conv, ssm_z, ssm_ba, ssm_o;
   uint64_t total;  // floats
 };
 ActivationLayout activation_layout(const ModelShape& shape, uint32_t context);
@@ -147,9 +169,10 @@ struct PlanOptions {
 struct MemoryPlan {
   uint64_t weights = 0;
   uint64_t kv_cache = 0;
+  uint64_t state = 0;  // a hybrid's recurrent state (state_bytes)
   uint64_t activations = 0;
   uint64_t staging = 0;
-  uint64_t steady_state = 0;  // weights + KV cache + activations: device memory while decoding
+  uint64_t steady_state = 0;  // weights + KV cache + state + activations: memory while decoding
   uint64_t load_peak = 0;     // weights + staging: host memory at the end of the load
   uint64_t peak = 0;          // the larger of the two (staging is freed before decoding)
 };

@@ -38,6 +38,7 @@ Decoder::Decoder(const model::LoadedModel& model, const DecodeOptions& options, 
                                        {options.kv.v, options.kv.v}, options.micro_batch,
                                        options.range) /
                2),
+      state_(planner::state_layout(model.shape, options.range).per_sequence * options.sequences),
       pos_(options.sequences, 0) {}
 
 core::Result<std::span<const float>> Decoder::forward(std::span<const BatchToken> batch) {
@@ -62,7 +63,8 @@ uint32_t Decoder::pass_capacity() const { return planner::pass_tokens(micro_batc
 
 core::Status Decoder::run_pass(std::span<const PassToken> pass, std::vector<float>& logits) {
   const auto& s = model_.shape;
-  const KvCacheView kv{k_cache_.data(), v_cache_.data(), kv_, context_, sequences_, micro_batch_};
+  const KvCacheView kv{k_cache_.data(), v_cache_.data(), kv_,          context_,
+                       sequences_,      micro_batch_,    state_.data()};
   GAUNTLET_TRY(forward_pass(s, model_.weights, kv, activations_.data(), pass, pool_, range_));
   if (!range_.output) return core::Status::ok();
   const auto layout = planner::activation_layout(s, context_);

@@ -55,6 +55,7 @@ class Decoder final : public engine::Decoder, public engine::Stage {
   ThreadPool pool_;
   std::vector<float> activations_, logits_;
   std::vector<std::byte> k_cache_, v_cache_;
+  std::vector<float> state_;  // a hybrid's recurrent state (planner::state_layout)
   std::vector<uint32_t> pos_;
 };
 

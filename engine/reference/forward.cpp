@@ -10,6 +10,7 @@
 #include "engine/model/rope.h"
 #include "engine/reference/experts.h"
 #include "engine/reference/kv_rows.h"
+#include "engine/reference/gated_delta_net.h"
 #include "engine/reference/layer_ops.h"
 #include "engine/reference/matmuls.h"
 
@@ -82,6 +83,17 @@ void add_residual(const model::ModelShape& s, float* x, float* branch,
   for (uint32_t i = 0; i < s.n_embd; ++i) x[i] += branch[i];
 }
 
+float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+// qwen35's Q projection holds each head's [q | gate] (build_layer_attn's views of Qcur_full).
+void split_query_gate(const model::ModelShape& s, const float* q_gate, float* q, float* gate) {
+  const uint32_t hd = s.head_dim();
+  for (uint32_t h = 0; h < s.n_head; ++h) {
+    std::copy_n(q_gate + uint64_t{2} * h * hd, hd, q + uint64_t{h} * hd);
+    std::copy_n(q_gate + uint64_t{2} * h * hd + hd, hd, gate + uint64_t{h} * hd);
+  }
+}
+
 core::Status check_token(const model::ModelShape& s, const KvCacheView& kv, const PassToken& t) {
   if (t.token < 0 || static_cast<uint32_t>(t.token) >= s.n_vocab) {
     return core::make_error(core::ErrorKind::invalid_argument,
@@ -121,6 +133,10 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
   }
   const auto a = planner::activation_layout(s, kv.context);
   const auto cache = planner::kv_layout(s, kv.context, kv.micro_batch, range);
+  const auto states = planner::state_layout(s, range);
+  if (states.per_sequence > 0 && kv.state == nullptr) {
+    return core::make_error(core::ErrorKind::internal, "a hybrid's pass without its state");
+  }
   const uint64_t seq_stride = cache.total_slots * s.n_embd_kv();
   const size_t n = tokens.size();
   const model::Architecture& arch = s.traits();
@@ -143,19 +159,9 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
   };
   auto mm = [&](std::initializer_list<MatMul> ops) { matmuls(pool, act, a.total, n, ops); };
 
-  if (range.embed) {
-    each([&](float* b, const PassToken& t) { embed_token(s, w.token_embd, t.token, b + a.x); });
-  }
-  for (uint32_t l = range.first; l < std::min(range.last, s.n_layer); ++l) {
-    const auto& L = w.layers[l];
-    each([&](float* b, const PassToken&) {
-      rmsnorm(b + a.xb, b + a.x, floats(L.attn_norm), n_embd, s.rms_eps);
-    });
-    if (arch.fused_qkv) {
-      mm({{&L.wqkv, a.xb, a.q}});  // q, k and v are contiguous (activation_layout)
-    } else {
-      mm({{&L.wq, a.xb, a.q}, {&L.wk, a.xb, a.k}, {&L.wv, a.xb, a.v}});
-    }
+  // An attention layer after its Q/K/V projections: biases, Q/K norm, rotary, the cache, attention
+  // (times sigmoid(gate) where the architecture gates it), the output projection into xb.
+  auto attention = [&](uint32_t l, const model::LayerWeights& L) {
     each([&](float* b, const PassToken& t) {
       float *q = b + a.q, *k = b + a.k, *v = b + a.v;
       if (arch.qkv_bias) {
@@ -186,8 +192,50 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
       attend(s, kv, cache, l, t, b + a.q, arch.attn_sinks ? floats(L.sinks) : nullptr, b + a.att,
              b + a.xb2, pool);
       if (rot_v > 0) hadamard_rotate(b + a.xb2, s.n_embd_q(), rot_v);  // turned back
+      if (arch.attn_output_gate) {
+        float* out = b + a.xb2;
+        const float* gate = b + a.gate;
+        for (uint32_t i = 0; i < s.n_embd_q(); ++i) out[i] *= sigmoid(gate[i]);
+      }
     });
     mm({{&L.wo, a.xb2, a.xb}});
+  };
+
+  if (range.embed) {
+    each([&](float* b, const PassToken& t) { embed_token(s, w.token_embd, t.token, b + a.x); });
+  }
+  for (uint32_t l = range.first; l < std::min(range.last, s.n_layer); ++l) {
+    const auto& L = w.layers[l];
+    each([&](float* b, const PassToken&) {
+      rmsnorm(b + a.xb, b + a.x, floats(L.attn_norm), n_embd, s.rms_eps);
+    });
+    if (s.recurrent(l)) {
+      const uint32_t heads = s.ssm_heads;
+      mm({{&L.ssm_qkv, a.xb, a.ssm_qkv},
+          {&L.ssm_gate, a.xb, a.ssm_z},
+          {&L.ssm_beta, a.xb, a.ssm_ba},
+          {&L.ssm_alpha, a.xb, a.ssm_ba + heads}});
+      // Token by token in pass order: each token's conv and delta rule read the state its
+      // sequence's previous token left.
+      each([&](float* b, const PassToken& t) {
+        float* state = kv.state + t.seq * states.per_sequence + states.offset[l];
+        gated_delta_net_token(s, L, b + a.ssm_qkv, b + a.ssm_z, b + a.ssm_ba, state,
+                              state + s.ssm_conv_floats(), t.pos == 0, b + a.ssm_conv, b + a.ssm_o);
+      });
+      mm({{&L.ssm_out, a.ssm_o, a.xb}});
+    } else {
+      if (arch.fused_qkv) {
+        mm({{&L.wqkv, a.xb, a.q}});  // q, k and v are contiguous (activation_layout)
+      } else if (arch.attn_output_gate) {
+        mm({{&L.wq, a.xb, a.q_gate}, {&L.wk, a.xb, a.k}, {&L.wv, a.xb, a.v}});
+        each([&](float* b, const PassToken&) {
+          split_query_gate(s, b + a.q_gate, b + a.q, b + a.gate);
+        });
+      } else {
+        mm({{&L.wq, a.xb, a.q}, {&L.wk, a.xb, a.k}, {&L.wv, a.xb, a.v}});
+      }
+      attention(l, L);
+    }
     each([&](float* b, const PassToken&) {
       if (arch.out_bias) add_bias(b + a.xb, floats(L.bo), n_embd);
       add_residual(s, b + a.x, b + a.xb, L.post_attn_norm);

@@ -28,6 +28,8 @@ struct KvCacheView {
   uint32_t context = 0;
   uint32_t sequences = 1;
   uint32_t micro_batch = 1;  // the most tokens a pass holds
+  // A hybrid's recurrent state (planner::state_layout over the same range), f32; null without.
+  float* state = nullptr;
 };
 
 // One token of a pass: `token` at position `pos` of sequence `seq` (that sequence's positions
