@@ -211,7 +211,7 @@ void BM_Attention(benchmark::State& state, const std::string& name, bool flash, 
                                     context * n_kv};
     device::Ops ops(d);
     auto run = [&] {
-      check(ops.attention(*act, *k, *vc, *pass, v, shape.n_head, hd, context, cfg.kv, p));
+      check(ops.attention(*act, *k, *vc, *pass, *pass, v, shape.n_head, hd, context, cfg.kv, p));
     };
     run();
     check(d.finish());

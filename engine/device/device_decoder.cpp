@@ -34,6 +34,7 @@ core::Result<std::unique_ptr<DeviceDecoder>> DeviceDecoder::create(backends::Dev
     return core::make_error(core::ErrorKind::invalid_argument,
                             std::string("a ") + model::to_string(config.kv.v) +
                                 " V cache needs flash attention (-fa), as in llama.cpp");
+  }
   if (model.shape.traits().gated_delta_net) {
     return core::make_error(core::ErrorKind::unsupported,
                             std::string("the gated DeltaNet layers of ") +

@@ -294,7 +294,7 @@ core::Result<KernelSource> flash_attention_source(core::Api api, const planner::
   }
   const uint32_t tile = planner::flash_tile(v, context);
   auto s = make(api, "flash_attention",
-                {kernels::engine_flash_attention_cl, SPIRV(engine_flash_attention_comp)}, 4,
+                {kernels::engine_flash_attention_cl, SPIRV(engine_flash_attention_comp)}, 5,
                 sizeof(AttentionParams), v.workgroup, true);
   if (!s) return s;
   if (api == core::Api::opencl) s->opencl_headers = core::opencl_kv_type_headers(kv.k, kv.v);

@@ -87,6 +87,7 @@ constexpr Architecture kArchitectures[] = {
      .name = "qwen3moe",
      .graph = "src/models/qwen3moe.cpp",
      .rope = RopeStyle::neox,
+     .ffn_norm = "post_attention_norm",
      .qk_norm = true,
      .experts = true,
      .requires_experts = true,
@@ -123,11 +124,11 @@ constexpr Architecture kArchitectures[] = {
      .name = "qwen35",
      .graph = "src/models/qwen35.cpp",
      .rope = RopeStyle::neox,
+     .ffn_norm = "post_attention_norm",
      .qk_norm = true,
      .gated_delta_net = true,
      .attn_output_gate = true,
-     .rope_sections = true,
-     .ffn_norm = "post_attention_norm"},
+     .rope_sections = true},
     // src/models/qwen35moe.cpp: qwen35's layers; build_moe_ffn with softmax gating and norm_w =
     // true, plus the shared expert times ggml_sigmoid(ffn_gate_inp_shexp . x).
     {.arch = Arch::qwen35moe,
@@ -142,8 +143,7 @@ constexpr Architecture kArchitectures[] = {
      .shared_expert = true,
      .gated_delta_net = true,
      .attn_output_gate = true,
-     .rope_sections = true,
-     .ffn_norm = "post_attention_norm"},
+     .rope_sections = true},
 };
 
 }  // namespace

@@ -9,8 +9,8 @@
 #include "core/half.h"
 #include "engine/model/rope.h"
 #include "engine/reference/experts.h"
-#include "engine/reference/kv_rows.h"
 #include "engine/reference/gated_delta_net.h"
+#include "engine/reference/kv_rows.h"
 #include "engine/reference/layer_ops.h"
 #include "engine/reference/matmuls.h"
 

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "core/json.h"
+#include "tests/support/gguf_edit.h"
 #include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"
 
@@ -33,20 +34,6 @@ std::filesystem::path make_moe(const TempDir& dir, const std::string& format,
 core::Json read_json(const std::filesystem::path& path) {
   std::ifstream in(path);
   return core::Json::parse(in);
-}
-
-// Sets the u32 value of a GGUF key in place: the key's string is followed by its type (4) and
-// the 4-byte value.
-void set_u32_key(const std::filesystem::path& path, const std::string& key, uint32_t value) {
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  const size_t at = bytes.find(key);
-  ASSERT_NE(at, std::string::npos) << key;
-  uint32_t type = 0;
-  std::memcpy(&type, bytes.data() + at + key.size(), 4);
-  ASSERT_EQ(type, 4u) << key << " is not a u32";
-  f.seekp(static_cast<std::streamoff>(at + key.size() + 4));
-  f.write(reinterpret_cast<const char*>(&value), 4);
 }
 
 TEST(CliExperts, RunChecksTheExpertsInHostMemoryAgainstTheHost) {

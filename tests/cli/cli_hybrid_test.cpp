@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "tests/support/gguf_edit.h"
 #include "tests/support/run_command.h"
 #include "tests/support/temp_dir.h"
 
@@ -24,19 +25,6 @@ std::filesystem::path make_hybrid(const TempDir& dir, const std::string& name) {
                        path.string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return path;
-}
-
-// The u32 value of a GGUF key, set in place (the key's string, its type 4, the value).
-void set_u32_key(const std::filesystem::path& path, const std::string& key, uint32_t value) {
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  const size_t at = bytes.find(key);
-  ASSERT_NE(at, std::string::npos) << key;
-  uint32_t type = 0;
-  std::memcpy(&type, bytes.data() + at + key.size(), 4);
-  ASSERT_EQ(type, 4u) << key << " is not a u32";
-  f.seekp(static_cast<std::streamoff>(at + key.size() + 4));
-  f.write(reinterpret_cast<const char*>(&value), 4);
 }
 
 TEST(CliHybrid, DecodesOnTheHostAndOpenClRefusesItByName) {
