@@ -1,6 +1,7 @@
 #include "backends/catalog.h"
 
 #include "backends/host/host_device.h"
+#include "build_options.h"
 #ifdef GAUNTLET_WITH_OPENCL
 #include "backends/opencl/opencl_device.h"
 #endif

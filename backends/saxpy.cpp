@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "build_options.h"
 #include "kernels/saxpy_cl.h"
 #ifdef GAUNTLET_HAVE_SPIRV
 #include "kernels/saxpy_comp.h"

@@ -461,7 +461,8 @@ const int registered = [] {
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }
-    for (auto f : {model::FileType::q8_0, model::FileType::q4_K_M}) {
+    // MXFP4_MOE: the experts in MXFP4 (gpt-oss's format), against Q4_0's matvec above.
+    for (auto f : {model::FileType::q8_0, model::FileType::q4_K_M, model::FileType::mxfp4_moe}) {
       benchmark::RegisterBenchmark(("BM_Decode/" + dev + "/moe/" + model::to_string(f)).c_str(),
                                    BM_Decode, dev, f, std::string(kMoeDims))
           ->Iterations(24)

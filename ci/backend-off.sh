@@ -1,22 +1,22 @@
 #!/usr/bin/env bash
 # Builds gauntlet without one compute API (-DGAUNTLET_WITH_VULKAN=OFF or -DGAUNTLET_WITH_OPENCL=OFF)
-# in build/no<api> and runs it: the build configures and compiles with warnings as errors, the
+# in build/ci-no<api> and runs it: the build configures and compiles with warnings as errors, the
 # missing API's devices are absent, asking for one is exit 2 naming it, and the other API's
-# device still probes and passes conformance. Only the gauntlet binary is built, unoptimised:
-# CI has 2 cores.
+# device still probes and passes conformance. Only the gauntlet binary is built, with the ci
+# preset's flags: through ccache (ci/ccache-env.sh) after the ci build, only the files that
+# depend on the options compile again.
 #   ci/backend-off.sh vulkan|opencl
 set -euo pipefail
 cd "$(dirname "$0")/.."
 api=$1
 case "$api" in
-  vulkan) option=GAUNTLET_WITH_VULKAN other=opencl ;;
-  opencl) option=GAUNTLET_WITH_OPENCL other=vulkan ;;
+  vulkan) other=opencl ;;
+  opencl) other=vulkan ;;
   *) echo "usage: $0 vulkan|opencl" >&2; exit 2 ;;
 esac
-dir=build/no$api
-cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 \
-  -DGAUNTLET_WERROR=ON -D"$option"=OFF -DGAUNTLET_BUILD_TESTS=OFF -DGAUNTLET_BUILD_BENCH=OFF \
-  >/dev/null
+source ci/ccache-env.sh
+dir=build/ci-no$api
+cmake --preset "ci-no$api" >/dev/null
 cmake --build "$dir" -j "$(nproc)" --target gauntlet
 gauntlet=$dir/cli/gauntlet
 

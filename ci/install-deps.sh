@@ -7,7 +7,7 @@ set -euo pipefail
 
 packages=(
   # build
-  cmake ninja-build g++ pkg-config git clang-format
+  cmake ninja-build g++ pkg-config git clang-format ccache
   # the fuzz preset: clang with libFuzzer and the sanitizer runtimes
   clang libclang-rt-14-dev
   # libraries

@@ -54,15 +54,29 @@ std::string csv_field(const std::string& s) {
 
 std::string number(double v) { return printf_text("%.6f", v); }
 
+bool default_kv_cache(const BenchRow& r) {
+  return r.type_k == "f32" && r.type_v == "f32" && !r.flash_attn;
+}
+
 }  // namespace
 
 std::string bench_markdown(const std::vector<BenchRow>& rows) {
+  const bool kv_columns = !std::all_of(rows.begin(), rows.end(), default_kv_cache);
   std::vector<std::vector<std::string>> cells{
-      {"model", "size", "params", "backend", "device", "ubatch", "test", "t/s"}};
-  const std::vector<bool> right = {false, true, true, false, false, true, true, true};
+      {"model", "size", "params", "backend", "device", "ubatch"}};
+  std::vector<bool> right = {false, true, true, false, false, true};
+  if (kv_columns) {
+    cells[0].insert(cells[0].end(), {"type_k", "type_v", "fa"});
+    right.insert(right.end(), {false, false, true});
+  }
+  cells[0].insert(cells[0].end(), {"test", "t/s"});
+  right.insert(right.end(), {true, true});
   for (const auto& r : rows) {
-    cells.push_back({r.model, size_text(r.size), params_text(r.params), r.backend, r.device,
-                     std::to_string(r.ubatch), r.result.test.name(), ts_text(r.result)});
+    std::vector<std::string> row{r.model,   size_text(r.size), params_text(r.params),
+                                 r.backend, r.device,          std::to_string(r.ubatch)};
+    if (kv_columns) row.insert(row.end(), {r.type_k, r.type_v, r.flash_attn ? "1" : "0"});
+    row.insert(row.end(), {r.result.test.name(), ts_text(r.result)});
+    cells.push_back(std::move(row));
   }
   std::vector<size_t> widths(right.size(), 0);
   for (const auto& row : cells) {
@@ -97,6 +111,9 @@ std::string bench_json(const std::vector<BenchRow>& rows) {
                    {"device", r.device},
                    {"device_name", r.device_name},
                    {"ubatch", r.ubatch},
+                   {"type_k", r.type_k},
+                   {"type_v", r.type_v},
+                   {"flash_attn", r.flash_attn},
                    {"test", r.result.test.name()},
                    {"n_prompt", r.result.test.n_prompt},
                    {"n_gen", r.result.test.n_gen},
@@ -109,8 +126,8 @@ std::string bench_json(const std::vector<BenchRow>& rows) {
 
 std::string bench_csv(const std::vector<BenchRow>& rows) {
   std::string out =
-      "model,size,params,backend,device,device_name,ubatch,test,n_prompt,n_gen,avg_ts,stddev_ts,"
-      "samples_ts\n";
+      "model,size,params,backend,device,device_name,ubatch,type_k,type_v,flash_attn,test,n_prompt,"
+      "n_gen,avg_ts,stddev_ts,samples_ts\n";
   for (const auto& r : rows) {
     std::string samples;
     for (double s : r.result.samples_ts)
@@ -122,6 +139,9 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
                                              r.device,
                                              r.device_name,
                                              std::to_string(r.ubatch),
+                                             r.type_k,
+                                             r.type_v,
+                                             r.flash_attn ? "1" : "0",
                                              r.result.test.name(),
                                              std::to_string(r.result.test.n_prompt),
                                              std::to_string(r.result.test.n_gen),

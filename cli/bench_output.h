@@ -1,6 +1,7 @@
 #pragma once
 // gauntlet bench's results as llama-bench prints them: a markdown table (t/s as mean ± stddev), a
-// JSON array of objects, or CSV with a header row; one row per test.
+// JSON array of objects, or CSV with a header row; one row per test. As llama-bench, the table
+// shows the KV cache's types and -fa only when a row differs from the default (f32, off).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@ struct BenchRow {
   std::string device;       // opencl:0
   std::string device_name;  // what the driver calls it
   uint32_t ubatch = 0;
+  std::string type_k = "f32", type_v = "f32";  // the KV cache (-ctk, -ctv)
+  bool flash_attn = false;                     // -fa
   engine::BenchResult result;
 };
 

@@ -164,7 +164,9 @@ int bench(const BenchArgs& a) {
     auto result = engine::run_bench_test(**decoder, shape.n_vocab, test, a.repetitions, progress);
     if (!result) return fail(test.name() + ": " + result.error().describe(), kExitFailures);
     rows.push_back({model_name, bytes, params, backend_name(api), device_name,
-                    opened->devices.front()->info().name, micro_batch, *result});
+                    opened->devices.front()->info().name, micro_batch,
+                    engine::model::to_string(cache->kv.k), engine::model::to_string(cache->kv.v),
+                    cache->flash_attention, *result});
   }
   std::cout << (a.output == "json"  ? bench_json(rows)
                 : a.output == "csv" ? bench_csv(rows)

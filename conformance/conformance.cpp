@@ -4,6 +4,7 @@
 
 #include "backends/catalog.h"
 #include "backends/host/host_device.h"
+#include "build_options.h"
 #include "conformance/registry.h"
 #include "core/tensor_type.h"
 #ifdef GAUNTLET_WITH_VULKAN

@@ -37,6 +37,8 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r,
   auto placed = place(*shape, r.placement, devices, host);
   if (!placed) return placed.error();
   rep.placement = placed->placement.label;
+  rep.kv = r.kv;
+  rep.flash_attention = r.flash_attention;
   rep.placement_notes = placed->placement.notes;
   const bool whole = placed->placement.whole();
   backends::Device& first = *placed->devices[placed->placement.slot_device.front()];
@@ -132,6 +134,9 @@ core::OrderedJson DecodeReport::to_json() const {
   j["placement"] = placement;
   if (!placement_notes.empty()) j["placement_notes"] = placement_notes;
   j["context"] = context;
+  j["kv_cache"] = {{"type_k", model::to_string(kv.k)},
+                   {"type_v", model::to_string(kv.v)},
+                   {"flash_attention", flash_attention}};
   j["prompt"] = prompt;
   j["tokens"] = generated;
   j["tokens_per_second"] = tokens_per_second;

@@ -49,6 +49,8 @@ struct DecodeReport {
   std::string placement;               // "whole", or how it was asked for ("ngl=2")
   std::vector<std::string> placement_notes;
   uint32_t context = 0;
+  planner::KvPrecision kv;       // the KV cache's K and V types (-ctk, -ctv)
+  bool flash_attention = false;  // -fa
   std::vector<int32_t> prompt;
   std::vector<int32_t> generated;
   double load_seconds = 0;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include "backends/catalog.h"
 #include "core/isolate.h"
@@ -226,6 +227,23 @@ core::Json run_items_in_child(const core::DeviceInfo& device, const std::filesys
 // a whole decode check).
 bool runs_passes_at_quick_level(FileType format) { return format == FileType::q8_0; }
 
+// The one-token key with a quantized KV cache and f32 activations, the whole vector when it fits.
+std::optional<std::string> quantized_kv_decode_key(
+    const std::map<std::string, std::vector<size_t>>& keys,
+    const std::vector<Candidate>& candidates) {
+  std::optional<std::string> found;
+  for (const auto& [key, indices] : keys) {
+    const auto& s = candidates[indices.front()].setup;
+    if (!s.config.kv.quantized() || s.config.compute != engine::planner::ActivationType::f32 ||
+        is_pass(s) || s.placement) {
+      continue;
+    }
+    if (!found || !s.tiled) found = key;
+    if (!s.tiled) break;
+  }
+  return found;
+}
+
 // The runs a level asks for, per format: the default key only at quick, every key otherwise;
 // a decode check at each one-token key's smallest context and an attention check at its largest;
 // a pass check at each pass key's smallest context that holds its prompt and generated tokens.
@@ -277,6 +295,10 @@ std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>&
           }
         }
       }
+      // And one decode with the quantized KV cache, through flash attention.
+      if (models.user_file || runs_passes_at_quick_level(format)) {
+        if (auto key = quantized_kv_decode_key(keys, candidates)) chosen.push_back(*key);
+      }
     } else {
       for (const auto& [key, indices] : keys) chosen.push_back(key);
     }
@@ -297,7 +319,12 @@ std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>&
         continue;
       }
       plan[format].push_back({indices.front(), CheckKind::decode});
-      if (!host && indices.size() > 1) plan[format].push_back({indices.back(), CheckKind::context});
+      // The quick level checks the quantized cache's decode only; its attention over the
+      // longest context (the slowest check on a CPU driver) from the standard level on.
+      const bool quick_quantized = level == core::Level::quick && first.config.kv.quantized();
+      if (!host && !quick_quantized && indices.size() > 1) {
+        plan[format].push_back({indices.back(), CheckKind::context});
+      }
     }
   }
   for (size_t i : placed) {

@@ -56,6 +56,7 @@ DecodeSetup make_setup(FileType weights, ActivationType compute, KvPrecision kv,
   c.matvec.activation_tile = tiled ? kMatvecTile : engine::planner::kWholeVector;
   c.attention.workgroup = kWorkgroup;
   c.attention.score_tile = tiled ? kScoreTile : 0;
+  c.flash_attention = kv.quantized();
   return s;
 }
 
@@ -292,6 +293,13 @@ std::vector<std::string> required_features(const DecodeSetup& setup,
   }
   if (setup.config.compute == ActivationType::f16) keys.push_back("f16.arithmetic");
   if (setup.config.kv == KvPrecision::f16) keys.push_back("f16.storage");
+  for (TensorType type : {setup.config.kv.k, setup.config.kv.v}) {
+    const std::string key = engine::model::to_string(type);
+    if (engine::model::is_quantized(type) &&
+        std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      keys.push_back(key);
+    }
+  }
   return keys;
 }
 
@@ -311,10 +319,15 @@ std::vector<PassShape> planned_passes(core::Level level) {
   return passes;
 }
 
+std::vector<KvPrecision> planned_kv_caches(KvPrecision quantized) {
+  if (!quantized.quantized()) quantized = {TensorType::q8_0, TensorType::q8_0};
+  return {KvPrecision::f32, KvPrecision::f16, quantized};
+}
+
 std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
                                      const WeightMixes& mixes, const DeviceFacts& facts,
                                      const std::string& device_key, core::Level level,
-                                     const PlacedRequest& placed) {
+                                     const PlacedRequest& placed, KvPrecision quantized_kv) {
   std::vector<Candidate> out;
   const auto passes = planned_passes(level);
   // The host runs the C++ reference: no local memory tiles, no f16 kernels to choose between.
@@ -325,7 +338,7 @@ std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
   if (!host) families.push_back(true);
   for (const auto& [weights, tensors] : mixes) {
     for (ActivationType compute : computes) {
-      for (KvPrecision kv : {KvPrecision::f32, KvPrecision::f16}) {
+      for (KvPrecision kv : planned_kv_caches(quantized_kv)) {
         for (bool tiled : families) {
           for (uint32_t context : planned_contexts(shape)) {
             for (const PassShape& pass : passes) {
@@ -352,6 +365,7 @@ std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
                                      : "wg" + std::to_string(kWorkgroup) + "-whole";
               p.variant.workgroup = kWorkgroup;
               if (tiled) p.variant.tile = {{"activations", kMatvecTile}, {"scores", kScoreTile}};
+              if (c.setup.config.flash_attention) p.variant.name += "-fa";
               if (engine::planner::pass_tokens(pass.micro_batch, pass.sequences) > 1) {
                 p.variant.name += "-mm" + std::to_string(kMatmulTokens) +
                                   (tiled ? "x" + std::to_string(kMatmulTile) : "");

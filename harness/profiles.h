@@ -79,10 +79,16 @@ struct PlacedRequest {
 // rules for a synthetic model).
 using WeightMixes = std::map<engine::model::FileType, std::vector<engine::model::TensorDesc>>;
 
-std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
-                                     const WeightMixes& mixes, const DeviceFacts& facts,
-                                     const std::string& device_key, core::Level level,
-                                     const PlacedRequest& placed = {});
+// The KV caches profiles are planned with: f32, f16, and one quantized cache attended through
+// flash attention (llama.cpp needs it for a quantized V): `quantized` when it is quantized (the
+// run's -ctk/-ctv), else q8_0 for K and V.
+std::vector<engine::planner::KvPrecision> planned_kv_caches(engine::planner::KvPrecision quantized);
+
+std::vector<Candidate> plan_profiles(
+    const engine::model::ModelShape& shape, const WeightMixes& mixes, const DeviceFacts& facts,
+    const std::string& device_key, core::Level level, const PlacedRequest& placed = {},
+    engine::planner::KvPrecision quantized_kv = {engine::model::TensorType::q8_0,
+                                                 engine::model::TensorType::q8_0});
 
 // The placement a placed profile of `format` checks on `device`: -ngl's slots, else the fit
 // answer's, else the first half of the layers on the host and the rest and the output layer on

@@ -56,7 +56,13 @@ bool cached_model_is_valid(const std::filesystem::path& path,
 
 }  // namespace
 
-std::span<const FileType> planned_formats() { return kFormats; }
+std::vector<FileType> planned_formats(const engine::model::ModelShape& shape) {
+  std::vector<FileType> formats(std::begin(kFormats), std::end(kFormats));
+  // llama.cpp's MXFP4_MOE (gpt-oss's own format) types only the experts MXFP4: a dense model's
+  // would be its Q8_0.
+  if (shape.n_expert > 0) formats.push_back(FileType::mxfp4_moe);
+  return formats;
+}
 
 bool runs_at_quick_level(FileType format) {
   return format == FileType::f16 || format == FileType::q8_0 || format == FileType::q4_K_M;
@@ -116,7 +122,7 @@ core::Result<ModelSet> prepare_models(const std::filesystem::path& model_path,
           core::ErrorKind::io_error,
           "cannot create the model cache " + cache_dir.string() + ": " + ec.message());
     }
-    for (FileType format : kFormats) {
+    for (FileType format : planned_formats(set.shape)) {
       set.mixes[format] = engine::model::model_tensors(set.shape, format);
       const uint64_t bytes = engine::planner::weight_bytes(set.mixes[format]);
       if (bytes > max_synthetic_bytes) {

@@ -31,8 +31,9 @@ struct ModelSet {
   bool user_file = false;  // the user's --model, always run in its own format
 };
 
-// The weight formats a synthetic model is planned and run in: the file types teams deploy.
-std::span<const engine::model::FileType> planned_formats();
+// The weight formats a synthetic model is planned and run in: the file types teams deploy, and
+// MXFP4_MOE for a mixture of experts.
+std::vector<engine::model::FileType> planned_formats(const engine::model::ModelShape& shape);
 // The quick level runs these (the formats teams deploy most: F16, Q8_0, Q4_K_M); the other
 // formats are planned, and run from the standard level on.
 bool runs_at_quick_level(engine::model::FileType format);

@@ -253,7 +253,8 @@ core::Result<RunOutcome> run(const RunConfig& config) {
 
     device.fit = fit_answers(*models, fit_budget(claimed, stage->facts, clamps), config.fit_cache);
     auto candidates = plan_profiles(models->shape, models->mixes, stage->facts, device.key,
-                                    options.level, placed_request(config, *selection, device.fit));
+                                    options.level, placed_request(config, *selection, device.fit),
+                                    {config.fit_cache.type_k, config.fit_cache.type_v});
     GAUNTLET_TRY(run_profiles(claimed, *models, candidates, options, *journal, progress,
                               config.interrupted));
     for (auto& c : candidates) {

@@ -35,8 +35,8 @@ struct RunConfig {
   // and the first N on the host (N from the fit answer, else half of the layers).
   uint32_t n_cpu_moe = 0;
   std::vector<std::string> override_tensors;
-  // The KV cache the fit answer counts (-ctk, -ctv, -fa); the engine's own profiles keep their
-  // f32 and f16 caches.
+  // The KV cache the fit answer counts (-ctk, -ctv, -fa). The profiles check f32, f16 and this
+  // cache when it is quantized (else q8_0), through flash attention.
   FitCache fit_cache;
   // Called with a line as each stage of each device starts and ends, and with details between
   // (device_stage.h's Progress).

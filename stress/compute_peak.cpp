@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "backends/catalog.h"
+#include "build_options.h"
 #include "kernels/peak_cl.h"
 #include "kernels/peak_f16_cl.h"
 #ifdef GAUNTLET_HAVE_SPIRV

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "build_options.h"
 #include "kernels/stress_bandwidth_cl.h"
 #include "kernels/stress_fill_cl.h"
 #include "kernels/stress_invert_cl.h"

@@ -1,5 +1,6 @@
 #include "engine/device/kernels.h"
 
+#include "build_options.h"
 #include "core/type_kernels.h"
 #include "kernels/engine_add_bias_cl.h"
 #include "kernels/engine_attention_cl.h"

@@ -130,3 +130,35 @@ TEST_F(EngineKvCache, FlashTileOverTheLocalMemoryLimitIsRefusedByItsBytes) {
 
 }  // namespace
 }  // namespace gauntlet::engine::test
+
+namespace gauntlet::engine::test {
+namespace {
+
+// Flash attention over a long, directly filled cache (check_context, the profiles' attention
+// check): 256 K/V tiles. (On llvmpipe this check fails from about 12288 positions on, with
+// results that differ from run to run, even with LP_NUM_THREADS=1; PoCL passes at 65536. Not
+// explained yet, so this test stops at 8192.)
+TEST_F(EngineKvCache, FlashAttentionOverALongFilledCacheGivesTheReference) {
+  auto shape = model::parse_dims(
+      "n_embd=256,n_layer=2,n_head=4,n_head_kv=4,n_ff=512,n_vocab=256,context=8192");
+  ASSERT_TRUE(shape.is_ok());
+  shape->name = "kv-long";
+  auto file = synthetic_file(*shape, FileType::q8_0);
+  ASSERT_NE(file, nullptr);
+  for (const CacheCase c :
+       {CacheCase{{TensorType::q8_0, TensorType::q8_0}, true}, CacheCase{KvPrecision::f16, true}}) {
+    SCOPED_TRACE(describe(c));
+    auto cfg = device::default_config(device().info(), device().info().local_mem_size, *shape,
+                                      FileType::q8_0);
+    cfg.weights = FileType::q8_0;
+    cfg.kv = c.kv;
+    cfg.flash_attention = c.flash;
+    auto r = device::check_context(device(), *file, cfg, 8192);
+    ASSERT_TRUE(r.is_ok()) << r.error().describe();
+    EXPECT_TRUE(r->tokens_match) << r->reason;
+    EXPECT_LE(r->logits_nmse, r->nmse_bound);
+  }
+}
+
+}  // namespace
+}  // namespace gauntlet::engine::test

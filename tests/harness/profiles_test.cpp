@@ -28,7 +28,8 @@ DeviceFacts facts(core::Api api, uint64_t local, uint64_t budget, bool f16_arith
 // The synthetic run's formats, each with the tensor types llama.cpp's rules give it.
 WeightMixes mixes(const engine::model::ModelShape& shape) {
   WeightMixes m;
-  for (auto format : planned_formats()) m[format] = engine::model::model_tensors(shape, format);
+  for (auto format : planned_formats(shape))
+    m[format] = engine::model::model_tensors(shape, format);
   return m;
 }
 
