@@ -65,6 +65,16 @@ struct Architecture {
   // LLM_ARCH_GEMMA2 "same as tok_embd, duplicated to allow offloading"; a file with one is refused
   // there with "wrong number of tensors").
   bool always_tied = false;
+  // The loader requires an output.weight (qwen2moe.cpp and openai-moe.cpp create it without
+  // TENSOR_NOT_REQUIRED): a tied file is refused there with "missing tensor 'output.weight'".
+  bool output_required = false;
+  // The loader sizes attn_q and attn_output n_embd wide (qwen2.cpp, phi3.cpp, qwen2moe.cpp create
+  // them {n_embd, n_embd}), so n_head * head_dim must be n_embd.
+  bool q_width_is_embd = false;
+  // The rotary dimension must be the head dimension: openai-moe.cpp sizes the heads by n_rot.
+  // (llama's loader also throws "invalid n_rot" for another one, but the reference's tests run
+  // partial NORM rotation through llama shapes, so llama is not held to it.)
+  bool rotates_whole_head = false;
   Activation activation = Activation::silu;
   // Defaults where the metadata gives none (llama.cpp's hparams): the attention-logit and
   // final-logit soft-caps cap * tanh(x / cap), 0 for none.

@@ -277,6 +277,20 @@ core::Status validate_shape(const ModelShape& s) {
                      " has no output.weight: its logits use token_embd (llama.cpp's loader "
                      "refuses a file with one)");
   }
+  if (s.traits().output_required && s.tied_output) {
+    return bad_shape(std::string(s.traits().name) +
+                     " needs an output.weight: llama.cpp's loader requires one (tied=0)");
+  }
+  if (s.traits().q_width_is_embd && s.n_embd_q() != s.n_embd) {
+    return bad_shape(std::string(s.traits().name) + "'s n_head * head_dim " +
+                     std::to_string(s.n_embd_q()) + " must be n_embd " + std::to_string(s.n_embd) +
+                     " (llama.cpp's loader sizes attn_q and attn_output n_embd wide)");
+  }
+  if (s.traits().rotates_whole_head && s.rope_dims() != s.head_dim()) {
+    return bad_shape(std::string(s.traits().name) + "'s rope_dim " + std::to_string(s.rope_dims()) +
+                     " must be the head dimension " + std::to_string(s.head_dim()) +
+                     " (llama.cpp's loader refuses another n_rot)");
+  }
   if (s.key_length == 0 && s.n_embd % s.n_head != 0) {
     return bad_shape("n_embd " + std::to_string(s.n_embd) + " is not a multiple of n_head " +
                      std::to_string(s.n_head) + " (and no key_length gives the head dimension)");
