@@ -151,6 +151,29 @@ constexpr Architecture kArchitectures[] = {
      .gated_delta_net = true,
      .attn_output_gate = true,
      .rope_sections = true},
+    // src/models/gemma4.cpp: gemma3's layer (embedding times sqrt(n_embd), Q/K norm, post norms,
+    // GELU-gated feed-forward) with per-layer head shapes (256-wide sliding heads, 512-wide global
+    // ones), attention scale 1, V normed without a weight, proportional RoPE (rope_freqs) on the
+    // global layers and rope.freq_base_swa (10000 unless the file says) on the sliding ones, the
+    // last shared_kv_layers layers reading an earlier layer's cache, layer_output_scale, and the
+    // final soft-cap (30 unless the file says: llama_hparams' f_final_logit_softcapping).
+    {.arch = Arch::gemma4,
+     .name = "gemma4",
+     .graph = "src/models/gemma4.cpp",
+     .rope = RopeStyle::neox,
+     .qk_norm = true,
+     .embed_scale = true,
+     .post_norms = true,
+     .activation = Activation::gelu,
+     .final_softcap = 30.0f,
+     .swa_pattern = 6,
+     .default_window = 512,
+     .local_rope_base = 10000.0f,
+     .per_layer_attention = true,
+     .attn_scale_one = true,
+     .v_norm = true,
+     .rope_freqs_global_only = true,
+     .layer_output_scale = true},
 };
 
 }  // namespace

@@ -23,7 +23,8 @@ enum class Arch : uint32_t {
   qwen3moe,
   gpt_oss,
   qwen35,
-  qwen35moe
+  qwen35moe,
+  gemma4
 };
 
 // llama.cpp's LLAMA_ROPE_TYPE_NORM rotates adjacent pairs (x[2i], x[2i+1]) of a head;
@@ -117,6 +118,16 @@ struct Architecture {
   // ggml_mrope_cache_init with is_imrope): for text every section's position is the token's
   // except the fourth's, which is 0 (llm_graph_input_pos::set_input).
   bool rope_sections = false;
+  // gemma4 (src/models/gemma4.cpp): per-layer head counts and head dimensions, the sliding
+  // pattern, the sliding layers' RoPE base and the shared-KV layers from the file
+  // (ModelShape's per-layer fields); the attention's scale is 1 (f_attention_scale, Q and K being
+  // normed); V is normed per head without a weight (ggml_rms_norm); rope_freqs turns only the
+  // global layers (proportional RoPE); each layer's output is multiplied by layer_output_scale.
+  bool per_layer_attention = false;
+  bool attn_scale_one = false;
+  bool v_norm = false;
+  bool rope_freqs_global_only = false;
+  bool layer_output_scale = false;
 };
 
 const Architecture& architecture(Arch arch);

@@ -219,6 +219,18 @@ TEST(Architectures, EachDefaultFileHasExactlyTheTensorsLlamaCppsLoaderCreates) {
        top,
        {cat({norm, post, delta_net, exps, shexp}),
         cat({norm, post, qkv, out, qk_norm, exps, shexp})}},
+      // gemma4.cpp: layer 0 slides, layer 1 is global (rope_freqs for its proportional RoPE);
+      // layer_output_scale (optional there) on each.
+      {"arch=gemma4,swa_pattern=2", cat({top, {"rope_freqs.weight"}}),
+       same(cat({norm,
+                 qkv,
+                 out,
+                 qk_norm,
+                 post,
+                 {"layer_output_scale.weight"},
+                 ffn_norm,
+                 ffn,
+                 post_ffw}))},
   };
   std::set<std::string> covered;
   for (const auto& e : expected) {
