@@ -18,6 +18,13 @@ core::Result<std::unique_ptr<DeviceDecoder>> DeviceDecoder::create(backends::Dev
                                                                    const loader::DeviceModel& model,
                                                                    const DecodeConfig& config,
                                                                    KernelCache* kernels) {
+  if (model.shape.traits().per_layer_attention) {
+    return core::make_error(core::ErrorKind::unsupported,
+                            std::string("the per-layer attention shapes of ") +
+                                model.shape.traits().name +
+                                " run on the host reference only (no OpenCL or Vulkan decoder yet)",
+                            device.name());
+  }
   const uint32_t context = config.context == 0 ? model.shape.context : config.context;
   if (context == 0 || context > model.shape.context) {
     return core::make_error(core::ErrorKind::invalid_argument,

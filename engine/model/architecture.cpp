@@ -20,7 +20,8 @@ constexpr Architecture kArchitectures[] = {
      .name = "qwen2",
      .graph = "src/models/qwen2.cpp",
      .rope = RopeStyle::neox,
-     .qkv_bias = true},
+     .qkv_bias = true,
+     .q_width_is_embd = true},
     // src/models/qwen3.cpp: Qcur = build_norm(Qcur, attn_q_norm, LLM_NORM_RMS) per head (and K)
     // before ggml_rope_ext; head size n_embd_head_k from attention.key_length.
     {.arch = Arch::qwen3,
@@ -37,7 +38,8 @@ constexpr Architecture kArchitectures[] = {
      .graph = "src/models/phi3.cpp",
      .rope = RopeStyle::neox,
      .fused_qkv = true,
-     .fused_gate_up = true},
+     .fused_gate_up = true,
+     .q_width_is_embd = true},
     // src/models/gemma2-iswa.cpp: inpL * sqrtf(n_embd); post norms; LLM_FFN_GELU gated; final
     // logits cap * tanh(x / cap). src/llama-model.cpp (LLM_ARCH_GEMMA2): n_swa 4096 unless the
     // file says otherwise, set_swa_pattern(2) (even layers slide), attn_soft_cap on, soft-caps
@@ -77,6 +79,8 @@ constexpr Architecture kArchitectures[] = {
      .graph = "src/models/qwen2moe.cpp",
      .rope = RopeStyle::neox,
      .qkv_bias = true,
+     .output_required = true,
+     .q_width_is_embd = true,
      .experts = true,
      .requires_experts = true,
      .expert_length_key = true,
@@ -87,7 +91,6 @@ constexpr Architecture kArchitectures[] = {
      .name = "qwen3moe",
      .graph = "src/models/qwen3moe.cpp",
      .rope = RopeStyle::neox,
-     .ffn_norm = "post_attention_norm",
      .qk_norm = true,
      .experts = true,
      .requires_experts = true,
@@ -107,6 +110,8 @@ constexpr Architecture kArchitectures[] = {
      .out_bias = true,
      .attn_sinks = true,
      .ffn_norm = "post_attention_norm",
+     .output_required = true,
+     .rotates_whole_head = true,
      .swa_pattern = 2,
      .default_window = 128,
      .experts = true,
@@ -129,12 +134,14 @@ constexpr Architecture kArchitectures[] = {
      .gated_delta_net = true,
      .attn_output_gate = true,
      .rope_sections = true},
-    // src/models/qwen35moe.cpp: qwen35's layers; build_moe_ffn with softmax gating and norm_w =
-    // true, plus the shared expert times ggml_sigmoid(ffn_gate_inp_shexp . x).
+    // src/models/qwen35moe.cpp: qwen35's layers (the norm before the experts is
+    // post_attention_norm); build_moe_ffn with softmax gating and norm_w = true, plus the shared
+    // expert times ggml_sigmoid(ffn_gate_inp_shexp . x).
     {.arch = Arch::qwen35moe,
      .name = "qwen35moe",
      .graph = "src/models/qwen35moe.cpp",
      .rope = RopeStyle::neox,
+     .ffn_norm = "post_attention_norm",
      .qk_norm = true,
      .experts = true,
      .requires_experts = true,
@@ -144,6 +151,29 @@ constexpr Architecture kArchitectures[] = {
      .gated_delta_net = true,
      .attn_output_gate = true,
      .rope_sections = true},
+    // src/models/gemma4.cpp: gemma3's layer (embedding times sqrt(n_embd), Q/K norm, post norms,
+    // GELU-gated feed-forward) with per-layer head shapes (256-wide sliding heads, 512-wide global
+    // ones), attention scale 1, V normed without a weight, proportional RoPE (rope_freqs) on the
+    // global layers and rope.freq_base_swa (10000 unless the file says) on the sliding ones, the
+    // last shared_kv_layers layers reading an earlier layer's cache, layer_output_scale, and the
+    // final soft-cap (30 unless the file says: llama_hparams' f_final_logit_softcapping).
+    {.arch = Arch::gemma4,
+     .name = "gemma4",
+     .graph = "src/models/gemma4.cpp",
+     .rope = RopeStyle::neox,
+     .qk_norm = true,
+     .embed_scale = true,
+     .post_norms = true,
+     .activation = Activation::gelu,
+     .final_softcap = 30.0f,
+     .swa_pattern = 6,
+     .default_window = 512,
+     .local_rope_base = 10000.0f,
+     .per_layer_attention = true,
+     .attn_scale_one = true,
+     .v_norm = true,
+     .rope_freqs_global_only = true,
+     .layer_output_scale = true},
 };
 
 }  // namespace

@@ -23,7 +23,8 @@ enum class Arch : uint32_t {
   qwen3moe,
   gpt_oss,
   qwen35,
-  qwen35moe
+  qwen35moe,
+  gemma4
 };
 
 // llama.cpp's LLAMA_ROPE_TYPE_NORM rotates adjacent pairs (x[2i], x[2i+1]) of a head;
@@ -65,6 +66,16 @@ struct Architecture {
   // LLM_ARCH_GEMMA2 "same as tok_embd, duplicated to allow offloading"; a file with one is refused
   // there with "wrong number of tensors").
   bool always_tied = false;
+  // The loader requires an output.weight (qwen2moe.cpp and openai-moe.cpp create it without
+  // TENSOR_NOT_REQUIRED): a tied file is refused there with "missing tensor 'output.weight'".
+  bool output_required = false;
+  // The loader sizes attn_q and attn_output n_embd wide (qwen2.cpp, phi3.cpp, qwen2moe.cpp create
+  // them {n_embd, n_embd}), so n_head * head_dim must be n_embd.
+  bool q_width_is_embd = false;
+  // The rotary dimension must be the head dimension: openai-moe.cpp sizes the heads by n_rot.
+  // (llama's loader also throws "invalid n_rot" for another one, but the reference's tests run
+  // partial NORM rotation through llama shapes, so llama is not held to it.)
+  bool rotates_whole_head = false;
   Activation activation = Activation::silu;
   // Defaults where the metadata gives none (llama.cpp's hparams): the attention-logit and
   // final-logit soft-caps cap * tanh(x / cap), 0 for none.
@@ -107,6 +118,16 @@ struct Architecture {
   // ggml_mrope_cache_init with is_imrope): for text every section's position is the token's
   // except the fourth's, which is 0 (llm_graph_input_pos::set_input).
   bool rope_sections = false;
+  // gemma4 (src/models/gemma4.cpp): per-layer head counts and head dimensions, the sliding
+  // pattern, the sliding layers' RoPE base and the shared-KV layers from the file
+  // (ModelShape's per-layer fields); the attention's scale is 1 (f_attention_scale, Q and K being
+  // normed); V is normed per head without a weight (ggml_rms_norm); rope_freqs turns only the
+  // global layers (proportional RoPE); each layer's output is multiplied by layer_output_scale.
+  bool per_layer_attention = false;
+  bool attn_scale_one = false;
+  bool v_norm = false;
+  bool rope_freqs_global_only = false;
+  bool layer_output_scale = false;
 };
 
 const Architecture& architecture(Arch arch);

@@ -51,6 +51,8 @@ bool put_meta(Sink& sink, const MetaValue& v) {
       return put_value<Sink, uint32_t>(sink, static_cast<uint32_t>(v.u));
     case MetaType::u64:
       return put_value<Sink, uint64_t>(sink, v.u);
+    case MetaType::boolean:  // one byte, as gguf's GGUF_TYPE_BOOL
+      return put_value<Sink, uint8_t>(sink, v.u != 0 ? 1 : 0);
     case MetaType::i32:
       return put_value<Sink, int32_t>(sink, static_cast<int32_t>(v.i));
     case MetaType::f32:

@@ -107,6 +107,93 @@ core::Status read_recurrent(const GgufInfo& info, const std::string& p, ModelSha
   return core::Status::ok();
 }
 
+// One value per layer from an array key (llama.cpp's get_key_or_arr throws on another length:
+// "key has wrong array length"); a scalar key gives no array.
+core::Status read_layer_array(const GgufInfo& info, const std::string& key, uint32_t n_layer,
+                              std::vector<uint32_t>& out) {
+  const MetaValue* m = info.meta(key);
+  if (m == nullptr || m->type != MetaType::array) return core::Status::ok();
+  if (m->array_count != n_layer || m->array.size() != n_layer) {
+    return bad_model("metadata '" + key + "' has " + std::to_string(m->array_count) +
+                     " values for " + std::to_string(n_layer) + " layers");
+  }
+  out.clear();
+  for (const MetaValue& e : m->array) {
+    const int64_t v = e.type == MetaType::i32 || e.type == MetaType::i64 ||
+                              e.type == MetaType::i8 || e.type == MetaType::i16
+                          ? e.i
+                          : static_cast<int64_t>(e.u);
+    if (v < 0 || v > 65536) {
+      return bad_model("metadata '" + key + "' holds " + std::to_string(v) + ", not a count");
+    }
+    out.push_back(static_cast<uint32_t>(v));
+  }
+  return core::Status::ok();
+}
+
+// gemma4's per-layer attention keys (llama_model_gemma4::load_arch_hparams and llama.cpp's
+// load_hparams): the sliding pattern (required, one bool per layer), per-layer head counts,
+// the sliding layers' head size, rotary dimension and RoPE base, the shared KV layers, and
+// embedding_length_per_layer_input (required; per-layer embeddings are not run yet). A file
+// whose global layers have no attn_v takes K as V.
+core::Status read_per_layer_attention(const GgufInfo& info, const std::string& p, ModelShape& s) {
+  if (!s.traits().per_layer_attention) return core::Status::ok();
+  std::vector<uint32_t> pattern;
+  GAUNTLET_TRY(read_layer_array(info, p + "attention.sliding_window_pattern", s.n_layer, pattern));
+  if (pattern.empty()) {
+    return bad_model("metadata '" + p +
+                     "attention.sliding_window_pattern' is missing or not an array (one bool "
+                     "per layer)");
+  }
+  s.swa_layers.assign(pattern.begin(), pattern.end());
+  GAUNTLET_TRY(read_layer_array(info, p + "attention.head_count", s.n_layer, s.layer_heads));
+  GAUNTLET_TRY(read_layer_array(info, p + "attention.head_count_kv", s.n_layer, s.layer_heads_kv));
+  if (!s.layer_heads.empty()) s.n_head = s.layer_heads[0];
+  if (!s.layer_heads_kv.empty()) s.n_head_kv = s.layer_heads_kv[0];
+  if (s.n_head_kv == 0) s.n_head_kv = s.n_head;  // head_count_kv defaults to head_count
+  const std::pair<const char*, uint32_t*> keys[] = {
+      {"attention.key_length_swa", &s.key_length_swa},
+      {"rope.dimension_count_swa", &s.rope_dim_swa},
+      {"attention.shared_kv_layers", &s.shared_kv_layers}};
+  for (const auto& [key, target] : keys) {
+    if (!info.meta(p + key)) continue;
+    auto v = info.get_uint(p + key);
+    if (!v || *v > (1u << 20)) {
+      return bad_model("metadata '" + p + key + "' is not an integer within 0.." +
+                       std::to_string(1u << 20));
+    }
+    *target = static_cast<uint32_t>(*v);
+  }
+  if (s.shared_kv_layers > s.n_layer) {
+    return bad_model("metadata '" + p +
+                     "attention.shared_kv_layers' = " + std::to_string(s.shared_kv_layers) +
+                     " exceeds the " + std::to_string(s.n_layer) + " layers");
+  }
+  if (auto v = info.get_uint(p + "attention.value_length_swa");
+      v && s.key_length_swa != 0 && *v != s.key_length_swa) {
+    return bad_model("metadata '" + p + "attention.value_length_swa' = " + std::to_string(*v) +
+                     " differs from attention.key_length_swa " + std::to_string(s.key_length_swa) +
+                     " (llama.cpp's gemma4 requires them equal)");
+  }
+  if (info.meta(p + "rope.freq_base_swa")) {
+    auto f = info.get_float(p + "rope.freq_base_swa");
+    if (!f || !(*f > 0)) {
+      return bad_model("metadata '" + p + "rope.freq_base_swa' is not a positive float");
+    }
+    s.rope_freq_base_swa = static_cast<float>(*f);
+  }
+  if (info.get_uint(p + "embedding_length_per_layer_input").value_or(0) != 0) {
+    return bad_model("per-layer embeddings (metadata '" + p +
+                     "embedding_length_per_layer_input') are not run yet");
+  }
+  for (uint32_t l = 0; l + s.shared_kv_layers < s.n_layer; ++l) {
+    if (s.swa_layer(l)) continue;
+    s.k_as_v = info.find("blk." + std::to_string(l) + ".attn_v.weight") == nullptr;
+    break;
+  }
+  return core::Status::ok();
+}
+
 }  // namespace
 
 core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
@@ -126,7 +213,14 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
       {"feed_forward_length", {&s.n_ff, kMaxDim}},
       {"attention.head_count", {&s.n_head, 65536}},
       {"context_length", {&s.context, 1u << 24}}};
+  const bool per_layer = s.traits().per_layer_attention;
+  auto is_array = [&](const std::string& key) {
+    const MetaValue* m = info.meta(key);
+    return m != nullptr && m->type == MetaType::array;
+  };
   for (const auto& [key, target] : required) {
+    // Per-layer arrays are read with the rest of gemma4's keys.
+    if (per_layer && is_array(p + key)) continue;
     auto v = required_u32(info, p + key, target.second);
     if (!v) return v.error();
     *target.first = *v;
@@ -138,13 +232,14 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
       {"rope.dimension_count", &s.rope_dim},
       {"attention.sliding_window", &s.sliding_window}};
   for (const auto& [key, target] : optional) {
-    if (!info.meta(p + key)) continue;
+    if (!info.meta(p + key) || (per_layer && is_array(p + key))) continue;
     auto v = required_u32(info, p + key, kMaxDim);
     if (!v) return v.error();
     *target = *v;
   }
   GAUNTLET_TRY(read_experts(info, p, s));
   GAUNTLET_TRY(read_recurrent(info, p, s));
+  GAUNTLET_TRY(read_per_layer_attention(info, p, s));
   // llama.cpp's graphs for these architectures assert n_embd_head_k == n_embd_head_v.
   if (auto value_length = info.get_uint(p + "attention.value_length");
       value_length && *value_length != s.head_dim()) {
@@ -268,6 +363,7 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
     lw.w_down = view(p + "ffn_down.weight");
     lw.post_attn_norm = view(p + "post_attention_norm.weight");
     lw.post_ffn_norm = view(p + "post_ffw_norm.weight");
+    lw.out_scale = view(p + "layer_output_scale.weight");
     lw.router = view(p + "ffn_gate_inp.weight");
     lw.gate_exps = view(p + "ffn_gate_exps.weight");
     lw.gate_up_exps = view(p + "ffn_gate_up_exps.weight");

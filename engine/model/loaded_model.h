@@ -36,6 +36,7 @@ struct LayerWeights {
   TensorView bq, bk, bv;                     // Q/K/V biases (qwen2)
   TensorView q_norm, k_norm;                 // per-head Q/K RMSNorm (qwen3, gemma3)
   TensorView post_attn_norm, post_ffn_norm;  // norms of each branch's output (gemma)
+  TensorView out_scale;                      // the layer's output times this one value (gemma4)
   // A mixture of experts: the router, the experts' stacks, the shared expert and its gate vector.
   TensorView router, gate_exps, up_exps, down_exps;
   TensorView gate_up_exps;  // a fused file's gate and up stack (gate rows first per expert)

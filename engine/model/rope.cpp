@@ -61,7 +61,7 @@ bool turns(const ModelShape& shape, uint32_t i) {
 
 void rope_table(const ModelShape& shape, uint32_t layer, std::span<const float> factors,
                 uint32_t pos, std::span<float> table) {
-  const uint32_t dims = shape.rope_dims();
+  const uint32_t dims = shape.rope_dims(layer);
   const float base = shape.rope_base(layer), scale = shape.rope_scale(layer);
   // Without YaRN the magnitude is rope.scaling.attn_factor alone (llama_context multiplies it in
   // for every model).

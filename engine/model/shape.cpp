@@ -1,5 +1,6 @@
 #include "engine/model/shape.h"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <sstream>
@@ -60,6 +61,33 @@ ModelShape make(const Preset& p) {
   }
   apply_architecture_defaults(s);
   return s;
+}
+
+// Gemma 4 (the text_config of google/gemma-4-31B): sliding layers of 256-wide heads (16 KV heads,
+// window 1024, RoPE base 10000), every sixth layer global with 512-wide heads (4 KV heads, K as V,
+// proportional RoPE over a quarter of the head at base 1e6), hidden 5376, 60 layers, 32 heads,
+// feed-forward 21504, vocabulary 262144, context 262144, final soft-cap 30 (30.7B parameters).
+std::vector<ModelShape> gemma4_presets() {
+  ModelShape s;
+  s.name = "gemma-4-31b";
+  s.arch = Arch::gemma4;
+  s.n_embd = 5376;
+  s.n_layer = 60;
+  s.n_head = 32;
+  s.n_head_kv = 16;
+  s.key_length = 512;
+  s.key_length_swa = 256;
+  s.n_ff = 21504;
+  s.n_vocab = 262144;
+  s.context = 262144;
+  s.rope_freq_base = 1000000.0f;
+  s.rms_eps = 1e-6f;
+  s.tied_output = true;
+  s.sliding_window = 1024;
+  s.k_as_v = true;
+  apply_architecture_defaults(s);
+  for (uint32_t l = 0; l < s.n_layer; ++l) s.layer_heads_kv.push_back(s.swa_layer(l) ? 16 : 4);
+  return {s};
 }
 
 const std::vector<ModelShape>& presets() {
@@ -143,6 +171,7 @@ const std::vector<ModelShape>& presets() {
       }
       v.push_back(s);
     }
+    for (const auto& s : gemma4_presets()) v.push_back(s);
     return v;
   }();
   return all;
@@ -187,6 +216,53 @@ core::Status validate_experts(const ModelShape& s) {
                      ", n_ff_shexp " +
                      std::to_string(s.shared_expert() ? s.shared_expert_ff() : 0) +
                      ") must be positive multiples of " + std::to_string(kBlock));
+  }
+  return core::Status::ok();
+}
+
+// gemma4's per-layer arrays (one value per layer, llama.cpp's get_key_or_arr / get_arr) and its
+// shared KV (each shared layer reads a layer of its own kind and shape); errors name the key.
+core::Status validate_per_layer_attention(const ModelShape& s) {
+  const std::pair<const char*, size_t> arrays[] = {
+      {"attention.sliding_window_pattern", s.swa_layers.size()},
+      {"attention.head_count", s.layer_heads.size()},
+      {"attention.head_count_kv", s.layer_heads_kv.size()}};
+  for (const auto& [key, size] : arrays) {
+    if (size != 0 && size != s.n_layer) {
+      return bad_shape(std::string(key) + " has " + std::to_string(size) + " values for " +
+                       std::to_string(s.n_layer) + " layers");
+    }
+  }
+  if (s.shared_kv_layers > 0 && !s.traits().per_layer_attention) {
+    return bad_shape(std::string(s.traits().name) + " has no shared KV layers");
+  }
+  if (s.shared_kv_layers + 2 > s.n_layer && s.shared_kv_layers > 0) {
+    return bad_shape("attention.shared_kv_layers " + std::to_string(s.shared_kv_layers) +
+                     " leaves fewer than 2 of the " + std::to_string(s.n_layer) +
+                     " layers storing KV (llama.cpp asserts n_layer_kv_from_start >= 2)");
+  }
+  for (uint32_t l = 0; l < s.n_layer; ++l) {
+    const std::string at = " of layer " + std::to_string(l);
+    if (s.heads(l) == 0 || s.heads_kv(l) == 0 || s.heads(l) % s.heads_kv(l) != 0) {
+      return bad_shape("attention.head_count " + std::to_string(s.heads(l)) + at +
+                       " is not a positive multiple of attention.head_count_kv " +
+                       std::to_string(s.heads_kv(l)));
+    }
+    if (s.head_dim(l) % 2 != 0 || s.rope_dims(l) % 2 != 0 || s.rope_dims(l) > s.head_dim(l) ||
+        s.n_embd_q(l) % 32 != 0) {
+      return bad_shape("the head dimension " + std::to_string(s.head_dim(l)) + at +
+                       " (attention.key_length_swa / key_length) must be even, hold its rotary "
+                       "dimension " +
+                       std::to_string(s.rope_dims(l)) +
+                       ", and make whole 32-element rows with its heads");
+    }
+    const uint32_t src = s.kv_layer(l);
+    if (src != l && (s.swa_layer(src) != s.swa_layer(l) || s.n_embd_kv(src) != s.n_embd_kv(l) ||
+                     s.head_dim(src) != s.head_dim(l))) {
+      return bad_shape("attention.shared_kv_layers " + std::to_string(s.shared_kv_layers) +
+                       ": layer " + std::to_string(l) + " would read layer " + std::to_string(src) +
+                       "'s KV, which is of another kind or shape");
+    }
   }
   return core::Status::ok();
 }
@@ -262,6 +338,33 @@ void apply_architecture_defaults(ModelShape& s) {
   if (s.sliding_window == 0) s.sliding_window = a.default_window;
   if (s.attn_softcap == 0) s.attn_softcap = a.attn_softcap;
   if (s.final_softcap == 0) s.final_softcap = a.final_softcap;
+  if (!a.per_layer_attention) return;
+  // gemma4's files carry the pattern; a shape without one takes the architecture's period.
+  if (s.swa_layers.empty()) {
+    const uint32_t pattern = a.swa_pattern;
+    for (uint32_t l = 0; l < s.n_layer; ++l) s.swa_layers.push_back(l % pattern < pattern - 1);
+  }
+  // Its global layers always take rope_freqs (src/models/gemma4.cpp creates it for the first
+  // global layer without TENSOR_NOT_REQUIRED).
+  for (uint32_t l = 0; l < s.n_layer; ++l) s.rope_freqs = s.rope_freqs || !s.swa_layer(l);
+}
+
+uint32_t ModelShape::max_n_embd_q() const {
+  uint32_t m = n_embd_q();
+  for (uint32_t l = 0; l < n_layer; ++l) m = std::max(m, n_embd_q(l));
+  return m;
+}
+
+uint32_t ModelShape::max_n_embd_kv() const {
+  uint32_t m = n_embd_kv();
+  for (uint32_t l = 0; l < n_layer; ++l) m = std::max(m, n_embd_kv(l));
+  return m;
+}
+
+uint32_t ModelShape::max_heads() const {
+  uint32_t m = n_head;
+  for (uint32_t l = 0; l < n_layer; ++l) m = std::max(m, heads(l));
+  return m;
 }
 
 core::Status validate_shape(const ModelShape& s) {
@@ -276,6 +379,20 @@ core::Status validate_shape(const ModelShape& s) {
     return bad_shape(std::string(s.traits().name) +
                      " has no output.weight: its logits use token_embd (llama.cpp's loader "
                      "refuses a file with one)");
+  }
+  if (s.traits().output_required && s.tied_output) {
+    return bad_shape(std::string(s.traits().name) +
+                     " needs an output.weight: llama.cpp's loader requires one (tied=0)");
+  }
+  if (s.traits().q_width_is_embd && s.n_embd_q() != s.n_embd) {
+    return bad_shape(std::string(s.traits().name) + "'s n_head * head_dim " +
+                     std::to_string(s.n_embd_q()) + " must be n_embd " + std::to_string(s.n_embd) +
+                     " (llama.cpp's loader sizes attn_q and attn_output n_embd wide)");
+  }
+  if (s.traits().rotates_whole_head && s.rope_dims() != s.head_dim()) {
+    return bad_shape(std::string(s.traits().name) + "'s rope_dim " + std::to_string(s.rope_dims()) +
+                     " must be the head dimension " + std::to_string(s.head_dim()) +
+                     " (llama.cpp's loader refuses another n_rot)");
   }
   if (s.key_length == 0 && s.n_embd % s.n_head != 0) {
     return bad_shape("n_embd " + std::to_string(s.n_embd) + " is not a multiple of n_head " +
@@ -308,6 +425,7 @@ core::Status validate_shape(const ModelShape& s) {
     return bad_shape("rope_freq_base and rms_eps must be positive");
   }
   GAUNTLET_TRY(validate_recurrent(s));
+  GAUNTLET_TRY(validate_per_layer_attention(s));
   return validate_experts(s);
 }
 
@@ -353,7 +471,15 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
                                            {"ssm_groups", &s.ssm_groups},
                                            {"ssm_heads", &s.ssm_heads},
                                            {"ssm_inner", &s.ssm_inner},
-                                           {"full_attention_interval", &s.full_attention_interval}};
+                                           {"full_attention_interval", &s.full_attention_interval},
+                                           {"head_dim_swa", &s.key_length_swa},
+                                           {"rope_dim_swa", &s.rope_dim_swa},
+                                           {"shared_kv", &s.shared_kv_layers}};
+  // gemma4: the global layers' KV heads, and the period of the sliding pattern (P - 1 sliding
+  // layers, then a global one).
+  uint32_t n_head_kv_global = 0, swa_period = 0;
+  ints["n_head_kv_global"] = &n_head_kv_global;
+  ints["swa_pattern"] = &swa_period;
   std::stringstream in(text);
   std::string item;
   bool tied_given = false;
@@ -380,7 +506,7 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
       continue;
     }
     if (key == "rope_freq_base" || key == "rms_eps" || key == "attn_softcap" ||
-        key == "final_softcap" || key == "yarn_factor") {
+        key == "final_softcap" || key == "yarn_factor" || key == "rope_freq_base_swa") {
       float f = 0;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), f);
       if (ec != std::errc() || p != value.data() + value.size()) {
@@ -392,10 +518,11 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
         s.rope_freq_scale = 1.0f / f;
         continue;
       }
-      float* target = key == "rms_eps"         ? &s.rms_eps
-                      : key == "attn_softcap"  ? &s.attn_softcap
-                      : key == "final_softcap" ? &s.final_softcap
-                                               : &s.rope_freq_base;
+      float* target = key == "rms_eps"              ? &s.rms_eps
+                      : key == "attn_softcap"       ? &s.attn_softcap
+                      : key == "final_softcap"      ? &s.final_softcap
+                      : key == "rope_freq_base_swa" ? &s.rope_freq_base_swa
+                                                    : &s.rope_freq_base;
       *target = f;
       continue;
     }
@@ -405,10 +532,11 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
       return bad_shape("'" + value + "' is not a whole number for " + key);
     }
     tied_given = tied_given || key == "tied";
-    if (key == "tied" || key == "rope_freqs" || key == "fused_gate_up") {
-      (key == "tied"         ? s.tied_output
-       : key == "rope_freqs" ? s.rope_freqs
-                             : s.fused_expert_gate_up) = v != 0;
+    if (key == "tied" || key == "rope_freqs" || key == "fused_gate_up" || key == "k_as_v") {
+      (key == "tied"            ? s.tied_output
+       : key == "rope_freqs"    ? s.rope_freqs
+       : key == "fused_gate_up" ? s.fused_expert_gate_up
+                                : s.k_as_v) = v != 0;
       continue;
     }
     auto it = ints.find(key);
@@ -417,7 +545,16 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
   }
   if (s.n_head_kv == 0) s.n_head_kv = s.n_head;
   if (s.traits().always_tied && !tied_given) s.tied_output = true;
+  if (swa_period != 0) {
+    for (uint32_t l = 0; l < s.n_layer; ++l)
+      s.swa_layers.push_back(l % swa_period < swa_period - 1);
+  }
   apply_architecture_defaults(s);
+  if (n_head_kv_global != 0) {
+    for (uint32_t l = 0; l < s.n_layer; ++l) {
+      s.layer_heads_kv.push_back(s.swa_layer(l) ? s.n_head_kv : n_head_kv_global);
+    }
+  }
   default_recurrent_dims(s);
   return s;
 }
@@ -482,6 +619,29 @@ void add_gated_delta_net(Add& add, const ModelShape& s, const std::string& p, ui
   add(p + "ssm_out.weight", {inner, embd}, l);
 }
 
+// A gemma4 layer as src/models/gemma4.cpp's load_arch_tensors creates it: Q of the layer's heads
+// and head size; K (and V unless the global layers take K as V) and K's norm only on the layers
+// that store KV; layer_output_scale; gemma's post norms and GELU-gated feed-forward.
+template <typename Add>
+void add_per_layer_attention(Add& add, const ModelShape& s, const std::string& p, uint32_t l) {
+  const uint64_t embd = s.n_embd, q = s.n_embd_q(l), kv = s.n_embd_kv(l), hd = s.head_dim(l);
+  const uint64_t ff = s.n_ff;
+  add(p + "attn_norm.weight", {embd}, l);
+  add(p + "attn_q.weight", {embd, q}, l);
+  if (s.has_kv(l)) add(p + "attn_k.weight", {embd, kv}, l);
+  if (s.has_v(l)) add(p + "attn_v.weight", {embd, kv}, l);
+  add(p + "attn_output.weight", {q, embd}, l);
+  add(p + "attn_q_norm.weight", {hd}, l);
+  if (s.has_kv(l)) add(p + "attn_k_norm.weight", {hd}, l);
+  add(p + "post_attention_norm.weight", {embd}, l);
+  if (s.traits().layer_output_scale) add(p + "layer_output_scale.weight", {1}, l);
+  add(p + "ffn_norm.weight", {embd}, l);
+  add(p + "ffn_gate.weight", {embd, ff}, l);
+  add(p + "ffn_up.weight", {embd, ff}, l);
+  add(p + "ffn_down.weight", {ff, embd}, l);
+  add(p + "post_ffw_norm.weight", {embd}, l);
+}
+
 }  // namespace
 
 std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
@@ -523,6 +683,10 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
   if (s.rope_freqs) add("rope_freqs.weight", {s.rope_dims() / 2}, 0);
   for (uint32_t l = 0; l < s.n_layer; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
+    if (arch.per_layer_attention) {
+      add_per_layer_attention(add, s, p, l);
+      continue;
+    }
     add(p + "attn_norm.weight", {embd}, l);
     if (s.recurrent(l)) {
       add_gated_delta_net(add, s, p, l);

@@ -66,6 +66,23 @@ struct ModelShape {
   uint32_t full_attention_interval = 0;
   // rope.dimension_sections: rotary pairs per position component (time, height, width, extra).
   std::array<uint32_t, 4> rope_sections{};
+  // Per-layer attention shapes (gemma4; src/models/gemma4.cpp, llama_hparams' per-layer arrays):
+  // which layers slide (attention.sliding_window_pattern; empty: the architecture's swa_pattern),
+  // the head counts per layer (attention.head_count / head_count_kv as arrays; empty: n_head,
+  // n_head_kv), the sliding layers' head dimension (attention.key_length_swa; 0: head_dim()) and
+  // rotary dimension (rope.dimension_count_swa; 0: their head dimension) and RoPE base
+  // (rope.freq_base_swa; 0: the architecture's local base).
+  std::vector<uint8_t> swa_layers;
+  std::vector<uint32_t> layer_heads, layer_heads_kv;
+  uint32_t key_length_swa = 0;
+  uint32_t rope_dim_swa = 0;
+  float rope_freq_base_swa = 0.0f;
+  // The last shared_kv_layers layers store no K or V: each reads the cache of the last sliding or
+  // the last global layer before them (llama.cpp's layer_reuse_cb for gemma4: n_layer_kv_from_start
+  // - 2 for a sliding layer, - 1 for a global one), (attention.shared_kv_layers).
+  uint32_t shared_kv_layers = 0;
+  // The global layers have no attn_v: V is the K projection (gemma4's use_alternative_attention).
+  bool k_as_v = false;
 
   uint32_t head_dim() const {
     return key_length != 0 ? key_length : (n_head == 0 ? 0 : n_embd / n_head);
@@ -106,18 +123,54 @@ struct ModelShape {
   }
   uint32_t shared_expert_ff() const { return n_ff_shexp != 0 ? n_ff_shexp : n_ff; }
   bool shared_expert() const { return moe() && traits().shared_expert; }
-  bool sliding(uint32_t layer) const {
+  // Whether layer l is a sliding layer by the pattern (llama_hparams::is_swa), and whether it
+  // slides (with a window).
+  bool swa_layer(uint32_t layer) const {
+    if (!swa_layers.empty()) return layer < swa_layers.size() && swa_layers[layer] != 0;
     const uint32_t pattern = traits().swa_pattern;
-    return sliding_window != 0 && pattern != 0 && layer % pattern < pattern - 1;
+    return pattern != 0 && layer % pattern < pattern - 1;
   }
-  // The RoPE base and linear scale of a layer: a sliding layer of gemma3 has its own.
+  bool sliding(uint32_t layer) const { return sliding_window != 0 && swa_layer(layer); }
+  // The RoPE base and linear scale of a layer: a sliding layer of gemma3 and gemma4 has its own.
+  float local_rope_base() const {
+    return rope_freq_base_swa != 0 ? rope_freq_base_swa : traits().local_rope_base;
+  }
   float rope_base(uint32_t layer) const {
-    return sliding(layer) && traits().local_rope_base != 0 ? traits().local_rope_base
-                                                           : rope_freq_base;
+    return sliding(layer) && local_rope_base() != 0 ? local_rope_base() : rope_freq_base;
   }
   float rope_scale(uint32_t layer) const {
-    return sliding(layer) && traits().local_rope_base != 0 ? 1.0f : rope_freq_scale;
+    return sliding(layer) && local_rope_base() != 0 ? 1.0f : rope_freq_scale;
   }
+  // Layer l's attention shape (llama_hparams::n_head(il), n_head_kv(il), n_embd_head_k(il),
+  // n_rot(il)); without per-layer arrays every layer's is the model's.
+  uint32_t heads(uint32_t layer) const {
+    return layer < layer_heads.size() ? layer_heads[layer] : n_head;
+  }
+  uint32_t heads_kv(uint32_t layer) const {
+    return layer < layer_heads_kv.size() ? layer_heads_kv[layer] : n_head_kv;
+  }
+  uint32_t head_dim(uint32_t layer) const {
+    return swa_layer(layer) && key_length_swa != 0 ? key_length_swa : head_dim();
+  }
+  uint32_t rope_dims(uint32_t layer) const {
+    if (!swa_layer(layer) || key_length_swa == 0) return rope_dims();
+    return rope_dim_swa != 0 ? rope_dim_swa : key_length_swa;
+  }
+  uint32_t n_embd_q(uint32_t layer) const { return head_dim(layer) * heads(layer); }
+  uint32_t n_embd_kv(uint32_t layer) const { return head_dim(layer) * heads_kv(layer); }
+  // The largest over the layers: what one token's Q, K, V and scores take.
+  uint32_t max_n_embd_q() const;
+  uint32_t max_n_embd_kv() const;
+  uint32_t max_heads() const;
+  // Whether layer l stores K and V, and the layer whose cache it attends to.
+  bool has_kv(uint32_t layer) const { return layer + shared_kv_layers < n_layer; }
+  uint32_t kv_layer(uint32_t layer) const {
+    if (has_kv(layer)) return layer;
+    const uint32_t from = n_layer - shared_kv_layers;
+    return from - (swa_layer(layer) ? 2 : 1);
+  }
+  // Layer l's V: its own projection, or K's where the global layers have no attn_v.
+  bool has_v(uint32_t layer) const { return has_kv(layer) && !(k_as_v && !swa_layer(layer)); }
 };
 
 // Fills what the architecture gives by default and the shape leaves at 0: the sliding window
@@ -137,7 +190,9 @@ std::vector<std::string> preset_names();
 // rms_eps, tied=0|1, rope_freqs=0|1, window, attn_softcap, final_softcap, n_expert, n_expert_used,
 // n_ff_exp, n_ff_shexp, yarn_factor (YaRN with that rope.scaling.factor), yarn_orig_ctx; for qwen35
 // ssm_conv, ssm_state, ssm_groups, ssm_heads, ssm_inner, full_attention_interval,
-// rope_sections=T:H:W:E).
+// rope_sections=T:H:W:E; for gemma4 head_dim (the global layers'), head_dim_swa, rope_dim_swa,
+// rope_freq_base_swa, n_head_kv_global, swa_pattern=P (P - 1 sliding layers, then a global one),
+// shared_kv, k_as_v=0|1).
 core::Result<ModelShape> parse_dims(const std::string& text);
 // A command line's shape: dims when it has an '=', else a preset's name.
 core::Result<ModelShape> parse_shape(const std::string& text);

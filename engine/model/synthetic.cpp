@@ -1,5 +1,6 @@
 #include "engine/model/synthetic.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -41,6 +42,58 @@ std::vector<float> llama3_rope_factors(const ModelShape& shape) {
     }
   }
   return factors;
+}
+
+// gemma4's proportional RoPE as llama.cpp's converter writes it (Gemma4Model
+// generate_extra_tensors): the first partial_rotary_factor (0.25) of the global head's pairs
+// turn (factor 1), the others keep still (factor 1e30).
+std::vector<float> proportional_rope_factors(const ModelShape& shape) {
+  const uint32_t pairs = shape.rope_dims() / 2, turning = shape.head_dim() / 8;
+  std::vector<float> factors(pairs, 1e30f);
+  std::fill_n(factors.begin(), std::min(turning, pairs), 1.0f);
+  return factors;
+}
+
+MetaValue array_of(MetaType type, const std::vector<uint32_t>& values) {
+  MetaValue a;
+  a.type = MetaType::array;
+  a.array_type = type;
+  for (uint32_t v : values) {
+    MetaValue e;
+    e.type = type;
+    e.u = v;
+    e.i = v;
+    a.array.push_back(e);
+  }
+  a.array_count = a.array.size();
+  return a;
+}
+
+// gemma4's keys (src/llama-arch.cpp; Gemma4Model.set_gguf_parameters writes them): the global
+// layers' head size and rotary dimension in key_length / rope.dimension_count, the sliding ones'
+// in *_swa, the pattern as one bool per layer, per-layer KV head counts as an array, the shared
+// KV layers, and embedding_length_per_layer_input (required by llama.cpp's loader; 0: none).
+void set_per_layer_attention(GgufWriter& w, const ModelShape& shape) {
+  const std::string p = std::string(shape.traits().name) + ".";
+  w.set_u32(p + "attention.key_length", shape.head_dim());
+  w.set_u32(p + "attention.value_length", shape.head_dim());
+  const uint32_t swa_head = shape.key_length_swa != 0 ? shape.key_length_swa : shape.head_dim();
+  w.set_u32(p + "attention.key_length_swa", swa_head);
+  w.set_u32(p + "attention.value_length_swa", swa_head);
+  w.set_u32(p + "rope.dimension_count_swa",
+            shape.rope_dim_swa != 0 ? shape.rope_dim_swa : swa_head);
+  w.set_f32(p + "rope.freq_base_swa", shape.local_rope_base());
+  std::vector<uint32_t> pattern;
+  for (uint32_t l = 0; l < shape.n_layer; ++l) pattern.push_back(shape.swa_layer(l) ? 1 : 0);
+  w.set_meta(p + "attention.sliding_window_pattern", array_of(MetaType::boolean, pattern));
+  if (!shape.layer_heads.empty()) {
+    w.set_meta(p + "attention.head_count", array_of(MetaType::u32, shape.layer_heads));
+  }
+  if (!shape.layer_heads_kv.empty()) {
+    w.set_meta(p + "attention.head_count_kv", array_of(MetaType::u32, shape.layer_heads_kv));
+  }
+  w.set_u32(p + "attention.shared_kv_layers", shape.shared_kv_layers);
+  w.set_u32(p + "embedding_length_per_layer_input", 0);
 }
 
 void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
@@ -96,6 +149,7 @@ void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
     sections.array_count = sections.array.size();
     w.set_meta(p + "rope.dimension_sections", std::move(sections));
   }
+  if (shape.traits().per_layer_attention) set_per_layer_attention(w, shape);
   if (shape.moe()) {
     w.set_u32(p + "expert_count", shape.n_expert);
     w.set_u32(p + "expert_used_count", shape.n_expert_used);
@@ -132,10 +186,11 @@ core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType form
     auto rng = std::make_shared<core::Rng>(tensor_seed);
     const uint64_t n_in = t.ne[0];
     if (t.name == "rope_freqs.weight") {
-      w.add_tensor(t.name, t.ne, t.type,
-                   [factors = llama3_rope_factors(shape)](uint64_t, float* out) {
-                     std::copy(factors.begin(), factors.end(), out);
-                   });
+      auto factors = shape.traits().rope_freqs_global_only ? proportional_rope_factors(shape)
+                                                           : llama3_rope_factors(shape);
+      w.add_tensor(t.name, t.ne, t.type, [factors = std::move(factors)](uint64_t, float* out) {
+        std::copy(factors.begin(), factors.end(), out);
+      });
       continue;
     }
     // A gated DeltaNet's A = -exp(A_log) is negative, so that exp(softplus(alpha + dt_bias) * A)

@@ -102,7 +102,7 @@ std::optional<core::TensorType> parse_kv_cache_type(std::string_view name) {
 
 uint32_t kv_cells(const planner::ModelShape& shape, uint32_t layer, const DeploymentOptions& o) {
   const uint32_t sequences = std::max(o.sequences, 1u);
-  if (shape.recurrent(layer)) return 0;
+  if (shape.recurrent(layer) || !shape.has_kv(layer)) return 0;
   const uint64_t full = pad256(pad256(o.context) / sequences);
   if (!shape.sliding(layer)) return static_cast<uint32_t>(full);
   return static_cast<uint32_t>(
@@ -152,12 +152,13 @@ std::vector<DeploymentBytes> deployment_bytes(const planner::ModelShape& s,
 
   // KV cache (src/llama-kv-cache.cpp): cells x (K row + V row) per layer and sequence stream, on
   // the layer's device; a row is ggml_row_size of its type (q8_0: 34 bytes per 32 values).
-  const uint64_t cell_bytes = core::row_bytes(o.cache_type_k, s.n_embd_kv()) +
-                              core::row_bytes(o.cache_type_v, s.n_embd_kv());
+  // Rows of each layer's own width (gemma4's differ); a layer reading another's cache has none.
   uint64_t full_cells = 0, swa_cells = 0;
   for (uint32_t l = 0; l < n_layer; ++l) {
+    const uint64_t cell_bytes = core::row_bytes(o.cache_type_k, s.n_embd_kv(l)) +
+                                core::row_bytes(o.cache_type_v, s.n_embd_kv(l));
     const uint64_t cells = kv_cells(s, l, o);
-    (s.sliding(l) ? swa_cells : full_cells) = cells;
+    if (cells != 0) (s.sliding(l) ? swa_cells : full_cells) = cells;
     out[p.slot_device[l]].kv_cache += cells * std::max(o.sequences, 1u) * cell_bytes;
   }
   if (full_cells == 0) full_cells = swa_cells;

@@ -78,19 +78,26 @@ KvLayout kv_layout(const ModelShape& shape, uint32_t context, uint32_t micro_bat
   const uint32_t ring = shape.sliding_window + std::max(micro_batch, 1u) - 1;
   for (uint32_t l = 0; l < shape.n_layer; ++l) {
     const uint32_t kept = shape.sliding(l) ? std::min(context, ring) : context;
-    const uint32_t slots = range.holds(l) && !shape.recurrent(l) ? kept : 0;
-    k.offset.push_back(k.total_slots * shape.n_embd_kv());
+    const bool stores = range.holds(l) && !shape.recurrent(l) && shape.has_kv(l);
+    const uint32_t slots = stores ? kept : 0;
+    k.offset.push_back(k.per_sequence);
     k.slots.push_back(slots);
     k.total_slots += slots;
+    k.per_sequence += uint64_t{slots} * shape.n_embd_kv(l);
   }
   return k;
 }
 
 uint64_t kv_cache_bytes(const ModelShape& shape, uint32_t context, uint32_t sequences,
                         KvPrecision precision, uint32_t micro_batch, const LayerRange& range) {
-  const uint64_t n_kv = shape.n_embd_kv();
-  return kv_layout(shape, context, micro_batch, range).total_slots * sequences *
-         (kv_row_bytes(precision.k, n_kv) + kv_row_bytes(precision.v, n_kv));
+  const KvLayout k = kv_layout(shape, context, micro_batch, range);
+  uint64_t bytes = 0;
+  for (uint32_t l = 0; l < shape.n_layer; ++l) {
+    const uint64_t n_kv = shape.n_embd_kv(l);
+    bytes +=
+        uint64_t{k.slots[l]} * (kv_row_bytes(precision.k, n_kv) + kv_row_bytes(precision.v, n_kv));
+  }
+  return bytes * sequences;
 }
 
 StateLayout state_layout(const ModelShape& shape, const LayerRange& range) {
@@ -110,9 +117,13 @@ uint64_t state_bytes(const ModelShape& shape, uint32_t sequences, const LayerRan
 
 uint64_t kv_cache_bytes_without_window(const ModelShape& shape, uint32_t context,
                                        uint32_t sequences, KvPrecision precision) {
-  const uint64_t n_kv = shape.n_embd_kv();
-  return uint64_t{shape.n_layer - shape.recurrent_layers()} * context * sequences *
-         (kv_row_bytes(precision.k, n_kv) + kv_row_bytes(precision.v, n_kv));
+  uint64_t bytes = 0;
+  for (uint32_t l = 0; l < shape.n_layer; ++l) {
+    if (shape.recurrent(l) || !shape.has_kv(l)) continue;
+    const uint64_t n_kv = shape.n_embd_kv(l);
+    bytes += kv_row_bytes(precision.k, n_kv) + kv_row_bytes(precision.v, n_kv);
+  }
+  return bytes * context * sequences;
 }
 
 namespace {
@@ -156,12 +167,14 @@ ActivationLayout activation_layout(const ModelShape& shape, uint32_t context) {
   Packer p;
   l.x = p.take(shape.n_embd);
   l.xb = p.take(shape.n_embd);
-  l.xb2 = p.take(shape.n_embd_q());
+  // Per-layer shapes (gemma4) take the largest layer's.
+  const uint64_t n_q = shape.max_n_embd_q(), n_kv = shape.max_n_embd_kv();
+  l.xb2 = p.take(n_q);
   // Q, K and V back to back: a fused projection (phi3's attn_qkv) writes them in one matvec.
-  l.q = p.take(uint64_t{shape.n_embd_q()} + 2ull * shape.n_embd_kv());
-  l.k = l.q + shape.n_embd_q();
-  l.v = l.k + shape.n_embd_kv();
-  l.att = p.take(static_cast<uint64_t>(shape.n_head) * context);
+  l.q = p.take(n_q + 2 * n_kv);
+  l.k = l.q + n_q;
+  l.v = l.k + n_kv;
+  l.att = p.take(static_cast<uint64_t>(shape.max_heads()) * context);
   take_feed_forward(p, shape, l);
   l.logits = p.take(shape.n_vocab);
   take_experts(p, shape, l);

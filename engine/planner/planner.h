@@ -86,12 +86,15 @@ std::vector<TensorDesc> tensors_in(const LayerRange& range, const ModelShape& sh
 // and V of all its micro_batch tokens before any of them attends, so the ring holds the window of
 // its first token plus the tokens after it (llama.cpp sizes its sliding cache n_swa + n_ubatch,
 // llama_kv_cache_iswa in src/llama-kv-cache-iswa.cpp). Sequence s's cache follows sequence s - 1's
-// (total_slots * n_embd_kv elements each). A layer outside `range`, or a recurrent layer of a
-// hybrid (ModelShape::recurrent), keeps no slots.
+// (per_sequence elements each). A layer outside `range`, a recurrent layer of a hybrid
+// (ModelShape::recurrent), or a layer that reads another's cache (gemma4's shared KV layers)
+// keeps no slots. A layer's rows are its own n_embd_kv(l) elements (gemma4's differ by layer).
 struct KvLayout {
   std::vector<uint32_t> slots;   // per layer
   std::vector<uint64_t> offset;  // per layer: the element index of its slot 0
   uint64_t total_slots = 0;
+  // Elements of one sequence's cache: total_slots * n_embd_kv where every layer's rows are alike.
+  uint64_t per_sequence = 0;
 };
 KvLayout kv_layout(const ModelShape& shape, uint32_t context, uint32_t micro_batch = 1,
                    const LayerRange& range = LayerRange::whole());

@@ -25,22 +25,25 @@ const float* floats(const TensorView& t) { return reinterpret_cast<const float*>
 // One layer's attention of every query head over the positions the layer keeps: all of them, or
 // for a sliding layer the last `sliding_window`; position t sits in slot t % slots. `sinks` (one
 // logit per head, or nullptr) join each head's softmax denominator as ggml_soft_max_ext's sinks.
+// A layer without KV of its own (gemma4's shared layers) reads the cache of ModelShape::kv_layer.
 void attend(const model::ModelShape& s, const KvCacheView& kv, const planner::KvLayout& cache,
             uint32_t l, const PassToken& tok, const float* q, const float* sinks, float* att,
             float* out, ThreadPool& pool) {
   const uint32_t pos = tok.pos;
-  const uint64_t seq_base = uint64_t{tok.seq} * cache.total_slots * s.n_embd_kv();
-  const uint32_t hd = s.head_dim(), n_kv = s.n_embd_kv(), group = s.n_head / s.n_head_kv;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  const uint64_t seq_base = uint64_t{tok.seq} * cache.per_sequence;
+  const uint32_t hd = s.head_dim(l), n_kv = s.n_embd_kv(l), group = s.heads(l) / s.heads_kv(l);
+  const uint32_t src = s.kv_layer(l);
+  // llama.cpp's f_attention_scale: 1 where Q and K are normed instead (gemma4).
+  const float scale = s.traits().attn_scale_one ? 1.0f : 1.0f / std::sqrt(static_cast<float>(hd));
   const uint32_t first =
       s.sliding(l) && pos + 1 > s.sliding_window ? pos + 1 - s.sliding_window : 0;
   auto row = [&](uint32_t t) {
-    return seq_base + cache.offset[l] + uint64_t{t % cache.slots[l]} * n_kv;
+    return seq_base + cache.offset[src] + uint64_t{t % cache.slots[src]} * n_kv;
   };
   auto kv_row = [&](const std::byte* c, model::TensorType type, uint64_t index, float* dst) {
     load_kv_row(type, c + kv_byte_offset(type, index), dst, hd);
   };
-  pool.parallel_for(s.n_head, [&](uint64_t h0, uint64_t h1) {
+  pool.parallel_for(s.heads(l), [&](uint64_t h0, uint64_t h1) {
     std::vector<float> row_f(hd), q8(hd);
     for (uint64_t h = h0; h < h1; ++h) {
       const float* qh = q + h * hd;
@@ -137,11 +140,10 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
   if (states.per_sequence > 0 && kv.state == nullptr) {
     return core::make_error(core::ErrorKind::internal, "a hybrid's pass without its state");
   }
-  const uint64_t seq_stride = cache.total_slots * s.n_embd_kv();
+  const uint64_t seq_stride = cache.per_sequence;
   const size_t n = tokens.size();
   const model::Architecture& arch = s.traits();
-  const uint32_t n_embd = s.n_embd, hd = s.head_dim(), n_kv = s.n_embd_kv();
-  std::vector<float> table(s.rope_dims());
+  const uint32_t n_embd = s.n_embd;
   std::span<const float> factors;
   if (w.rope_freqs.data != nullptr) {
     factors = {floats(w.rope_freqs), w.rope_freqs.n_in};
@@ -152,7 +154,7 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
   // (attend, round_query_q8_0); the devices do the same in engine_kv_store. With both, the
   // reference's logits are llama.cpp's to an NMSE of 2e-13 on an F32 file with q8_0 or q4_0 caches
   // (tests/engine/kv_cache_test.cpp).
-  const uint32_t rot_k = k_rotation(s, kv.precision), rot_v = v_rotation(s, kv.precision);
+
   auto block = [&](size_t t) { return act + t * a.total; };
   auto each = [&](auto&& fn) {
     for (size_t t = 0; t < n; ++t) fn(block(t), tokens[t]);
@@ -161,27 +163,35 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
 
   // An attention layer after its Q/K/V projections: biases, Q/K norm, rotary, the cache, attention
   // (times sigmoid(gate) where the architecture gates it), the output projection into xb.
+  // Layer l's shape (per layer in gemma4, else the model's).
   auto attention = [&](uint32_t l, const model::LayerWeights& L) {
+    const uint32_t hd = s.head_dim(l), n_kv = s.n_embd_kv(l), n_q = s.n_embd_q(l);
+    const uint32_t heads = s.heads(l), heads_kv = s.heads_kv(l);
+    const uint32_t rot_k = k_rotation(s, kv.precision, l), rot_v = v_rotation(s, kv.precision, l);
+    // rope_freqs turns only gemma4's global layers (its "proportional" RoPE).
+    const bool own_factors = !(arch.rope_freqs_global_only && s.swa_layer(l));
+    std::vector<float> layer_table(s.rope_dims(l));
     each([&](float* b, const PassToken& t) {
       float *q = b + a.q, *k = b + a.k, *v = b + a.v;
       if (arch.qkv_bias) {
-        add_bias(q, floats(L.bq), s.n_embd_q());
+        add_bias(q, floats(L.bq), n_q);
         add_bias(k, floats(L.bk), n_kv);
         add_bias(v, floats(L.bv), n_kv);
       }
-      if (arch.qk_norm) {
-        rmsnorm_heads(q, s.n_head, hd, floats(L.q_norm), s.rms_eps);
-        rmsnorm_heads(k, s.n_head_kv, hd, floats(L.k_norm), s.rms_eps);
-      }
-      model::rope_table(s, l, factors, t.pos, table);
-      rope_heads(q, s.n_head, hd, s.rope_dims(), arch.rope, table);
-      rope_heads(k, s.n_head_kv, hd, s.rope_dims(), arch.rope, table);
+      if (arch.qk_norm) rmsnorm_heads(q, heads, hd, floats(L.q_norm), s.rms_eps);
+      model::rope_table(s, l, own_factors ? factors : std::span<const float>{}, t.pos, layer_table);
+      rope_heads(q, heads, hd, s.rope_dims(l), arch.rope, layer_table);
+      if (rot_k > 0) hadamard_rotate(q, n_q, rot_k);
+      if (!s.has_kv(l)) return;
+      // gemma4 without attn_v: V is K's projection (before K's norm), normed per head without a
+      // weight (ggml_rms_norm) like every gemma4 V.
+      if (!s.has_v(l)) std::copy_n(k, n_kv, v);
+      if (arch.qk_norm) rmsnorm_heads(k, heads_kv, hd, floats(L.k_norm), s.rms_eps);
+      if (arch.v_norm) rmsnorm_heads(v, heads_kv, hd, nullptr, s.rms_eps);
+      rope_heads(k, heads_kv, hd, s.rope_dims(l), arch.rope, layer_table);
       const uint64_t slot =
           t.seq * seq_stride + cache.offset[l] + uint64_t{t.pos % cache.slots[l]} * n_kv;
-      if (rot_k > 0) {
-        hadamard_rotate(q, s.n_embd_q(), rot_k);
-        hadamard_rotate(k, n_kv, rot_k);
-      }
+      if (rot_k > 0) hadamard_rotate(k, n_kv, rot_k);
       if (rot_v > 0) hadamard_rotate(v, n_kv, rot_v);
       store_kv_row(kv.precision.k, k, kv.k + kv_byte_offset(kv.precision.k, slot), n_kv);
       store_kv_row(kv.precision.v, v, kv.v + kv_byte_offset(kv.precision.v, slot), n_kv);
@@ -191,11 +201,11 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
     each([&](float* b, const PassToken& t) {
       attend(s, kv, cache, l, t, b + a.q, arch.attn_sinks ? floats(L.sinks) : nullptr, b + a.att,
              b + a.xb2, pool);
-      if (rot_v > 0) hadamard_rotate(b + a.xb2, s.n_embd_q(), rot_v);  // turned back
+      if (rot_v > 0) hadamard_rotate(b + a.xb2, n_q, rot_v);  // turned back
       if (arch.attn_output_gate) {
         float* out = b + a.xb2;
         const float* gate = b + a.gate;
-        for (uint32_t i = 0; i < s.n_embd_q(); ++i) out[i] *= sigmoid(gate[i]);
+        for (uint32_t i = 0; i < n_q; ++i) out[i] *= sigmoid(gate[i]);
       }
     });
     mm({{&L.wo, a.xb2, a.xb}});
@@ -231,6 +241,10 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
         each([&](float* b, const PassToken&) {
           split_query_gate(s, b + a.q_gate, b + a.q, b + a.gate);
         });
+      } else if (!s.has_kv(l)) {
+        mm({{&L.wq, a.xb, a.q}});  // gemma4's shared layers: Q only
+      } else if (!s.has_v(l)) {
+        mm({{&L.wq, a.xb, a.q}, {&L.wk, a.xb, a.k}});
       } else {
         mm({{&L.wq, a.xb, a.q}, {&L.wk, a.xb, a.k}, {&L.wv, a.xb, a.v}});
       }
@@ -254,7 +268,14 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
       });
       mm({{&L.w_down, a.hb, a.xb}});
     }
-    each([&](float* b, const PassToken&) { add_residual(s, b + a.x, b + a.xb, L.post_ffn_norm); });
+    each([&](float* b, const PassToken&) {
+      add_residual(s, b + a.x, b + a.xb, L.post_ffn_norm);
+      // gemma4's layer_output_scale multiplies the whole residual stream.
+      if (L.out_scale.data != nullptr) {
+        const float scale = floats(L.out_scale)[0];
+        for (uint32_t i = 0; i < n_embd; ++i) b[a.x + i] *= scale;
+      }
+    });
   }
   // The logits of the tokens that want them (a prompt's last token, each decoded sequence's).
   for (size_t t = 0; t < n && range.output; ++t) {

@@ -123,13 +123,13 @@ void round_query_q8_0(const float* q, float* out, uint32_t n) {
   model::dequantize_row(model::TensorType::q8_0, blocks.data(), out, n);
 }
 
-uint32_t k_rotation(const model::ModelShape& shape, planner::KvPrecision kv) {
-  const uint32_t hd = shape.head_dim();
+uint32_t k_rotation(const model::ModelShape& shape, planner::KvPrecision kv, uint32_t layer) {
+  const uint32_t hd = shape.head_dim(layer);
   return model::is_quantized(kv.k) && hd % 64 == 0 ? k_chunk(hd) : 0;
 }
 
-uint32_t v_rotation(const model::ModelShape& shape, planner::KvPrecision kv) {
-  return model::is_quantized(kv.v) && shape.head_dim() % 64 == 0 ? 64 : 0;
+uint32_t v_rotation(const model::ModelShape& shape, planner::KvPrecision kv, uint32_t layer) {
+  return model::is_quantized(kv.v) && shape.head_dim(layer) % 64 == 0 ? 64 : 0;
 }
 
 void hadamard_rotate(float* x, uint64_t n, uint32_t chunk) {

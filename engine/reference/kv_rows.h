@@ -30,8 +30,9 @@ inline uint64_t kv_byte_offset(model::TensorType type, uint64_t index) {
 // dimension is a multiple of 64 (llama_kv_cache's constructor): K (and Q) in chunks of the largest
 // power of two >= 64 dividing head_dim (build_input_k_rot), V (and the attention's output, turned
 // back) in chunks of 64 (build_input_v_rot). 0: no rotation.
-uint32_t k_rotation(const model::ModelShape& shape, planner::KvPrecision kv);
-uint32_t v_rotation(const model::ModelShape& shape, planner::KvPrecision kv);
+// `layer`: the layer whose head dimension counts (gemma4's differ by layer).
+uint32_t k_rotation(const model::ModelShape& shape, planner::KvPrecision kv, uint32_t layer = 0);
+uint32_t v_rotation(const model::ModelShape& shape, planner::KvPrecision kv, uint32_t layer = 0);
 // Turns n floats in place, chunk by chunk of `chunk` (a power of two), by the orthonormal
 // Sylvester-Hadamard matrix, as ggml-cpu's fast Walsh-Hadamard transform does
 // (ggml_compute_forward_fwht, ops.cpp): each element times 1 / sqrtf(chunk) first, then the

@@ -20,6 +20,10 @@ void rmsnorm(float* out, const float* x, const float* weight, uint32_t n, float 
   double sum = 0;
   for (uint32_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]) * x[i];
   const float scale = static_cast<float>(1.0 / std::sqrt(sum / n + eps));
+  if (weight == nullptr) {  // ggml_rms_norm without a weight (gemma4's V)
+    for (uint32_t i = 0; i < n; ++i) out[i] = x[i] * scale;
+    return;
+  }
   for (uint32_t i = 0; i < n; ++i) out[i] = x[i] * scale * weight[i];
 }
 

@@ -14,6 +14,7 @@ namespace gauntlet::engine::reference {
 void embed_token(const model::ModelShape& shape, const model::TensorView& token_embd, int32_t token,
                  float* x);
 // out[i] = x[i] / sqrt(mean(x^2) + eps) * weight[i], i < n (out may be x).
+// `weight` may be null: the norm alone (ggml_rms_norm).
 void rmsnorm(float* out, const float* x, const float* weight, uint32_t n, float eps);
 // Each of n_heads head vectors normalized on its own, with one weight shared by the heads
 // (qwen3's attn_q_norm / attn_k_norm).

@@ -3,7 +3,10 @@
 // tensor lists per architecture, and the refusals of what the engine does not run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
+#include <sstream>
 #include <vector>
 
 #include "engine/model/rope.h"
@@ -126,36 +129,147 @@ TEST(Architectures, TensorListsAreLlamaCppsForEachArchitecture) {
   EXPECT_EQ(find(llama, "rope_freqs.weight")->type, model::TensorType::f32);
 }
 
-// Each architecture's default file holds exactly as many tensors as llama.cpp's loader creates for
-// it (it refuses any other count: "done_getting_tensors: wrong number of tensors"): the counts
-// below are of files of these dimensions that llama.cpp 3.22.1 loaded and decoded to gauntlet's
-// greedy tokens. gemma2 never has an output.weight (its logits always use token_embd); asking for
-// one is refused by name.
-TEST(Architectures, EachDefaultFileHasTheTensorsLlamaCppCreates) {
-  const std::string dims =
-      ",n_embd=128,n_layer=2,n_head=4,n_head_kv=2,n_ff=256,n_vocab=256,"
-      "context=256";
-  const std::tuple<const char*, size_t, bool> expected[] = {
-      {"arch=llama", 21, true},
-      {"arch=qwen2", 27, true},
-      {"arch=qwen3", 25, true},
-      {"arch=phi3", 15, true},
-      {"arch=gemma2", 24, false},
-      {"arch=gemma3", 29, true},
-      {"arch=qwen2moe,n_expert=4,n_expert_used=2,n_ff_exp=64,n_ff_shexp=128", 37, true},
-      {"arch=qwen3moe,n_expert=4,n_expert_used=2,n_ff_exp=64", 27, true}};
-  for (const auto& [arch, count, output] : expected) {
-    SCOPED_TRACE(arch);
-    const auto tensors = model::model_tensors(shape_of(arch + dims), FileType::f32);
-    EXPECT_EQ(tensors.size(), count);
-    EXPECT_EQ(find(tensors, "output.weight") != nullptr, output);
+// Each architecture's default file holds exactly the tensors llama.cpp's loader creates for it
+// (it refuses any other set: "done_getting_tensors: wrong number of tensors", or "missing tensor"):
+// the lists below are written from each architecture's load_arch_tensors in llama.cpp's
+// src/models/<arch>.cpp (create_tensor, create_tensor_qkv and create_tensor_gate_up_exps in
+// src/llama-model.cpp), taking the optional (TENSOR_NOT_REQUIRED) tensors gauntlet writes: the
+// output where the architecture may have one (gemma2 never: it always uses token_embd), the Q/K/V
+// biases of qwen2 and gpt-oss. Every architecture the engine runs has a list.
+struct LoaderTensors {
+  const char* dims;
+  std::vector<std::string> top;
+  std::vector<std::vector<std::string>> layers;  // per layer, without the "blk.N." prefix
+};
+
+std::vector<std::string> names_of(const LoaderTensors& e) {
+  std::vector<std::string> names = e.top;
+  for (size_t l = 0; l < e.layers.size(); ++l) {
+    for (const auto& n : e.layers[l]) names.push_back("blk." + std::to_string(l) + "." + n);
   }
-  auto untied = model::parse_dims("arch=gemma2,tied=0" + dims);
-  ASSERT_TRUE(untied.is_ok());
-  auto valid = model::validate_shape(*untied);
-  ASSERT_FALSE(valid.is_ok());
-  EXPECT_NE(valid.error().message.find("gemma2 has no output.weight"), std::string::npos)
-      << valid.error().message;
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(Architectures, EachDefaultFileHasExactlyTheTensorsLlamaCppsLoaderCreates) {
+  const std::string dims =
+      ",n_embd=128,n_layer=2,n_head=4,n_head_kv=2,n_ff=256,n_vocab=256,context=256";
+  const std::vector<std::string> top = {"token_embd.weight", "output_norm.weight", "output.weight"};
+  const std::vector<std::string> qkv = {"attn_q.weight", "attn_k.weight", "attn_v.weight"};
+  const std::vector<std::string> qkv_bias = {"attn_q.bias", "attn_k.bias", "attn_v.bias"};
+  const std::vector<std::string> qk_norm = {"attn_q_norm.weight", "attn_k_norm.weight"};
+  const std::vector<std::string> ffn = {"ffn_gate.weight", "ffn_down.weight", "ffn_up.weight"};
+  const std::vector<std::string> exps = {"ffn_gate_inp.weight", "ffn_gate_exps.weight",
+                                         "ffn_down_exps.weight", "ffn_up_exps.weight"};
+  const std::vector<std::string> shexp = {"ffn_gate_inp_shexp.weight", "ffn_gate_shexp.weight",
+                                          "ffn_down_shexp.weight", "ffn_up_shexp.weight"};
+  // qwen35.cpp's load_block_trunk, recurrent branch (attn_qkv and attn_gate are optional there
+  // but are the layer's projections).
+  const std::vector<std::string> delta_net = {
+      "attn_qkv.weight", "attn_gate.weight", "ssm_conv1d.weight", "ssm_dt.bias",   "ssm_a",
+      "ssm_beta.weight", "ssm_alpha.weight", "ssm_norm.weight",   "ssm_out.weight"};
+  auto cat = [](std::initializer_list<std::vector<std::string>> parts) {
+    std::vector<std::string> all;
+    for (const auto& p : parts) all.insert(all.end(), p.begin(), p.end());
+    return all;
+  };
+  auto same = [](const std::vector<std::string>& layer) {
+    return std::vector<std::vector<std::string>>{layer, layer};
+  };
+  const std::vector<std::string> norm = {"attn_norm.weight"}, out = {"attn_output.weight"};
+  const std::vector<std::string> ffn_norm = {"ffn_norm.weight"};
+  const std::vector<std::string> post = {"post_attention_norm.weight"};
+  const std::vector<std::string> post_ffw = {"post_ffw_norm.weight"};
+  const LoaderTensors expected[] = {
+      // llama.cpp: output optional; wo_b, rope_freqs and the MLP biases optional (not written).
+      {"arch=llama", top, same(cat({norm, qkv, out, ffn_norm, ffn}))},
+      {"arch=qwen2", top, same(cat({norm, qkv, qkv_bias, out, ffn_norm, ffn}))},
+      {"arch=qwen3", top, same(cat({norm, qkv, out, qk_norm, ffn_norm, ffn}))},
+      // phi3.cpp: create_tensor_qkv finds the fused attn_qkv; ffn_up is gate and up.
+      {"arch=phi3", top,
+       same(cat({norm, {"attn_qkv.weight"}, out, ffn_norm, {"ffn_down.weight", "ffn_up.weight"}}))},
+      // gemma2.cpp: the output is token_embd (TENSOR_DUPLICATED), never output.weight.
+      {"arch=gemma2",
+       {"token_embd.weight", "output_norm.weight"},
+       same(cat({norm, qkv, out, post, ffn_norm, ffn, post_ffw}))},
+      {"arch=gemma3", top, same(cat({norm, qkv, out, post, qk_norm, ffn_norm, ffn, post_ffw}))},
+      // qwen2moe.cpp: output required; routed experts and the shared expert.
+      {"arch=qwen2moe,n_expert=4,n_expert_used=2,n_ff_exp=64,n_ff_shexp=128", top,
+       same(cat({norm, qkv, qkv_bias, out, ffn_norm, exps, shexp}))},
+      {"arch=qwen3moe,n_expert=4,n_expert_used=2,n_ff_exp=64", top,
+       same(cat({norm, qkv, out, qk_norm, ffn_norm, exps}))},
+      // openai-moe.cpp: output required; sinks, the output bias, router and expert biases.
+      {"arch=gpt-oss,n_expert=4,n_expert_used=2,n_ff_exp=64", top,
+       same(cat({norm,
+                 post,
+                 qkv,
+                 qkv_bias,
+                 out,
+                 {"attn_sinks.weight"},
+                 exps,
+                 {"attn_output.bias", "ffn_gate_inp.bias", "ffn_gate_exps.bias",
+                  "ffn_down_exps.bias", "ffn_up_exps.bias"}}))},
+      // qwen35.cpp: layer 0 a gated DeltaNet, layer 1 (the interval's last) attention.
+      {"arch=qwen35,full_attention_interval=2",
+       top,
+       {cat({norm, post, delta_net, ffn}), cat({norm, post, qkv, out, qk_norm, ffn})}},
+      // qwen35moe.cpp: as qwen35 with routed and shared experts.
+      {"arch=qwen35moe,full_attention_interval=2,n_expert=4,n_expert_used=2,n_ff_exp=64,"
+       "n_ff_shexp=128",
+       top,
+       {cat({norm, post, delta_net, exps, shexp}),
+        cat({norm, post, qkv, out, qk_norm, exps, shexp})}},
+      // gemma4.cpp: layer 0 slides, layer 1 is global (rope_freqs for its proportional RoPE);
+      // layer_output_scale (optional there) on each.
+      {"arch=gemma4,swa_pattern=2", cat({top, {"rope_freqs.weight"}}),
+       same(cat({norm,
+                 qkv,
+                 out,
+                 qk_norm,
+                 post,
+                 {"layer_output_scale.weight"},
+                 ffn_norm,
+                 ffn,
+                 post_ffw}))},
+  };
+  std::set<std::string> covered;
+  for (const auto& e : expected) {
+    SCOPED_TRACE(e.dims);
+    const auto shape = shape_of(e.dims + dims);
+    covered.insert(shape.traits().name);
+    std::vector<std::string> names;
+    for (const auto& t : model::model_tensors(shape, FileType::f32)) names.push_back(t.name);
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, names_of(e));
+  }
+  std::stringstream known(model::known_architectures(","));
+  for (std::string arch; std::getline(known, arch, ',');) {
+    EXPECT_TRUE(covered.contains(arch)) << arch << " has no expected tensor list";
+  }
+}
+
+// What llama.cpp's loader would refuse is refused by name when the shape is made: an output for
+// gemma2, none for qwen2moe and gpt-oss (their loaders require output.weight), qwen2's heads
+// narrower than n_embd (its attn_q is {n_embd, n_embd}), gpt-oss's rotary dimension below the
+// head's (openai-moe.cpp sizes its heads by n_rot).
+TEST(Architectures, ShapesLlamaCppsLoaderRefusesAreRefusedByName) {
+  const std::string dims =
+      ",n_embd=128,n_layer=2,n_head=4,n_head_kv=2,n_ff=256,n_vocab=256,context=256";
+  const std::pair<const char*, const char*> refused[] = {
+      {"arch=gemma2,tied=0", "gemma2 has no output.weight"},
+      {"arch=qwen2moe,tied=1,n_expert=4,n_expert_used=2", "qwen2moe needs an output.weight"},
+      {"arch=gpt-oss,tied=1,n_expert=4,n_expert_used=2", "gpt-oss needs an output.weight"},
+      {"arch=qwen2,head_dim=16", "qwen2's n_head * head_dim 64 must be n_embd 128"},
+      {"arch=gpt-oss,rope_dim=16,n_expert=4,n_expert_used=2",
+       "gpt-oss's rope_dim 16 must be the head dimension 32"}};
+  for (const auto& [given, named] : refused) {
+    SCOPED_TRACE(given);
+    auto shape = model::parse_dims(given + dims);
+    ASSERT_TRUE(shape.is_ok());
+    auto valid = model::validate_shape(*shape);
+    ASSERT_FALSE(valid.is_ok());
+    EXPECT_NE(valid.error().message.find(named), std::string::npos) << valid.error().message;
+  }
 }
 
 // A synthetic file with one thing changed in its metadata or tensors.
