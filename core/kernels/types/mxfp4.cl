@@ -28,9 +28,18 @@ GAUNTLET_INLINE float mxfp4_value(uint code, uint e) {
 }
 
 // Elements [16c, 16c + 16), c in {0, 1}: the low nibbles (c = 0) or the high ones (c = 1).
+// With e >= 2 the scale 2^(e - 128) is a normal float and every product of it with a magnitude
+// (at most 12) is exact or infinity: one multiply per value gives the built bits (code 8 is
+// +0: the sign goes on the integer). Smaller scales build each value.
 GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
   const uint e = blk[0];
   const uchar16 q = (vload16(0, blk + 1) >> (uchar)(4 * c)) & (uchar)0x0f;
+  if (e >= 2u) {
+    const int16 code = convert_int16(q);
+    const int16 m = code & 7;
+    const int16 magnitude = m < 4 ? m : (m < 6 ? 2 * m - 4 : 4 * m - 16);
+    return convert_float16(code >= 8 ? -magnitude : magnitude) * as_float((e - 1u) << 23);
+  }
   return (float16)(mxfp4_value(q.s0, e), mxfp4_value(q.s1, e), mxfp4_value(q.s2, e),
                    mxfp4_value(q.s3, e), mxfp4_value(q.s4, e), mxfp4_value(q.s5, e),
                    mxfp4_value(q.s6, e), mxfp4_value(q.s7, e), mxfp4_value(q.s8, e),

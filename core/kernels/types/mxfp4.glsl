@@ -14,6 +14,10 @@ const uint MXFP4_MAGNITUDE[8] = uint[8](0u, 1u, 2u, 3u, 4u, 6u, 8u, 12u);
 const uint MXFP4_BITS[8] = uint[8](0x00000000u, 0x3f800000u, 0x40000000u, 0x40400000u,
                                    0x40800000u, 0x40c00000u, 0x41000000u, 0x41400000u);
 
+// kvalues_mxfp4 halved, as floats (code 8 is +0).
+const float MXFP4_VALUES[16] = float[16](0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 0.0, -1.0, -2.0,
+                                         -3.0, -4.0, -6.0, -8.0, -12.0);
+
 // The magnitude's exponent field E becomes E + e - 128: 255 or more is infinity, 0 or less a
 // subnormal, m * 2^(e + 21) units of 2^-149. Codes 8..15 are negative; code 8 is +0, as ggml's
 // int8 table holds 0 there.
@@ -29,12 +33,21 @@ float mxfp4_value(uint code, uint e) {
 
 // Elements [16c, 16c + 16), c in {0, 1} (low nibbles, then high): column k holds
 // [16c + 4k, 16c + 4k + 4).
+// With e >= 2 the scale 2^(e - 128) is a normal float and every product of it with a magnitude
+// (at most 12) is exact or infinity: one multiply per value gives the built bits. Smaller scales
+// build each value.
 mat4 decode16(uint off, uint c) {
   const uint e = u8_at(off);
   mat4 r;
   for (uint k = 0u; k < 4u; ++k) {
     const uvec4 q = (u8x4(u32_at_any(off + 1u + 4u * k)) >> (4u * c)) & 0x0fu;
-    r[k] = vec4(mxfp4_value(q.x, e), mxfp4_value(q.y, e), mxfp4_value(q.z, e), mxfp4_value(q.w, e));
+    if (e >= 2u) {
+      r[k] = vec4(MXFP4_VALUES[q.x], MXFP4_VALUES[q.y], MXFP4_VALUES[q.z], MXFP4_VALUES[q.w]) *
+             uintBitsToFloat((e - 1u) << 23);
+    } else {
+      r[k] = vec4(mxfp4_value(q.x, e), mxfp4_value(q.y, e), mxfp4_value(q.z, e),
+                  mxfp4_value(q.w, e));
+    }
   }
   return r;
 }
