@@ -102,13 +102,19 @@ struct BiasParams {
 // state_off.
 struct SsmConvParams {
   uint32_t channels, width, in_off, out_off, state_off, seq_floats, stride, n_tok;
+  uint32_t first = 0;  // the tokens first .. n_tok - 1 of the pass
 };
 // Its delta rule (engine_delta_net.cl): workgroup (h, s) walks the pass's tokens of sequence s for
 // value head h; the head's n x n state at s * seq_floats + state_off + h * n * n.
 struct DeltaNetParams {
   uint32_t n, heads, groups, conv_off, ba_off, out_off, state_off, seq_floats, stride, n_tok;
   float eps;
+  uint32_t first = 0;
 };
+// The tokens of a pass one delta_net dispatch walks at most (Ops::delta_net dispatches a longer
+// pass in turns): in one dispatch over the 512 tokens of a pass, llvmpipe's results went wrong from
+// token 442 on (nine barriers per token), while PoCL's stayed right.
+inline constexpr uint32_t kDeltaNetTokens = 64;
 // qwen35's gated attention (engine_query_gate.cl): split [q | gate] per head, or out *=
 // sigmoid(gate).
 struct QueryGateParams {

@@ -205,8 +205,15 @@ core::Status Ops::ssm_conv(backends::Buffer& act, backends::Buffer& state,
 core::Status Ops::delta_net(backends::Buffer& act, backends::Buffer& state,
                             backends::Buffer& dt_bias, backends::Buffer& ssm_a,
                             backends::Buffer& pass, const DeltaNetParams& p, uint32_t sequences) {
-  return run(delta_net_source(device().info().id.api, p.n, planner::delta_net_workgroup(p.n)),
-             {&act, &state, &dt_bias, &ssm_a, &pass}, bytes_of(p), p.heads, 0, sequences);
+  DeltaNetParams chunk = p;
+  for (uint32_t first = p.first; first < p.n_tok; first += kDeltaNetTokens) {
+    chunk.first = first;
+    chunk.n_tok = std::min(p.n_tok, first + kDeltaNetTokens);
+    GAUNTLET_TRY(
+        run(delta_net_source(device().info().id.api, p.n, planner::delta_net_workgroup(p.n)),
+            {&act, &state, &dt_bias, &ssm_a, &pass}, bytes_of(chunk), p.heads, 0, sequences));
+  }
+  return core::Status::ok();
 }
 
 core::Status Ops::query_gate(backends::Buffer& act, QueryGate mode, const QueryGateParams& p,

@@ -92,7 +92,7 @@ class Ops {
                         uint32_t tokens = 1);
   // A gated DeltaNet layer's conv1d and delta rule over the pass (`pass`: each token's {position,
   // sequence}), for `sequences` sequences of `state`; the conv's `kernel_w` and dt_bias / ssm_a are
-  // the layer's f32 tensors.
+  // the layer's f32 tensors. The delta rule walks the pass in turns of kDeltaNetTokens tokens.
   core::Status ssm_conv(backends::Buffer& act, backends::Buffer& state, backends::Buffer& kernel_w,
                         backends::Buffer& pass, const SsmConvParams& p, uint32_t sequences);
   core::Status delta_net(backends::Buffer& act, backends::Buffer& state, backends::Buffer& dt_bias,

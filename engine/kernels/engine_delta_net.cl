@@ -20,6 +20,7 @@ typedef struct {
   uint stride;
   uint n_tok;
   float eps;
+  uint first;  // the tokens first .. n_tok - 1 of the pass
 } DeltaNetParams;
 
 __kernel void delta_net(__global float* act, __global float* state,
@@ -31,7 +32,7 @@ __kernel void delta_net(__global float* act, __global float* state,
   __global float* S = state + seq * p.seq_floats + p.state_off + h * n * n;
   const float nf = (float)n;
   const float tail = 1.0f / sqrt(nf);
-  for (uint t = 0; t < p.n_tok; ++t) {
+  for (uint t = p.first; t < p.n_tok; ++t) {
     if (pass[2 * t + 1] != seq) continue;  // the same for the whole workgroup
     __global float* tok = act + t * p.stride;
     if (pass[2 * t] == 0) {

@@ -24,6 +24,7 @@ layout(push_constant) uniform Params {
   uint stride;
   uint n_tok;
   float eps;
+  uint first;  // the tokens first .. n_tok - 1 of the pass
 } p;
 shared float qs[STATE];
 shared float ks[STATE];
@@ -37,7 +38,7 @@ void main() {
   uint base = seq * p.seq_floats + p.state_off + h * n * n;
   float nf = float(n);
   float tail = 1.0 / sqrt(nf);
-  for (uint t = 0; t < p.n_tok; ++t) {
+  for (uint t = p.first; t < p.n_tok; ++t) {
     if (pass[2 * t + 1] != seq) continue;  // the same for the whole workgroup
     uint tok = t * p.stride;
     if (pass[2 * t] == 0) {

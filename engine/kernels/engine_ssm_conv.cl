@@ -15,6 +15,7 @@ typedef struct {
   uint seq_floats;  // floats between two sequences' blocks
   uint stride;      // floats between two tokens' activations
   uint n_tok;
+  uint first;  // the tokens first .. n_tok - 1 of the pass
 } SsmConvParams;
 
 __kernel void ssm_conv(__global float* act, __global float* state, __global const float* kernel_w,
@@ -25,7 +26,7 @@ __kernel void ssm_conv(__global float* act, __global float* state, __global cons
   const uint kept = p.width - 1;
   __global float* s = state + seq * p.seq_floats + p.state_off + c * kept;
   __global const float* w = kernel_w + c * p.width;
-  for (uint t = 0; t < p.n_tok; ++t) {
+  for (uint t = p.first; t < p.n_tok; ++t) {
     if (pass[2 * t + 1] != seq) continue;
     if (pass[2 * t] == 0) {
       for (uint i = 0; i < kept; ++i) s[i] = 0.0f;

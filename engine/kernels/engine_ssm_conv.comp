@@ -17,6 +17,7 @@ layout(push_constant) uniform Params {
   uint seq_floats;
   uint stride;
   uint n_tok;
+  uint first;  // the tokens first .. n_tok - 1 of the pass
 } p;
 
 void main() {
@@ -26,7 +27,7 @@ void main() {
   uint kept = p.width - 1;
   uint s = seq * p.seq_floats + p.state_off + c * kept;
   uint w = c * p.width;
-  for (uint t = 0; t < p.n_tok; ++t) {
+  for (uint t = p.first; t < p.n_tok; ++t) {
     if (pass[2 * t + 1] != seq) continue;
     if (pass[2 * t] == 0) {
       for (uint i = 0; i < kept; ++i) state[s + i] = 0.0;
