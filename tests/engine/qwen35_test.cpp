@@ -241,6 +241,29 @@ TEST(Qwen35Plan, Qwen36_27bStateBytesPerSequence) {
   EXPECT_EQ(plan.steady_state, plan.weights + plan.kv_cache + plan.state + plan.activations);
 }
 
+// The device's delta-rule kernel (engine_delta_net) holds q and k of a key head and two reduction
+// rows of its workgroup (one work-item per state column, up to 256) in local memory; the decode's
+// local-memory check counts it beside the matvec, attention and norm kernels.
+TEST(Qwen35Plan, DeltaNetLocalMemoryJoinsTheDecodeCheck) {
+  auto s = model::preset_shape("qwen3.6-27b");
+  ASSERT_TRUE(s.is_ok()) << s.error().describe();
+  EXPECT_EQ(planner::delta_net_workgroup(128), 128u);
+  EXPECT_EQ(planner::delta_net_workgroup(16), 16u);
+  EXPECT_EQ(planner::delta_net_workgroup(200), 256u);
+  EXPECT_EQ(planner::delta_net_local_mem_bytes(*s), (2 * 128 + 2 * 128) * 4u);
+  const auto tiny = shape_of(kHybrid);  // ssm_state 16
+  EXPECT_EQ(planner::delta_net_local_mem_bytes(tiny), (2 * 16 + 2 * 16) * 4u);
+  auto dense = model::preset_shape("qwen3-0.6b");
+  ASSERT_TRUE(dense.is_ok());
+  EXPECT_EQ(planner::delta_net_local_mem_bytes(*dense), 0u);
+  // With a matvec of a 32-element tile and a 16-position score tile, the delta rule's 2048 bytes
+  // are the decode's largest.
+  planner::KernelVariant mv{
+      .op = planner::KernelOp::matvec, .workgroup = 32, .activation_tile = 32};
+  planner::KernelVariant at{.op = planner::KernelOp::attention, .workgroup = 32, .score_tile = 16};
+  EXPECT_EQ(planner::decode_local_mem_bytes(mv, at, *s, 4096), 2048u);
+}
+
 // What llama.cpp 3.22.1 printed loading gauntlet's 8-layer qwen35 file (ssm_state 64, 2 key
 // heads, 6 value heads) at n_ctx 64: "RS buffer size = 0.61 MiB (1 cells, 8 layers, 1 seqs),
 // R (f32): 0.04 MiB, S (f32): 0.56 MiB" and "KV buffer size = 0.50 MiB (256 cells, 2 layers)".
