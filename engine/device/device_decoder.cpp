@@ -174,11 +174,6 @@ core::Status DeviceDecoder::fill_kv(std::span<const std::byte> k, std::span<cons
                                 std::to_string(v.size()) + " bytes; the caches hold " +
                                 std::to_string(k_cache_->size()) + " each");
   }
-  if (model_.shape.traits().gated_delta_net) {
-    return core::make_error(core::ErrorKind::unsupported,
-                            std::string("a KV fill leaves the recurrent state of ") +
-                                model_.shape.traits().name + "'s DeltaNet layers unset");
-  }
   if (position >= context_) {
     return core::make_error(core::ErrorKind::invalid_argument,
                             "position " + std::to_string(position) + " is past the context of " +
@@ -186,6 +181,10 @@ core::Status DeviceDecoder::fill_kv(std::span<const std::byte> k, std::span<cons
   }
   GAUNTLET_TRY(device_.upload(*k_cache_, k));
   GAUNTLET_TRY(device_.upload(*v_cache_, v));
+  if (state_layout_.per_sequence > 0) {
+    const std::vector<float> zeros(state_->size() / sizeof(float), 0.0f);
+    GAUNTLET_TRY(device_.upload(*state_, std::as_bytes(std::span<const float>(zeros))));
+  }
   std::fill(pos_.begin(), pos_.end(), position);
   return core::Status::ok();
 }

@@ -39,8 +39,8 @@ class DeviceDecoder final : public Decoder, public Stage {
                          std::vector<float>& logits) override;
   uint32_t pass_capacity() const override { return capacity_; }
   // Replaces the KV cache (bytes laid out as the reference's: [sequence][layer][slot][n_embd_kv]
-  // in the configured precision) and continues every sequence at `position`. A hybrid (whose
-  // recurrent state no KV cache holds) is refused.
+  // in the configured precision) and continues every sequence at `position`; a hybrid's recurrent
+  // state is zeroed (what check_context gives the reference too).
   core::Status fill_kv(std::span<const std::byte> k, std::span<const std::byte> v,
                        uint32_t position);
   uint32_t position(uint32_t seq = 0) const override { return pos_[seq]; }

@@ -1,9 +1,9 @@
 // Qwen3.5's gated-DeltaNet hybrid (qwen35) and its mixture of experts (qwen35moe) on the device
-// against the host reference: the conv1d and delta rule on each sequence's state (one recurrent
-// layer in four attention layers of head_dim 256, gated, IMROPE sections on a quarter of the head),
+// against the host reference: the conv1d and delta rule on each sequence's state (three recurrent
+// layers and one attention layer in four; head_dim 256, gated, IMROPE sections on a quarter of it),
 // 32 greedy tokens with their logits in F32, Q8_0 and Q4_K_M; every token's logits of a prompt fed
 // in passes of 1, 64, 65 and 512 tokens (the state carried across pass boundaries); and 4
-// sequences decoded together, each against its own decode.
+// sequences decoded together, each against its own decode; one step over a directly filled cache.
 #include "device_fixture.h"
 #include "engine/device/profile_check.h"
 #include "engine/make_decoder.h"
@@ -82,6 +82,21 @@ TEST_F(EngineQwen35, FourSequencesKeepTheirOwnState) {
   ASSERT_NE(file, nullptr);
   expect_sequences_match_reference(placement::whole(shape.n_layer, device().name()), {&device()},
                                    *file, 4);
+}
+
+// A step at position 639 over a KV cache filled directly (the attention layer's), the recurrent
+// state zeroed on both sides: the harness's long-context check runs on a hybrid too.
+TEST_F(EngineQwen35, LongContextStepOverAFilledCacheGivesTheReference) {
+  const auto shape = qwen35();
+  auto file = synthetic_file(shape, FileType::q8_0);
+  ASSERT_NE(file, nullptr);
+  auto c = device::default_config(device().info(), device().info().local_mem_size, shape,
+                                  FileType::q8_0);
+  c.weights = FileType::q8_0;
+  auto r = device::check_context(device(), *file, c, 640);
+  ASSERT_TRUE(r.is_ok()) << r.error().describe();
+  EXPECT_TRUE(r->tokens_match) << r->reason;
+  EXPECT_LE(r->logits_nmse, r->nmse_bound);
 }
 
 TEST_F(EngineQwen35, MoeGivesTheReferenceTokensLogitsAndSequences) {
