@@ -3,7 +3,8 @@
 // layers and one attention layer in four; head_dim 256, gated, IMROPE sections on a quarter of it),
 // 32 greedy tokens with their logits in F32, Q8_0 and Q4_K_M; every token's logits of a prompt fed
 // in passes of 1, 64, 65 and 512 tokens (the state carried across pass boundaries); and 4
-// sequences decoded together, each against its own decode; one step over a directly filled cache.
+// sequences decoded together, each against its own decode; one step over a directly filled cache;
+// the layers split between the host and the device.
 #include "device_fixture.h"
 #include "engine/device/profile_check.h"
 #include "engine/make_decoder.h"
@@ -36,6 +37,20 @@ model::ModelShape qwen35moe(uint32_t layers = 4) {
 
 class EngineQwen35 : public DeviceTest {
  protected:
+  static void SetUpTestSuite() {
+    DeviceTest::SetUpTestSuite();
+    auto env = core::Options::from_environment();
+    ASSERT_TRUE(env.is_ok());
+    auto h = backends::open(*core::DeviceId::parse("host"), *env);
+    ASSERT_TRUE(h.is_ok()) << h.error().describe();
+    host_ = std::move(*h);
+  }
+  static void TearDownTestSuite() {
+    host_.reset();
+    DeviceTest::TearDownTestSuite();
+  }
+  static inline std::unique_ptr<backends::Device> host_;
+
   void expect_decode(const model::ModelShape& shape, FileType format) {
     SCOPED_TRACE(shape.name + " " + model::to_string(format));
     auto file = synthetic_file(shape, format);
@@ -97,6 +112,18 @@ TEST_F(EngineQwen35, LongContextStepOverAFilledCacheGivesTheReference) {
   ASSERT_TRUE(r.is_ok()) << r.error().describe();
   EXPECT_TRUE(r->tokens_match) << r->reason;
   EXPECT_LE(r->logits_nmse, r->nmse_bound);
+}
+
+// -ngl 3: layers 0 and 1 (recurrent) on the host, 2 (recurrent) and 3 (attention) and the output
+// on the device; each side keeps the state of its own recurrent layers.
+TEST_F(EngineQwen35, HostThenDeviceSplitGivesTheReference) {
+  const auto shape = qwen35();
+  auto file = synthetic_file(shape, FileType::q8_0);
+  ASSERT_NE(file, nullptr);
+  auto p = placement::from_gpu_layers(shape.n_layer, {3, {device().name()}, {}, placement::kHost});
+  ASSERT_TRUE(p.is_ok()) << p.error().describe();
+  ASSERT_FALSE(p->whole());
+  expect_split_matches_reference(*p, {&device(), host_.get()}, *file, 65);
 }
 
 TEST_F(EngineQwen35, MoeGivesTheReferenceTokensLogitsAndSequences) {
