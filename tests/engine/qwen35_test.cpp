@@ -284,6 +284,28 @@ TEST(Qwen35Plan, DeploymentCountsTheRecurrentStateAsLlamaCppAllocatesIt) {
   EXPECT_EQ(placement::kv_cells(s, 3, o), 256u);
 }
 
+// What llama.cpp 3.22.1 printed for gauntlet's qwen35 files whose DeltaNet layers bind the compute
+// buffer (n_ff 256, 1536 conv channels; flash attention on, as its auto chose on the CPU, n_ubatch
+// 512): "CPU compute buffer size = 11.05 MiB" at n_ctx 512 and 14.55 MiB at 4096. The fit answer's
+// compute buffer counts the DeltaNet's intermediates (it said 5.75 and 9.25 MiB without them).
+TEST(Qwen35Plan, ComputeBufferCountsTheDeltaNetIntermediatesAsLlamaCpp) {
+  const auto s = shape_of(
+      "arch=qwen35,n_embd=256,n_layer=8,n_head=2,n_head_kv=1,head_dim=256,rope_dim=64,n_ff=256,"
+      "n_vocab=256,context=4096,ssm_state=64,ssm_groups=4,ssm_heads=16,ssm_inner=1024,tied=1");
+  const auto tensors = model::model_tensors(s, FileType::f32);
+  const auto host = placement::whole(s.n_layer, placement::kHost);
+  for (const auto& [context, mib] : {std::pair{512u, 11.05}, std::pair{4096u, 14.55}}) {
+    placement::DeploymentOptions o;
+    o.context = context;
+    o.flash_attention = true;
+    const auto bytes = placement::deployment_bytes(s, tensors, host, o);
+    ASSERT_EQ(bytes.size(), 1u);
+    const double got = static_cast<double>(bytes[0].compute) / 1048576.0;
+    EXPECT_GE(got, mib - 0.01) << "n_ctx " << context;
+    EXPECT_LE(got, mib * 1.03) << "n_ctx " << context;
+  }
+}
+
 // Bad files: the error names the key or the tensor.
 TEST(Qwen35Load, BadFilesNameTheKeyOrTensor) {
   auto expect_bytes_refused = [](const std::vector<std::byte>& bytes, const std::string& what) {
