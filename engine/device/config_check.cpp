@@ -23,7 +23,9 @@ core::Status local_fits(const KernelVariant& v, const KernelDims& d, uint64_t li
 }
 
 std::set<uint32_t> matvec_inputs(const model::ModelShape& s) {
-  return {s.n_embd, s.n_ff, s.n_embd_q()};
+  std::set<uint32_t> in{s.n_embd, s.n_ff, s.n_embd_q()};
+  if (s.traits().gated_delta_net) in.insert(s.ssm_inner);  // ssm_out
+  return in;
 }
 
 // An activation chunk holds whole blocks of every tensor type in the file's mix.
@@ -128,6 +130,13 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
                           "head_dim " + std::to_string(hd) + ", context " +
                               std::to_string(context) +
                               (config.flash_attention ? ", group " + std::to_string(group) : "")));
+  if (const uint64_t dn = planner::delta_net_local_mem_bytes(shape); dn > local_mem_limit) {
+    return core::make_error(
+        core::ErrorKind::unsupported,
+        "delta_net.wg" + std::to_string(planner::delta_net_workgroup(shape.ssm_state)) + " needs " +
+            std::to_string(dn) + " bytes of local memory for ssm_state " +
+            std::to_string(shape.ssm_state) + "; the limit is " + std::to_string(local_mem_limit));
+  }
   return core::Status::ok();
 }
 

@@ -42,13 +42,6 @@ core::Result<std::unique_ptr<DeviceDecoder>> DeviceDecoder::create(backends::Dev
                             std::string("a ") + model::to_string(config.kv.v) +
                                 " V cache needs flash attention (-fa), as in llama.cpp");
   }
-  if (model.shape.traits().gated_delta_net) {
-    return core::make_error(core::ErrorKind::unsupported,
-                            std::string("the gated DeltaNet layers of ") +
-                                model.shape.traits().name +
-                                " run on the host reference only (no OpenCL or Vulkan kernels yet)",
-                            device.name());
-  }
   auto d = std::make_unique<DeviceDecoder>(device, model, config, context, kernels);
   GAUNTLET_TRY(d->bind());
   GAUNTLET_TRY(d->allocate());
@@ -68,6 +61,7 @@ DeviceDecoder::DeviceDecoder(backends::Device& device, const loader::DeviceModel
       matmul_(effective_matmul(config)),
       attention_(effective_attention(config)),
       capacity_(planner::pass_tokens(config.micro_batch, config.sequences)),
+      state_layout_(planner::state_layout(model.shape, config.layers)),
       pos_(config.sequences, 0) {}
 
 core::Status DeviceDecoder::bind() {
@@ -123,6 +117,17 @@ core::Status DeviceDecoder::bind() {
     L.w_gate_shexp = find(p + "ffn_gate_shexp.weight");
     L.w_up_shexp = find(p + "ffn_up_shexp.weight");
     L.w_down_shexp = find(p + "ffn_down_shexp.weight");
+    if (model_.shape.recurrent(l)) {
+      L.ssm_qkv = find(p + "attn_qkv.weight");
+      L.ssm_gate = find(p + "attn_gate.weight");
+      L.ssm_conv1d = find(p + "ssm_conv1d.weight");
+      L.ssm_dt = find(p + "ssm_dt.bias");
+      L.ssm_a = find(p + "ssm_a");
+      L.ssm_beta = find(p + "ssm_beta.weight");
+      L.ssm_alpha = find(p + "ssm_alpha.weight");
+      L.ssm_norm = find(p + "ssm_norm.weight");
+      L.ssm_out = find(p + "ssm_out.weight");
+    }
     layers_.push_back(L);
   }
   if (Weight freqs = find("rope_freqs.weight"); freqs.buffer != nullptr) {
@@ -159,6 +164,8 @@ core::Status DeviceDecoder::allocate() {
   GAUNTLET_TRY(alloc(k_cache_, cache_bytes(config_.kv.k), "K cache"));
   GAUNTLET_TRY(alloc(v_cache_, cache_bytes(config_.kv.v), "V cache"));
   GAUNTLET_TRY(alloc(pass_buffer_, uint64_t{capacity_} * 2 * sizeof(uint32_t), "pass"));
+  const uint64_t state = planner::state_bytes(s, config_.sequences, config_.layers);
+  GAUNTLET_TRY(alloc(state_, std::max<uint64_t>(state, 4), "recurrent state"));
   // One table of angles per kind of layer (global, and sliding where those turn otherwise), a
   // row per token.
   const uint64_t table_bytes = uint64_t{s.rope_dims()} * capacity_ * sizeof(float);
@@ -181,6 +188,10 @@ core::Status DeviceDecoder::fill_kv(std::span<const std::byte> k, std::span<cons
   }
   GAUNTLET_TRY(device_.upload(*k_cache_, k));
   GAUNTLET_TRY(device_.upload(*v_cache_, v));
+  if (state_layout_.per_sequence > 0) {
+    const std::vector<float> zeros(state_->size() / sizeof(float), 0.0f);
+    GAUNTLET_TRY(device_.upload(*state_, std::as_bytes(std::span<const float>(zeros))));
+  }
   std::fill(pos_.begin(), pos_.end(), position);
   return core::Status::ok();
 }
@@ -206,6 +217,14 @@ core::Status DeviceDecoder::project_qkv(const Layer& L) {
   if (arch.fused_qkv) {
     // Q, K and V rows of one matrix into the back-to-back q, k, v of the activation layout.
     GAUNTLET_TRY(project(L.wqkv, s.n_embd, n_q + 2 * n_kv, a.xb, a.q));
+  } else if (arch.attn_output_gate) {
+    // qwen35: each head's [q | gate] side by side, split into q and gate.
+    GAUNTLET_TRY(project(L.wq, s.n_embd, s.n_embd_q_proj(), a.xb, a.q_gate));
+    GAUNTLET_TRY(project(L.wk, s.n_embd, n_kv, a.xb, a.k));
+    GAUNTLET_TRY(project(L.wv, s.n_embd, n_kv, a.xb, a.v));
+    GAUNTLET_TRY(
+        ops_.query_gate(act, QueryGate::split,
+                        {n_q, s.head_dim(), off(a.q_gate), off(a.q), off(a.gate), stride()}, n));
   } else {
     GAUNTLET_TRY(project(L.wq, s.n_embd, n_q, a.xb, a.q));
     GAUNTLET_TRY(project(L.wk, s.n_embd, n_kv, a.xb, a.k));
@@ -418,12 +437,61 @@ core::Status DeviceDecoder::run_layer(uint32_t l) {
   const auto& s = model_.shape;
   const auto& L = layers_[l];
   const auto& a = layout_;
+  backends::Buffer& act = *act_;
+  auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
+  GAUNTLET_TRY(ops_.rmsnorm(act, *L.attn_norm.buffer, matvec_.workgroup,
+                            {s.n_embd, off(a.x), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
+  GAUNTLET_TRY(s.recurrent(l) ? recurrent(l) : attention(l));
+  return feed_forward(l);
+}
+
+core::Status DeviceDecoder::recurrent(uint32_t l) {
+  const auto& s = model_.shape;
+  const auto& L = layers_[l];
+  const auto& a = layout_;
+  const uint32_t n = tokens(), heads = s.ssm_heads;
+  backends::Buffer& act = *act_;
+  auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
+  GAUNTLET_TRY(project(L.ssm_qkv, s.n_embd, s.ssm_channels(), a.xb, a.ssm_qkv));
+  GAUNTLET_TRY(project(L.ssm_gate, s.n_embd, s.ssm_inner, a.xb, a.ssm_z));
+  GAUNTLET_TRY(project(L.ssm_beta, s.n_embd, heads, a.xb, a.ssm_ba));
+  GAUNTLET_TRY(project(L.ssm_alpha, s.n_embd, heads, a.xb, a.ssm_ba + heads));
+  // Each sequence's tokens in pass order: the conv and the delta rule read the state its previous
+  // token left (one work-item per channel, one workgroup per value head, of each sequence).
+  const uint32_t per_seq = off(state_layout_.per_sequence), at = off(state_layout_.offset[l]);
+  GAUNTLET_TRY(ops_.ssm_conv(
+      act, *state_, *L.ssm_conv1d.buffer, *pass_buffer_,
+      {s.ssm_channels(), s.ssm_conv, off(a.ssm_qkv), off(a.ssm_conv), at, per_seq, stride(), n},
+      config_.sequences));
+  const DeltaNetParams dp{s.ssm_state,
+                          heads,
+                          s.ssm_groups,
+                          off(a.ssm_conv),
+                          off(a.ssm_ba),
+                          off(a.ssm_o),
+                          off(at + s.ssm_conv_floats()),
+                          per_seq,
+                          stride(),
+                          n,
+                          s.rms_eps};
+  GAUNTLET_TRY(ops_.delta_net(act, *state_, *L.ssm_dt.buffer, *L.ssm_a.buffer, *pass_buffer_, dp,
+                              config_.sequences));
+  // The gated norm (build_norm_gated): each head's rmsnorm(o) * ssm_norm, then z = silu(z) * o.
+  GAUNTLET_TRY(ops_.rmsnorm(act, *L.ssm_norm.buffer, matvec_.workgroup,
+                            {s.ssm_state, off(a.ssm_o), off(a.ssm_o), s.rms_eps, stride()}, heads,
+                            n));
+  GAUNTLET_TRY(ops_.elementwise(act, Elementwise::swiglu,
+                                {s.ssm_inner, off(a.ssm_z), off(a.ssm_o), 0, stride()}, n));
+  return add_branch(L.ssm_out, s.ssm_inner, a.ssm_z, L.post_attn_norm);
+}
+
+core::Status DeviceDecoder::attention(uint32_t l) {
+  const auto& s = model_.shape;
+  const auto& L = layers_[l];
+  const auto& a = layout_;
   const uint32_t hd = s.head_dim(), n_q = s.n_embd_q(), n_kv = s.n_embd_kv(), n = tokens();
   backends::Buffer& act = *act_;
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
-
-  GAUNTLET_TRY(ops_.rmsnorm(act, *L.attn_norm.buffer, matvec_.workgroup,
-                            {s.n_embd, off(a.x), off(a.xb), s.rms_eps, stride()}, 1, n));
   GAUNTLET_TRY(project_qkv(L));
   // A sliding layer keeps a ring of its last positions (planner::kv_layout); every token's K and
   // V is written before any token attends, and each attends only up to its own position.
@@ -455,9 +523,11 @@ core::Status DeviceDecoder::run_layer(uint32_t l) {
   if (const uint32_t rot_v = reference::v_rotation(s, config_.kv); rot_v > 0) {
     GAUNTLET_TRY(rotate(a.xb2, n_q, rot_v));  // turned back
   }
-  GAUNTLET_TRY(
-      add_branch(L.wo, n_q, a.xb2, L.post_attn_norm, s.traits().out_bias ? &L.bo : nullptr));
-  return feed_forward(l);
+  if (s.traits().attn_output_gate) {
+    GAUNTLET_TRY(
+        ops_.query_gate(act, QueryGate::apply, {n_q, hd, 0, off(a.xb2), off(a.gate), stride()}, n));
+  }
+  return add_branch(L.wo, n_q, a.xb2, L.post_attn_norm, s.traits().out_bias ? &L.bo : nullptr);
 }
 
 core::Status DeviceDecoder::rotate(uint64_t off, uint32_t n, uint32_t chunk) {

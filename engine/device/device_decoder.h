@@ -39,10 +39,13 @@ class DeviceDecoder final : public Decoder, public Stage {
                          std::vector<float>& logits) override;
   uint32_t pass_capacity() const override { return capacity_; }
   // Replaces the KV cache (bytes laid out as the reference's: [sequence][layer][slot][n_embd_kv]
-  // in the configured precision) and continues every sequence at `position`.
+  // in the configured precision) and continues every sequence at `position`; a hybrid's recurrent
+  // state is zeroed (what check_context gives the reference too).
   core::Status fill_kv(std::span<const std::byte> k, std::span<const std::byte> v,
                        uint32_t position);
   uint32_t position(uint32_t seq = 0) const override { return pos_[seq]; }
+  // A sequence's next token at position 0 clears its recurrent state (engine_ssm_conv.cl,
+  // engine_delta_net.cl) as it overwrites its KV slots.
   void reset() override { std::fill(pos_.begin(), pos_.end(), 0); }
   // Times every dispatch from now on into `times` (see Ops::time_dispatches); nullptr stops.
   void time_dispatches(KernelTimes* times) { ops_.time_dispatches(times); }
@@ -68,6 +71,8 @@ class DeviceDecoder final : public Decoder, public Stage {
     Weight router, gate_exps, up_exps, down_exps, gate_up_exps;
     Weight shexp_gate, w_gate_shexp, w_up_shexp, w_down_shexp;
     Weight bo, sinks, router_b, gate_exps_b, up_exps_b, down_exps_b;  // gpt-oss
+    // A gated DeltaNet layer's (qwen35).
+    Weight ssm_qkv, ssm_gate, ssm_conv1d, ssm_dt, ssm_a, ssm_beta, ssm_alpha, ssm_norm, ssm_out;
   };
   // One token of the pass being run.
   struct PassToken {
@@ -88,6 +93,11 @@ class DeviceDecoder final : public Decoder, public Stage {
   core::Status upload_residuals(std::span<const float> x);
   core::Status download_residuals(std::span<float> x);
   core::Status project_qkv(const Layer& L);
+  // A gated DeltaNet layer (qwen35's recurrent layers) from the normed input at xb: its
+  // projections, the conv and the delta rule on the sequences' state, the gated norm, and
+  // x += ssm_out . o.
+  core::Status recurrent(uint32_t layer);
+  core::Status attention(uint32_t layer);
   core::Status feed_forward(uint32_t layer);
   core::Status host_experts(uint32_t layer);
   // A mixture of experts' feed-forward: input at xb, output left at xb.
@@ -124,6 +134,10 @@ class DeviceDecoder final : public Decoder, public Stage {
   Weight token_embd_, output_norm_, output_;
   std::vector<Layer> layers_;
   std::unique_ptr<backends::Buffer> act_, k_cache_, v_cache_, pass_buffer_;
+  // A hybrid's recurrent state beside the KV cache: planner::state_layout's conv and delta states
+  // per sequence and recurrent layer of the share (a word when it has none).
+  planner::StateLayout state_layout_;
+  std::unique_ptr<backends::Buffer> state_;
   // A row of angles per token of the pass: global layers, sliding layers.
   std::unique_ptr<backends::Buffer> rope_tables_[2];
   std::vector<float> tables_, logits_;

@@ -4,6 +4,7 @@
 #include "core/type_kernels.h"
 #include "kernels/engine_add_bias_cl.h"
 #include "kernels/engine_attention_cl.h"
+#include "kernels/engine_delta_net_cl.h"
 #include "kernels/engine_elementwise_cl.h"
 #include "kernels/engine_expert_combine_cl.h"
 #include "kernels/engine_expert_group_cl.h"
@@ -13,11 +14,14 @@
 #include "kernels/engine_kv_store_cl.h"
 #include "kernels/engine_matmul_cl.h"
 #include "kernels/engine_matvec_cl.h"
+#include "kernels/engine_query_gate_cl.h"
 #include "kernels/engine_rmsnorm_cl.h"
 #include "kernels/engine_rope_kv_cl.h"
+#include "kernels/engine_ssm_conv_cl.h"
 #ifdef GAUNTLET_HAVE_SPIRV
 #include "kernels/engine_add_bias_comp.h"
 #include "kernels/engine_attention_comp.h"
+#include "kernels/engine_delta_net_comp.h"
 #include "kernels/engine_elementwise_comp.h"
 #include "kernels/engine_expert_combine_comp.h"
 #include "kernels/engine_expert_group_comp.h"
@@ -28,8 +32,10 @@
 #include "kernels/engine_matmul_typed.h"
 #include "kernels/engine_matvec_blocks_typed.h"
 #include "kernels/engine_matvec_comp.h"
+#include "kernels/engine_query_gate_comp.h"
 #include "kernels/engine_rmsnorm_comp.h"
 #include "kernels/engine_rope_kv_comp.h"
+#include "kernels/engine_ssm_conv_comp.h"
 #endif
 
 namespace gauntlet::engine::device {
@@ -342,6 +348,33 @@ core::Result<KernelSource> expert_combine_source(core::Api api) {
   return make(api, "expert_combine",
               {kernels::engine_expert_combine_cl, SPIRV(engine_expert_combine_comp)}, 1,
               sizeof(CombineParams), kSimpleWorkgroup, false);
+}
+
+core::Result<KernelSource> ssm_conv_source(core::Api api) {
+  return make(api, "ssm_conv", {kernels::engine_ssm_conv_cl, SPIRV(engine_ssm_conv_comp)}, 4,
+              sizeof(SsmConvParams), kSimpleWorkgroup, false);
+}
+
+core::Result<KernelSource> delta_net_source(core::Api api, uint32_t state, uint32_t workgroup) {
+  if (!is_pow2(workgroup) || workgroup > 1024 || state == 0 || state > model::kMaxSsmState) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "delta_net: a power-of-two workgroup up to 1024 and a state of 1.." +
+                                std::to_string(model::kMaxSsmState));
+  }
+  auto s = make(api, "delta_net", {kernels::engine_delta_net_cl, SPIRV(engine_delta_net_comp)}, 5,
+                sizeof(DeltaNetParams), workgroup, false);
+  if (!s) return s;
+  // Vulkan numbers the constants in this order from 3 (engine_delta_net.comp).
+  s->constants = {{"STATE", state}, {"RED", workgroup}};
+  return s;
+}
+
+core::Result<KernelSource> query_gate_source(core::Api api, QueryGate mode) {
+  auto s = make(api, "query_gate", {kernels::engine_query_gate_cl, SPIRV(engine_query_gate_comp)},
+                1, sizeof(QueryGateParams), kSimpleWorkgroup, false);
+  if (!s) return s;
+  s->constants = {{"MODE", static_cast<int64_t>(mode)}};
+  return s;
 }
 
 core::Result<backends::Kernel*> KernelCache::get(const KernelSource& source) {

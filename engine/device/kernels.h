@@ -97,6 +97,31 @@ struct BiasParams {
   uint32_t sel_off = 0, slots = 0, slot_step = 0;
 };
 
+// A gated DeltaNet layer's conv1d with its rolling state (engine_ssm_conv.cl): work-item (c, s)
+// walks the pass's tokens of sequence s for channel c; the state of sequence s at s * seq_floats +
+// state_off.
+struct SsmConvParams {
+  uint32_t channels, width, in_off, out_off, state_off, seq_floats, stride, n_tok;
+  uint32_t first = 0;  // the tokens first .. n_tok - 1 of the pass
+};
+// Its delta rule (engine_delta_net.cl): workgroup (h, s) walks the pass's tokens of sequence s for
+// value head h; the head's n x n state at s * seq_floats + state_off + h * n * n.
+struct DeltaNetParams {
+  uint32_t n, heads, groups, conv_off, ba_off, out_off, state_off, seq_floats, stride, n_tok;
+  float eps;
+  uint32_t first = 0;
+};
+// The tokens of a pass one delta_net dispatch walks at most (Ops::delta_net dispatches a longer
+// pass in turns): in one dispatch over the 512 tokens of a pass, llvmpipe's results went wrong from
+// token 442 on (nine barriers per token), while PoCL's stayed right.
+inline constexpr uint32_t kDeltaNetTokens = 64;
+// qwen35's gated attention (engine_query_gate.cl): split [q | gate] per head, or out *=
+// sigmoid(gate).
+struct QueryGateParams {
+  uint32_t n, head_dim, in_off, out_off, gate_off, stride;
+};
+enum class QueryGate { split = 0, apply = 1 };
+
 // The OP of engine_elementwise.cl / .comp.
 enum class Elementwise { add = 0, swiglu = 1, geglu = 2, scale = 3, softcap = 4, swiglu_oai = 5 };
 
@@ -141,6 +166,11 @@ core::Result<backends::KernelSource> add_bias_source(core::Api api);
 core::Result<backends::KernelSource> expert_route_source(core::Api api);
 core::Result<backends::KernelSource> expert_group_source(core::Api api);
 core::Result<backends::KernelSource> expert_combine_source(core::Api api);
+core::Result<backends::KernelSource> ssm_conv_source(core::Api api);
+// `state` is the key head size (local memory for q and k), `workgroup` a power of two.
+core::Result<backends::KernelSource> delta_net_source(core::Api api, uint32_t state,
+                                                      uint32_t workgroup);
+core::Result<backends::KernelSource> query_gate_source(core::Api api, QueryGate mode);
 
 // Builds each distinct source once per device (keyed by entry point and constants).
 class KernelCache {

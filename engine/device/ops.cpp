@@ -195,4 +195,31 @@ core::Status Ops::add_bias(backends::Buffer& act, backends::Buffer& bias, const 
              groups_for(p.n, kSimpleWorkgroup), 0, tokens * std::max(p.slots, 1u));
 }
 
+core::Status Ops::ssm_conv(backends::Buffer& act, backends::Buffer& state,
+                           backends::Buffer& kernel_w, backends::Buffer& pass,
+                           const SsmConvParams& p, uint32_t sequences) {
+  return run(ssm_conv_source(device().info().id.api), {&act, &state, &kernel_w, &pass}, bytes_of(p),
+             groups_for(p.channels, kSimpleWorkgroup), 0, sequences);
+}
+
+core::Status Ops::delta_net(backends::Buffer& act, backends::Buffer& state,
+                            backends::Buffer& dt_bias, backends::Buffer& ssm_a,
+                            backends::Buffer& pass, const DeltaNetParams& p, uint32_t sequences) {
+  DeltaNetParams chunk = p;
+  for (uint32_t first = p.first; first < p.n_tok; first += kDeltaNetTokens) {
+    chunk.first = first;
+    chunk.n_tok = std::min(p.n_tok, first + kDeltaNetTokens);
+    GAUNTLET_TRY(
+        run(delta_net_source(device().info().id.api, p.n, planner::delta_net_workgroup(p.n)),
+            {&act, &state, &dt_bias, &ssm_a, &pass}, bytes_of(chunk), p.heads, 0, sequences));
+  }
+  return core::Status::ok();
+}
+
+core::Status Ops::query_gate(backends::Buffer& act, QueryGate mode, const QueryGateParams& p,
+                             uint32_t tokens) {
+  return run(query_gate_source(device().info().id.api, mode), {&act}, bytes_of(p),
+             groups_for(p.n, kSimpleWorkgroup), 0, tokens);
+}
+
 }  // namespace gauntlet::engine::device

@@ -90,6 +90,16 @@ class Ops {
   // expert's row.
   core::Status add_bias(backends::Buffer& act, backends::Buffer& bias, const BiasParams& p,
                         uint32_t tokens = 1);
+  // A gated DeltaNet layer's conv1d and delta rule over the pass (`pass`: each token's {position,
+  // sequence}), for `sequences` sequences of `state`; the conv's `kernel_w` and dt_bias / ssm_a are
+  // the layer's f32 tensors. The delta rule walks the pass in turns of kDeltaNetTokens tokens.
+  core::Status ssm_conv(backends::Buffer& act, backends::Buffer& state, backends::Buffer& kernel_w,
+                        backends::Buffer& pass, const SsmConvParams& p, uint32_t sequences);
+  core::Status delta_net(backends::Buffer& act, backends::Buffer& state, backends::Buffer& dt_bias,
+                         backends::Buffer& ssm_a, backends::Buffer& pass, const DeltaNetParams& p,
+                         uint32_t sequences);
+  core::Status query_gate(backends::Buffer& act, QueryGate mode, const QueryGateParams& p,
+                          uint32_t tokens = 1);
 
  private:
   core::Status run(core::Result<backends::KernelSource> source,

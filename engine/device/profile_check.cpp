@@ -432,6 +432,9 @@ core::Result<CheckResult> check_context(backends::Device& device, const model::G
   reference::ThreadPool pool(0);
   std::vector<float> act(planner::activation_layout(s, context).total);
   reference::KvCacheView view{k.data(), v.data(), config.kv, context};
+  // A hybrid's recurrent state starts from zero on both sides (DeviceDecoder::fill_kv).
+  std::vector<float> state(planner::state_layout(s).per_sequence);
+  if (!state.empty()) view.state = state.data();
   GAUNTLET_TRY(
       reference::forward_token(s, both->host.weights, view, act.data(), token, context - 1, pool));
   std::span<const float> host_logits(act.data() + planner::activation_layout(s, context).logits,

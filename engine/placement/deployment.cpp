@@ -60,7 +60,14 @@ GraphPeaks graph_peaks(const planner::ModelShape& s, uint64_t full_cells, uint64
                                           2ull * s.n_expert
                                     : s.n_ff;
   const uint64_t ffn = tokens * (3 * ff_width + n_embd * 11 / 2);
-  return {4 * std::max(attention, ffn), 4 * tokens * (uint64_t{s.n_vocab} + 3 * n_embd),
+  // A gated DeltaNet layer (qwen35) holds, beside the masks, three copies of its conv's channels
+  // and of n_embd per token: measured with llama.cpp 3.22.1 on the CPU at 512 tokens over ssm
+  // widths of 1024 to 2048 channels and n_embd 256 and 512 (the value heads' width alone added
+  // nothing), each within 2% under this.
+  const uint64_t recurrent =
+      s.traits().gated_delta_net ? tokens * (masks + 3 * (uint64_t{s.ssm_channels()} + n_embd)) : 0;
+  return {4 * std::max({attention, ffn, recurrent}),
+          4 * tokens * (uint64_t{s.n_vocab} + 3 * n_embd),
           4 * tokens * (masks + (flash_attention ? 2 : 3) * n_embd)};
 }
 

@@ -298,6 +298,17 @@ uint64_t widest_matvec_input(const ModelShape& shape) {
   return std::max<uint64_t>({shape.n_embd, shape.n_ff, shape.n_embd_q(), experts, shared, ssm_out});
 }
 
+uint32_t delta_net_workgroup(uint32_t state) {
+  uint32_t wg = 1;
+  while (wg < state && wg < 256) wg *= 2;
+  return wg;
+}
+
+uint64_t delta_net_local_mem_bytes(const ModelShape& shape) {
+  if (!shape.traits().gated_delta_net) return 0;
+  return (2ull * shape.ssm_state + 2ull * delta_net_workgroup(shape.ssm_state)) * sizeof(float);
+}
+
 uint64_t decode_local_mem_bytes(const KernelVariant& matvec, const KernelVariant& attention,
                                 const ModelShape& shape, uint32_t context) {
   KernelVariant norm = matvec;
@@ -306,7 +317,7 @@ uint64_t decode_local_mem_bytes(const KernelVariant& matvec, const KernelVariant
   const uint64_t at =
       local_mem_bytes(attention, {0, shape.head_dim(), context, shape.n_head / shape.n_head_kv});
   const uint64_t rn = local_mem_bytes(norm, {shape.n_embd, 0, 0});
-  return std::max({mv, at, rn});
+  return std::max({mv, at, rn, delta_net_local_mem_bytes(shape)});
 }
 
 uint64_t pass_local_mem_bytes(const KernelVariant& matvec, const KernelVariant& matmul,

@@ -234,6 +234,11 @@ uint64_t local_mem_bytes(const KernelVariant& variant, const KernelDims& dims);
 uint64_t widest_matvec_input(const ModelShape& shape);
 uint64_t decode_local_mem_bytes(const KernelVariant& matvec, const KernelVariant& attention,
                                 const ModelShape& shape, uint32_t context);
+// A gated DeltaNet's delta-rule kernel (engine_delta_net.cl): its workgroup for a key head of
+// `state` (the next power of two, at most 256: one column of the state per work-item) and its
+// local memory (q and k of the head, two reduction rows); 0 for a model without one.
+uint32_t delta_net_workgroup(uint32_t state);
+uint64_t delta_net_local_mem_bytes(const ModelShape& shape);
 // A pass of several tokens adds the matmul over the widest input.
 uint64_t pass_local_mem_bytes(const KernelVariant& matvec, const KernelVariant& matmul,
                               const KernelVariant& attention, const ModelShape& shape,

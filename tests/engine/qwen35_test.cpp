@@ -241,6 +241,29 @@ TEST(Qwen35Plan, Qwen36_27bStateBytesPerSequence) {
   EXPECT_EQ(plan.steady_state, plan.weights + plan.kv_cache + plan.state + plan.activations);
 }
 
+// The device's delta-rule kernel (engine_delta_net) holds q and k of a key head and two reduction
+// rows of its workgroup (one work-item per state column, up to 256) in local memory; the decode's
+// local-memory check counts it beside the matvec, attention and norm kernels.
+TEST(Qwen35Plan, DeltaNetLocalMemoryJoinsTheDecodeCheck) {
+  auto s = model::preset_shape("qwen3.6-27b");
+  ASSERT_TRUE(s.is_ok()) << s.error().describe();
+  EXPECT_EQ(planner::delta_net_workgroup(128), 128u);
+  EXPECT_EQ(planner::delta_net_workgroup(16), 16u);
+  EXPECT_EQ(planner::delta_net_workgroup(200), 256u);
+  EXPECT_EQ(planner::delta_net_local_mem_bytes(*s), (2 * 128 + 2 * 128) * 4u);
+  const auto tiny = shape_of(kHybrid);  // ssm_state 16
+  EXPECT_EQ(planner::delta_net_local_mem_bytes(tiny), (2 * 16 + 2 * 16) * 4u);
+  auto dense = model::preset_shape("qwen3-0.6b");
+  ASSERT_TRUE(dense.is_ok());
+  EXPECT_EQ(planner::delta_net_local_mem_bytes(*dense), 0u);
+  // With a matvec of a 32-element tile and a 16-position score tile, the delta rule's 2048 bytes
+  // are the decode's largest.
+  planner::KernelVariant mv{
+      .op = planner::KernelOp::matvec, .workgroup = 32, .activation_tile = 32};
+  planner::KernelVariant at{.op = planner::KernelOp::attention, .workgroup = 32, .score_tile = 16};
+  EXPECT_EQ(planner::decode_local_mem_bytes(mv, at, *s, 4096), 2048u);
+}
+
 // What llama.cpp 3.22.1 printed loading gauntlet's 8-layer qwen35 file (ssm_state 64, 2 key
 // heads, 6 value heads) at n_ctx 64: "RS buffer size = 0.61 MiB (1 cells, 8 layers, 1 seqs),
 // R (f32): 0.04 MiB, S (f32): 0.56 MiB" and "KV buffer size = 0.50 MiB (256 cells, 2 layers)".
@@ -259,6 +282,28 @@ TEST(Qwen35Plan, DeploymentCountsTheRecurrentStateAsLlamaCppAllocatesIt) {
   EXPECT_EQ(bytes[0].kv_cache, 2ull * 256 * 256 * 2 * 2);               // 0.50 MiB
   EXPECT_EQ(placement::kv_cells(s, 0, o), 0u);
   EXPECT_EQ(placement::kv_cells(s, 3, o), 256u);
+}
+
+// What llama.cpp 3.22.1 printed for gauntlet's qwen35 files whose DeltaNet layers bind the compute
+// buffer (n_ff 256, 1536 conv channels; flash attention on, as its auto chose on the CPU, n_ubatch
+// 512): "CPU compute buffer size = 11.05 MiB" at n_ctx 512 and 14.55 MiB at 4096. The fit answer's
+// compute buffer counts the DeltaNet's intermediates (it said 5.75 and 9.25 MiB without them).
+TEST(Qwen35Plan, ComputeBufferCountsTheDeltaNetIntermediatesAsLlamaCpp) {
+  const auto s = shape_of(
+      "arch=qwen35,n_embd=256,n_layer=8,n_head=2,n_head_kv=1,head_dim=256,rope_dim=64,n_ff=256,"
+      "n_vocab=256,context=4096,ssm_state=64,ssm_groups=4,ssm_heads=16,ssm_inner=1024,tied=1");
+  const auto tensors = model::model_tensors(s, FileType::f32);
+  const auto host = placement::whole(s.n_layer, placement::kHost);
+  for (const auto& [context, mib] : {std::pair{512u, 11.05}, std::pair{4096u, 14.55}}) {
+    placement::DeploymentOptions o;
+    o.context = context;
+    o.flash_attention = true;
+    const auto bytes = placement::deployment_bytes(s, tensors, host, o);
+    ASSERT_EQ(bytes.size(), 1u);
+    const double got = static_cast<double>(bytes[0].compute) / 1048576.0;
+    EXPECT_GE(got, mib - 0.01) << "n_ctx " << context;
+    EXPECT_LE(got, mib * 1.03) << "n_ctx " << context;
+  }
 }
 
 // Bad files: the error names the key or the tensor.
