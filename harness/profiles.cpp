@@ -8,6 +8,7 @@
 #include "engine/device/profile_check.h"
 #include "engine/placement/expert_placement.h"
 #include "engine/placement/placement_plan.h"
+#include "engine/reference/kv_rows.h"
 #include "stress/host_limits.h"
 
 namespace gauntlet::harness {
@@ -339,6 +340,8 @@ std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
   for (const auto& [weights, tensors] : mixes) {
     for (ActivationType compute : computes) {
       for (KvPrecision kv : planned_kv_caches(quantized_kv)) {
+        // A head too narrow for the cache type's blocks cannot hold it (nor in llama.cpp).
+        if (kv.quantized() && !engine::reference::check_kv_cache(shape, kv).is_ok()) continue;
         for (bool tiled : families) {
           for (uint32_t context : planned_contexts(shape)) {
             for (const PassShape& pass : passes) {

@@ -81,7 +81,8 @@ using WeightMixes = std::map<engine::model::FileType, std::vector<engine::model:
 
 // The KV caches profiles are planned with: f32, f16, and one quantized cache attended through
 // flash attention (llama.cpp needs it for a quantized V): `quantized` when it is quantized (the
-// run's -ctk/-ctv), else q8_0 for K and V.
+// run's -ctk/-ctv), else q8_0 for K and V. A model whose heads are not a whole number of the
+// quantized type's blocks is planned without it.
 std::vector<engine::planner::KvPrecision> planned_kv_caches(engine::planner::KvPrecision quantized);
 
 std::vector<Candidate> plan_profiles(

@@ -60,6 +60,25 @@ class DeviceTest : public ::testing::Test {
   static inline std::unique_ptr<backends::Device> device_;
 };
 
+// DeviceTest with the host backend opened beside the device, for tests that split a model
+// between them or run the host's share.
+class DeviceAndHostTest : public DeviceTest {
+ protected:
+  static void SetUpTestSuite() {
+    DeviceTest::SetUpTestSuite();
+    auto env = core::Options::from_environment();
+    ASSERT_TRUE(env.is_ok());
+    auto h = backends::open(*core::DeviceId::parse("host"), *env);
+    ASSERT_TRUE(h.is_ok()) << h.error().describe();
+    host_ = std::move(*h);
+  }
+  static void TearDownTestSuite() {
+    host_.reset();
+    DeviceTest::TearDownTestSuite();
+  }
+  static inline std::unique_ptr<backends::Device> host_;
+};
+
 inline std::vector<float> random_floats(size_t n, uint64_t seed, float scale = 1.0f) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> dist(-scale, scale);

@@ -35,22 +35,8 @@ model::ModelShape qwen35moe(uint32_t layers = 4) {
                       layers);
 }
 
-class EngineQwen35 : public DeviceTest {
+class EngineQwen35 : public DeviceAndHostTest {
  protected:
-  static void SetUpTestSuite() {
-    DeviceTest::SetUpTestSuite();
-    auto env = core::Options::from_environment();
-    ASSERT_TRUE(env.is_ok());
-    auto h = backends::open(*core::DeviceId::parse("host"), *env);
-    ASSERT_TRUE(h.is_ok()) << h.error().describe();
-    host_ = std::move(*h);
-  }
-  static void TearDownTestSuite() {
-    host_.reset();
-    DeviceTest::TearDownTestSuite();
-  }
-  static inline std::unique_ptr<backends::Device> host_;
-
   void expect_decode(const model::ModelShape& shape, FileType format) {
     SCOPED_TRACE(shape.name + " " + model::to_string(format));
     auto file = synthetic_file(shape, format);

@@ -10,20 +10,8 @@
 namespace gauntlet::engine::test {
 namespace {
 
-class EngineSplit : public DeviceTest {
+class EngineSplit : public DeviceAndHostTest {
  protected:
-  static void SetUpTestSuite() {
-    DeviceTest::SetUpTestSuite();
-    auto env = core::Options::from_environment();
-    ASSERT_TRUE(env.is_ok());
-    auto h = backends::open(*core::DeviceId::parse("host"), *env);
-    ASSERT_TRUE(h.is_ok()) << h.error().describe();
-    host_ = std::move(*h);
-  }
-  static void TearDownTestSuite() {
-    host_.reset();
-    DeviceTest::TearDownTestSuite();
-  }
   // -ngl over the device under test, the rest on the host.
   placement::Placement ngl(uint32_t n_layer, int n) {
     auto p = placement::from_gpu_layers(n_layer, {n, {device().name()}, {}, placement::kHost});
@@ -31,8 +19,6 @@ class EngineSplit : public DeviceTest {
     return *p;
   }
   std::vector<backends::Device*> devices() { return {&device(), host_.get()}; }
-
-  static inline std::unique_ptr<backends::Device> host_;
 };
 
 TEST_F(EngineSplit, HostThenDeviceGivesTheReferenceForEveryArchitectureTypeAndMicroBatch) {
