@@ -47,15 +47,10 @@ core::Status refuse_unsupported_features(const GgufInfo& info, const std::string
   return core::Status::ok();
 }
 
-// The mixture-of-experts keys (src/llama-arch.cpp: expert_count, expert_used_count,
-// expert_feed_forward_length, expert_shared_feed_forward_length); a count of 0 is read as given,
-// so that validate_shape names it.
-core::Status read_experts(const GgufInfo& info, const std::string& p, ModelShape& s) {
-  const std::pair<const char*, uint32_t*> keys[] = {
-      {"expert_count", &s.n_expert},
-      {"expert_used_count", &s.n_expert_used},
-      {"expert_feed_forward_length", &s.n_ff_exp},
-      {"expert_shared_feed_forward_length", &s.n_ff_shexp}};
+// Optional integer keys, each read into its field when the file has it; a value that is not an
+// integer within 0..2^20 is refused naming the key.
+core::Status read_optional_counts(const GgufInfo& info, const std::string& p,
+                                  std::span<const std::pair<const char*, uint32_t*>> keys) {
   for (const auto& [key, target] : keys) {
     if (!info.meta(p + key)) continue;
     auto v = info.get_uint(p + key);
@@ -66,6 +61,18 @@ core::Status read_experts(const GgufInfo& info, const std::string& p, ModelShape
     *target = static_cast<uint32_t>(*v);
   }
   return core::Status::ok();
+}
+
+// The mixture-of-experts keys (src/llama-arch.cpp: expert_count, expert_used_count,
+// expert_feed_forward_length, expert_shared_feed_forward_length); a count of 0 is read as given,
+// so that validate_shape names it.
+core::Status read_experts(const GgufInfo& info, const std::string& p, ModelShape& s) {
+  const std::pair<const char*, uint32_t*> keys[] = {
+      {"expert_count", &s.n_expert},
+      {"expert_used_count", &s.n_expert_used},
+      {"expert_feed_forward_length", &s.n_ff_exp},
+      {"expert_shared_feed_forward_length", &s.n_ff_shexp}};
+  return read_optional_counts(info, p, keys);
 }
 
 // A gated DeltaNet's keys (llama_model_qwen35::load_arch_hparams): ssm.conv_kernel,
@@ -155,15 +162,7 @@ core::Status read_per_layer_attention(const GgufInfo& info, const std::string& p
       {"attention.key_length_swa", &s.key_length_swa},
       {"rope.dimension_count_swa", &s.rope_dim_swa},
       {"attention.shared_kv_layers", &s.shared_kv_layers}};
-  for (const auto& [key, target] : keys) {
-    if (!info.meta(p + key)) continue;
-    auto v = info.get_uint(p + key);
-    if (!v || *v > (1u << 20)) {
-      return bad_model("metadata '" + p + key + "' is not an integer within 0.." +
-                       std::to_string(1u << 20));
-    }
-    *target = static_cast<uint32_t>(*v);
-  }
+  GAUNTLET_TRY(read_optional_counts(info, p, keys));
   if (s.shared_kv_layers > s.n_layer) {
     return bad_model("metadata '" + p +
                      "attention.shared_kv_layers' = " + std::to_string(s.shared_kv_layers) +
