@@ -129,17 +129,17 @@ TEST_F(EngineKernels, MatvecEveryFormatWholeAndChunked) {
   }
 }
 
-// Every type, rows of whole 256-element blocks (the k-quants' super-blocks), whole and chunked,
-// one and four rows per work-item.
+// Every type, rows of whole 256-element blocks (the k-quants' super-blocks): the whole vector with
+// four rows per work-item, and three chunks of an f16 tile, one row per work-item, added onto a
+// residual. Each type's block decoder is the part under test; the tile paths themselves are
+// covered across the five tuned formats above (every combination for every type made PoCL
+// compile 130 kernels, 110 s of a CI run with a cold kernel cache).
 TEST_F(EngineKernels, MatvecEveryTensorType) {
   for (const auto& type : model::all_tensor_types()) {
     const TensorType t = type.type;
     SCOPED_TRACE(type.name);
     run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 512, 37, 4);
-    run_matvec({t, 256, planner::ActivationType::f32, 1e-10}, 768, 37, 4);
-    run_matvec({t, 256, planner::ActivationType::f32, 1e-10}, 512, 5, 1);
-    run_matvec({t, 256, planner::ActivationType::f32, 1e-10}, 512, 37, 4, true);
-    run_matvec({t, 256, planner::ActivationType::f16, 1e-5}, 2048, 16, 4);
+    run_matvec({t, 256, planner::ActivationType::f16, 1e-5}, 768, 37, 1, true);
   }
 }
 

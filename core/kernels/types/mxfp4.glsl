@@ -9,25 +9,34 @@
 const uint BLOCK_ELEMS = 32u;
 const uint BLOCK_BYTES = 17u;
 
-// |kvalues_mxfp4[code]| for code & 7, and its bits as a float.
-const uint MXFP4_MAGNITUDE[8] = uint[8](0u, 1u, 2u, 3u, 4u, 6u, 8u, 12u);
-const uint MXFP4_BITS[8] = uint[8](0x00000000u, 0x3f800000u, 0x40000000u, 0x40400000u,
-                                   0x40800000u, 0x40c00000u, 0x41000000u, 0x41400000u);
+// |kvalues_mxfp4[code]| for c7 = code & 7 (E2M1 doubled: 0, 1, 2, 3, 4, 6, 8, 12), and its bits
+// as a float, computed rather than looked up: llvmpipe turns a table indexed by a variable into a
+// chain of branches, and the unrolled matvec made of them took 49 s to compile there.
+uint mxfp4_magnitude(uint c7) {
+  const uint e2 = c7 >> 1, m = c7 & 1u;
+  return e2 == 0u ? m : (2u + m) << (e2 - 1u);
+}
 
-// kvalues_mxfp4 halved, as floats (code 8 is +0).
-const float MXFP4_VALUES[16] = float[16](0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 0.0, -1.0, -2.0,
-                                         -3.0, -4.0, -6.0, -8.0, -12.0);
+uint mxfp4_bits(uint c7) {
+  if (c7 < 2u) return c7 == 0u ? 0u : 0x3f800000u;
+  return ((127u + (c7 >> 1)) << 23) | ((c7 & 1u) << 22);
+}
+
+// kvalues_mxfp4[code] as a float; code 8 is +0, not -0, as in ggml's int8 table.
+float mxfp4_signed(uint code) {
+  return float(int(mxfp4_magnitude(code & 7u)) * (code >= 8u ? -1 : 1));
+}
 
 // The magnitude's exponent field E becomes E + e - 128: 255 or more is infinity, 0 or less a
 // subnormal, m * 2^(e + 21) units of 2^-149. Codes 8..15 are negative; code 8 is +0, as ggml's
 // int8 table holds 0 there.
 float mxfp4_value(uint code, uint e) {
-  const uint fm = MXFP4_BITS[code & 7u];
+  const uint fm = mxfp4_bits(code & 7u);
   if (fm == 0u) return 0.0;
   const int exponent = int(fm >> 23) + int(e) - 128;
   uint bits = fm + (uint(int(e) - 128) << 23);
   if (exponent >= 255) bits = 0x7f800000u;
-  if (exponent < 1) bits = MXFP4_MAGNITUDE[code & 7u] << (e + 21u);
+  if (exponent < 1) bits = mxfp4_magnitude(code & 7u) << (e + 21u);
   return uintBitsToFloat(bits | (code >= 8u ? 0x80000000u : 0u));
 }
 
@@ -42,7 +51,7 @@ mat4 decode16(uint off, uint c) {
   for (uint k = 0u; k < 4u; ++k) {
     const uvec4 q = (u8x4(u32_at_any(off + 1u + 4u * k)) >> (4u * c)) & 0x0fu;
     if (e >= 2u) {
-      r[k] = vec4(MXFP4_VALUES[q.x], MXFP4_VALUES[q.y], MXFP4_VALUES[q.z], MXFP4_VALUES[q.w]) *
+      r[k] = vec4(mxfp4_signed(q.x), mxfp4_signed(q.y), mxfp4_signed(q.z), mxfp4_signed(q.w)) *
              uintBitsToFloat((e - 1u) << 23);
     } else {
       r[k] = vec4(mxfp4_value(q.x, e), mxfp4_value(q.y, e), mxfp4_value(q.z, e),
