@@ -1,6 +1,6 @@
 // A gated-DeltaNet hybrid (qwen35) through the command line: model make writes one that decode runs
 // to llama.cpp's tokens on the host, OpenCL and Vulkan; a file whose conv kernel width or head
-// counts are wrong is exit 2 naming the key.
+// counts are wrong is exit 2 naming the key, one without a state tensor exit 2 naming the tensor.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -59,6 +59,17 @@ TEST(CliHybrid, AConvKernelOrHeadCountsTheKernelsCannotTakeAreExit2) {
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find(bad.named), std::string::npos) << r.output;
   }
+}
+
+// A recurrent layer without its decay (blk.1.ssm_a renamed blk.1.ssm_b) is exit 2 naming it.
+TEST(CliHybrid, AMissingStateTensorIsExit2NamingIt) {
+  TempDir dir("hybrid-missing");
+  const auto model = make_hybrid(dir, "no-ssm-a");
+  rename_tensor(model, "blk.1.ssm_a", 'b');
+  auto r = run_command(gauntlet_exe() + " decode --model " + model.string() +
+                       " --device host -n 2 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("tensor 'blk.1.ssm_a' is missing"), std::string::npos) << r.output;
 }
 
 }  // namespace
