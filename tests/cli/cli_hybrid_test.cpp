@@ -1,6 +1,7 @@
 // A gated-DeltaNet hybrid (qwen35) through the command line: model make writes one that decode runs
-// to llama.cpp's tokens on the host, OpenCL and Vulkan; a file whose conv kernel width or head
-// counts are wrong is exit 2 naming the key, one without a state tensor exit 2 naming the tensor.
+// to llama.cpp's tokens on the host, OpenCL and Vulkan, and a qwen35moe file to llama.cpp's tokens
+// on the host; a file whose conv kernel width or head counts are wrong is exit 2 naming the key,
+// one without a state tensor exit 2 naming the tensor.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -38,6 +39,24 @@ TEST(CliHybrid, DecodesTheSameTokensOnTheHostOpenClAndVulkan) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("tokens  16 58 130 113 96 76 111 169"), std::string::npos) << r.output;
   }
+}
+
+// qwen35moe (routed experts and the sigmoid-gated shared expert on each layer) in F32: the greedy
+// tokens llama.cpp 3.22.1 decoded from this file after the prompt 1,7,42,3,9,11,60,2.
+TEST(CliHybrid, AMixtureDecodesLlamaCppsTokensOnTheHost) {
+  TempDir dir("hybrid-moe");
+  const auto path = dir / "moe.gguf";
+  auto made = run_command(gauntlet_exe() + " model make --dims " + kHybridDims +
+                          ",arch=qwen35moe,n_expert=4,n_expert_used=2,n_ff_exp=128,n_ff_shexp=128 "
+                          "--format F32 -o " +
+                          path.string());
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  auto r = run_command(gauntlet_exe() + " decode --model " + path.string() +
+                       " --device host --tokens 1,7,42,3,9,11,60,2 -n 16 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("tokens  112 119 164 1 238 28 71 171 194 56 98 140 142 233 190 64"),
+            std::string::npos)
+      << r.output;
 }
 
 TEST(CliHybrid, AConvKernelOrHeadCountsTheKernelsCannotTakeAreExit2) {
