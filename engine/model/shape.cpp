@@ -327,8 +327,8 @@ void default_recurrent_dims(ModelShape& s) {
   if (s.ssm_inner == 0) s.ssm_inner = s.ssm_heads * s.ssm_state;
 }
 
-// IMROPE's sections (ggml-cpu's rope_multi asserts that the first three are not all 0; a pair past
-// their sum turns by none of them). Where the text leaves them out: the rotated pairs split nearly
+// IMROPE's sections (ggml-cpu's rope_multi asserts that the first three are not all 0; rope_table
+// says which pairs they turn). Where the text leaves them out: the rotated pairs split nearly
 // evenly, as Qwen's [11, 11, 10] and [24, 20, 20].
 core::Status validate_rope_sections(const ModelShape& s) {
   const auto& r = s.rope_sections;
