@@ -162,7 +162,8 @@ void add_model_command(CLI::App& app, CommandContext& context) {
                      "final_softcap, yarn_factor, yarn_orig_ctx; a mixture: n_expert, "
                      "n_expert_used, n_ff_exp, n_ff_shexp, fused_gate_up=1; a gated-DeltaNet "
                      "hybrid: ssm_state, ssm_groups, ssm_heads, ssm_inner, ssm_conv, "
-                     "full_attention_interval, rope_sections=T:H:W:E)");
+                     "full_attention_interval, rope_sections=T:H:W:E; qwen3vl: rope_sections, "
+                     "deepstack)");
   mk->add_option("--format", make->format,
                  "llama.cpp file type: each tensor gets the type llama.cpp's quantizer gives it "
                  "(" +

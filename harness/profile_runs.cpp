@@ -280,7 +280,7 @@ std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>&
       // The default: f32 activations and KV cache, the whole vector when it fits (fewer passes).
       std::vector<std::string> suffixes{"/b1"};
       if (models.user_file || runs_passes_at_quick_level(format)) {
-        for (const auto& pass : planned_passes(level)) {
+        for (const auto& pass : planned_passes(level, models.shape)) {
           if (pass.micro_batch == 1 && pass.sequences == 1) continue;
           suffixes.push_back(
               "/b" + std::to_string(pass.sequences) +

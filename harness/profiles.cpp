@@ -311,10 +311,19 @@ std::vector<uint32_t> planned_contexts(const engine::model::ModelShape& shape) {
   return contexts;
 }
 
-std::vector<PassShape> planned_passes(core::Level level) {
+std::vector<PassShape> planned_passes(core::Level level, const engine::model::ModelShape& shape) {
   std::vector<PassShape> passes{{1, 1}, {512, 1}, {1, 4}};
+  auto add = [&](uint32_t mb) {
+    for (const auto& p : passes) {
+      if (p.micro_batch == mb && p.sequences == 1) return;
+    }
+    passes.push_back({mb, 1});
+  };
+  if (shape.recurrent_layers() > 0) {
+    for (uint32_t mb : {32u, 64u, 65u}) add(mb);
+  }
   if (level != core::Level::quick) {
-    for (uint32_t mb : {31u, 32u, 33u}) passes.push_back({mb, 1});
+    for (uint32_t mb : {31u, 32u, 33u}) add(mb);
   }
   if (level == core::Level::full) passes.push_back({1, 8});
   return passes;
@@ -330,7 +339,7 @@ std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
                                      const std::string& device_key, core::Level level,
                                      const PlacedRequest& placed, KvPrecision quantized_kv) {
   std::vector<Candidate> out;
-  const auto passes = planned_passes(level);
+  const auto passes = planned_passes(level, shape);
   // The host runs the C++ reference: no local memory tiles, no f16 kernels to choose between.
   const bool host = facts.info.id.api == core::Api::host;
   std::vector<ActivationType> computes{ActivationType::f32};

@@ -52,11 +52,14 @@ std::vector<uint32_t> planned_contexts(const engine::model::ModelShape& shape);
 
 // The passes a level plans: {micro-batch, sequences}. Every level has one token (decode), a
 // prompt micro-batch of 512 and 4 sequences decoded together; from standard on, micro-batches on
-// both sides of 32 (two of the default token tiles of 16), and 8 sequences at full.
+// both sides of 32 (two of the default token tiles of 16), and 8 sequences at full. A model with
+// recurrent layers (a gated-DeltaNet hybrid) adds micro-batches of 32, 64 and 65 at every level:
+// the chunk edges of recurrent kernels, where GPUs have failed (llama.cpp's Vulkan backend gave
+// garbage for Qwen3.5 only at batch 512; its chunked gated_delta_net works in chunks of 64).
 struct PassShape {
   uint32_t micro_batch = 1, sequences = 1;
 };
-std::vector<PassShape> planned_passes(core::Level level);
+std::vector<PassShape> planned_passes(core::Level level, const engine::model::ModelShape& shape);
 
 // How the placed profiles are placed: the user's -ngl and -ts, and the layer slots the fit
 // answer gives a format that does not fit whole.

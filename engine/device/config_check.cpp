@@ -237,7 +237,8 @@ uint64_t bytes_read_per_token(const model::ModelShape& s,
       total += t.bytes();
     }
   }
-  return total + planner::kv_cache_bytes(s, positions, 1, kv);
+  // A hybrid's recurrent state: each token reads its sequence's whole state (and writes it back).
+  return total + planner::kv_cache_bytes(s, positions, 1, kv) + planner::state_bytes(s, 1);
 }
 
 }  // namespace gauntlet::engine::device

@@ -66,8 +66,8 @@ struct CheckResult {
 };
 
 // Bytes one decode step reads: every weight once (one row of token_embd unless it is tied to the
-// output; of each expert stack the n_expert_used experts a token picks), and K and V of
-// `positions` positions of every layer.
+// output; of each expert stack the n_expert_used experts a token picks), K and V of
+// `positions` positions of every layer, and a hybrid's recurrent state of one sequence.
 uint64_t bytes_read_per_token(const model::ModelShape& shape,
                               std::span<const model::TensorDesc> weights, planner::KvPrecision kv,
                               uint32_t positions);

@@ -174,6 +174,19 @@ constexpr Architecture kArchitectures[] = {
      .v_norm = true,
      .rope_freqs_global_only = true,
      .layer_output_scale = true},
+    // src/models/qwen3vl.cpp (Qwen3-VL's text decoder): qwen3's layer (per-head Q/K norm, SwiGLU)
+    // with IMROPE over the whole head (GGML_ASSERT(n_embd_head == n_rot); llama_model_rope_type
+    // gives LLM_ARCH_QWEN3VL LLAMA_ROPE_TYPE_IMROPE, NEOX pairs) by rope.dimension_sections, and
+    // the deepstack slices, zero for text. The vision projector is a separate file (mmproj, its
+    // general.architecture "clip"), which the engine refuses by that name.
+    {.arch = Arch::qwen3vl,
+     .name = "qwen3vl",
+     .graph = "src/models/qwen3vl.cpp",
+     .rope = RopeStyle::neox,
+     .qk_norm = true,
+     .rotates_whole_head = true,
+     .rope_sections = true,
+     .deepstack = true},
 };
 
 }  // namespace

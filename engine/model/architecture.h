@@ -24,7 +24,8 @@ enum class Arch : uint32_t {
   gpt_oss,
   qwen35,
   qwen35moe,
-  gemma4
+  gemma4,
+  qwen3vl
 };
 
 // llama.cpp's LLAMA_ROPE_TYPE_NORM rotates adjacent pairs (x[2i], x[2i+1]) of a head;
@@ -118,6 +119,11 @@ struct Architecture {
   // ggml_mrope_cache_init with is_imrope): for text every section's position is the token's
   // except the fourth's, which is 0 (llm_graph_input_pos::set_input).
   bool rope_sections = false;
+  // qwen3vl: after each of the first n_deepstack_layers layers the graph adds a slice of the input
+  // embedding past its first n_embd values (src/models/qwen3vl.cpp); for text tokens llama.cpp
+  // pads the token embedding with zeros to that width (llm_graph_context::build_inp_embd), so a
+  // text decode adds nothing and only the key is kept, to be written back.
+  bool deepstack = false;
   // gemma4 (src/models/gemma4.cpp): per-layer head counts and head dimensions, the sliding
   // pattern, the sliding layers' RoPE base and the shared-KV layers from the file
   // (ModelShape's per-layer fields); the attention's scale is 1 (f_attention_scale, Q and K being

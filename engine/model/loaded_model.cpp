@@ -77,8 +77,7 @@ core::Status read_experts(const GgufInfo& info, const std::string& p, ModelShape
 
 // A gated DeltaNet's keys (llama_model_qwen35::load_arch_hparams): ssm.conv_kernel,
 // ssm.inner_size, ssm.state_size, ssm.time_step_rank and ssm.group_count required,
-// full_attention_interval optional, rope.dimension_sections required (an array of up to 4).
-// A value of 0 is read as given, so that validate_shape names it.
+// full_attention_interval optional. A value of 0 is read as given, so that validate_shape names it.
 core::Status read_recurrent(const GgufInfo& info, const std::string& p, ModelShape& s) {
   if (!s.traits().gated_delta_net) return core::Status::ok();
   const std::pair<const char*, uint32_t*> keys[] = {
@@ -95,6 +94,18 @@ core::Status read_recurrent(const GgufInfo& info, const std::string& p, ModelSha
     }
     *(optional ? &s.full_attention_interval : target) = static_cast<uint32_t>(*v);
   }
+  return core::Status::ok();
+}
+
+// IMROPE's rope.dimension_sections, required (an array of up to 4: llama_model_qwen35's and
+// llama_model_qwen3vl's get_key_or_arr(..., 4, true)), and qwen3vl's optional n_deepstack_layers.
+core::Status read_rope_sections(const GgufInfo& info, const std::string& p, ModelShape& s) {
+  if (s.traits().deepstack) {
+    const std::pair<const char*, uint32_t*> keys[] = {
+        {"n_deepstack_layers", &s.n_deepstack_layers}};
+    GAUNTLET_TRY(read_optional_counts(info, p, keys));
+  }
+  if (!s.traits().rope_sections) return core::Status::ok();
   const MetaValue* sections = info.meta(p + "rope.dimension_sections");
   if (sections == nullptr || sections->type != MetaType::array || sections->array_count > 4 ||
       sections->array.size() != sections->array_count) {
@@ -198,6 +209,13 @@ core::Status read_per_layer_attention(const GgufInfo& info, const std::string& p
 core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
   auto arch_name = info.get_string("general.architecture");
   if (!arch_name) return bad_model("metadata 'general.architecture' is missing");
+  // A multimodal model's projector (mmproj) is its own file, which llama.cpp's mtmd loads beside
+  // the text model (tools/mtmd/clip.cpp reads general.architecture "clip").
+  if (*arch_name == "clip") {
+    return bad_model(
+        "architecture 'clip' is a vision projector (mmproj), not a text model: the engine runs "
+        "the text decoder's file (qwen3vl, ...) and no projector");
+  }
   auto arch = parse_architecture(*arch_name);
   if (!arch) return bad_model(arch.error().message);
   GAUNTLET_TRY(refuse_unsupported_features(info, *arch_name));
@@ -238,6 +256,7 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
   }
   GAUNTLET_TRY(read_experts(info, p, s));
   GAUNTLET_TRY(read_recurrent(info, p, s));
+  GAUNTLET_TRY(read_rope_sections(info, p, s));
   GAUNTLET_TRY(read_per_layer_attention(info, p, s));
   // llama.cpp's graphs for these architectures assert n_embd_head_k == n_embd_head_v.
   if (auto value_length = info.get_uint(p + "attention.value_length");

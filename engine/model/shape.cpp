@@ -134,6 +134,11 @@ const std::vector<ModelShape>& presets() {
       {"qwen3.5-9b",      qwen35,    4096, 32, 16, 4, 256, 12288, 248320, 262144, 10000000.0f, 1e-6f, false, false},
       {"qwen3.6-27b",     qwen35,    5120, 64, 24, 4, 256, 17408, 248320, 262144, 10000000.0f, 1e-6f, false, false},
       {"qwen3.6-35b-a3b", qwen35moe, 2048, 40, 16, 2, 256, 512,   248320, 262144, 10000000.0f, 1e-6f, false, false, 0, 1.0f, 256, 8, 512},
+      // Qwen3-VL's text decoders (text_config of Qwen/Qwen3-VL-2B-Instruct and -8B-Instruct):
+      // IMROPE over the whole 128-wide head, mrope_section [24, 20, 20], deepstack after the first
+      // three layers (vision_config.deepstack_visual_indexes has three).
+      {"qwen3-vl-2b",     qwen3vl,   2048, 28, 16, 8, 128, 6144,  151936, 262144, 5000000.0f,  1e-6f, true,  false},
+      {"qwen3-vl-8b",     qwen3vl,   4096, 36, 32, 8, 128, 12288, 151936, 262144, 5000000.0f,  1e-6f, false, false},
       // Small shapes for tests and benchmarks.
       {"test-tiny",       llama, 64,   2,  4,  2,  16,  128,   256,    128,    10000.0f,   1e-5f, false, false},
       {"test-small",      llama, 128,  3,  4,  4,  32,  352,   512,    256,    10000.0f,   1e-5f, false, false},
@@ -168,6 +173,10 @@ const std::vector<ModelShape>& presets() {
         s.ssm_inner = h.value_heads * 128;
         s.full_attention_interval = 4;
         s.n_ff_shexp = h.shared_ff;
+      }
+      if (s.arch == Arch::qwen3vl) {
+        s.rope_sections = {24, 20, 20, 0};
+        s.n_deepstack_layers = 3;
       }
       v.push_back(s);
     }
@@ -299,14 +308,6 @@ core::Status validate_recurrent(const ModelShape& s) {
     return bad_shape("ssm.state_size " + std::to_string(s.ssm_state) +
                      " must be a multiple of 16 up to " + std::to_string(kMaxSsmState));
   }
-  const auto& r = s.rope_sections;
-  const uint32_t pairs = r[0] + r[1] + r[2] + r[3];
-  if (s.traits().rope_sections && (r[0] + r[1] + r[2] == 0 || pairs > s.rope_dims() / 2)) {
-    return bad_shape(
-        "rope.dimension_sections [" + std::to_string(r[0]) + ", " + std::to_string(r[1]) + ", " +
-        std::to_string(r[2]) + ", " + std::to_string(r[3]) +
-        "] must name rotary pairs, at most rope_dim / 2 = " + std::to_string(s.rope_dims() / 2));
-  }
   if (s.n_layer < s.attention_interval()) {
     return bad_shape("n_layer " + std::to_string(s.n_layer) +
                      " has no attention layer (every full_attention_interval " +
@@ -324,11 +325,28 @@ void default_recurrent_dims(ModelShape& s) {
   if (s.ssm_groups == 0) s.ssm_groups = 2;
   if (s.ssm_heads == 0) s.ssm_heads = 2 * s.ssm_groups;
   if (s.ssm_inner == 0) s.ssm_inner = s.ssm_heads * s.ssm_state;
-  auto& r = s.rope_sections;
-  if (r[0] + r[1] + r[2] + r[3] == 0) {
-    const uint32_t n = s.rope_dims() / 2;
-    r = {(n + 2) / 3, (n + 1) / 3, n / 3, 0};
+}
+
+// IMROPE's sections (ggml-cpu's rope_multi asserts that the first three are not all 0; rope_table
+// says which pairs they turn). Where the text leaves them out: the rotated pairs split nearly
+// evenly, as Qwen's [11, 11, 10] and [24, 20, 20].
+core::Status validate_rope_sections(const ModelShape& s) {
+  const auto& r = s.rope_sections;
+  const uint32_t pairs = r[0] + r[1] + r[2] + r[3];
+  if (s.traits().rope_sections && (r[0] + r[1] + r[2] == 0 || pairs > s.rope_dims() / 2)) {
+    return bad_shape(
+        "rope.dimension_sections [" + std::to_string(r[0]) + ", " + std::to_string(r[1]) + ", " +
+        std::to_string(r[2]) + ", " + std::to_string(r[3]) +
+        "] must name rotary pairs, at most rope_dim / 2 = " + std::to_string(s.rope_dims() / 2));
   }
+  return core::Status::ok();
+}
+
+void default_rope_sections(ModelShape& s) {
+  auto& r = s.rope_sections;
+  if (!s.traits().rope_sections || r[0] + r[1] + r[2] + r[3] != 0) return;
+  const uint32_t n = s.rope_dims() / 2;
+  r = {(n + 2) / 3, (n + 1) / 3, n / 3, 0};
 }
 
 }  // namespace
@@ -425,6 +443,20 @@ core::Status validate_shape(const ModelShape& s) {
     return bad_shape("rope_freq_base and rms_eps must be positive");
   }
   GAUNTLET_TRY(validate_recurrent(s));
+  GAUNTLET_TRY(validate_rope_sections(s));
+  if (s.n_deepstack_layers != 0 && !s.traits().deepstack) {
+    return bad_shape(std::string(s.traits().name) +
+                     " has no deepstack layers (n_deepstack_layers " +
+                     std::to_string(s.n_deepstack_layers) + ")");
+  }
+  // src/models/qwen3vl.cpp adds the slices after the last layer has kept only the output rows
+  // (inp_out_ids), and ggml_add then asserts (ggml_can_repeat) for a prompt of several tokens:
+  // llama.cpp 3.22.1 aborted on a 2-layer file with n_deepstack_layers 2.
+  if (s.n_deepstack_layers >= s.n_layer && s.n_deepstack_layers != 0) {
+    return bad_shape("n_deepstack_layers " + std::to_string(s.n_deepstack_layers) +
+                     " must be below n_layer " + std::to_string(s.n_layer) +
+                     " (llama.cpp's qwen3vl graph cannot add a slice after the last layer)");
+  }
   GAUNTLET_TRY(validate_per_layer_attention(s));
   return validate_experts(s);
 }
@@ -474,7 +506,8 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
                                            {"full_attention_interval", &s.full_attention_interval},
                                            {"head_dim_swa", &s.key_length_swa},
                                            {"rope_dim_swa", &s.rope_dim_swa},
-                                           {"shared_kv", &s.shared_kv_layers}};
+                                           {"shared_kv", &s.shared_kv_layers},
+                                           {"deepstack", &s.n_deepstack_layers}};
   // gemma4: the global layers' KV heads, and the period of the sliding pattern (P - 1 sliding
   // layers, then a global one).
   uint32_t n_head_kv_global = 0, swa_period = 0;
@@ -556,6 +589,7 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
     }
   }
   default_recurrent_dims(s);
+  default_rope_sections(s);
   return s;
 }
 

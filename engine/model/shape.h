@@ -66,6 +66,9 @@ struct ModelShape {
   uint32_t full_attention_interval = 0;
   // rope.dimension_sections: rotary pairs per position component (time, height, width, extra).
   std::array<uint32_t, 4> rope_sections{};
+  // qwen3vl's n_deepstack_layers: the layers after which llama.cpp adds the vision encoder's
+  // deepstack features, zero for text (Architecture::deepstack); kept only to be written back.
+  uint32_t n_deepstack_layers = 0;
   // Per-layer attention shapes (gemma4; src/models/gemma4.cpp, llama_hparams' per-layer arrays):
   // which layers slide (attention.sliding_window_pattern; empty: the architecture's swa_pattern),
   // the head counts per layer (attention.head_count / head_count_kv as arrays; empty: n_head,
@@ -190,9 +193,9 @@ std::vector<std::string> preset_names();
 // rms_eps, tied=0|1, rope_freqs=0|1, window, attn_softcap, final_softcap, n_expert, n_expert_used,
 // n_ff_exp, n_ff_shexp, yarn_factor (YaRN with that rope.scaling.factor), yarn_orig_ctx; for qwen35
 // ssm_conv, ssm_state, ssm_groups, ssm_heads, ssm_inner, full_attention_interval,
-// rope_sections=T:H:W:E; for gemma4 head_dim (the global layers'), head_dim_swa, rope_dim_swa,
-// rope_freq_base_swa, n_head_kv_global, swa_pattern=P (P - 1 sliding layers, then a global one),
-// shared_kv, k_as_v=0|1).
+// rope_sections=T:H:W:E (also qwen3vl's, with deepstack=N); for gemma4 head_dim (the global
+// layers'), head_dim_swa, rope_dim_swa, rope_freq_base_swa, n_head_kv_global, swa_pattern=P (P - 1
+// sliding layers, then a global one), shared_kv, k_as_v=0|1).
 core::Result<ModelShape> parse_dims(const std::string& text);
 // A command line's shape: dims when it has an '=', else a preset's name.
 core::Result<ModelShape> parse_shape(const std::string& text);

@@ -149,6 +149,7 @@ void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
     sections.array_count = sections.array.size();
     w.set_meta(p + "rope.dimension_sections", std::move(sections));
   }
+  if (shape.traits().deepstack) w.set_u32(p + "n_deepstack_layers", shape.n_deepstack_layers);
   if (shape.traits().per_layer_attention) set_per_layer_attention(w, shape);
   if (shape.moe()) {
     w.set_u32(p + "expert_count", shape.n_expert);

@@ -219,6 +219,8 @@ TEST(Architectures, EachDefaultFileHasExactlyTheTensorsLlamaCppsLoaderCreates) {
        top,
        {cat({norm, post, delta_net, exps, shexp}),
         cat({norm, post, qkv, out, qk_norm, exps, shexp})}},
+      // qwen3vl.cpp: qwen3's layer; the deepstack features are no tensors of the text model.
+      {"arch=qwen3vl,deepstack=1", top, same(cat({norm, qkv, out, qk_norm, ffn_norm, ffn}))},
       // gemma4.cpp: layer 0 slides, layer 1 is global (rope_freqs for its proportional RoPE);
       // layer_output_scale (optional there) on each.
       {"arch=gemma4,swa_pattern=2", cat({top, {"rope_freqs.weight"}}),

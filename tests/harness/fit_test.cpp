@@ -101,5 +101,21 @@ TEST(Fit, AMixtureThatDoesNotFitWholeParksTheFirstLayersExpertsOnTheHost) {
   EXPECT_NE(q4.why.find("--n-cpu-moe " + std::to_string(n)), std::string::npos) << q4.why;
 }
 
+// Qwen3.6-27B on a 16 GiB card (`run --shape qwen3.6-27b --simulate arc-16g`): no format fits
+// whole, so each is placed at context 4096 with the most layer slots that fit, the device holding
+// the KV cache of its attention layers and the recurrent state of its recurrent layers. Q4_K_M's
+// 15.4 GiB take 53 of 65 slots; the answer's state is the whole model's 149.6 MiB per sequence.
+TEST(Fit, Qwen36_27bOn16GiBIsPlacedWithItsRecurrentState) {
+  const uint64_t budget = static_cast<uint64_t>((16ull << 30) * 0.81);
+  const auto q4 = fit_of("qwen3.6-27b", FileType::q4_K_M, budget);
+  ASSERT_TRUE(q4.placement.has_value()) << q4.why;
+  EXPECT_EQ(q4.placement->layer_slots, 65u);
+  EXPECT_EQ(q4.placement->context, 4096u);
+  EXPECT_EQ(q4.placement->device_slots, 53u);
+  EXPECT_LE(device_bytes("qwen3.6-27b", FileType::q4_K_M, 53, 4096), budget);
+  EXPECT_GT(device_bytes("qwen3.6-27b", FileType::q4_K_M, 54, 4096), budget);
+  EXPECT_EQ(q4.state_bytes, 48ull * 3268608);
+}
+
 }  // namespace
 }  // namespace gauntlet::harness

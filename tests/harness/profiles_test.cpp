@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <utility>
+
 #include "engine/device/config.h"
 #include "harness/quick_model.h"
 
@@ -117,6 +120,40 @@ TEST(Profiles, TheHostPlansOnlyReferenceConfigurations) {
     EXPECT_EQ(c.profile.compute_precision, "f32");
     EXPECT_EQ(c.setup.tiled, false);
   }
+}
+
+// A gated-DeltaNet hybrid's profiles sweep the recurrent kernels' chunk edges (micro-batches 32, 64
+// and 65 beside 1 and 512) and 4 sequences at every level, each runnable on a device with 64 KiB
+// of local memory; a dense model's quick level plans only 1, 512 and 4 sequences.
+TEST(Profiles, AHybridSweepsMicroBatches1To512AndFourSequences) {
+  using Passes = std::set<std::pair<uint32_t, uint32_t>>;  // {micro-batch, sequences}
+  auto passes_of = [](const engine::model::ModelShape& shape, core::Level level) {
+    const bool hybrid = shape.recurrent_layers() > 0;
+    auto all = plan_profiles(shape, mixes(shape), facts(core::Api::opencl, 65536, 1ull << 30, true),
+                             "cl", level);
+    Passes passes;
+    for (const auto& c : all) {
+      if (c.setup.placement || c.profile.weight_format != "Q8_0" ||
+          c.profile.kv_precision != "f32" || c.profile.compute_precision != "f32") {
+        continue;
+      }
+      if (hybrid) {
+        EXPECT_TRUE(c.runnable) << c.profile.name << ": " << c.profile.reason;
+      }
+      passes.insert({c.profile.micro_batch, c.profile.batch});
+    }
+    return passes;
+  };
+  auto hybrid = engine::model::parse_dims(
+      "arch=qwen35,n_embd=128,n_layer=4,n_head=2,n_head_kv=1,head_dim=64,rope_dim=16,n_ff=256,"
+      "n_vocab=256,context=1024");
+  ASSERT_TRUE(hybrid.is_ok()) << hybrid.error().describe();
+  const Passes sweep = {{1, 1}, {32, 1}, {64, 1}, {65, 1}, {512, 1}, {1, 4}};
+  EXPECT_EQ(passes_of(*hybrid, core::Level::quick), sweep);
+  Passes standard = sweep;
+  standard.insert({{31, 1}, {33, 1}});
+  EXPECT_EQ(passes_of(*hybrid, core::Level::standard), standard);
+  EXPECT_EQ(passes_of(quick_shape(), core::Level::quick), (Passes{{1, 1}, {512, 1}, {1, 4}}));
 }
 
 }  // namespace

@@ -25,4 +25,19 @@ inline void set_u32_key(const std::filesystem::path& path, const std::string& ke
   f.write(reinterpret_cast<const char*>(&value), 4);
 }
 
+// Changes the last character of a tensor's name in place (its length-prefixed string among the
+// tensor infos: a u64 length, then the name), so that a loader finds the tensor missing.
+inline void rename_tensor(const std::filesystem::path& path, const std::string& name, char last) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::string prefixed(8, '\0');
+  const uint64_t length = name.size();
+  std::memcpy(prefixed.data(), &length, 8);
+  prefixed += name;
+  const size_t at = bytes.find(prefixed);
+  ASSERT_NE(at, std::string::npos) << name;
+  f.seekp(static_cast<std::streamoff>(at + prefixed.size() - 1));
+  f.put(last);
+}
+
 }  // namespace gauntlet::testing
