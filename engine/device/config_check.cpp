@@ -223,6 +223,16 @@ DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_l
     if (fits) break;
   }
   c.matmul = default_matmul(local_mem_limit, shape, weights);
+  // At most 4 head dimensions per attention work-item: a head of 512 takes 128 work-items. With 8
+  // per work-item (64 of them) llvmpipe gave wrong logits over 6144 and more cached positions,
+  // where 128 gave the reference's (tests/engine_device/gemma4_test.cpp).
+  const uint32_t max_wg = device.max_work_group_size == 0 ? 1024 : device.max_work_group_size;
+  uint32_t widest = 0;
+  for (const auto& [hd, group] : attention_shapes(shape)) widest = std::max(widest, hd);
+  while ((widest + c.attention.workgroup - 1) / c.attention.workgroup > 4 &&
+         c.attention.workgroup * 2 <= max_wg) {
+    c.attention.workgroup *= 2;
+  }
   for (uint32_t tile : {0u, 4096u, 2048u, 1024u, 512u, 256u, 128u, 64u, 32u}) {
     c.attention.score_tile = tile;
     if (attention_fits(effective_attention(c), shape, c.context, local_mem_limit)) break;
@@ -231,7 +241,6 @@ DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_l
   // smallest workgroup whose work-items hold the group's output (a group of 8 heads of 512 needs
   // 128 work-items).
   c.flash_attention = true;
-  const uint32_t max_wg = device.max_work_group_size == 0 ? 1024 : device.max_work_group_size;
   bool found = false;
   for (uint32_t wg = 64; wg <= std::max(64u, max_wg) && !found; wg *= 2) {
     c.flash.workgroup = wg;

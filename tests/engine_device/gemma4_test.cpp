@@ -61,17 +61,25 @@ TEST_F(EngineGemma4, GreedyTokensAndLogitsPastTheWindowAreTheReferencesInEveryFo
 // micro-batch (70 tokens at 1 and 32, 520 at 512), then 8 greedy tokens. One format per
 // micro-batch; Q4_K_M's 256-element blocks do not divide this model's 128-wide rows, which a pass
 // of several tokens needs, so it runs token by token.
-TEST_F(EngineGemma4, PassesOf1And32And512TokensGiveTheReferenceLogits) {
-  const auto shape = gemma4_shape();
-  const std::pair<FileType, uint32_t> runs[] = {
-      {FileType::q4_K_M, 1}, {FileType::q8_0, 32}, {FileType::f32, 512}};
-  for (const auto& [format, micro_batch] : runs) {
+class EngineGemma4Passes : public EngineGemma4 {
+ protected:
+  void expect_passes(FileType format, uint32_t micro_batch) {
+    const auto shape = gemma4_shape();
     SCOPED_TRACE(std::string(model::to_string(format)) + " ub " + std::to_string(micro_batch));
     auto file = synthetic_file(shape, format);
     ASSERT_NE(file, nullptr);
     expect_split_matches_reference(placement::whole(shape.n_layer, device().name()), {&device()},
                                    *file, micro_batch);
   }
+};
+
+TEST_F(EngineGemma4Passes, PassesOf1And32TokensGiveTheReferenceLogits) {
+  expect_passes(FileType::q4_K_M, 1);
+  expect_passes(FileType::q8_0, 32);
+}
+
+TEST_F(EngineGemma4Passes, APassOf512TokensGivesTheReferenceLogits) {
+  expect_passes(FileType::f32, 512);
 }
 
 TEST_F(EngineGemma4, FourSequencesKeepTheirOwnCaches) {
@@ -102,6 +110,75 @@ TEST_F(EngineGemma4, LongContextStepOverAFilledCacheGivesTheReference) {
 // their Q against the quantized K they read.
 TEST_F(EngineGemma4, FlashAttentionOverAQuantizedCacheGivesTheReference) {
   expect_decode(FileType::q8_0, true, {model::TensorType::q8_0, model::TensorType::q8_0});
+}
+
+// Head dimension 512 (gemma4's global layers) against llvmpipe's 32 KiB of local memory, on any
+// device: the whole-context attention tile at 8192 positions (2048 + 32768 + 256 bytes) and a
+// flash K/V tile of 32 positions for 2 query heads (4 * (1024 + 2 * 32 * 512 + 64 + 6) bytes) are
+// refused with their bytes; default_config picks 128 work-items (4 dimensions each) and a score
+// tile of 4096 that fit, which runs a step over a filled cache of 8192 positions to the
+// reference's logits (with 64 work-items, 8 dimensions each, llvmpipe's logits went wrong from
+// about 6144 positions on, PoCL's did not), and a flash tile of 4. gemma-4-31b's group of 8 heads
+// of 512 needs a flash workgroup of 128 (the kernel holds 32 outputs per work-item) and a tile
+// of 2.
+TEST_F(EngineGemma4, HeadDim512TilesOverLlvmpipesLimitAreRefusedAndTheOnesThatFitRun) {
+  constexpr uint64_t kLlvmpipeLocal = 32768;
+#ifdef GAUNTLET_TEST_VULKAN
+  EXPECT_EQ(device().info().local_mem_size, kLlvmpipeLocal);
+#endif
+  auto shape = model::parse_dims(
+      "arch=gemma4,n_embd=128,n_layer=2,n_head=2,n_head_kv=1,head_dim=512,head_dim_swa=256,"
+      "n_head_kv_global=1,swa_pattern=2,n_ff=256,n_vocab=256,context=8192,window=16,tied=1");
+  ASSERT_TRUE(shape.is_ok()) << shape.error().describe();
+  shape->name = "device-gemma4-hd512";
+  const auto& info = device().info();
+  auto fits = device::default_config(info, kLlvmpipeLocal, *shape, FileType::q8_0);
+  fits.weights = FileType::q8_0;
+  EXPECT_EQ(fits.attention.workgroup, 128u);
+  EXPECT_EQ(fits.attention.score_tile, 4096u);
+  EXPECT_EQ(fits.flash.score_tile, 4u);
+  auto whole = fits;
+  whole.attention.workgroup = 64;
+  whole.attention.score_tile = 0;
+  auto refused = device::check_config(info, kLlvmpipeLocal, *shape, whole);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused.error().message,
+            "local memory 35072 > 32768 (attention.wg64.sall.f32, head_dim 512, context 8192)");
+  auto flash32 = fits;
+  flash32.flash_attention = true;
+  flash32.flash.score_tile = 32;
+  refused = device::check_config(info, kLlvmpipeLocal, *shape, flash32);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(
+      refused.error().message,
+      "local memory 135448 > 32768 (flash.wg64.s32.f32, head_dim 512, context 8192, group 2)");
+  auto flash = fits;
+  flash.flash_attention = true;
+  EXPECT_TRUE(device::check_config(info, kLlvmpipeLocal, *shape, flash).is_ok());
+
+  ASSERT_TRUE(device::check_config(info, kLlvmpipeLocal, *shape, fits).is_ok());
+  auto file = synthetic_file(*shape, FileType::q8_0);
+  ASSERT_NE(file, nullptr);
+  auto r = device::check_context(device(), *file, fits, 8192);
+  ASSERT_TRUE(r.is_ok()) << r.error().describe();
+  EXPECT_TRUE(r->tokens_match) << r->reason;
+  EXPECT_LE(r->logits_nmse, r->nmse_bound);
+
+  auto g31 = model::preset_shape("gemma-4-31b");
+  ASSERT_TRUE(g31.is_ok());
+  g31->context = 8192;
+  auto c31 = device::default_config(info, kLlvmpipeLocal, *g31, FileType::q8_0);
+  c31.weights = FileType::q8_0;
+  c31.flash_attention = true;
+  EXPECT_EQ(c31.flash.workgroup, 128u);
+  EXPECT_EQ(c31.flash.score_tile, 2u);
+  EXPECT_TRUE(device::check_config(info, kLlvmpipeLocal, *g31, c31).is_ok());
+  c31.flash.workgroup = 64;
+  refused = device::check_config(info, kLlvmpipeLocal, *g31, c31);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused.error().message,
+            "flash.wg64.s2.f32: 8 query heads of 512 need 64 output elements per work-item; the "
+            "kernel holds 32 (a larger workgroup fits)");
 }
 
 }  // namespace
