@@ -1,6 +1,7 @@
 // Gemma 4 through the command line: model make writes a file (per-layer head sizes, a window,
 // shared KV layers, K as V) that decode runs on the host and on OpenCL to llama.cpp's greedy
-// tokens; a shared-KV count above the layers is exit 2 naming the key.
+// tokens (Vulkan's are in tests/engine_device/gemma4_test.cpp, against the host); a shared-KV count
+// above the layers is exit 2 naming the key.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -33,10 +34,13 @@ TEST(CliGemma4, DecodesOnTheHostAndOnOpenClToLlamaCppsTokens) {
                        " --device host --tokens 1,2,3,4,5,6,7,8,9,10,11,12 -n 8 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("tokens  191 145 188 186 209 199 77 75"), std::string::npos) << r.output;
-  r = run_command(gauntlet_exe() + " decode --model " + model.string() +
-                  " --device opencl:0 --tokens 1,2,3,4,5,6,7,8,9,10,11,12 -n 8 2>&1");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("tokens  191 145 188 186 209 199 77 75"), std::string::npos) << r.output;
+  for (const char* device : {"opencl:0"}) {
+    r = run_command(gauntlet_exe() + " decode --model " + model.string() + " --device " + device +
+                    " --tokens 1,2,3,4,5,6,7,8,9,10,11,12 -n 8 2>&1");
+    ASSERT_EQ(r.exit_code, 0) << device << ": " << r.output;
+    EXPECT_NE(r.output.find("tokens  191 145 188 186 209 199 77 75"), std::string::npos)
+        << device << ": " << r.output;
+  }
 }
 
 TEST(CliGemma4, ASharedKvCountAboveTheLayersIsExit2NamingTheKey) {

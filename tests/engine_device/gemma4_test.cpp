@@ -28,7 +28,7 @@ model::ModelShape gemma4_shape() {
   return *s;
 }
 
-class EngineGemma4 : public DeviceTest {
+class EngineGemma4 : public DeviceAndHostTest {
  protected:
   void expect_decode(FileType format, bool flash = false,
                      planner::KvPrecision kv = planner::KvPrecision::f32) {
@@ -179,6 +179,35 @@ TEST_F(EngineGemma4, HeadDim512TilesOverLlvmpipesLimitAreRefusedAndTheOnesThatFi
   EXPECT_EQ(refused.error().message,
             "flash.wg64.s2.f32: 8 query heads of 512 need 64 output elements per work-item; the "
             "kernel holds 32 (a larger workgroup fits)");
+}
+
+// Six layers (S G S G S G), the last two shared: 4 reads layer 2's ring, 5 reads layer 3's cache.
+// -ngl 5 puts layers 2-5 and the output on the device (each shared layer with its source) and
+// gives the reference's logits; -ngl 4 would part layer 4 from layer 2 and is refused by name.
+TEST_F(EngineGemma4, HostThenDeviceSplitKeepsSharedLayersWithTheirSource) {
+  auto shape = model::parse_dims(
+      "arch=gemma4,n_embd=128,n_layer=6,n_head=4,n_head_kv=2,head_dim=64,head_dim_swa=32,"
+      "n_head_kv_global=1,swa_pattern=2,n_ff=256,n_vocab=256,context=640,window=8,shared_kv=2,"
+      "k_as_v=1,tied=1");
+  ASSERT_TRUE(shape.is_ok()) << shape.error().describe();
+  shape->name = "device-gemma4-split";
+  auto file = synthetic_file(*shape, FileType::q8_0);
+  ASSERT_NE(file, nullptr);
+  auto p = placement::from_gpu_layers(shape->n_layer, {5, {device().name()}, {}, placement::kHost});
+  ASSERT_TRUE(p.is_ok()) << p.error().describe();
+  ASSERT_FALSE(p->whole());
+  expect_split_matches_reference(*p, {&device(), host_.get()}, *file, 32);
+
+  auto parted =
+      placement::from_gpu_layers(shape->n_layer, {4, {device().name()}, {}, placement::kHost});
+  ASSERT_TRUE(parted.is_ok());
+  const std::vector<backends::Device*> devices = {&device(), host_.get()};
+  auto d = make_decoder(*parted, devices, *file, {0, planner::KvPrecision::f32, 64, 1, 1});
+  ASSERT_FALSE(d.is_ok());
+  EXPECT_NE(d.error().message.find(
+                "layer 4 reads the KV cache of layer 2, which this share does not hold"),
+            std::string::npos)
+      << d.error().describe();
 }
 
 }  // namespace
