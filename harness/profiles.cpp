@@ -233,6 +233,20 @@ std::optional<engine::placement::Placement> placed_profile_placement(
   if (std::find(gpus.begin(), gpus.end(), device) == gpus.end()) return std::nullopt;
   auto p = engine::placement::from_gpu_layers(
       shape.n_layer, {ngl, gpus, request.tensor_split, engine::placement::kHost});
+  // gauntlet's split keeps a shared-KV layer (gemma4) on the device of the layer whose cache it
+  // reads: a split of its own choosing moves more slots to the devices until it does (a -ngl the
+  // user gave is run as given, and refused by name where it parts them).
+  auto parts_shared_kv = [&shape](const engine::placement::Placement& pl) {
+    for (uint32_t l = 0; l < shape.n_layer; ++l) {
+      if (pl.slot_device[l] != pl.slot_device[shape.kv_layer(l)]) return true;
+    }
+    return false;
+  };
+  while (p && request.n_gpu_layers < 0 && parts_shared_kv(*p) &&
+         ngl < static_cast<int>(shape.n_layer) + 1) {
+    p = engine::placement::from_gpu_layers(
+        shape.n_layer, {++ngl, gpus, request.tensor_split, engine::placement::kHost});
+  }
   if (!p || (p->whole() && gpus.size() == 1)) return std::nullopt;
   const auto per_device = p->slots_per_device();
   const size_t self = std::find(gpus.begin(), gpus.end(), device) - gpus.begin();

@@ -1,6 +1,8 @@
 // check_config, default_config and the figures they share (profile_check.h).
 #include <algorithm>
+#include <functional>
 #include <set>
+#include <utility>
 
 #include "engine/device/profile_check.h"
 
@@ -24,7 +26,8 @@ core::Status local_fits(const KernelVariant& v, const KernelDims& d, uint64_t li
 
 std::set<uint32_t> matvec_inputs(const model::ModelShape& s) {
   std::set<uint32_t> in{s.n_embd, s.n_ff, s.n_embd_q()};
-  if (s.traits().gated_delta_net) in.insert(s.ssm_inner);  // ssm_out
+  for (uint32_t l = 0; l < s.n_layer; ++l) in.insert(s.n_embd_q(l));  // attn_output per layer
+  if (s.traits().gated_delta_net) in.insert(s.ssm_inner);             // ssm_out
   return in;
 }
 
@@ -35,6 +38,36 @@ uint32_t largest_block(const model::ModelShape& s, model::FileType weights) {
     block = std::max(block, model::block_elements(type));
   }
   return block;
+}
+
+// Each distinct {head_dim, group} of the attention layers (gemma4's sliding and global layers
+// differ), whose kernels are built and whose local memory is checked separately: the widest head
+// first (gemma4's 512-wide global heads), so a refusal names the tile that needs the most.
+using AttentionShapes = std::set<std::pair<uint32_t, uint32_t>, std::greater<>>;
+AttentionShapes attention_shapes(const model::ModelShape& s) {
+  AttentionShapes shapes;
+  for (uint32_t l = 0; l < s.n_layer; ++l) {
+    if (s.recurrent(l) || s.heads_kv(l) == 0) continue;
+    shapes.insert({s.head_dim(l), s.heads(l) / s.heads_kv(l)});
+  }
+  if (shapes.empty() && s.n_head_kv != 0) shapes.insert({s.head_dim(), s.n_head / s.n_head_kv});
+  return shapes;
+}
+
+// Flash attention's output elements per work-item (engine_flash_attention's ACC, at most 32).
+uint32_t flash_outputs(const KernelVariant& v, uint32_t head_dim, uint32_t group) {
+  return (group * head_dim + v.workgroup - 1) / v.workgroup;
+}
+
+bool attention_fits(const KernelVariant& v, const model::ModelShape& s, uint32_t context,
+                    uint64_t limit) {
+  for (const auto& [hd, group] : attention_shapes(s)) {
+    if (planner::local_mem_bytes(v, {0, hd, context, group}) > limit) return false;
+    if (v.op == planner::KernelOp::flash_attention && flash_outputs(v, hd, group) > 32) {
+      return false;
+    }
+  }
+  return true;
 }
 
 core::Status check_variant_shape(const KernelVariant& v, const std::string& what) {
@@ -91,14 +124,23 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
                                 std::to_string(block) + "-element blocks of " +
                                 model::to_string(config.weights));
   }
-  const uint32_t hd = shape.head_dim();
-  if (hd % 2 != 0 || shape.n_embd % 2 != 0 || shape.n_ff % 2 != 0 ||
-      (!config.flash_attention && (hd + at.workgroup - 1) / at.workgroup > 8)) {
-    return core::make_error(core::ErrorKind::unsupported,
-                            "shape n_embd " + std::to_string(shape.n_embd) + ", n_ff " +
-                                std::to_string(shape.n_ff) + ", head_dim " + std::to_string(hd) +
-                                ": the kernels need even widths and head_dim <= 8 * the "
-                                "attention workgroup");
+  for (const auto& [hd, group] : attention_shapes(shape)) {
+    if (config.flash_attention && flash_outputs(at, hd, group) > 32) {
+      return core::make_error(core::ErrorKind::unsupported,
+                              at.name() + ": " + std::to_string(group) + " query heads of " +
+                                  std::to_string(hd) + " need " +
+                                  std::to_string(flash_outputs(at, hd, group)) +
+                                  " output elements per work-item; the kernel holds 32 (a "
+                                  "larger workgroup fits)");
+    }
+    if (hd % 2 != 0 || shape.n_embd % 2 != 0 || shape.n_ff % 2 != 0 ||
+        (!config.flash_attention && (hd + at.workgroup - 1) / at.workgroup > 8)) {
+      return core::make_error(core::ErrorKind::unsupported,
+                              "shape n_embd " + std::to_string(shape.n_embd) + ", n_ff " +
+                                  std::to_string(shape.n_ff) + ", head_dim " + std::to_string(hd) +
+                                  ": the kernels need even widths and head_dim <= 8 * the "
+                                  "attention workgroup");
+    }
   }
   for (uint32_t n_in : matvec_inputs(shape)) {
     GAUNTLET_TRY(local_fits(mv, {n_in, 0, 0}, local_mem_limit, "n_in " + std::to_string(n_in)));
@@ -125,11 +167,13 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
   norm.op = planner::KernelOp::rmsnorm;
   GAUNTLET_TRY(
       local_fits(norm, {shape.n_embd, 0, 0}, local_mem_limit, "n " + std::to_string(shape.n_embd)));
-  const uint32_t group = shape.n_head / shape.n_head_kv;
-  GAUNTLET_TRY(local_fits(at, {0, hd, context, group}, local_mem_limit,
-                          "head_dim " + std::to_string(hd) + ", context " +
-                              std::to_string(context) +
-                              (config.flash_attention ? ", group " + std::to_string(group) : "")));
+  // Every attention shape's (gemma4: the sliding layers' and the global layers' head_dim 512).
+  for (const auto& [hd, group] : attention_shapes(shape)) {
+    GAUNTLET_TRY(
+        local_fits(at, {0, hd, context, group}, local_mem_limit,
+                   "head_dim " + std::to_string(hd) + ", context " + std::to_string(context) +
+                       (config.flash_attention ? ", group " + std::to_string(group) : "")));
+  }
   if (const uint64_t dn = planner::delta_net_local_mem_bytes(shape); dn > local_mem_limit) {
     return core::make_error(
         core::ErrorKind::unsupported,
@@ -179,25 +223,38 @@ DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_l
     if (fits) break;
   }
   c.matmul = default_matmul(local_mem_limit, shape, weights);
+  // At most 4 head dimensions per attention work-item: a head of 512 takes 128 work-items. With 8
+  // per work-item (64 of them) llvmpipe gave wrong logits over 6144 and more cached positions,
+  // where 128 gave the reference's (tests/engine_device/gemma4_test.cpp).
+  const uint32_t max_wg = device.max_work_group_size == 0 ? 1024 : device.max_work_group_size;
+  uint32_t widest = 0;
+  for (const auto& [hd, group] : attention_shapes(shape)) widest = std::max(widest, hd);
+  while ((widest + c.attention.workgroup - 1) / c.attention.workgroup > 4 &&
+         c.attention.workgroup * 2 <= max_wg) {
+    c.attention.workgroup *= 2;
+  }
   for (uint32_t tile : {0u, 4096u, 2048u, 1024u, 512u, 256u, 128u, 64u, 32u}) {
     c.attention.score_tile = tile;
-    if (planner::local_mem_bytes(effective_attention(c), {0, shape.head_dim(), c.context}) <=
-        local_mem_limit) {
-      break;
+    if (attention_fits(effective_attention(c), shape, c.context, local_mem_limit)) break;
+  }
+  // Flash attention's K/V tile: the largest that fits (fewer tiles, fewer barriers), in the
+  // smallest workgroup whose work-items hold the group's output (a group of 8 heads of 512 needs
+  // 128 work-items).
+  c.flash_attention = true;
+  bool found = false;
+  for (uint32_t wg = 64; wg <= std::max(64u, max_wg) && !found; wg *= 2) {
+    c.flash.workgroup = wg;
+    for (uint32_t tile : {64u, 32u, 16u, 8u, 4u, 2u, 1u}) {
+      c.flash.score_tile = tile;
+      found = attention_fits(effective_attention(c), shape, c.context, local_mem_limit);
+      if (found) break;
     }
   }
-  // Flash attention's K/V tile: the largest that fits (fewer tiles, fewer barriers).
-  c.flash_attention = true;
-  for (uint32_t tile : {64u, 32u, 16u, 8u, 4u}) {
-    c.flash.score_tile = tile;
-    if (planner::local_mem_bytes(
-            effective_attention(c),
-            {0, shape.head_dim(), c.context, shape.n_head / shape.n_head_kv}) <= local_mem_limit) {
-      break;
-    }
+  if (!found) {
+    c.flash.workgroup = 64;
+    c.flash.score_tile = 4;
   }
   c.flash_attention = false;
-  (void)device;
   return c;
 }
 

@@ -18,12 +18,15 @@ core::Result<std::unique_ptr<DeviceDecoder>> DeviceDecoder::create(backends::Dev
                                                                    const loader::DeviceModel& model,
                                                                    const DecodeConfig& config,
                                                                    KernelCache* kernels) {
-  if (model.shape.traits().per_layer_attention) {
-    return core::make_error(core::ErrorKind::unsupported,
-                            std::string("the per-layer attention shapes of ") +
-                                model.shape.traits().name +
-                                " run on the host reference only (no OpenCL or Vulkan decoder yet)",
-                            device.name());
+  // A shared-KV layer reads an earlier layer's cache: that layer must be in the same share.
+  for (uint32_t l = 0; l < model.shape.n_layer; ++l) {
+    const uint32_t src = model.shape.kv_layer(l);
+    if (config.layers.holds(l) && !config.layers.holds(src)) {
+      return core::make_error(core::ErrorKind::unsupported,
+                              "layer " + std::to_string(l) + " reads the KV cache of layer " +
+                                  std::to_string(src) + ", which this share does not hold",
+                              device.name());
+    }
   }
   const uint32_t context = config.context == 0 ? model.shape.context : config.context;
   if (context == 0 || context > model.shape.context) {
@@ -108,6 +111,7 @@ core::Status DeviceDecoder::bind() {
     L.w_down = find(p + "ffn_down.weight");
     L.post_attn_norm = find(p + "post_attention_norm.weight");
     L.post_ffn_norm = find(p + "post_ffw_norm.weight");
+    L.out_scale = find(p + "layer_output_scale.weight");
     L.router = find(p + "ffn_gate_inp.weight");
     L.gate_exps = find(p + "ffn_gate_exps.weight");
     L.gate_up_exps = find(p + "ffn_gate_up_exps.weight");
@@ -134,6 +138,14 @@ core::Status DeviceDecoder::bind() {
     rope_factors_.resize(model_.shape.rope_dims() / 2);
     GAUNTLET_TRY(device_.download(*freqs.buffer,
                                   std::as_writable_bytes(std::span<float>(rope_factors_)), 0));
+  }
+  // gemma4's layer_output_scale: one value per layer, read back once and applied as a scale.
+  out_scales_.assign(layers_.size(), 0.0f);
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    if (layers_[l].out_scale.buffer == nullptr) continue;
+    GAUNTLET_TRY(
+        device_.download(*layers_[l].out_scale.buffer,
+                         std::as_writable_bytes(std::span<float>(out_scales_).subspan(l, 1)), 0));
   }
   return core::Status::ok();
 }
@@ -168,8 +180,18 @@ core::Status DeviceDecoder::allocate() {
   GAUNTLET_TRY(alloc(state_, std::max<uint64_t>(state, 4), "recurrent state"));
   // One table of angles per kind of layer (global, and sliding where those turn otherwise), a
   // row per token.
-  const uint64_t table_bytes = uint64_t{s.rope_dims()} * capacity_ * sizeof(float);
+  uint32_t dims = s.rope_dims();
+  for (uint32_t l = 0; l < s.n_layer; ++l) dims = std::max(dims, s.rope_dims(l));
+  const uint64_t table_bytes = uint64_t{dims} * capacity_ * sizeof(float);
   for (auto& table : rope_tables_) GAUNTLET_TRY(alloc(table, table_bytes, "rope table"));
+  // gemma4's V norm has no weight: the RMSNorm kernel over a row of ones.
+  if (s.traits().v_norm) {
+    uint32_t hd = 0;
+    for (uint32_t l = 0; l < s.n_layer; ++l) hd = std::max(hd, s.head_dim(l));
+    const std::vector<float> ones(hd, 1.0f);
+    GAUNTLET_TRY(alloc(ones_, uint64_t{hd} * sizeof(float), "V norm weight"));
+    GAUNTLET_TRY(device_.upload(*ones_, std::as_bytes(std::span<const float>(ones))));
+  }
   return core::Status::ok();
 }
 
@@ -207,11 +229,13 @@ core::Status DeviceDecoder::project(const Weight& w, uint32_t n_in, uint32_t n_o
                      stride(), tokens(), kMatmulRows, accumulate);
 }
 
-core::Status DeviceDecoder::project_qkv(const Layer& L) {
+core::Status DeviceDecoder::project_qkv(uint32_t l) {
   const auto& s = model_.shape;
+  const auto& L = layers_[l];
   const auto& a = layout_;
   const model::Architecture& arch = s.traits();
-  const uint32_t n_q = s.n_embd_q(), n_kv = s.n_embd_kv(), n = tokens();
+  const uint32_t n_q = s.n_embd_q(l), n_kv = s.n_embd_kv(l), n = tokens();
+  const uint32_t hd = s.head_dim(l);
   backends::Buffer& act = *act_;
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
   if (arch.fused_qkv) {
@@ -227,8 +251,10 @@ core::Status DeviceDecoder::project_qkv(const Layer& L) {
                         {n_q, s.head_dim(), off(a.q_gate), off(a.q), off(a.gate), stride()}, n));
   } else {
     GAUNTLET_TRY(project(L.wq, s.n_embd, n_q, a.xb, a.q));
-    GAUNTLET_TRY(project(L.wk, s.n_embd, n_kv, a.xb, a.k));
-    GAUNTLET_TRY(project(L.wv, s.n_embd, n_kv, a.xb, a.v));
+    // gemma4: a shared-KV layer projects Q only; K as V projects K twice, once into v, so that V
+    // is K's projection before K's norm (src/models/gemma4.cpp).
+    if (s.has_kv(l)) GAUNTLET_TRY(project(L.wk, s.n_embd, n_kv, a.xb, a.k));
+    if (s.has_kv(l)) GAUNTLET_TRY(project(s.has_v(l) ? L.wv : L.wk, s.n_embd, n_kv, a.xb, a.v));
   }
   if (arch.qkv_bias) {
     GAUNTLET_TRY(ops_.add_bias(act, *L.bq.buffer, {n_q, off(a.q), stride()}, n));
@@ -236,11 +262,16 @@ core::Status DeviceDecoder::project_qkv(const Layer& L) {
     GAUNTLET_TRY(ops_.add_bias(act, *L.bv.buffer, {n_kv, off(a.v), stride()}, n));
   }
   if (arch.qk_norm) {
-    const uint32_t hd = s.head_dim();
     GAUNTLET_TRY(ops_.rmsnorm(act, *L.q_norm.buffer, matvec_.workgroup,
-                              {hd, off(a.q), off(a.q), s.rms_eps, stride()}, s.n_head, n));
-    GAUNTLET_TRY(ops_.rmsnorm(act, *L.k_norm.buffer, matvec_.workgroup,
-                              {hd, off(a.k), off(a.k), s.rms_eps, stride()}, s.n_head_kv, n));
+                              {hd, off(a.q), off(a.q), s.rms_eps, stride()}, s.heads(l), n));
+    if (s.has_kv(l)) {
+      GAUNTLET_TRY(ops_.rmsnorm(act, *L.k_norm.buffer, matvec_.workgroup,
+                                {hd, off(a.k), off(a.k), s.rms_eps, stride()}, s.heads_kv(l), n));
+    }
+  }
+  if (arch.v_norm && s.has_kv(l)) {
+    GAUNTLET_TRY(ops_.rmsnorm(act, *ones_, matvec_.workgroup,
+                              {hd, off(a.v), off(a.v), s.rms_eps, stride()}, s.heads_kv(l), n));
   }
   return core::Status::ok();
 }
@@ -442,7 +473,11 @@ core::Status DeviceDecoder::run_layer(uint32_t l) {
   GAUNTLET_TRY(ops_.rmsnorm(act, *L.attn_norm.buffer, matvec_.workgroup,
                             {s.n_embd, off(a.x), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
   GAUNTLET_TRY(s.recurrent(l) ? recurrent(l) : attention(l));
-  return feed_forward(l);
+  GAUNTLET_TRY(feed_forward(l));
+  // gemma4's layer_output_scale multiplies the whole residual stream.
+  if (L.out_scale.buffer == nullptr) return core::Status::ok();
+  return ops_.elementwise(act, Elementwise::scale,
+                          {s.n_embd, off(a.x), 0, out_scales_[l], stride()}, tokens());
 }
 
 core::Status DeviceDecoder::recurrent(uint32_t l) {
@@ -489,38 +524,44 @@ core::Status DeviceDecoder::attention(uint32_t l) {
   const auto& s = model_.shape;
   const auto& L = layers_[l];
   const auto& a = layout_;
-  const uint32_t hd = s.head_dim(), n_q = s.n_embd_q(), n_kv = s.n_embd_kv(), n = tokens();
+  // Layer l's shape (per layer in gemma4, else the model's).
+  const uint32_t hd = s.head_dim(l), n_q = s.n_embd_q(l), n_kv = s.n_embd_kv(l), n = tokens();
   backends::Buffer& act = *act_;
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
-  GAUNTLET_TRY(project_qkv(L));
+  GAUNTLET_TRY(project_qkv(l));
   // A sliding layer keeps a ring of its last positions (planner::kv_layout); every token's K and
-  // V is written before any token attends, and each attends only up to its own position.
-  const uint32_t layer_off = off(kv_layout_.offset[l]);
-  const uint32_t slots = kv_layout_.slots[l];
-  const uint32_t seq_stride = off(kv_layout_.total_slots * n_kv);
-  const RopeParams rope{off(a.q),      off(a.k),  off(a.v),
-                        n_q / 2,       n_kv / 2,  hd,
-                        s.rope_dims(), layer_off, static_cast<uint32_t>(s.traits().rope),
-                        stride(),      slots,     seq_stride};
-  backends::Buffer& table = *rope_tables_[s.sliding(l) ? 1 : 0];
+  // V is written before any token attends, and each attends only up to its own position. A layer
+  // without KV of its own (gemma4's shared layers) turns Q only and reads layer kv_layer(l)'s.
+  const uint32_t src = s.kv_layer(l);
+  const bool own_kv = s.has_kv(l);
+  const uint32_t layer_off = off(kv_layout_.offset[src]);
+  const uint32_t slots = kv_layout_.slots[src];
+  const uint32_t seq_stride = off(kv_layout_.per_sequence);
+  const RopeParams rope{off(a.q),
+                        off(a.k),
+                        off(a.v),
+                        n_q / 2,
+                        own_kv ? n_kv / 2 : 0u,
+                        hd,
+                        s.rope_dims(l),
+                        layer_off,
+                        static_cast<uint32_t>(s.traits().rope),
+                        stride(),
+                        slots,
+                        seq_stride};
+  backends::Buffer& table = *rope_tables_[table_kind(l)];
   GAUNTLET_TRY(ops_.rope_kv(act, *k_cache_, *v_cache_, table, *pass_buffer_, config_.kv, rope, n));
-  if (!rope_writes_kv(config_.kv)) GAUNTLET_TRY(store_kv(layer_off, slots, seq_stride));
-  const AttentionParams att{off(a.q),
-                            off(a.xb2),
-                            s.n_head / s.n_head_kv,
-                            n_kv,
-                            layer_off,
-                            s.sliding(l) ? s.sliding_window : 0,
-                            1.0f / std::sqrt(static_cast<float>(hd)),
-                            stride(),
-                            slots,
-                            s.attn_softcap,
-                            seq_stride,
-                            s.traits().attn_sinks ? 1u : 0u};
+  if (!rope_writes_kv(config_.kv)) GAUNTLET_TRY(store_kv(l, layer_off, slots, seq_stride));
+  // llama.cpp's f_attention_scale: 1 where Q and K are normed instead (gemma4).
+  const float scale = s.traits().attn_scale_one ? 1.0f : 1.0f / std::sqrt(static_cast<float>(hd));
+  const AttentionParams att{off(a.q),       off(a.xb2), s.heads(l) / s.heads_kv(l),
+                            n_kv,           layer_off,  s.sliding(l) ? s.sliding_window : 0,
+                            scale,          stride(),   slots,
+                            s.attn_softcap, seq_stride, s.traits().attn_sinks ? 1u : 0u};
   backends::Buffer& sinks = s.traits().attn_sinks ? *L.sinks.buffer : *pass_buffer_;
-  GAUNTLET_TRY(ops_.attention(act, *k_cache_, *v_cache_, *pass_buffer_, sinks, attention_, s.n_head,
-                              hd, context_, config_.kv, att, n));
-  if (const uint32_t rot_v = reference::v_rotation(s, config_.kv); rot_v > 0) {
+  GAUNTLET_TRY(ops_.attention(act, *k_cache_, *v_cache_, *pass_buffer_, sinks, attention_,
+                              s.heads(l), hd, context_, config_.kv, att, n));
+  if (const uint32_t rot_v = reference::v_rotation(s, config_.kv, l); rot_v > 0) {
     GAUNTLET_TRY(rotate(a.xb2, n_q, rot_v));  // turned back
   }
   if (s.traits().attn_output_gate) {
@@ -539,32 +580,40 @@ core::Status DeviceDecoder::rotate(uint64_t off, uint32_t n, uint32_t chunk) {
 // A quantized cache (or one whose K and V types differ): rope_kv turned q and k in place; the
 // Walsh-Hadamard rotations llama.cpp applies to a quantized cache (reference/kv_rows.h) come next,
 // then kv_store encodes the rows into the cache (and rounds Q to Q8_0 against a quantized K).
-core::Status DeviceDecoder::store_kv(uint32_t layer_off, uint32_t slots, uint32_t seq_stride) {
+core::Status DeviceDecoder::store_kv(uint32_t l, uint32_t layer_off, uint32_t slots,
+                                     uint32_t seq_stride) {
   const auto& s = model_.shape;
   const auto& a = layout_;
-  if (const uint32_t rot_k = reference::k_rotation(s, config_.kv); rot_k > 0) {
-    GAUNTLET_TRY(rotate(a.q, s.n_embd_q(), rot_k));
-    GAUNTLET_TRY(rotate(a.k, s.n_embd_kv(), rot_k));
+  const uint32_t n_q = s.n_embd_q(l), n_kv = s.has_kv(l) ? s.n_embd_kv(l) : 0;
+  if (const uint32_t rot_k = reference::k_rotation(s, config_.kv, l); rot_k > 0) {
+    GAUNTLET_TRY(rotate(a.q, n_q, rot_k));
+    if (n_kv > 0) GAUNTLET_TRY(rotate(a.k, n_kv, rot_k));
   }
-  if (const uint32_t rot_v = reference::v_rotation(s, config_.kv); rot_v > 0) {
-    GAUNTLET_TRY(rotate(a.v, s.n_embd_kv(), rot_v));
+  if (const uint32_t rot_v = reference::v_rotation(s, config_.kv, l); rot_v > 0 && n_kv > 0) {
+    GAUNTLET_TRY(rotate(a.v, n_kv, rot_v));
   }
+  // A shared-KV layer writes no rows (n_blocks 0) but still rounds its Q.
   const bool round_q = model::is_quantized(config_.kv.k);
   const KvStoreParams p{static_cast<uint32_t>(a.k),
                         static_cast<uint32_t>(a.v),
-                        s.n_embd_kv() / 32,
+                        n_kv / 32,
                         layer_off,
                         stride(),
                         slots,
                         seq_stride,
                         static_cast<uint32_t>(a.q),
-                        round_q ? s.n_embd_q() / 32 : 0};
+                        round_q ? n_q / 32 : 0};
+  if (p.n_blocks == 0 && p.n_q_blocks == 0) return core::Status::ok();
   return ops_.kv_store(*act_, *k_cache_, *v_cache_, *pass_buffer_, config_.kv, p, tokens());
+}
+
+uint32_t DeviceDecoder::table_kind(uint32_t l) const {
+  const auto& s = model_.shape;
+  return s.sliding(l) || (s.traits().per_layer_attention && s.swa_layer(l)) ? 1 : 0;
 }
 
 core::Status DeviceDecoder::upload_pass() {
   const auto& s = model_.shape;
-  const uint32_t dims = s.rope_dims();
   std::vector<uint32_t> info;
   for (const auto& t : pass_) {
     info.push_back(t.pos);
@@ -572,13 +621,19 @@ core::Status DeviceDecoder::upload_pass() {
   }
   GAUNTLET_TRY(device_.upload(*pass_buffer_, std::as_bytes(std::span<const uint32_t>(info))));
   // cos/sin of each token's angles, computed in double as the reference does: table 0 for the
-  // global layers, table 1 for the sliding ones (their base may differ).
-  tables_.resize(size_t{dims} * pass_.size());
+  // global layers, table 1 for the sliding ones (their base, and in gemma4 their rotary
+  // dimensions, may differ; gemma4's rope_freqs turn only its global layers).
   for (uint32_t kind = 0; kind < 2; ++kind) {
     uint32_t layer = 0;
-    while (layer < s.n_layer && s.sliding(layer) != (kind == 1)) ++layer;
+    while (layer < s.n_layer && table_kind(layer) != kind) ++layer;
+    if (layer == s.n_layer) continue;
+    const uint32_t dims = s.rope_dims(layer);
+    const bool own = !(s.traits().rope_freqs_global_only && s.swa_layer(layer));
+    const std::span<const float> factors =
+        own ? std::span<const float>(rope_factors_) : std::span<const float>{};
+    tables_.resize(size_t{dims} * pass_.size());
     for (size_t t = 0; t < pass_.size(); ++t) {
-      model::rope_table(s, layer, rope_factors_, pass_[t].pos,
+      model::rope_table(s, layer, factors, pass_[t].pos,
                         std::span<float>(tables_).subspan(t * dims, dims));
     }
     GAUNTLET_TRY(

@@ -70,6 +70,7 @@ class DeviceDecoder final : public Decoder, public Stage {
     Weight wqkv, bq, bk, bv, q_norm, k_norm, post_attn_norm, post_ffn_norm;
     Weight router, gate_exps, up_exps, down_exps, gate_up_exps;
     Weight shexp_gate, w_gate_shexp, w_up_shexp, w_down_shexp;
+    Weight out_scale;                                                 // gemma4's layer_output_scale
     Weight bo, sinks, router_b, gate_exps_b, up_exps_b, down_exps_b;  // gpt-oss
     // A gated DeltaNet layer's (qwen35).
     Weight ssm_qkv, ssm_gate, ssm_conv1d, ssm_dt, ssm_a, ssm_beta, ssm_alpha, ssm_norm, ssm_out;
@@ -85,14 +86,17 @@ class DeviceDecoder final : public Decoder, public Stage {
   core::Status run_pass();
   core::Status upload_pass();
   // A quantized cache's writes (kernels.h rope_writes_kv) and Walsh-Hadamard rotations.
-  core::Status store_kv(uint32_t layer_off, uint32_t slots, uint32_t seq_stride);
+  // Layer l's (per-layer shapes in gemma4; a shared-KV layer only rounds its Q).
+  core::Status store_kv(uint32_t l, uint32_t layer_off, uint32_t slots, uint32_t seq_stride);
   core::Status rotate(uint64_t off, uint32_t n, uint32_t chunk);
   core::Status run_layers();
   core::Status run_layer(uint32_t l);
   // Moves each token's residual stream (n_embd floats of x) into or out of the activations.
   core::Status upload_residuals(std::span<const float> x);
   core::Status download_residuals(std::span<float> x);
-  core::Status project_qkv(const Layer& L);
+  core::Status project_qkv(uint32_t layer);
+  // Which rope table layer l turns by: 0 global, 1 sliding.
+  uint32_t table_kind(uint32_t layer) const;
   // A gated DeltaNet layer (qwen35's recurrent layers) from the normed input at xb: its
   // projections, the conv and the delta rule on the sequences' state, the gated norm, and
   // x += ssm_out . o.
@@ -142,6 +146,8 @@ class DeviceDecoder final : public Decoder, public Stage {
   std::unique_ptr<backends::Buffer> rope_tables_[2];
   std::vector<float> tables_, logits_;
   std::vector<float> rope_factors_;  // rope_freqs.weight, read back once (empty without one)
+  std::vector<float> out_scales_;    // each layer's layer_output_scale (gemma4), read back once
+  std::unique_ptr<backends::Buffer> ones_;  // the weight of gemma4's unweighted V norm
   std::vector<PassToken> pass_;
   std::vector<uint32_t> pos_;  // each sequence's next position
   struct HostExperts {

@@ -380,11 +380,15 @@ core::Result<CheckResult> check_context(backends::Device& device, const model::G
   c.sequences = 1;
   const auto& s = both->host.shape;
 
-  // Deterministic K and V in [-1, 1) for every layer and position before the last.
-  const uint64_t n_kv = s.n_embd_kv();
-  const uint64_t rows = planner::kv_layout(s, context).total_slots;
-  std::vector<std::byte> k(rows * planner::kv_row_bytes(config.kv.k, n_kv));
-  std::vector<std::byte> v(rows * planner::kv_row_bytes(config.kv.v, n_kv));
+  // Deterministic K and V in [-1, 1) for every layer and position before the last, each layer's
+  // rows as wide as its own K and V (gemma4's differ by layer).
+  const auto cache = planner::kv_layout(s, context);
+  uint64_t k_bytes = 0, v_bytes = 0;
+  for (uint32_t l = 0; l < s.n_layer; ++l) {
+    k_bytes += cache.slots[l] * planner::kv_row_bytes(config.kv.k, s.n_embd_kv(l));
+    v_bytes += cache.slots[l] * planner::kv_row_bytes(config.kv.v, s.n_embd_kv(l));
+  }
+  std::vector<std::byte> k(k_bytes), v(v_bytes);
   auto value = [](uint64_t i, uint64_t salt) {
     uint64_t z = (i + salt) * 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -392,20 +396,22 @@ core::Result<CheckResult> check_context(backends::Device& device, const model::G
     z ^= z >> 31;
     return static_cast<float>(static_cast<double>(z >> 11) / 9007199254740992.0 * 2.0 - 1.0);
   };
-  std::vector<float> kf(n_kv), vf(n_kv);
-  for (uint64_t row = 0; row < rows; ++row) {
-    const uint64_t pos = row % context;
-    for (uint64_t j = 0; j < n_kv; ++j) {
-      const uint64_t i = row * n_kv + j;
-      kf[j] = pos + 1 < context ? value(i, 1) : 0.0f;
-      vf[j] = pos + 1 < context ? value(i, 2) : 0.0f;
+  uint64_t row = 0, k_at = 0, v_at = 0;
+  for (uint32_t l = 0; l < s.n_layer; ++l) {
+    const uint64_t n_kv = s.n_embd_kv(l);
+    std::vector<float> kf(n_kv), vf(n_kv);
+    for (uint32_t slot = 0; slot < cache.slots[l]; ++slot, ++row) {
+      const uint64_t pos = row % context;
+      for (uint64_t j = 0; j < n_kv; ++j) {
+        const uint64_t i = row * n_kv + j;
+        kf[j] = pos + 1 < context ? value(i, 1) : 0.0f;
+        vf[j] = pos + 1 < context ? value(i, 2) : 0.0f;
+      }
+      reference::store_kv_row(config.kv.k, kf.data(), k.data() + k_at, static_cast<uint32_t>(n_kv));
+      reference::store_kv_row(config.kv.v, vf.data(), v.data() + v_at, static_cast<uint32_t>(n_kv));
+      k_at += planner::kv_row_bytes(config.kv.k, n_kv);
+      v_at += planner::kv_row_bytes(config.kv.v, n_kv);
     }
-    reference::store_kv_row(config.kv.k, kf.data(),
-                            k.data() + row * planner::kv_row_bytes(config.kv.k, n_kv),
-                            static_cast<uint32_t>(n_kv));
-    reference::store_kv_row(config.kv.v, vf.data(),
-                            v.data() + row * planner::kv_row_bytes(config.kv.v, n_kv),
-                            static_cast<uint32_t>(n_kv));
   }
   const int32_t token = static_cast<int32_t>(1 % s.n_vocab);
 

@@ -295,7 +295,8 @@ uint64_t widest_matvec_input(const ModelShape& shape) {
   const uint64_t experts = shape.moe() ? shape.expert_ff() : 0;
   const uint64_t shared = shape.shared_expert() ? shape.shared_expert_ff() : 0;
   const uint64_t ssm_out = shape.traits().gated_delta_net ? shape.ssm_inner : 0;
-  return std::max<uint64_t>({shape.n_embd, shape.n_ff, shape.n_embd_q(), experts, shared, ssm_out});
+  return std::max<uint64_t>(
+      {shape.n_embd, shape.n_ff, shape.max_n_embd_q(), experts, shared, ssm_out});
 }
 
 uint32_t delta_net_workgroup(uint32_t state) {
@@ -314,8 +315,14 @@ uint64_t decode_local_mem_bytes(const KernelVariant& matvec, const KernelVariant
   KernelVariant norm = matvec;
   norm.op = KernelOp::rmsnorm;
   const uint64_t mv = local_mem_bytes(matvec, {widest_matvec_input(shape), 0, 0});
-  const uint64_t at =
+  // The largest over the attention layers' shapes (gemma4's differ by layer).
+  uint64_t at =
       local_mem_bytes(attention, {0, shape.head_dim(), context, shape.n_head / shape.n_head_kv});
+  for (uint32_t l = 0; l < shape.n_layer; ++l) {
+    if (shape.recurrent(l) || shape.heads_kv(l) == 0) continue;
+    at = std::max(at, local_mem_bytes(attention, {0, shape.head_dim(l), context,
+                                                  shape.heads(l) / shape.heads_kv(l)}));
+  }
   const uint64_t rn = local_mem_bytes(norm, {shape.n_embd, 0, 0});
   return std::max({mv, at, rn, delta_net_local_mem_bytes(shape)});
 }

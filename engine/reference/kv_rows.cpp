@@ -150,6 +150,14 @@ void hadamard_rotate(float* x, uint64_t n, uint32_t chunk) {
 }
 
 core::Status check_kv_cache(const model::ModelShape& shape, planner::KvPrecision kv) {
+  // Every layer's head must hold whole blocks: the narrowest (gemma4's sliding heads) counts.
+  uint32_t hd = shape.head_dim();
+  for (uint32_t l = 0; l < shape.n_layer; ++l) {
+    if (shape.head_dim(l) % model::block_elements(kv.k) != 0 ||
+        shape.head_dim(l) % model::block_elements(kv.v) != 0 || shape.head_dim(l) % 32 != 0) {
+      hd = shape.head_dim(l);
+    }
+  }
   for (const model::TensorType t : {kv.k, kv.v}) {
     if (!planner::is_kv_cache_type(t)) {
       return core::make_error(core::ErrorKind::invalid_argument,
@@ -157,19 +165,18 @@ core::Status check_kv_cache(const model::ModelShape& shape, planner::KvPrecision
                                   " is not one the engine stores (f32, f16, q8_0, q4_0, q4_1, "
                                   "q5_0, q5_1, iq4_nl)");
     }
-    if (shape.head_dim() % model::block_elements(t) != 0) {
-      return core::make_error(core::ErrorKind::invalid_argument,
-                              std::string("a KV cache of ") + model::to_string(t) +
-                                  " needs head_dim a multiple of " +
-                                  std::to_string(model::block_elements(t)) + "; it is " +
-                                  std::to_string(shape.head_dim()));
+    if (hd % model::block_elements(t) != 0) {
+      return core::make_error(
+          core::ErrorKind::invalid_argument,
+          std::string("a KV cache of ") + model::to_string(t) + " needs head_dim a multiple of " +
+              std::to_string(model::block_elements(t)) + "; it is " + std::to_string(hd));
     }
   }
-  if (kv.k != kv.v && shape.head_dim() % 32 != 0) {
+  if (kv.k != kv.v && hd % 32 != 0) {
     return core::make_error(core::ErrorKind::invalid_argument,
                             "K and V caches of different types are written in blocks of 32 and "
                             "need head_dim a multiple of 32; it is " +
-                                std::to_string(shape.head_dim()));
+                                std::to_string(hd));
   }
   return core::Status::ok();
 }

@@ -9,6 +9,7 @@
 
 #include "engine/planner/planner.h"
 #include "engine/reference/decoder.h"
+#include "engine/reference/kv_rows.h"
 #include "engine/reference/layer_ops.h"
 #include "test_models.h"
 
@@ -219,6 +220,19 @@ TEST(Gemma4Ops, AnUnweightedRmsNormIsTheNormAlone) {
   EXPECT_NEAR(v[1], 1.1313708f, 1e-6f);
   EXPECT_NEAR(v[2], 1.0f, 1e-6f);
   EXPECT_NEAR(v[3], 1.0f, 1e-6f);
+}
+
+// A quantized cache needs whole blocks in every layer's head: sliding heads of 16 refuse q8_0
+// even though the global heads of 128 would hold it.
+TEST(Gemma4Plan, AQuantizedCacheNeedsWholeBlocksInTheNarrowestHead) {
+  const auto ok = gemma4_shape();
+  const planner::KvPrecision q8{model::TensorType::q8_0, model::TensorType::q8_0};
+  EXPECT_TRUE(reference::check_kv_cache(ok, q8).is_ok());
+  auto narrow = ok;
+  narrow.key_length_swa = 16;
+  auto s = reference::check_kv_cache(narrow, q8);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_EQ(s.error().message, "a KV cache of q8_0 needs head_dim a multiple of 32; it is 16");
 }
 
 }  // namespace

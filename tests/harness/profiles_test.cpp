@@ -156,5 +156,28 @@ TEST(Profiles, AHybridSweepsMicroBatches1To512AndFourSequences) {
   EXPECT_EQ(passes_of(quick_shape(), core::Level::quick), (Passes{{1, 1}, {512, 1}, {1, 4}}));
 }
 
+// gemma4's shared-KV layers stay with the layer whose cache they read: of six layers (S S G S S
+// G, the last three shared: 3 and 4 read layer 1, 5 reads layer 2) the default -ngl 4 would put
+// layers 3-5 on the device apart from 1 and 2, so the placed profile takes -ngl 6 (layers 1-5); a
+// -ngl the user gives is kept.
+TEST(PlacedProfiles, AGemma4SplitKeepsSharedKvLayersWithTheirSource) {
+  auto shape = engine::model::parse_dims(
+      "arch=gemma4,n_embd=256,n_layer=6,n_head=4,n_head_kv=2,head_dim=128,head_dim_swa=64,"
+      "n_head_kv_global=1,swa_pattern=3,n_ff=512,n_vocab=256,context=64,window=8,shared_kv=3,"
+      "k_as_v=1,tied=1");
+  ASSERT_TRUE(shape.is_ok()) << shape.error().describe();
+  auto p = placed_profile_placement(*shape, "opencl:0", engine::model::FileType::q8_0, {});
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->label, "ngl=6");
+  EXPECT_EQ(p->devices[p->slot_device[0]], "host");
+  for (uint32_t slot = 1; slot <= 6; ++slot)
+    EXPECT_EQ(p->devices[p->slot_device[slot]], "opencl:0");
+  PlacedRequest asked;
+  asked.n_gpu_layers = 4;
+  p = placed_profile_placement(*shape, "opencl:0", engine::model::FileType::q8_0, asked);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->label, "ngl=4");
+}
+
 }  // namespace
 }  // namespace gauntlet::harness
