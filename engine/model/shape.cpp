@@ -250,6 +250,11 @@ core::Status validate_per_layer_attention(const ModelShape& s) {
                      " leaves fewer than 2 of the " + std::to_string(s.n_layer) +
                      " layers storing KV (llama.cpp asserts n_layer_kv_from_start >= 2)");
   }
+  if (s.per_layer_embeddings() &&
+      (!s.traits().per_layer_attention || s.n_embd_per_layer % 32 != 0)) {
+    return bad_shape("embedding_length_per_layer_input " + std::to_string(s.n_embd_per_layer) +
+                     " must be a multiple of 32, and only gemma4 has per-layer embeddings");
+  }
   for (uint32_t l = 0; l < s.n_layer; ++l) {
     const std::string at = " of layer " + std::to_string(l);
     if (s.heads(l) == 0 || s.heads_kv(l) == 0 || s.heads(l) % s.heads_kv(l) != 0) {
@@ -507,7 +512,8 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
                                            {"head_dim_swa", &s.key_length_swa},
                                            {"rope_dim_swa", &s.rope_dim_swa},
                                            {"shared_kv", &s.shared_kv_layers},
-                                           {"deepstack", &s.n_deepstack_layers}};
+                                           {"deepstack", &s.n_deepstack_layers},
+                                           {"n_embd_per_layer", &s.n_embd_per_layer}};
   // gemma4: the global layers' KV heads, and the period of the sliding pattern (P - 1 sliding
   // layers, then a global one).
   uint32_t n_head_kv_global = 0, swa_period = 0;
@@ -674,6 +680,23 @@ void add_per_layer_attention(Add& add, const ModelShape& s, const std::string& p
   add(p + "ffn_up.weight", {embd, ff}, l);
   add(p + "ffn_down.weight", {ff, embd}, l);
   add(p + "post_ffw_norm.weight", {embd}, l);
+  if (s.moe()) {
+    // The 26B-A4B's experts beside the dense feed-forward: the router's input scale, the experts'
+    // own pre- and post-norms, the dense branch's post-norm, and the per-expert output scale
+    // (the converter's router.per_expert_scale, llama.cpp's down_exps_s).
+    add_experts(add, s, p, l);
+    add(p + "ffn_gate_inp.scale", {embd}, l);
+    add(p + "pre_ffw_norm_2.weight", {embd}, l);
+    add(p + "post_ffw_norm_1.weight", {embd}, l);
+    add(p + "post_ffw_norm_2.weight", {embd}, l);
+    add(p + "ffn_down_exps.scale", {uint64_t{s.n_expert}}, l);
+  }
+  if (s.per_layer_embeddings()) {
+    const uint64_t ple = s.n_embd_per_layer;
+    add(p + "inp_gate.weight", {embd, ple}, l);
+    add(p + "proj.weight", {ple, embd}, l);
+    add(p + "post_norm.weight", {embd}, l);
+  }
 }
 
 }  // namespace
@@ -713,6 +736,12 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
     if (arch.attn_sinks) add(p + "attn_sinks.weight", {s.n_head}, l);
   };
   add("token_embd.weight", {embd, vocab}, 0);
+  if (s.per_layer_embeddings()) {
+    const uint64_t all = uint64_t{s.n_embd_per_layer} * s.n_layer;
+    add("per_layer_token_embd.weight", {all, vocab}, 0);
+    add("per_layer_model_proj.weight", {embd, all}, 0);
+    add("per_layer_proj_norm.weight", {uint64_t{s.n_embd_per_layer}}, 0);
+  }
   // llama: rope_freqs {n_rot / 2}, one tensor shared by every layer (TENSOR_DUPLICATED).
   if (s.rope_freqs) add("rope_freqs.weight", {s.rope_dims() / 2}, 0);
   for (uint32_t l = 0; l < s.n_layer; ++l) {

@@ -93,7 +93,7 @@ void set_per_layer_attention(GgufWriter& w, const ModelShape& shape) {
     w.set_meta(p + "attention.head_count_kv", array_of(MetaType::u32, shape.layer_heads_kv));
   }
   w.set_u32(p + "attention.shared_kv_layers", shape.shared_kv_layers);
-  w.set_u32(p + "embedding_length_per_layer_input", 0);
+  w.set_u32(p + "embedding_length_per_layer_input", shape.n_embd_per_layer);
 }
 
 void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
@@ -227,7 +227,11 @@ core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType form
     const bool embedding = t.name == "token_embd.weight";
     const float tied_scale =
         0.1f / (shape.traits().embed_scale ? std::sqrt(static_cast<float>(shape.n_embd)) : 1.0f);
-    const float router = t.name.ends_with("ffn_gate_inp.weight") ? kRouterScale : 1.0f;
+    // gemma4's router reads its input divided by sqrt(n_embd): its weights are that much larger.
+    const float router_input =
+        shape.dense_beside_experts() ? std::sqrt(static_cast<float>(shape.n_embd)) : 1.0f;
+    const float router =
+        t.name.ends_with("ffn_gate_inp.weight") ? kRouterScale * router_input : 1.0f;
     const float a = !embedding          ? router * std::sqrt(3.0f / static_cast<float>(n_in))
                     : shape.tied_output ? tied_scale
                                         : 1.0f;

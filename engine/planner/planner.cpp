@@ -187,6 +187,12 @@ ActivationLayout activation_layout(const ModelShape& shape, uint32_t context) {
   l.ssm_z = p.take(recurrent ? shape.ssm_inner : 0);
   l.ssm_ba = p.take(recurrent ? 2 * shape.ssm_heads : 0);
   l.ssm_o = p.take(recurrent ? shape.ssm_inner : 0);
+  const bool ple = shape.per_layer_embeddings(), beside = shape.dense_beside_experts();
+  l.ple_x = p.take(ple ? shape.n_embd : 0);
+  l.ple_in = p.take(ple ? shape.n_embd_per_layer : 0);
+  l.ple_gate = p.take(ple ? shape.n_embd_per_layer : 0);
+  l.mlp = p.take(beside ? shape.n_embd : 0);
+  l.router_in = p.take(beside ? shape.n_embd : 0);
   l.total = p.at;
   return l;
 }
