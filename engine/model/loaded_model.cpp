@@ -166,6 +166,8 @@ core::Status read_per_layer_attention(const GgufInfo& info, const std::string& p
   s.swa_layers.assign(pattern.begin(), pattern.end());
   GAUNTLET_TRY(read_layer_array(info, p + "attention.head_count", s.n_layer, s.layer_heads));
   GAUNTLET_TRY(read_layer_array(info, p + "attention.head_count_kv", s.n_layer, s.layer_heads_kv));
+  GAUNTLET_TRY(read_layer_array(info, p + "feed_forward_length", s.n_layer, s.layer_ff));
+  if (!s.layer_ff.empty()) s.n_ff = s.layer_ff[0];
   if (!s.layer_heads.empty()) s.n_head = s.layer_heads[0];
   if (!s.layer_heads_kv.empty()) s.n_head_kv = s.layer_heads_kv[0];
   if (s.n_head_kv == 0) s.n_head_kv = s.n_head;  // head_count_kv defaults to head_count

@@ -92,6 +92,9 @@ void set_per_layer_attention(GgufWriter& w, const ModelShape& shape) {
   if (!shape.layer_heads_kv.empty()) {
     w.set_meta(p + "attention.head_count_kv", array_of(MetaType::u32, shape.layer_heads_kv));
   }
+  if (!shape.layer_ff.empty()) {
+    w.set_meta(p + "feed_forward_length", array_of(MetaType::u32, shape.layer_ff));
+  }
   w.set_u32(p + "attention.shared_kv_layers", shape.shared_kv_layers);
   w.set_u32(p + "embedding_length_per_layer_input", shape.n_embd_per_layer);
 }

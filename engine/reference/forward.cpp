@@ -267,7 +267,7 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
         mm({{&L.w_gate, a.xb, a.hb}, {&L.w_up, a.xb, a.hb2}});
       }
       each([&](float* b, const PassToken&) {
-        gated_activation(arch.activation, b + a.hb, b + a.hb2, s.n_ff);
+        gated_activation(arch.activation, b + a.hb, b + a.hb2, s.ff(l));
       });
       mm({{&L.w_down, a.hb, a.xb}});
     }

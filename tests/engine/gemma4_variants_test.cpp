@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/planner/planner.h"
 #include "engine/reference/decoder.h"
 #include "test_models.h"
 
@@ -156,6 +157,74 @@ TEST(Gemma4Experts, GreedyTokensAreLlamaCpps) {
                         {5, 9, 2, 7, 1, 3, 8, 4, 6, 10, 11, 12, 13}, 20),
             (std::vector<int32_t>{101, 65,  218, 242, 85, 219, 102, 66,  53,  221,
                                   22,  105, 101, 65,  66, 68,  166, 179, 187, 27}));
+}
+
+}  // namespace
+}  // namespace gauntlet::engine::test
+
+namespace gauntlet::engine::test {
+namespace {
+
+// use_double_wide_mlp (the E2B): the shared-KV layers' feed-forward is 2 n_ff wide, written as a
+// feed_forward_length array; llama.cpp 3.22.1 loads such a file and decodes the host's tokens.
+TEST(Gemma4PerLayerEmbedding, DoubleWideFeedForwardOnTheSharedLayers) {
+  const std::string dims =
+      std::string(kBase) + "n_ff=256,n_embd_per_layer=64,double_wide_mlp=1,tied=0";
+  const auto s = shape_of(dims);
+  const std::vector<uint32_t> widths = {256, 256, 256, 512, 512, 512};
+  EXPECT_EQ(s.layer_ff, widths);
+  const auto t = model::model_tensors(s, FileType::q8_0);
+  expect_tensor(t, "blk.3.ffn_up.weight", {256, 512}, model::TensorType::q8_0);
+  const auto m = loaded(synthetic_bytes(s, FileType::q8_0));
+  EXPECT_EQ(m.shape.layer_ff, widths);
+  EXPECT_EQ(m.shape.n_ff, 256u);
+  EXPECT_EQ(host_greedy(dims, FileType::q8_0, {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7}, 20),
+            (std::vector<int32_t>{125, 148, 253, 55, 221, 13,  232, 179, 131, 68,
+                                  226, 213, 174, 59, 217, 106, 167, 11,  92,  134}));
+}
+
+// The presets from the published configurations: the 26B-A4B counts every expert (25.2B
+// parameters, 3.8B active) and its KV is the sliding layers' windows and the global layers' whole
+// context; the E2B's 15 layers that store KV, its per-layer table and double-wide shared layers.
+TEST(Gemma4Presets, TwentySixBA4bCountsEveryExpert) {
+  auto s = model::preset_shape("gemma-4-26b-a4b");
+  ASSERT_TRUE(s.is_ok());
+  ASSERT_TRUE(model::validate_shape(*s).is_ok());
+  EXPECT_TRUE(s->dense_beside_experts());
+  EXPECT_NEAR(static_cast<double>(model::parameter_count(*s)), 25.2e9, 0.05e9);
+  EXPECT_NEAR(static_cast<double>(model::active_parameter_count(*s)), 3.8e9, 0.05e9);
+  uint64_t expert_elements = 0;
+  for (const auto& t : model::model_tensors(*s, FileType::f32)) {
+    if (t.name.ends_with("_exps.weight")) expert_elements += t.n_elements();
+  }
+  EXPECT_EQ(expert_elements, 30ull * 128 * 3 * 2816 * 704);
+  EXPECT_EQ(planner::kv_cache_bytes(*s, 32768, 1, planner::KvPrecision::f16),
+            2ull * 2 * (25ull * 1024 * 2048 + 5ull * 32768 * 1024));
+}
+
+TEST(Gemma4Presets, E2bAndE4bFromTheirPublishedDimensions) {
+  auto e2b = model::preset_shape("gemma-4-e2b");
+  ASSERT_TRUE(e2b.is_ok());
+  ASSERT_TRUE(model::validate_shape(*e2b).is_ok()) << model::validate_shape(*e2b).error().message;
+  EXPECT_EQ(e2b->n_embd_per_layer, 256u);
+  EXPECT_EQ(e2b->ff(14), 6144u);
+  EXPECT_EQ(e2b->ff(15), 12288u);
+  EXPECT_FALSE(e2b->swa_layer(4));
+  EXPECT_EQ(e2b->kv_layer(34), 14u);
+  EXPECT_EQ(e2b->kv_layer(33), 13u);
+  // 12 sliding layers of one 256-wide KV head and 3 global of one 512-wide store KV.
+  EXPECT_EQ(planner::kv_cache_bytes(*e2b, 32768, 1, planner::KvPrecision::f16),
+            2ull * 2 * (12ull * 512 * 256 + 3ull * 32768 * 512));
+  // 4.63B text parameters, 2.35B of them the per-layer table (the card's 2.3B effective).
+  const uint64_t table = 262144ull * 35 * 256;
+  EXPECT_NEAR(static_cast<double>(model::parameter_count(*e2b) - table), 2.28e9, 0.02e9);
+  auto e4b = model::preset_shape("gemma-4-e4b");
+  ASSERT_TRUE(e4b.is_ok());
+  ASSERT_TRUE(model::validate_shape(*e4b).is_ok());
+  EXPECT_EQ(e4b->kv_layer(41), 23u);
+  EXPECT_EQ(e4b->kv_layer(40), 22u);
+  EXPECT_NEAR(static_cast<double>(model::parameter_count(*e4b) - 262144ull * 42 * 256), 4.64e9,
+              0.02e9);
 }
 
 }  // namespace
