@@ -163,7 +163,9 @@ void add_model_command(CLI::App& app, CommandContext& context) {
                      "n_expert_used, n_ff_exp, n_ff_shexp, fused_gate_up=1; a gated-DeltaNet "
                      "hybrid: ssm_state, ssm_groups, ssm_heads, ssm_inner, ssm_conv, "
                      "full_attention_interval, rope_sections=T:H:W:E; qwen3vl: rope_sections, "
-                     "deepstack)");
+                     "deepstack; gemma4: head_dim_swa, n_head_kv_global, swa_pattern, shared_kv, "
+                     "k_as_v=1, n_embd_per_layer, double_wide_mlp=1, and n_expert, n_expert_used, "
+                     "n_ff_exp for the 26B-A4B's experts beside the dense feed-forward)");
   mk->add_option("--format", make->format,
                  "llama.cpp file type: each tensor gets the type llama.cpp's quantizer gives it "
                  "(" +

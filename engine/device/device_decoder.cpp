@@ -18,6 +18,18 @@ core::Result<std::unique_ptr<DeviceDecoder>> DeviceDecoder::create(backends::Dev
                                                                    const loader::DeviceModel& model,
                                                                    const DecodeConfig& config,
                                                                    KernelCache* kernels) {
+  // gemma4's per-layer embeddings and its 26B-A4B layer (experts beside the dense feed-forward)
+  // run on the host reference only.
+  const model::ModelShape& shape = model.shape;
+  if (shape.per_layer_embeddings() || shape.dense_beside_experts()) {
+    return core::make_error(core::ErrorKind::unsupported,
+                            std::string("gemma4's ") +
+                                (shape.per_layer_embeddings()
+                                     ? "per-layer embeddings (embedding_length_per_layer_input)"
+                                     : "experts beside the dense feed-forward (26B-A4B)") +
+                                " run on the host reference only, not on the device decoder yet",
+                            device.name());
+  }
   // A shared-KV layer reads an earlier layer's cache: that layer must be in the same share.
   for (uint32_t l = 0; l < model.shape.n_layer; ++l) {
     const uint32_t src = model.shape.kv_layer(l);

@@ -169,6 +169,12 @@ constexpr Architecture kArchitectures[] = {
      .swa_pattern = 6,
      .default_window = 512,
      .local_rope_base = 10000.0f,
+     // The 26B-A4B: GELU-gated experts n_ff_exp wide, picked by softmax, weights renormalised
+     // (build_moe_ffn(..., LLM_FFN_GELU, true, ...)), beside the dense feed-forward.
+     .experts = true,
+     .expert_length_key = true,
+     .norm_expert_weights = true,
+     .expert_activation = Activation::gelu,
      .per_layer_attention = true,
      .attn_scale_one = true,
      .v_norm = true,

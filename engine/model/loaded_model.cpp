@@ -152,7 +152,7 @@ core::Status read_layer_array(const GgufInfo& info, const std::string& key, uint
 // gemma4's per-layer attention keys (llama_model_gemma4::load_arch_hparams and llama.cpp's
 // load_hparams): the sliding pattern (required, one bool per layer), per-layer head counts,
 // the sliding layers' head size, rotary dimension and RoPE base, the shared KV layers, and
-// embedding_length_per_layer_input (required; per-layer embeddings are not run yet). A file
+// embedding_length_per_layer_input (0: no per-layer embeddings). A file
 // whose global layers have no attn_v takes K as V.
 core::Status read_per_layer_attention(const GgufInfo& info, const std::string& p, ModelShape& s) {
   if (!s.traits().per_layer_attention) return core::Status::ok();
@@ -166,6 +166,8 @@ core::Status read_per_layer_attention(const GgufInfo& info, const std::string& p
   s.swa_layers.assign(pattern.begin(), pattern.end());
   GAUNTLET_TRY(read_layer_array(info, p + "attention.head_count", s.n_layer, s.layer_heads));
   GAUNTLET_TRY(read_layer_array(info, p + "attention.head_count_kv", s.n_layer, s.layer_heads_kv));
+  GAUNTLET_TRY(read_layer_array(info, p + "feed_forward_length", s.n_layer, s.layer_ff));
+  if (!s.layer_ff.empty()) s.n_ff = s.layer_ff[0];
   if (!s.layer_heads.empty()) s.n_head = s.layer_heads[0];
   if (!s.layer_heads_kv.empty()) s.n_head_kv = s.layer_heads_kv[0];
   if (s.n_head_kv == 0) s.n_head_kv = s.n_head;  // head_count_kv defaults to head_count
@@ -192,9 +194,12 @@ core::Status read_per_layer_attention(const GgufInfo& info, const std::string& p
     }
     s.rope_freq_base_swa = static_cast<float>(*f);
   }
-  if (info.get_uint(p + "embedding_length_per_layer_input").value_or(0) != 0) {
-    return bad_model("per-layer embeddings (metadata '" + p +
-                     "embedding_length_per_layer_input') are not run yet");
+  if (auto v = info.get_uint(p + "embedding_length_per_layer_input")) {
+    if (*v > (1u << 16)) {
+      return bad_model("metadata '" + p + "embedding_length_per_layer_input' = " +
+                       std::to_string(*v) + " is not a width");
+    }
+    s.n_embd_per_layer = static_cast<uint32_t>(*v);
   }
   for (uint32_t l = 0; l + s.shared_kv_layers < s.n_layer; ++l) {
     if (s.swa_layer(l)) continue;
@@ -355,6 +360,9 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
   w.output_norm = view("output_norm.weight");
   w.output = shape.tied_output ? w.token_embd : view("output.weight");
   w.rope_freqs = view("rope_freqs.weight");
+  w.per_layer_token_embd = view("per_layer_token_embd.weight");
+  w.per_layer_model_proj = view("per_layer_model_proj.weight");
+  w.per_layer_proj_norm = view("per_layer_proj_norm.weight");
   for (uint32_t l = 0; l < shape.n_layer; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     LayerWeights lw;
@@ -400,6 +408,14 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
     lw.ssm_alpha = view(p + "ssm_alpha.weight");
     lw.ssm_norm = view(p + "ssm_norm.weight");
     lw.ssm_out = view(p + "ssm_out.weight");
+    lw.ple_gate = view(p + "inp_gate.weight");
+    lw.ple_proj = view(p + "proj.weight");
+    lw.ple_post_norm = view(p + "post_norm.weight");
+    lw.router_scale = view(p + "ffn_gate_inp.scale");
+    lw.down_exps_scale = view(p + "ffn_down_exps.scale");
+    lw.pre_ffn_norm_2 = view(p + "pre_ffw_norm_2.weight");
+    lw.post_ffn_norm_1 = view(p + "post_ffw_norm_1.weight");
+    lw.post_ffn_norm_2 = view(p + "post_ffw_norm_2.weight");
     w.layers.push_back(lw);
   }
   return w;

@@ -49,11 +49,19 @@ struct LayerWeights {
   // alpha's projections, the gated norm and the output.
   TensorView ssm_qkv, ssm_gate, ssm_conv1d, ssm_dt_bias, ssm_a, ssm_beta, ssm_alpha, ssm_norm,
       ssm_out;
+  // gemma4's per-layer embedding: the gate into n_embd_per_layer, the projection back and its
+  // norm. Its 26B-A4B layer: the router's input scale, the per-expert output scale, the experts'
+  // pre-norm and the post-norms of the dense (1) and the experts' (2) branch.
+  TensorView ple_gate, ple_proj, ple_post_norm;
+  TensorView router_scale, down_exps_scale, pre_ffn_norm_2, post_ffn_norm_1, post_ffn_norm_2;
 };
 
 struct ModelWeights {
   TensorView token_embd, output_norm, output;  // output is token_embd when tied
   TensorView rope_freqs;                       // per-frequency RoPE factors (Llama 3.1+)
+  // gemma4's per-layer embeddings: the table (n_embd_per_layer x n_layer per token), the
+  // embedding's projection to it and the norm of each layer's slice.
+  TensorView per_layer_token_embd, per_layer_model_proj, per_layer_proj_norm;
   std::vector<LayerWeights> layers;
 };
 

@@ -63,10 +63,11 @@ ModelShape make(const Preset& p) {
   return s;
 }
 
-// Gemma 4 (the text_config of google/gemma-4-31B): sliding layers of 256-wide heads (16 KV heads,
-// window 1024, RoPE base 10000), every sixth layer global with 512-wide heads (4 KV heads, K as V,
-// proportional RoPE over a quarter of the head at base 1e6), hidden 5376, 60 layers, 32 heads,
-// feed-forward 21504, vocabulary 262144, context 262144, final soft-cap 30 (30.7B parameters).
+// Gemma 4 (the text_config of google/gemma-4-31B, and the smaller ones below): sliding layers of
+// 256-wide heads (16 KV heads, window 1024, RoPE base 10000), every sixth layer global with
+// 512-wide heads (4 KV heads, K as V, proportional RoPE over a quarter of the head at base 1e6),
+// hidden 5376, 60 layers, 32 heads, feed-forward 21504, vocabulary 262144, context 262144, final
+// soft-cap 30 (30.7B parameters).
 std::vector<ModelShape> gemma4_presets() {
   ModelShape s;
   s.name = "gemma-4-31b";
@@ -87,7 +88,55 @@ std::vector<ModelShape> gemma4_presets() {
   s.k_as_v = true;
   apply_architecture_defaults(s);
   for (uint32_t l = 0; l < s.n_layer; ++l) s.layer_heads_kv.push_back(s.swa_layer(l) ? 16 : 4);
-  return {s};
+  std::vector<ModelShape> out = {s};
+  // The E2B and E4B (text_config of google/gemma-4-E2B / -E4B): 256-wide sliding heads (window
+  // 512) and 512-wide global ones with attn_v (attention_k_eq_v false; the global layers' KV heads
+  // fall back to num_key_value_heads), per-layer embeddings of 256 per layer, the last
+  // num_kv_shared_layers layers reading earlier KV; the E2B's pattern is four sliding layers then
+  // a global one and its shared layers' feed-forward twice as wide (use_double_wide_mlp).
+  auto small = [&](const char* name, uint32_t embd, uint32_t layers, uint32_t kv, uint32_t ff,
+                   uint32_t period, uint32_t shared, bool double_wide) {
+    ModelShape e = s;
+    e.name = name;
+    e.n_embd = embd;
+    e.n_layer = layers;
+    e.n_head = 8;
+    e.n_head_kv = kv;
+    e.n_ff = ff;
+    e.context = 131072;
+    e.sliding_window = 512;
+    e.k_as_v = false;
+    e.shared_kv_layers = shared;
+    e.n_embd_per_layer = 256;
+    e.layer_heads_kv.clear();
+    e.swa_layers.clear();
+    for (uint32_t l = 0; l < layers; ++l) e.swa_layers.push_back(l % period < period - 1);
+    if (double_wide) {
+      for (uint32_t l = 0; l < layers; ++l) e.layer_ff.push_back(e.has_kv(l) ? ff : 2 * ff);
+    }
+    return e;
+  };
+  out.push_back(small("gemma-4-e2b", 1536, 35, 1, 6144, 5, 20, true));
+  out.push_back(small("gemma-4-e4b", 2560, 42, 2, 10240, 6, 18, false));
+  // The 26B-A4B (google/gemma-4-26B-A4B): hidden 2816, 30 layers, 16 heads (8 KV heads sliding, 2
+  // global, K as V), window 1024, a dense feed-forward of 2112 beside 128 experts of 704, 8 picked
+  // (25.2B parameters, 3.8B active).
+  ModelShape m = s;
+  m.name = "gemma-4-26b-a4b";
+  m.n_embd = 2816;
+  m.n_layer = 30;
+  m.n_head = 16;
+  m.n_head_kv = 8;
+  m.n_ff = 2112;
+  m.n_expert = 128;
+  m.n_expert_used = 8;
+  m.n_ff_exp = 704;
+  m.layer_heads_kv.clear();
+  m.swa_layers.clear();
+  apply_architecture_defaults(m);
+  for (uint32_t l = 0; l < m.n_layer; ++l) m.layer_heads_kv.push_back(m.swa_layer(l) ? 8 : 2);
+  out.push_back(m);
+  return out;
 }
 
 const std::vector<ModelShape>& presets() {
@@ -235,7 +284,8 @@ core::Status validate_per_layer_attention(const ModelShape& s) {
   const std::pair<const char*, size_t> arrays[] = {
       {"attention.sliding_window_pattern", s.swa_layers.size()},
       {"attention.head_count", s.layer_heads.size()},
-      {"attention.head_count_kv", s.layer_heads_kv.size()}};
+      {"attention.head_count_kv", s.layer_heads_kv.size()},
+      {"feed_forward_length", s.layer_ff.size()}};
   for (const auto& [key, size] : arrays) {
     if (size != 0 && size != s.n_layer) {
       return bad_shape(std::string(key) + " has " + std::to_string(size) + " values for " +
@@ -250,8 +300,17 @@ core::Status validate_per_layer_attention(const ModelShape& s) {
                      " leaves fewer than 2 of the " + std::to_string(s.n_layer) +
                      " layers storing KV (llama.cpp asserts n_layer_kv_from_start >= 2)");
   }
+  if (s.per_layer_embeddings() &&
+      (!s.traits().per_layer_attention || s.n_embd_per_layer % 32 != 0)) {
+    return bad_shape("embedding_length_per_layer_input " + std::to_string(s.n_embd_per_layer) +
+                     " must be a multiple of 32, and only gemma4 has per-layer embeddings");
+  }
   for (uint32_t l = 0; l < s.n_layer; ++l) {
     const std::string at = " of layer " + std::to_string(l);
+    if (s.ff(l) == 0 || s.ff(l) % 32 != 0) {
+      return bad_shape("feed_forward_length " + std::to_string(s.ff(l)) + at +
+                       " must be a positive multiple of 32");
+    }
     if (s.heads(l) == 0 || s.heads_kv(l) == 0 || s.heads(l) % s.heads_kv(l) != 0) {
       return bad_shape("attention.head_count " + std::to_string(s.heads(l)) + at +
                        " is not a positive multiple of attention.head_count_kv " +
@@ -376,6 +435,12 @@ uint32_t ModelShape::max_n_embd_q() const {
 uint32_t ModelShape::max_n_embd_kv() const {
   uint32_t m = n_embd_kv();
   for (uint32_t l = 0; l < n_layer; ++l) m = std::max(m, n_embd_kv(l));
+  return m;
+}
+
+uint32_t ModelShape::max_ff() const {
+  uint32_t m = n_ff;
+  for (uint32_t ff : layer_ff) m = std::max(m, ff);
   return m;
 }
 
@@ -507,11 +572,13 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
                                            {"head_dim_swa", &s.key_length_swa},
                                            {"rope_dim_swa", &s.rope_dim_swa},
                                            {"shared_kv", &s.shared_kv_layers},
-                                           {"deepstack", &s.n_deepstack_layers}};
+                                           {"deepstack", &s.n_deepstack_layers},
+                                           {"n_embd_per_layer", &s.n_embd_per_layer}};
   // gemma4: the global layers' KV heads, and the period of the sliding pattern (P - 1 sliding
   // layers, then a global one).
-  uint32_t n_head_kv_global = 0, swa_period = 0;
+  uint32_t n_head_kv_global = 0, swa_period = 0, double_wide = 0;
   ints["n_head_kv_global"] = &n_head_kv_global;
+  ints["double_wide_mlp"] = &double_wide;
   ints["swa_pattern"] = &swa_period;
   std::stringstream in(text);
   std::string item;
@@ -588,6 +655,11 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
       s.layer_heads_kv.push_back(s.swa_layer(l) ? s.n_head_kv : n_head_kv_global);
     }
   }
+  // Gemma4Model.set_gguf_parameters: n_ff before the first shared-KV layer, 2 n_ff from it.
+  if (double_wide != 0) {
+    for (uint32_t l = 0; l < s.n_layer; ++l)
+      s.layer_ff.push_back(s.has_kv(l) ? s.n_ff : 2 * s.n_ff);
+  }
   default_recurrent_dims(s);
   default_rope_sections(s);
   return s;
@@ -659,7 +731,7 @@ void add_gated_delta_net(Add& add, const ModelShape& s, const std::string& p, ui
 template <typename Add>
 void add_per_layer_attention(Add& add, const ModelShape& s, const std::string& p, uint32_t l) {
   const uint64_t embd = s.n_embd, q = s.n_embd_q(l), kv = s.n_embd_kv(l), hd = s.head_dim(l);
-  const uint64_t ff = s.n_ff;
+  const uint64_t ff = s.ff(l);
   add(p + "attn_norm.weight", {embd}, l);
   add(p + "attn_q.weight", {embd, q}, l);
   if (s.has_kv(l)) add(p + "attn_k.weight", {embd, kv}, l);
@@ -674,6 +746,23 @@ void add_per_layer_attention(Add& add, const ModelShape& s, const std::string& p
   add(p + "ffn_up.weight", {embd, ff}, l);
   add(p + "ffn_down.weight", {ff, embd}, l);
   add(p + "post_ffw_norm.weight", {embd}, l);
+  if (s.moe()) {
+    // The 26B-A4B's experts beside the dense feed-forward: the router's input scale, the experts'
+    // own pre- and post-norms, the dense branch's post-norm, and the per-expert output scale
+    // (the converter's router.per_expert_scale, llama.cpp's down_exps_s).
+    add_experts(add, s, p, l);
+    add(p + "ffn_gate_inp.scale", {embd}, l);
+    add(p + "pre_ffw_norm_2.weight", {embd}, l);
+    add(p + "post_ffw_norm_1.weight", {embd}, l);
+    add(p + "post_ffw_norm_2.weight", {embd}, l);
+    add(p + "ffn_down_exps.scale", {uint64_t{s.n_expert}}, l);
+  }
+  if (s.per_layer_embeddings()) {
+    const uint64_t ple = s.n_embd_per_layer;
+    add(p + "inp_gate.weight", {embd, ple}, l);
+    add(p + "proj.weight", {ple, embd}, l);
+    add(p + "post_norm.weight", {embd}, l);
+  }
 }
 
 }  // namespace
@@ -713,6 +802,12 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
     if (arch.attn_sinks) add(p + "attn_sinks.weight", {s.n_head}, l);
   };
   add("token_embd.weight", {embd, vocab}, 0);
+  if (s.per_layer_embeddings()) {
+    const uint64_t all = uint64_t{s.n_embd_per_layer} * s.n_layer;
+    add("per_layer_token_embd.weight", {all, vocab}, 0);
+    add("per_layer_model_proj.weight", {embd, all}, 0);
+    add("per_layer_proj_norm.weight", {uint64_t{s.n_embd_per_layer}}, 0);
+  }
   // llama: rope_freqs {n_rot / 2}, one tensor shared by every layer (TENSOR_DUPLICATED).
   if (s.rope_freqs) add("rope_freqs.weight", {s.rope_dims() / 2}, 0);
   for (uint32_t l = 0; l < s.n_layer; ++l) {

@@ -86,6 +86,13 @@ struct ModelShape {
   uint32_t shared_kv_layers = 0;
   // The global layers have no attn_v: V is the K projection (gemma4's use_alternative_attention).
   bool k_as_v = false;
+  // Per-layer embeddings (gemma4's E2B/E4B; embedding_length_per_layer_input, 0: none): a second
+  // token table of n_embd_per_layer values per layer, mixed with a projection of the embedding
+  // and fed to each layer through its gate (src/models/gemma4.cpp, project_per_layer_inputs).
+  uint32_t n_embd_per_layer = 0;
+  // Feed-forward widths per layer (feed_forward_length as an array; empty: n_ff everywhere): the
+  // E2B's shared-KV layers are twice as wide (the converter's use_double_wide_mlp).
+  std::vector<uint32_t> layer_ff;
 
   uint32_t head_dim() const {
     return key_length != 0 ? key_length : (n_head == 0 ? 0 : n_embd / n_head);
@@ -120,6 +127,12 @@ struct ModelShape {
   uint32_t rope_dims() const { return rope_dim == 0 ? head_dim() : rope_dim; }
   const Architecture& traits() const { return architecture(arch); }
   bool moe() const { return n_expert > 0; }
+  bool per_layer_embeddings() const { return n_embd_per_layer > 0; }
+  uint32_t ff(uint32_t layer) const { return layer < layer_ff.size() ? layer_ff[layer] : n_ff; }
+  uint32_t max_ff() const;
+  // gemma4's mixture (26B-A4B): the routed experts run beside the dense feed-forward, each with
+  // its own norms, the router reading the unweighted norm of the residual times ffn_gate_inp.scale.
+  bool dense_beside_experts() const { return moe() && traits().per_layer_attention; }
   uint32_t expert_ff() const {
     if (!traits().expert_length_key) return n_ff;
     return n_ff_exp != 0 ? n_ff_exp : (n_expert_used == 0 ? 0 : n_ff / n_expert_used);
@@ -195,7 +208,9 @@ std::vector<std::string> preset_names();
 // ssm_conv, ssm_state, ssm_groups, ssm_heads, ssm_inner, full_attention_interval,
 // rope_sections=T:H:W:E (also qwen3vl's, with deepstack=N); for gemma4 head_dim (the global
 // layers'), head_dim_swa, rope_dim_swa, rope_freq_base_swa, n_head_kv_global, swa_pattern=P (P - 1
-// sliding layers, then a global one), shared_kv, k_as_v=0|1).
+// sliding layers, then a global one), shared_kv, k_as_v=0|1, double_wide_mlp=0|1 (the shared-KV
+// layers' feed-forward 2 n_ff wide), n_embd_per_layer (per-layer embeddings),
+// n_expert/n_expert_used/n_ff_exp (the 26B-A4B's experts beside the dense FFN)).
 core::Result<ModelShape> parse_dims(const std::string& text);
 // A command line's shape: dims when it has an '=', else a preset's name.
 core::Result<ModelShape> parse_shape(const std::string& text);

@@ -92,8 +92,11 @@ void set_per_layer_attention(GgufWriter& w, const ModelShape& shape) {
   if (!shape.layer_heads_kv.empty()) {
     w.set_meta(p + "attention.head_count_kv", array_of(MetaType::u32, shape.layer_heads_kv));
   }
+  if (!shape.layer_ff.empty()) {
+    w.set_meta(p + "feed_forward_length", array_of(MetaType::u32, shape.layer_ff));
+  }
   w.set_u32(p + "attention.shared_kv_layers", shape.shared_kv_layers);
-  w.set_u32(p + "embedding_length_per_layer_input", 0);
+  w.set_u32(p + "embedding_length_per_layer_input", shape.n_embd_per_layer);
 }
 
 void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
@@ -227,7 +230,11 @@ core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType form
     const bool embedding = t.name == "token_embd.weight";
     const float tied_scale =
         0.1f / (shape.traits().embed_scale ? std::sqrt(static_cast<float>(shape.n_embd)) : 1.0f);
-    const float router = t.name.ends_with("ffn_gate_inp.weight") ? kRouterScale : 1.0f;
+    // gemma4's router reads its input divided by sqrt(n_embd): its weights are that much larger.
+    const float router_input =
+        shape.dense_beside_experts() ? std::sqrt(static_cast<float>(shape.n_embd)) : 1.0f;
+    const float router =
+        t.name.ends_with("ffn_gate_inp.weight") ? kRouterScale * router_input : 1.0f;
     const float a = !embedding          ? router * std::sqrt(3.0f / static_cast<float>(n_in))
                     : shape.tied_output ? tied_scale
                                         : 1.0f;

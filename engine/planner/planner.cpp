@@ -143,7 +143,7 @@ struct Packer {
 // (expert_shared_feed_forward_length).
 void take_feed_forward(Packer& p, const ModelShape& shape, ActivationLayout& l) {
   const uint64_t ff =
-      shape.shared_expert() ? std::max(shape.n_ff, shape.shared_expert_ff()) : shape.n_ff;
+      shape.shared_expert() ? std::max(shape.max_ff(), shape.shared_expert_ff()) : shape.max_ff();
   l.hb = p.take(2 * ff);
   l.hb2 = l.hb + ff;
 }
@@ -187,6 +187,12 @@ ActivationLayout activation_layout(const ModelShape& shape, uint32_t context) {
   l.ssm_z = p.take(recurrent ? shape.ssm_inner : 0);
   l.ssm_ba = p.take(recurrent ? 2 * shape.ssm_heads : 0);
   l.ssm_o = p.take(recurrent ? shape.ssm_inner : 0);
+  const bool ple = shape.per_layer_embeddings(), beside = shape.dense_beside_experts();
+  l.ple_x = p.take(ple ? shape.n_embd : 0);
+  l.ple_in = p.take(ple ? shape.n_embd_per_layer : 0);
+  l.ple_gate = p.take(ple ? shape.n_embd_per_layer : 0);
+  l.mlp = p.take(beside ? shape.n_embd : 0);
+  l.router_in = p.take(beside ? shape.n_embd : 0);
   l.total = p.at;
   return l;
 }
@@ -296,7 +302,7 @@ uint64_t widest_matvec_input(const ModelShape& shape) {
   const uint64_t shared = shape.shared_expert() ? shape.shared_expert_ff() : 0;
   const uint64_t ssm_out = shape.traits().gated_delta_net ? shape.ssm_inner : 0;
   return std::max<uint64_t>(
-      {shape.n_embd, shape.n_ff, shape.max_n_embd_q(), experts, shared, ssm_out});
+      {shape.n_embd, shape.max_ff(), shape.max_n_embd_q(), experts, shared, ssm_out});
 }
 
 uint32_t delta_net_workgroup(uint32_t state) {

@@ -137,6 +137,10 @@ struct ActivationLayout {
   // (ssm_conv: Q, K, V), the output gate z, beta then alpha per value head (ssm_ba), and the
   // delta rule's output (ssm_o).
   uint64_t q_gate, gate, ssm_qkv, ssm_conv, ssm_z, ssm_ba, ssm_o;
+  // gemma4's per-layer embedding: the token's scaled embedding again (ple_x), its layer's input
+  // (ple_in) and the gate (ple_gate); its 26B-A4B layer: the dense branch's output (mlp) and the
+  // router's input (router_in).
+  uint64_t ple_x, ple_in, ple_gate, mlp, router_in;
   uint64_t total;  // floats
 };
 ActivationLayout activation_layout(const ModelShape& shape, uint32_t context);

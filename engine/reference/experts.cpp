@@ -116,7 +116,9 @@ void experts_ffn(const model::ModelShape& s, const model::LayerWeights& L, float
   const uint32_t k = s.n_expert_used;
   auto block = [&](size_t t) { return act + t * stride; };
   const model::Architecture& arch = s.traits();
-  matmuls(pool, act, stride, n_tokens, {{&L.router, a.xb, a.router}});
+  // gemma4's router reads its own input (gemma4_layer.h), the experts the pre-norm's output.
+  const uint64_t router_in = s.dense_beside_experts() ? a.router_in : a.xb;
+  matmuls(pool, act, stride, n_tokens, {{&L.router, router_in, a.router}});
   Users users(s.n_expert);
   for (size_t t = 0; t < n_tokens; ++t) {
     float* b = block(t);
@@ -159,6 +161,17 @@ void experts_ffn(const model::ModelShape& s, const model::LayerWeights& L, float
       for (uint32_t slot = 0; slot < k; ++slot) {
         const auto e = static_cast<uint64_t>(b[a.selected + slot]);
         add_bias(b + a.experts_out + slot * embd, row_floats(L.down_exps_b, e), embd);
+      }
+    }
+  }
+  // gemma4's ffn_down_exps.scale: each pick's output times its expert's scale (build_lora_mm_id's
+  // down_exps_s).
+  if (L.down_exps_scale.data != nullptr) {
+    for (size_t t = 0; t < n_tokens; ++t) {
+      float* b = block(t);
+      for (uint32_t slot = 0; slot < k; ++slot) {
+        const float scale = floats(L.down_exps_scale)[static_cast<uint64_t>(b[a.selected + slot])];
+        for (uint64_t i = 0; i < embd; ++i) b[a.experts_out + slot * embd + i] *= scale;
       }
     }
   }

@@ -10,6 +10,7 @@
 #include "engine/model/rope.h"
 #include "engine/reference/experts.h"
 #include "engine/reference/gated_delta_net.h"
+#include "engine/reference/gemma4_layer.h"
 #include "engine/reference/kv_rows.h"
 #include "engine/reference/layer_ops.h"
 #include "engine/reference/matmuls.h"
@@ -255,7 +256,9 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
       add_residual(s, b + a.x, b + a.xb, L.post_attn_norm);
       rmsnorm(b + a.xb, b + a.x, floats(L.ffn_norm), n_embd, s.rms_eps);
     });
-    if (s.moe()) {
+    if (s.dense_beside_experts()) {
+      dense_beside_experts_ffn(s, L, act, n, a, pool);
+    } else if (s.moe()) {
       experts_ffn(s, L, act, n, a, pool);
     } else {
       if (arch.fused_gate_up) {
@@ -264,12 +267,13 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
         mm({{&L.w_gate, a.xb, a.hb}, {&L.w_up, a.xb, a.hb2}});
       }
       each([&](float* b, const PassToken&) {
-        gated_activation(arch.activation, b + a.hb, b + a.hb2, s.n_ff);
+        gated_activation(arch.activation, b + a.hb, b + a.hb2, s.ff(l));
       });
       mm({{&L.w_down, a.hb, a.xb}});
     }
+    each([&](float* b, const PassToken&) { add_residual(s, b + a.x, b + a.xb, L.post_ffn_norm); });
+    if (s.per_layer_embeddings()) per_layer_embedding(s, w, l, act, tokens, a, pool);
     each([&](float* b, const PassToken&) {
-      add_residual(s, b + a.x, b + a.xb, L.post_ffn_norm);
       // gemma4's layer_output_scale multiplies the whole residual stream.
       if (L.out_scale.data != nullptr) {
         const float scale = floats(L.out_scale)[0];
