@@ -96,13 +96,7 @@ TEST_F(EngineGemma4, LongContextStepOverAFilledCacheGivesTheReference) {
   const auto shape = gemma4_shape();
   auto file = synthetic_file(shape, FileType::q8_0);
   ASSERT_NE(file, nullptr);
-  auto c = device::default_config(device().info(), device().info().local_mem_size, shape,
-                                  FileType::q8_0);
-  c.weights = FileType::q8_0;
-  auto r = device::check_context(device(), *file, c, 640);
-  ASSERT_TRUE(r.is_ok()) << r.error().describe();
-  EXPECT_TRUE(r->tokens_match) << r->reason;
-  EXPECT_LE(r->logits_nmse, r->nmse_bound);
+  expect_filled_cache_step_matches(device(), *file, shape, FileType::q8_0, 640);
 }
 
 // Flash attention over q8_0 K and V: the global layers' 64-wide heads are turned by the

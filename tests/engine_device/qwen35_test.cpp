@@ -41,15 +41,7 @@ class EngineQwen35 : public DeviceAndHostTest {
     SCOPED_TRACE(shape.name + " " + model::to_string(format));
     auto file = synthetic_file(shape, format);
     ASSERT_NE(file, nullptr);
-    auto config =
-        device::default_config(device().info(), device().info().local_mem_size, shape, format);
-    config.weights = format;
-    auto r = device::check_decode(device(), *file, config, {1, 7, 42, 3}, 32);
-    ASSERT_TRUE(r.is_ok()) << r.error().describe();
-    EXPECT_EQ(r->device_tokens, r->host_tokens);
-    EXPECT_LE(r->logits_nmse, r->nmse_bound);
-    std::set<int32_t> distinct(r->host_tokens.begin(), r->host_tokens.end());
-    EXPECT_GT(distinct.size(), 3u);
+    expect_greedy_decode_matches(device(), *file, shape, format);
   }
   void expect_passes(const model::ModelShape& shape, FileType format,
                      std::initializer_list<uint32_t> micro_batches) {
@@ -91,13 +83,7 @@ TEST_F(EngineQwen35, LongContextStepOverAFilledCacheGivesTheReference) {
   const auto shape = qwen35();
   auto file = synthetic_file(shape, FileType::q8_0);
   ASSERT_NE(file, nullptr);
-  auto c = device::default_config(device().info(), device().info().local_mem_size, shape,
-                                  FileType::q8_0);
-  c.weights = FileType::q8_0;
-  auto r = device::check_context(device(), *file, c, 640);
-  ASSERT_TRUE(r.is_ok()) << r.error().describe();
-  EXPECT_TRUE(r->tokens_match) << r->reason;
-  EXPECT_LE(r->logits_nmse, r->nmse_bound);
+  expect_filled_cache_step_matches(device(), *file, shape, FileType::q8_0, 640);
 }
 
 // -ngl 3: layers 0 and 1 (recurrent) on the host, 2 (recurrent) and 3 (attention) and the output

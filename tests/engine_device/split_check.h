@@ -4,6 +4,7 @@
 // its greedy tokens; sequences decoded together against each sequence's own reference decode.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,6 +17,33 @@
 #include "engine/reference/decoder.h"
 
 namespace gauntlet::engine::test {
+
+// 32 greedy steps after a short prompt: the device's tokens are the host reference's, its logits
+// within the configuration's bound, and the tokens are not one repeated token.
+inline void expect_greedy_decode_matches(backends::Device& dev, const model::GgufFile& file,
+                                         const model::ModelShape& shape, model::FileType format) {
+  auto config = device::default_config(dev.info(), dev.info().local_mem_size, shape, format);
+  config.weights = format;
+  auto r = device::check_decode(dev, file, config, {1, 7, 42, 3}, 32);
+  ASSERT_TRUE(r.is_ok()) << r.error().describe();
+  EXPECT_EQ(r->device_tokens, r->host_tokens);
+  EXPECT_LE(r->logits_nmse, r->nmse_bound);
+  std::set<int32_t> distinct(r->host_tokens.begin(), r->host_tokens.end());
+  EXPECT_GT(distinct.size(), 3u);
+}
+
+// One step at position `positions - 1` over a KV cache filled directly (the harness's long-context
+// check): the device's token and logits against the host reference's.
+inline void expect_filled_cache_step_matches(backends::Device& dev, const model::GgufFile& file,
+                                             const model::ModelShape& shape, model::FileType format,
+                                             uint32_t positions) {
+  auto c = device::default_config(dev.info(), dev.info().local_mem_size, shape, format);
+  c.weights = format;
+  auto r = device::check_context(dev, file, c, positions);
+  ASSERT_TRUE(r.is_ok()) << r.error().describe();
+  EXPECT_TRUE(r->tokens_match) << r->reason;
+  EXPECT_LE(r->logits_nmse, r->nmse_bound);
+}
 
 struct SplitArchitecture {
   model::ModelShape shape;
