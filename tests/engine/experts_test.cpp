@@ -17,21 +17,8 @@ namespace {
 using model::FileType;
 using model::TensorType;
 
-model::ModelShape shape_of(const std::string& dims) {
-  auto s = model::parse_dims(dims);
-  EXPECT_TRUE(s.is_ok()) << s.error().describe();
-  return *s;
-}
-
 const std::string kDims =
     ",n_embd=64,n_layer=2,n_head=4,n_head_kv=2,n_ff=128,n_vocab=64,context=32";
-
-const model::TensorDesc* find(const std::vector<model::TensorDesc>& t, const std::string& name) {
-  for (const auto& d : t) {
-    if (d.name == name) return &d;
-  }
-  return nullptr;
-}
 
 TEST(ExpertRouter, TopKTakesTheLargestFirstAndBreaksTiesToTheLowerId) {
   uint32_t ids[2] = {};

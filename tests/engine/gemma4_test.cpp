@@ -25,20 +25,7 @@ constexpr const char* kDims =
     "n_head_kv_global=1,swa_pattern=3,n_ff=512,n_vocab=256,context=64,window=8,shared_kv=3,"
     "k_as_v=1,tied=1";
 
-model::ModelShape gemma4_shape(const std::string& dims = kDims) {
-  auto s = model::parse_dims(dims);
-  EXPECT_TRUE(s.is_ok()) << s.error().describe();
-  auto valid = model::validate_shape(*s);
-  EXPECT_TRUE(valid.is_ok()) << valid.error().describe();
-  return *s;
-}
-
-const model::TensorDesc* find(const std::vector<model::TensorDesc>& t, const std::string& name) {
-  for (const auto& d : t) {
-    if (d.name == name) return &d;
-  }
-  return nullptr;
-}
+model::ModelShape gemma4_shape(const std::string& dims = kDims) { return shape_of(dims, true); }
 
 TEST(Gemma4Shape, PerLayerHeadsPatternAndSharedKvFromTheDims) {
   const auto s = gemma4_shape();

@@ -25,21 +25,6 @@ const std::string kPerLayer = std::string(kBase) + "n_ff=512,n_embd_per_layer=64
 const std::string kExperts =
     std::string(kBase) + "n_ff=256,n_expert=8,n_expert_used=2,n_ff_exp=128,";
 
-model::ModelShape shape_of(const std::string& dims) {
-  auto s = model::parse_dims(dims);
-  EXPECT_TRUE(s.is_ok()) << s.error().describe();
-  auto valid = model::validate_shape(*s);
-  EXPECT_TRUE(valid.is_ok()) << valid.error().describe();
-  return *s;
-}
-
-const model::TensorDesc* find(const std::vector<model::TensorDesc>& t, const std::string& name) {
-  for (const auto& d : t) {
-    if (d.name == name) return &d;
-  }
-  return nullptr;
-}
-
 void expect_tensor(const std::vector<model::TensorDesc>& t, const std::string& name,
                    std::vector<uint64_t> ne, model::TensorType type) {
   const auto* d = find(t, name);
@@ -51,7 +36,7 @@ void expect_tensor(const std::vector<model::TensorDesc>& t, const std::string& n
 // llama_model_gemma4::load_arch_tensors' per-layer tensors; per_layer_model_proj is never
 // quantized (llama-quant.cpp), the per-layer table follows token_embd.
 TEST(Gemma4PerLayerEmbedding, TensorsAsLlamaCppsLoaderCreatesThem) {
-  const auto t = model::model_tensors(shape_of(kPerLayer + "tied=1"), FileType::q8_0);
+  const auto t = model::model_tensors(shape_of(kPerLayer + "tied=1", true), FileType::q8_0);
   using model::TensorType;
   expect_tensor(t, "per_layer_token_embd.weight", {64 * 6, 256}, TensorType::q8_0);
   expect_tensor(t, "per_layer_model_proj.weight", {256, 64 * 6}, TensorType::f32);
@@ -66,7 +51,7 @@ TEST(Gemma4PerLayerEmbedding, TensorsAsLlamaCppsLoaderCreatesThem) {
 }
 
 TEST(Gemma4Experts, TensorsAsLlamaCppsLoaderCreatesThem) {
-  const auto s = shape_of(kExperts + "tied=1");
+  const auto s = shape_of(kExperts + "tied=1", true);
   const auto t = model::model_tensors(s, FileType::q8_0);
   using model::TensorType;
   for (uint32_t l = 0; l < 6; ++l) {
@@ -97,13 +82,13 @@ model::LoadedModel loaded(const std::vector<std::byte>& bytes) {
 }
 
 TEST(Gemma4Variants, WrittenAndReadBack) {
-  const auto per_layer = synthetic_bytes(shape_of(kPerLayer + "tied=1"), FileType::q8_0);
+  const auto per_layer = synthetic_bytes(shape_of(kPerLayer + "tied=1", true), FileType::q8_0);
   const auto a = loaded(per_layer);
   EXPECT_EQ(a.shape.n_embd_per_layer, 64u);
   EXPECT_FALSE(a.shape.moe());
   EXPECT_NE(a.weights.per_layer_token_embd.data, nullptr);
   EXPECT_NE(a.weights.layers[5].ple_proj.data, nullptr);
-  const auto experts = synthetic_bytes(shape_of(kExperts + "tied=1"), FileType::q8_0);
+  const auto experts = synthetic_bytes(shape_of(kExperts + "tied=1", true), FileType::q8_0);
   const auto b = loaded(experts);
   EXPECT_EQ(b.shape.n_embd_per_layer, 0u);
   EXPECT_TRUE(b.shape.dense_beside_experts());
@@ -125,7 +110,7 @@ TEST(Gemma4Variants, PerLayerWidthOffBlocksIsRefused) {
 
 std::vector<int32_t> host_greedy(const std::string& dims, FileType format,
                                  const std::vector<int32_t>& prompt, uint32_t n) {
-  const auto bytes = synthetic_bytes(shape_of(dims), format, 1);
+  const auto bytes = synthetic_bytes(shape_of(dims, true), format, 1);
   const auto m = loaded(bytes);
   auto d = reference::Decoder::create(m, {});
   EXPECT_TRUE(d.is_ok());
@@ -170,7 +155,7 @@ namespace {
 TEST(Gemma4PerLayerEmbedding, DoubleWideFeedForwardOnTheSharedLayers) {
   const std::string dims =
       std::string(kBase) + "n_ff=256,n_embd_per_layer=64,double_wide_mlp=1,tied=0";
-  const auto s = shape_of(dims);
+  const auto s = shape_of(dims, true);
   const std::vector<uint32_t> widths = {256, 256, 256, 512, 512, 512};
   EXPECT_EQ(s.layer_ff, widths);
   const auto t = model::model_tensors(s, FileType::q8_0);

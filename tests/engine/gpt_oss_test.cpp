@@ -22,12 +22,6 @@ namespace {
 using model::FileType;
 using model::TensorType;
 
-model::ModelShape shape_of(const std::string& dims) {
-  auto s = model::parse_dims(dims);
-  EXPECT_TRUE(s.is_ok()) << s.error().describe();
-  return *s;
-}
-
 const std::string kDims =
     "arch=gpt-oss,n_embd=64,n_layer=2,n_head=4,n_head_kv=2,head_dim=32,n_ff=64,n_expert=4,"
     "n_expert_used=2,n_ff_exp=32,n_vocab=64,context=64,window=8";
@@ -76,13 +70,6 @@ TEST(GptOss, YarnBlendsTheAnglesByGgmlsRampAndScalesTheMagnitude) {
   EXPECT_NEAR(table[2], std::cos(pos * freq(1) * (0.5 + 0.5 / 4)) * mscale, 1e-5);
   EXPECT_NEAR(table[6], std::cos(pos * freq(3) / 4) * mscale, 1e-5);
   EXPECT_NEAR(table[15], std::sin(pos * freq(7) / 4) * mscale, 1e-5);
-}
-
-const model::TensorDesc* find(const std::vector<model::TensorDesc>& t, const std::string& name) {
-  for (const auto& d : t) {
-    if (d.name == name) return &d;
-  }
-  return nullptr;
 }
 
 // src/models/openai-moe.cpp's tensors; llama-quant.cpp's MXFP4_MOE: the expert stacks MXFP4, the

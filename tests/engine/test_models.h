@@ -13,6 +13,27 @@
 
 namespace gauntlet::engine::test {
 
+// The shape `dims` describe (model make's --dims text); with `validate`, also checked as a
+// decoder would check it.
+inline model::ModelShape shape_of(const std::string& dims, bool validate = false) {
+  auto s = model::parse_dims(dims);
+  EXPECT_TRUE(s.is_ok()) << s.error().describe();
+  if (validate) {
+    auto valid = model::validate_shape(*s);
+    EXPECT_TRUE(valid.is_ok()) << valid.error().describe();
+  }
+  return *s;
+}
+
+// The tensor named `name`, or nullptr.
+inline const model::TensorDesc* find(const std::vector<model::TensorDesc>& t,
+                                     const std::string& name) {
+  for (const auto& d : t) {
+    if (d.name == name) return &d;
+  }
+  return nullptr;
+}
+
 inline std::vector<std::byte> synthetic_bytes(const model::ModelShape& shape,
                                               model::FileType format, uint64_t seed = 7) {
   auto w = model::synthetic_writer(shape, format, seed);
