@@ -10,6 +10,7 @@
 
 #include "cli/bench_output.h"
 #include "cli/commands.h"
+#include "cli/format.h"
 #include "cli/kv_cache_flags.h"
 #include "cli/model_flags.h"
 #include "cli/placement_flags.h"
@@ -22,6 +23,10 @@ namespace gauntlet::cli {
 
 namespace {
 
+int bench_fail(const std::string& message, int code) {
+  return fail(message, code, "gauntlet bench");
+}
+
 struct BenchArgs {
   ModelFlags source;
   PlacementFlags placement;
@@ -33,17 +38,12 @@ struct BenchArgs {
   KvCacheFlags kv_cache;
 };
 
-int fail(const std::string& message, int code) {
-  std::cerr << "gauntlet bench: " << message << "\n";
-  return code;
-}
-
 // An error from the model or the device: the user's input (a bad file, a shape that does not
 // fit) is exit 2, anything else exit 1.
 int fail_with(const std::string& what, const core::Error& error) {
   const bool input =
       error.kind == core::ErrorKind::invalid_argument || error.kind == core::ErrorKind::not_found;
-  return fail(what + error.describe(), input ? kExitUsage : kExitFailures);
+  return bench_fail(what + error.describe(), input ? kExitUsage : kExitFailures);
 }
 
 // "512" or "64,512" (CLI11 splits at the commas; a flag may also repeat): whole numbers >= 0.
@@ -78,34 +78,35 @@ const char* backend_name(core::Api api) {
 int bench(const BenchArgs& a) {
   const uint32_t micro_batch = a.micro_batch;
   const auto source = model_source_from_flags(a.source);
-  if (!source) return fail(source.error().message, kExitUsage);
+  if (!source) return bench_fail(source.error().message, kExitUsage);
   if (a.output != "md" && a.output != "json" && a.output != "csv") {
-    return fail("-o must be md, json or csv, not '" + a.output + "'", kExitUsage);
+    return bench_fail("-o must be md, json or csv, not '" + a.output + "'", kExitUsage);
   }
   const auto n_prompt = parse_counts(a.n_prompt);
   if (!n_prompt) {
-    return fail(
+    return bench_fail(
         "-p must be prompt sizes >= 0, e.g. 512 or 64,512, not '" + joined(a.n_prompt) + "'",
         kExitUsage);
   }
   const auto n_gen = parse_counts(a.n_gen);
   if (!n_gen) {
-    return fail(
+    return bench_fail(
         "-n must be generation lengths >= 0, e.g. 128 or 16,128, not '" + joined(a.n_gen) + "'",
         kExitUsage);
   }
-  if (a.repetitions == 0) return fail("-r must be at least 1", kExitUsage);
-  if (micro_batch == 0) return fail("the micro-batch (-ub) must be at least 1", kExitUsage);
+  if (a.repetitions == 0) return bench_fail("-r must be at least 1", kExitUsage);
+  if (micro_batch == 0) return bench_fail("the micro-batch (-ub) must be at least 1", kExitUsage);
   const auto tests = engine::bench_tests(*n_prompt, *n_gen);
-  if (tests.empty()) return fail("nothing to run: every -p and -n is 0", kExitUsage);
+  if (tests.empty()) return bench_fail("nothing to run: every -p and -n is 0", kExitUsage);
 
   auto options = core::Options::from_environment();
-  if (!options) return fail(options.error().message, kExitUsage);
+  if (!options) return bench_fail(options.error().message, kExitUsage);
   auto opened = open_devices(a.placement.devices, *options);
   if (!opened) {
     const auto& e = opened.error();  // its message names the devices there are
-    return fail(e.message,
-                e.kind == core::ErrorKind::invalid_argument ? kExitUsage : exit_code_for_open(e));
+    return bench_fail(e.message, e.kind == core::ErrorKind::invalid_argument
+                                     ? kExitUsage
+                                     : exit_code_for_open(e));
   }
   auto file = engine::open_model(*source);
   if (!file) return fail_with("", file.error());
@@ -125,13 +126,13 @@ int bench(const BenchArgs& a) {
     longest_prompt = std::max(longest_prompt, t.n_prompt);
   }
   if (context > shape.context) {
-    return fail("a test of " + std::to_string(context) + " tokens is over the model's context of " +
-                    std::to_string(shape.context),
-                kExitUsage);
+    return bench_fail("a test of " + std::to_string(context) +
+                          " tokens is over the model's context of " + std::to_string(shape.context),
+                      kExitUsage);
   }
   const auto start = std::chrono::steady_clock::now();
   const auto cache = engine_kv_cache(a.kv_cache, engine::planner::KvPrecision::f32);
-  if (!cache) return fail(cache.error().message, kExitUsage);
+  if (!cache) return bench_fail(cache.error().message, kExitUsage);
   engine::DecoderOptions decoder_options{a.threads, cache->kv, context,
                                          std::min(micro_batch, longest_prompt)};
   decoder_options.flash_attention = cache->flash_attention;
@@ -162,7 +163,7 @@ int bench(const BenchArgs& a) {
   };
   for (const auto& test : tests) {
     auto result = engine::run_bench_test(**decoder, shape.n_vocab, test, a.repetitions, progress);
-    if (!result) return fail(test.name() + ": " + result.error().describe(), kExitFailures);
+    if (!result) return bench_fail(test.name() + ": " + result.error().describe(), kExitFailures);
     rows.push_back({model_name, bytes, params, backend_name(api), device_name,
                     opened->devices.front()->info().name, micro_batch,
                     engine::model::to_string(cache->kv.k), engine::model::to_string(cache->kv.v),

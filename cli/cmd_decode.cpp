@@ -103,11 +103,6 @@ void print_profile(const engine::DecodeReport& rep) {
   }
 }
 
-int fail(const std::string& message, int code) {
-  std::cerr << "gauntlet: " << message << "\n";
-  return code;
-}
-
 std::optional<std::vector<int32_t>> parse_tokens(const std::string& text) {
   std::vector<int32_t> out;
   std::stringstream in(text);

@@ -22,11 +22,6 @@ struct MakeArgs {
   bool force = false;
 };
 
-int fail(const std::string& message, int code) {
-  std::cerr << "gauntlet: " << message << "\n";
-  return code;
-}
-
 int make_model(const MakeArgs& a) {
   if (a.shape.empty() == a.dims.empty())
     return fail("give exactly one of --shape and --dims", kExitUsage);

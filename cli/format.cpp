@@ -2,8 +2,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 
 namespace gauntlet::cli {
+
+int fail(const std::string& message, int code, const std::string& who) {
+  std::cerr << who << ": " << message << "\n";
+  return code;
+}
 
 std::string format_bytes(uint64_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};

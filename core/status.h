@@ -78,6 +78,11 @@ class [[nodiscard]] Result {
 
 Error make_error(ErrorKind kind, std::string message, std::string device = {},
                  core::SourceLocation at = core::SourceLocation::current());
+// make_error(ErrorKind::invalid_argument, message), where the caller is.
+inline Error invalid_argument(std::string message,
+                              core::SourceLocation at = core::SourceLocation::current()) {
+  return make_error(ErrorKind::invalid_argument, std::move(message), {}, at);
+}
 Error api_error(std::string api_call, long long code, std::string code_name, std::string device,
                 std::string message = {},
                 core::SourceLocation at = core::SourceLocation::current());

@@ -29,7 +29,7 @@ constexpr uint32_t kWorkgroup = 64;
 constexpr uint32_t kMatmulTokens = 16;
 constexpr uint32_t kMatmulTile = 256;
 
-std::string gib(uint64_t bytes) {
+std::string mib_or_gib(uint64_t bytes) {
   char text[32];
   if (bytes >= (1ull << 30)) {
     std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1ull << 30));
@@ -197,16 +197,16 @@ Candidate placed_candidate(const engine::model::ModelShape& shape, FileType weig
   } else if (share > facts.safe_budget_bytes) {
     p.verdict = facts.budget_capped_by_level ? reports::ProfileVerdict::untested
                                              : reports::ProfileVerdict::unsafe;
-    p.reason =
-        "the device's share needs " + gib(share) + " > budget " + gib(facts.safe_budget_bytes);
+    p.reason = "the device's share needs " + mib_or_gib(share) + " > budget " +
+               mib_or_gib(facts.safe_budget_bytes);
     p.cause = reports::Cause{facts.budget_capped_by_level ? "budget_unverified" : "memory_budget",
                              "placement",
                              {{"need_bytes", static_cast<double>(share)},
                               {"budget_bytes", static_cast<double>(facts.safe_budget_bytes)}}};
   } else if (host_share > host_budget) {
     p.verdict = reports::ProfileVerdict::unsafe;
-    p.reason = "the host's share needs " + gib(host_share) + " > " + gib(host_budget) +
-               " (0.9 of the host's available memory)";
+    p.reason = "the host's share needs " + mib_or_gib(host_share) + " > " +
+               mib_or_gib(host_budget) + " (0.9 of the host's available memory)";
     p.cause = reports::Cause{"memory_budget",
                              "host",
                              {{"need_bytes", static_cast<double>(host_share)},
@@ -412,8 +412,8 @@ std::vector<Candidate> plan_profiles(const engine::model::ModelShape& shape,
                 p.verdict = reports::ProfileVerdict::unsafe;
                 std::tie(p.reason, p.cause) = local_memory_reason(facts, shape, config, local);
               } else if (plan.steady_state > facts.safe_budget_bytes) {
-                p.reason =
-                    "needs " + gib(plan.steady_state) + " > budget " + gib(facts.safe_budget_bytes);
+                p.reason = "needs " + mib_or_gib(plan.steady_state) + " > budget " +
+                           mib_or_gib(facts.safe_budget_bytes);
                 p.cause = reports::Cause{
                     "memory_budget",
                     "",

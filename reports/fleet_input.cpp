@@ -127,10 +127,6 @@ void read_device(od::object device, FleetInput& in) {
   }
 }
 
-core::Error invalid(const std::string& what, const std::string& message) {
-  return core::make_error(core::ErrorKind::invalid_argument, what + ": " + message);
-}
-
 core::Result<FleetInput> read(const simdjson::padded_string& json, const std::string& what) {
   thread_local od::parser parser;
   FleetInput in;
@@ -138,12 +134,12 @@ core::Result<FleetInput> read(const simdjson::padded_string& json, const std::st
   try {
     od::document doc;
     if (auto error = parser.iterate(json).get(doc)) {
-      return invalid(what,
-                     std::string("is not valid JSON (") + simdjson::error_message(error) + ")");
+      return core::invalid_argument(what + ": " + std::string("is not valid JSON (") +
+                                    simdjson::error_message(error) + ")");
     }
     od::object root;
     if (doc.get_object().get(root)) {
-      return invalid(what, "is not a gauntlet report (not a JSON object)");
+      return core::invalid_argument(what + ": is not a gauntlet report (not a JSON object)");
     }
     for (auto field : root) {
       const auto key = need<std::string_view>(field.unescaped_key(), "a key");
@@ -153,9 +149,9 @@ core::Result<FleetInput> read(const simdjson::padded_string& json, const std::st
         const std::string supported = kSchemaVersion;
         if (version.substr(0, version.find('.') + 1) !=
             supported.substr(0, supported.find('.') + 1)) {
-          return invalid(what, "has schema_version \"" + version + "\"; this build reads " +
-                                   supported.substr(0, supported.find('.')) + ".x (" + supported +
-                                   ")");
+          return core::invalid_argument(
+              what + ": has schema_version \"" + version + "\"; this build reads " +
+              supported.substr(0, supported.find('.')) + ".x (" + supported + ")");
         }
       } else if (key == "host") {
         for (auto h : need<od::object>(field.value().get_object(), "host")) {
@@ -170,11 +166,13 @@ core::Result<FleetInput> read(const simdjson::padded_string& json, const std::st
       }
     }
   } catch (const Mismatch& m) {
-    return invalid(what, "does not match the report schema or is not valid JSON: " + m.message);
+    return core::invalid_argument(
+        what + ": does not match the report schema or is not valid JSON: " + m.message);
   }
   for (size_t i = 0; i < kRequired.size(); ++i) {
     if (!seen[i]) {
-      return invalid(what, "is not a gauntlet report (no \"" + std::string(kRequired[i]) + "\")");
+      return core::invalid_argument(what + ": is not a gauntlet report (no \"" +
+                                    std::string(kRequired[i]) + "\")");
     }
   }
   return in;

@@ -4,28 +4,23 @@
 
 namespace gauntlet::reports {
 
-namespace {
-
-core::Error invalid(const std::string& what, const std::string& message) {
-  return core::make_error(core::ErrorKind::invalid_argument, what + ": " + message);
-}
-
-}  // namespace
-
 core::Json report_to_json(const Report& report) { return core::Json(report); }
 
 core::Result<Report> report_from_json(const core::Json& json, const std::string& what) {
-  if (!json.is_object()) return invalid(what, "is not a gauntlet report (not a JSON object)");
+  if (!json.is_object())
+    return core::invalid_argument(what + ": is not a gauntlet report (not a JSON object)");
   auto version = json.find("schema_version");
   if (version == json.end() || !version->is_string()) {
-    return invalid(what, "is not a gauntlet report (no \"schema_version\" string)");
+    return core::invalid_argument(what +
+                                  ": is not a gauntlet report (no \"schema_version\" string)");
   }
   const auto text = version->get<std::string>();
   const std::string supported = kSchemaVersion;
   const auto major = [](const std::string& v) { return v.substr(0, v.find('.')); };
   if (major(text) != major(supported)) {
-    return invalid(what, "has schema_version \"" + text + "\"; this build reads " +
-                             major(supported) + ".x (" + supported + ")");
+    return core::invalid_argument(what + ": has schema_version \"" + text +
+                                  "\"; this build reads " + major(supported) + ".x (" + supported +
+                                  ")");
   }
   auto violations = check_report_schema(json, 5);
   if (!violations.empty()) {
@@ -33,12 +28,12 @@ core::Result<Report> report_from_json(const core::Json& json, const std::string&
     for (size_t i = 0; i < violations.size(); ++i) {
       message += (i ? "; " : "") + violations[i].describe();
     }
-    return invalid(what, message);
+    return core::invalid_argument(what + ": " + message);
   }
   try {
     return json.get<Report>();
   } catch (const core::Json::exception& e) {
-    return invalid(what, std::string("has a malformed field: ") + e.what());
+    return core::invalid_argument(what + ": " + std::string("has a malformed field: ") + e.what());
   }
 }
 

@@ -6,11 +6,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "stress/steps.h"
+
 namespace gauntlet::stress {
 
 namespace {
 
-constexpr uint64_t kMiB = 1ull << 20;
 constexpr uint64_t kGiB = 1ull << 30;
 constexpr uint64_t kHostMarginFloor = 512 * kMiB;
 constexpr double kHostMarginShare = 0.15;

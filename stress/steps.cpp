@@ -45,8 +45,6 @@ std::string try_size(backends::Device& device, PatternRunner& runner, uint64_t b
   return {};
 }
 
-uint64_t round_mib(uint64_t bytes) { return bytes / kMiB * kMiB; }
-
 }  // namespace
 
 core::Json search_largest_allocation(const core::DeviceInfo& claimed, const core::Options& options,

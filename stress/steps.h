@@ -12,6 +12,8 @@
 namespace gauntlet::stress {
 
 inline constexpr uint64_t kMiB = 1ull << 20;
+// `bytes` rounded down to whole MiB.
+inline uint64_t round_mib(uint64_t bytes) { return bytes / kMiB * kMiB; }
 
 // What a child has reached, in memory shared with the parent, so that it survives the child's
 // death: the size in progress is the one that killed it.

@@ -22,8 +22,6 @@ std::string mib(uint64_t bytes) {
   return text;
 }
 
-uint64_t round_mib(uint64_t bytes) { return bytes / kMiB * kMiB; }
-
 std::vector<double> step_fractions(core::Level level) {
   switch (level) {
     case core::Level::quick:

@@ -8,10 +8,6 @@ namespace gauntlet::engine::placement {
 
 namespace {
 
-core::Error bad(const std::string& message) {
-  return core::make_error(core::ErrorKind::invalid_argument, message);
-}
-
 uint32_t device_index(Placement& p, const std::string& name) {
   auto it = std::find(p.devices.begin(), p.devices.end(), name);
   if (it != p.devices.end()) return static_cast<uint32_t>(it - p.devices.begin());
@@ -29,7 +25,8 @@ void move_experts(Placement& p, uint32_t layer, uint32_t device) {
 }  // namespace
 
 core::Status experts_on_host(Placement& p, const model::ModelShape& shape, uint32_t layers) {
-  if (!shape.moe()) return bad("--cpu-moe / --n-cpu-moe: the model has no experts");
+  if (!shape.moe())
+    return core::invalid_argument("--cpu-moe / --n-cpu-moe: the model has no experts");
   const uint32_t n = std::min(layers, shape.n_layer);
   if (n == 0) return core::Status::ok();
   const uint32_t host = device_index(p, kHost);
@@ -42,40 +39,45 @@ core::Status override_tensors(Placement& p, const model::ModelShape& shape,
                               const std::string& rule) {
   const auto eq = rule.rfind('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == rule.size()) {
-    return bad("--override-tensor '" + rule + "' is not REGEX=DEVICE");
+    return core::invalid_argument("--override-tensor '" + rule + "' is not REGEX=DEVICE");
   }
   std::regex pattern;
   try {
     pattern = std::regex(rule.substr(0, eq));
   } catch (const std::regex_error& e) {
-    return bad("--override-tensor '" + rule + "': not a regular expression (" + e.what() + ")");
+    return core::invalid_argument("--override-tensor '" + rule + "': not a regular expression (" +
+                                  e.what() + ")");
   }
   std::string device = rule.substr(eq + 1);
   if (device == "CPU" || device == "cpu") device = kHost;
   if (device != kHost && std::find(p.devices.begin(), p.devices.end(), device) == p.devices.end()) {
-    return bad("--override-tensor '" + rule + "': " + device +
-               " is not a device of the placement (CPU or host, or one of --device)");
+    return core::invalid_argument(
+        "--override-tensor '" + rule + "': " + device +
+        " is not a device of the placement (CPU or host, or one of --device)");
   }
   std::vector<uint32_t> found(shape.n_layer, 0);
   bool any = false;
   for (const auto& t : model::model_tensors(shape, model::FileType::f32)) {
     if (!std::regex_search(t.name, pattern)) continue;
     if (!planner::is_expert_stack(t.name)) {
-      return bad("--override-tensor '" + rule + "' finds " + t.name +
-                 ", which is not an expert stack (gauntlet moves ffn_*_exps tensors only)");
+      return core::invalid_argument(
+          "--override-tensor '" + rule + "' finds " + t.name +
+          ", which is not an expert stack (gauntlet moves ffn_*_exps tensors only)");
     }
     if (t.name.ends_with(".weight")) ++found[std::stoul(t.name.substr(4))];
     any = true;
   }
-  if (!any) return bad("--override-tensor '" + rule + "' finds no tensor of the model");
+  if (!any)
+    return core::invalid_argument("--override-tensor '" + rule + "' finds no tensor of the model");
   const uint32_t target = device_index(p, device);
   const uint32_t stacks = shape.fused_expert_gate_up ? 2 : 3;
   for (uint32_t l = 0; l < shape.n_layer; ++l) {
     if (found[l] == 0) continue;
     if (found[l] != stacks) {
-      return bad("--override-tensor '" + rule + "' finds " + std::to_string(found[l]) +
-                 " of layer " + std::to_string(l) + "'s " + std::to_string(stacks) +
-                 " expert stacks; a layer's experts move together");
+      return core::invalid_argument("--override-tensor '" + rule + "' finds " +
+                                    std::to_string(found[l]) + " of layer " + std::to_string(l) +
+                                    "'s " + std::to_string(stacks) +
+                                    " expert stacks; a layer's experts move together");
     }
     move_experts(p, l, target);
   }

@@ -7,10 +7,6 @@ namespace gauntlet::engine::placement {
 
 namespace {
 
-core::Error bad(const std::string& message) {
-  return core::make_error(core::ErrorKind::invalid_argument, message);
-}
-
 std::string join(const std::vector<double>& values) {
   std::string out;
   for (double v : values) {
@@ -38,17 +34,19 @@ std::vector<uint32_t> Placement::slots_per_device() const {
 }
 
 core::Result<std::vector<Share>> Placement::shares() const {
-  if (slot_device.empty()) return bad("a placement of no layer slots");
+  if (slot_device.empty()) return core::invalid_argument("a placement of no layer slots");
   std::vector<Share> out;
   std::set<uint32_t> seen;
   const uint32_t n = n_layer();
   for (uint32_t slot = 0; slot <= n; ++slot) {
     const uint32_t d = slot_device[slot];
-    if (d >= devices.size()) return bad("layer slot " + std::to_string(slot) + " has no device");
+    if (d >= devices.size())
+      return core::invalid_argument("layer slot " + std::to_string(slot) + " has no device");
     if (out.empty() || out.back().device != d) {
       if (!seen.insert(d).second) {
-        return bad("device " + devices[d] +
-                   " holds two separate runs of layers; a split hands each pass over once");
+        return core::invalid_argument(
+            "device " + devices[d] +
+            " holds two separate runs of layers; a split hands each pass over once");
       }
       out.push_back({d, {slot, slot, false, false}});
     }
@@ -61,9 +59,10 @@ core::Result<std::vector<Share>> Placement::shares() const {
     const uint32_t experts = experts_of(slot);
     if (experts == d) continue;
     if (experts >= devices.size() || devices[experts] != kHost) {
-      return bad("the experts of layer " + std::to_string(slot) + " are placed on " +
-                 (experts < devices.size() ? devices[experts] : std::string("no device")) +
-                 "; a layer's experts run on its own device or on the host");
+      return core::invalid_argument(
+          "the experts of layer " + std::to_string(slot) + " are placed on " +
+          (experts < devices.size() ? devices[experts] : std::string("no device")) +
+          "; a layer's experts run on its own device or on the host");
     }
     layers.experts_elsewhere.push_back(slot);
   }
@@ -98,25 +97,29 @@ Placement whole(uint32_t n_layer, const std::string& device) {
 }
 
 core::Result<Placement> from_gpu_layers(uint32_t n_layer, const GpuLayers& r) {
-  if (r.gpus.empty()) return bad("--n-gpu-layers needs a --device to offload to");
+  if (r.gpus.empty())
+    return core::invalid_argument("--n-gpu-layers needs a --device to offload to");
   std::set<std::string> names{r.host};
   for (const auto& g : r.gpus) {
-    if (g == r.host) return bad("--device " + g + " is the host, which holds the other layers");
-    if (!names.insert(g).second) return bad("--device names " + g + " twice");
+    if (g == r.host)
+      return core::invalid_argument("--device " + g + " is the host, which holds the other layers");
+    if (!names.insert(g).second) return core::invalid_argument("--device names " + g + " twice");
   }
   std::vector<double> split = r.tensor_split;
   if (split.empty()) split.assign(r.gpus.size(), 1.0);
   if (split.size() != r.gpus.size()) {
-    return bad("--tensor-split has " + std::to_string(split.size()) + " shares for " +
-               std::to_string(r.gpus.size()) + " devices");
+    return core::invalid_argument("--tensor-split has " + std::to_string(split.size()) +
+                                  " shares for " + std::to_string(r.gpus.size()) + " devices");
   }
   double sum = 0;
   for (double s : split) {
-    if (!(s >= 0)) return bad("--tensor-split share " + join({s}) + " is negative");
+    if (!(s >= 0))
+      return core::invalid_argument("--tensor-split share " + join({s}) + " is negative");
     sum += s;
   }
-  if (sum <= 0) return bad("--tensor-split shares are all 0");
-  if (r.ngl < -1) return bad("--n-gpu-layers " + std::to_string(r.ngl) + " is negative");
+  if (sum <= 0) return core::invalid_argument("--tensor-split shares are all 0");
+  if (r.ngl < -1)
+    return core::invalid_argument("--n-gpu-layers " + std::to_string(r.ngl) + " is negative");
 
   Placement p;
   const int slots = static_cast<int>(n_layer) + 1;

@@ -25,7 +25,6 @@ void softmax(float* x, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) x[i] *= scale;
 }
 
-const float* floats(const model::TensorView& t) { return reinterpret_cast<const float*>(t.data); }
 // Row r of an f32 tensor (an expert's bias row).
 const float* row_floats(const model::TensorView& t, uint64_t r) {
   return reinterpret_cast<const float*>(t.row(r));

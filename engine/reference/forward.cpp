@@ -21,8 +21,6 @@ namespace {
 
 using model::TensorView;
 
-const float* floats(const TensorView& t) { return reinterpret_cast<const float*>(t.data); }
-
 // One layer's attention of every query head over the positions the layer keeps: all of them, or
 // for a sliding layer the last `sliding_window`; position t sits in slot t % slots. `sinks` (one
 // logit per head, or nullptr) join each head's softmax denominator as ggml_soft_max_ext's sinks.
@@ -86,8 +84,6 @@ void add_residual(const model::ModelShape& s, float* x, float* branch,
   if (s.traits().post_norms) rmsnorm(branch, branch, floats(post_norm), s.n_embd, s.rms_eps);
   for (uint32_t i = 0; i < s.n_embd; ++i) x[i] += branch[i];
 }
-
-float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
 // qwen35's Q projection holds each head's [q | gate] (build_layer_attn's views of Qcur_full).
 void split_query_gate(const model::ModelShape& s, const float* q_gate, float* q, float* gate) {

@@ -8,15 +8,6 @@
 
 namespace gauntlet::engine::reference {
 
-namespace {
-
-float silu(float x) { return x / (1.0f + std::exp(-x)); }
-float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
-
-const float* floats(const model::TensorView& t) { return reinterpret_cast<const float*>(t.data); }
-
-}  // namespace
-
 void conv_step(const float* x, float* state, const float* kernel, uint32_t channels, uint32_t width,
                float* out) {
   const uint32_t kept = width - 1;

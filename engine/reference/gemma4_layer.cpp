@@ -10,10 +10,6 @@
 
 namespace gauntlet::engine::reference {
 
-namespace {
-const float* floats(const model::TensorView& t) { return reinterpret_cast<const float*>(t.data); }
-}  // namespace
-
 void per_layer_embedding(const model::ModelShape& s, const model::ModelWeights& w, uint32_t l,
                          float* act, std::span<const PassToken> tokens,
                          const planner::ActivationLayout& a, ThreadPool& pool) {

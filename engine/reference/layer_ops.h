@@ -2,12 +2,21 @@
 // The element-wise pieces of the host reference's layer, as llama.cpp's graphs apply them
 // (ggml_rms_norm then a multiply by the weight, ggml_add of a bias, ggml_rope_ext), kept apart so
 // that tests can check them against hand-worked values.
+#include <cmath>
 #include <cstdint>
 #include <span>
 
 #include "engine/model/loaded_model.h"
 
 namespace gauntlet::engine::reference {
+
+// An f32 tensor's data (norms, biases: every file keeps them in f32).
+inline const float* floats(const model::TensorView& t) {
+  return reinterpret_cast<const float*>(t.data);
+}
+// ggml_silu and ggml_sigmoid.
+inline float silu(float x) { return x / (1.0f + std::exp(-x)); }
+inline float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
 // x = the token's row of the embedding, times sqrt(n_embd) where the architecture scales it
 // (gemma: inpL = ggml_scale(inpL, sqrtf(n_embd))).

@@ -24,6 +24,7 @@ using gauntlet::testing::decode;
 using gauntlet::testing::encode;
 using gauntlet::testing::half_at;
 using gauntlet::testing::put_half;
+using gauntlet::testing::same_bits;
 
 // --- ggml-quants.c, transcribed line by line ----------------------------------------------------
 
@@ -95,10 +96,6 @@ std::vector<float> ggml_dequantize_row_q3_K(const std::vector<uint8_t>& bytes) {
     }
   }
   return out;
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 // --- hand-built blocks --------------------------------------------------------------------------

@@ -28,10 +28,7 @@ using gauntlet::testing::decode;
 using gauntlet::testing::encode;
 using gauntlet::testing::half_at;
 using gauntlet::testing::put_half;
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
+using gauntlet::testing::same_bits;
 
 // --- ggml-common.h, ggml-impl.h and ggml-quants.c, transcribed line by line ----------------------
 

@@ -20,7 +20,7 @@ namespace {
 using model::FileType;
 using model::RopeStyle;
 
-model::ModelShape shape_of(const std::string& dims) {
+model::ModelShape arch_shape(const std::string& dims) {
   auto s = model::parse_dims(dims);
   EXPECT_TRUE(s.is_ok()) << s.error().describe();
   return *s;
@@ -28,7 +28,7 @@ model::ModelShape shape_of(const std::string& dims) {
 
 // One head of 4 at position 1, base 10000: pair 0 turns by 1 rad, pair 1 by 10000^(-1/2) = 0.01.
 std::vector<float> table_at_position_one(std::span<const float> factors = {}) {
-  auto shape = shape_of("n_embd=32,n_layer=1,n_head=8,n_ff=32,n_vocab=16,context=8");
+  auto shape = arch_shape("n_embd=32,n_layer=1,n_head=8,n_ff=32,n_vocab=16,context=8");
   EXPECT_EQ(shape.head_dim(), 4u);
   std::vector<float> table(4);
   model::rope_table(shape, 0, factors, 1, table);
@@ -63,7 +63,7 @@ TEST(ArchitectureOps, RopeFreqsFactorsAndLinearScalingDivideTheAngle) {
   EXPECT_NEAR(table[1], std::sin(0.5f), 1e-6f);
   EXPECT_NEAR(table[2], std::cos(0.01f), 1e-6f);
   // Linear scaling (rope.scaling.factor 4): freq_scale 0.25 turns position 4 as position 1.
-  auto shape = shape_of("n_embd=32,n_layer=1,n_head=8,n_ff=32,n_vocab=16,context=8");
+  auto shape = arch_shape("n_embd=32,n_layer=1,n_head=8,n_ff=32,n_vocab=16,context=8");
   shape.rope_freq_scale = 0.25f;
   std::vector<float> scaled(4);
   model::rope_table(shape, 0, {}, 4, scaled);
@@ -100,7 +100,7 @@ const model::TensorDesc* find(const std::vector<model::TensorDesc>& list, const 
 TEST(Architectures, TensorListsAreLlamaCppsForEachArchitecture) {
   const std::string dims =
       ",n_embd=256,n_layer=2,n_head=8,n_head_kv=2,n_ff=512,n_vocab=64,context=64";
-  auto qwen2 = model::model_tensors(shape_of("arch=qwen2,tied=1" + dims), FileType::q4_K_M);
+  auto qwen2 = model::model_tensors(arch_shape("arch=qwen2,tied=1" + dims), FileType::q4_K_M);
   ASSERT_NE(find(qwen2, "blk.1.attn_k.bias"), nullptr);
   EXPECT_EQ(find(qwen2, "blk.1.attn_k.bias")->ne, (std::vector<uint64_t>{64}));
   EXPECT_EQ(find(qwen2, "blk.1.attn_k.bias")->type, model::TensorType::f32);
@@ -108,13 +108,13 @@ TEST(Architectures, TensorListsAreLlamaCppsForEachArchitecture) {
   // Tied: the token embedding is the output matrix, so it takes the output's Q6_K.
   EXPECT_EQ(find(qwen2, "token_embd.weight")->type, model::TensorType::q6_K);
 
-  auto qwen3 = model::model_tensors(shape_of("arch=qwen3,head_dim=64" + dims), FileType::f16);
+  auto qwen3 = model::model_tensors(arch_shape("arch=qwen3,head_dim=64" + dims), FileType::f16);
   EXPECT_EQ(find(qwen3, "blk.0.attn_q_norm.weight")->ne, (std::vector<uint64_t>{64}));
   EXPECT_EQ(find(qwen3, "blk.0.attn_q.weight")->ne, (std::vector<uint64_t>{256, 512}));
   EXPECT_EQ(find(qwen3, "blk.0.attn_output.weight")->ne, (std::vector<uint64_t>{512, 256}));
   EXPECT_EQ(find(qwen3, "blk.0.attn_q.bias"), nullptr);
 
-  auto phi3 = model::model_tensors(shape_of("arch=phi3" + dims), FileType::q4_K_M);
+  auto phi3 = model::model_tensors(arch_shape("arch=phi3" + dims), FileType::q4_K_M);
   EXPECT_EQ(find(phi3, "blk.0.attn_qkv.weight")->ne, (std::vector<uint64_t>{256, 256 + 2 * 64}));
   // llama-quant.cpp: attn_qkv takes attn_v's rules (category_is_attn_v); in a Q4_K_M file of two
   // layers, use_more_bits picks layer 1 only.
@@ -124,7 +124,7 @@ TEST(Architectures, TensorListsAreLlamaCppsForEachArchitecture) {
   EXPECT_EQ(find(phi3, "blk.0.ffn_gate.weight"), nullptr);
   EXPECT_EQ(find(phi3, "blk.0.attn_q.weight"), nullptr);
 
-  auto llama = model::model_tensors(shape_of("rope_freqs=1" + dims), FileType::q8_0);
+  auto llama = model::model_tensors(arch_shape("rope_freqs=1" + dims), FileType::q8_0);
   EXPECT_EQ(find(llama, "rope_freqs.weight")->ne, (std::vector<uint64_t>{16}));
   EXPECT_EQ(find(llama, "rope_freqs.weight")->type, model::TensorType::f32);
 }
@@ -237,7 +237,7 @@ TEST(Architectures, EachDefaultFileHasExactlyTheTensorsLlamaCppsLoaderCreates) {
   std::set<std::string> covered;
   for (const auto& e : expected) {
     SCOPED_TRACE(e.dims);
-    const auto shape = shape_of(e.dims + dims);
+    const auto shape = arch_shape(e.dims + dims);
     covered.insert(shape.traits().name);
     std::vector<std::string> names;
     for (const auto& t : model::model_tensors(shape, FileType::f32)) names.push_back(t.name);
@@ -278,8 +278,8 @@ TEST(Architectures, ShapesLlamaCppsLoaderRefusesAreRefusedByName) {
 core::Result<model::LoadedModel> load_changed(const std::function<void(model::GgufWriter&)>& change,
                                               std::vector<std::byte>& bytes,
                                               const std::string& arch = "qwen2") {
-  auto shape = shape_of("arch=" + arch +
-                        ",n_embd=64,n_layer=1,n_head=4,n_head_kv=2,n_ff=128,n_vocab=32,context=16");
+  auto shape = arch_shape(
+      "arch=" + arch + ",n_embd=64,n_layer=1,n_head=4,n_head_kv=2,n_ff=128,n_vocab=32,context=16");
   auto w = model::synthetic_writer(shape, FileType::f32, 3);
   EXPECT_TRUE(w.is_ok());
   change(*w);
@@ -372,7 +372,7 @@ TEST(Architectures, SyntheticModelsReadBackAndDecode) {
   for (const char* arch :
        {"arch=llama,rope_freqs=1", "arch=qwen2,tied=1", "arch=qwen3,head_dim=32", "arch=phi3"}) {
     SCOPED_TRACE(arch);
-    const auto shape = shape_of(std::string(arch) + dims);
+    const auto shape = arch_shape(std::string(arch) + dims);
     const auto bytes = synthetic_bytes(shape, FileType::q8_0);
     auto info = model::parse_gguf(bytes);
     ASSERT_TRUE(info.is_ok());

@@ -15,7 +15,7 @@ namespace {
 
 using model::FileType;
 
-model::ModelShape shape_of(const std::string& dims) {
+model::ModelShape batch_shape_of(const std::string& dims) {
   auto s = model::parse_dims(dims);
   EXPECT_TRUE(s.is_ok()) << s.error().describe();
   s->name = "batch";
@@ -63,7 +63,7 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 }
 
 TEST(ReferenceBatch, PassesGiveTokenByTokenLogitsBitForBit) {
-  const auto shape = shape_of(
+  const auto shape = batch_shape_of(
       "arch=qwen2,n_embd=256,n_layer=2,n_head=4,n_head_kv=2,n_ff=256,n_vocab=64,context=160");
   const auto prompt = tokens_of(140, 1, shape.n_vocab);
   for (FileType format : {FileType::f32, FileType::q8_0, FileType::q4_K_M}) {
@@ -84,7 +84,7 @@ TEST(ReferenceBatch, PassesGiveTokenByTokenLogitsBitForBit) {
 // hold 8 + 12 - 1 slots, so the first token of a pass still sees its window after the pass has
 // written its own K and V.
 TEST(ReferenceBatch, SlidingWindowRingHoldsTheWindowOfAPass) {
-  const auto shape = shape_of(
+  const auto shape = batch_shape_of(
       "arch=gemma2,n_embd=64,n_layer=2,n_head=2,n_head_kv=1,n_ff=64,n_vocab=32,context=64,"
       "window=8,tied=1");
   EXPECT_EQ(planner::kv_layout(shape, 64, 12).slots[0], 19u);
@@ -99,7 +99,7 @@ TEST(ReferenceBatch, SlidingWindowRingHoldsTheWindowOfAPass) {
 
 TEST(ReferenceBatch, SequencesDecodedTogetherGiveEachItsOwnResult) {
   const auto shape =
-      shape_of("n_embd=64,n_layer=2,n_head=4,n_head_kv=2,n_ff=128,n_vocab=48,context=32");
+      batch_shape_of("n_embd=64,n_layer=2,n_head=4,n_head_kv=2,n_ff=128,n_vocab=48,context=32");
   const auto m = load(shape, FileType::q8_0);
   std::vector<std::vector<int32_t>> streams;
   for (uint32_t s = 0; s < 3; ++s) streams.push_back(tokens_of(10 + 3 * s, s + 3, shape.n_vocab));

@@ -22,7 +22,7 @@ struct Measured {
   double host_mib;    // CPU_Mapped + CPU KV + output + Vulkan_Host compute; < 0: not compared
 };
 
-model::ModelShape shape_of(const std::string& name) {
+model::ModelShape deployment_shape(const std::string& name) {
   if (name == "qwen3-0.6b") return *model::preset_shape(name);
   const char* dims =
       name == "llama-s"
@@ -58,7 +58,7 @@ const Measured kMeasured[] = {
 
 TEST(Deployment, PlannedBytesPerDeviceAreWithinFivePercentOfLlamaCpps) {
   for (const auto& m : kMeasured) {
-    const auto shape = shape_of(m.model);
+    const auto shape = deployment_shape(m.model);
     const auto tensors = model::model_tensors(shape, model::FileType::q4_K_M);
     auto p = from_gpu_layers(shape.n_layer, {m.ngl, {"vulkan:0"}, {}, kHost});
     ASSERT_TRUE(p.is_ok());
@@ -98,7 +98,7 @@ const MeasuredCache kMeasuredCache[] = {
 };
 
 TEST(Deployment, FlashAttentionAndQuantizedCachesAreWithinFivePercentOfLlamaCpps) {
-  const auto shape = shape_of("llama-s");
+  const auto shape = deployment_shape("llama-s");
   const auto tensors = model::model_tensors(shape, model::FileType::q4_K_M);
   for (const auto& m : kMeasuredCache) {
     auto p = from_gpu_layers(shape.n_layer, {m.ngl, {"vulkan:0"}, {}, kHost});
@@ -121,7 +121,7 @@ TEST(Deployment, FlashAttentionAndQuantizedCachesAreWithinFivePercentOfLlamaCpps
 }
 
 TEST(Deployment, SlidingLayersKeepTheWindowAndTheMicroBatchPaddedTo256Cells) {
-  const auto gemma = shape_of("gemma3-s");  // window 512; layers 5 and 11 attend globally
+  const auto gemma = deployment_shape("gemma3-s");  // window 512; layers 5 and 11 attend globally
   EXPECT_EQ(kv_cells(gemma, 0, {4096, 512, 1}), 1024u);
   EXPECT_EQ(kv_cells(gemma, 0, {4096, 32, 1}), 768u);
   EXPECT_EQ(kv_cells(gemma, 5, {4096, 32, 1}), 4096u);
@@ -130,7 +130,7 @@ TEST(Deployment, SlidingLayersKeepTheWindowAndTheMicroBatchPaddedTo256Cells) {
 }
 
 TEST(Deployment, ATiedOutputOnTheDeviceIsASecondCopyOfTheEmbedding) {
-  const auto gemma = shape_of("gemma3-s");
+  const auto gemma = deployment_shape("gemma3-s");
   const auto tensors = model::model_tensors(gemma, model::FileType::q4_K_M);
   uint64_t embd = 0, all_bytes = 0;
   for (const auto& t : tensors) {

@@ -6,6 +6,7 @@
 #include "engine/model/file_type.h"
 #include "engine/model/shape.h"
 #include "engine/planner/planner.h"
+#include "tests/engine/test_models.h"
 
 namespace gauntlet::engine {
 namespace {
@@ -13,13 +14,7 @@ namespace {
 using model::FileType;
 using model::TensorType;
 
-TensorType type_of(const std::vector<model::TensorDesc>& tensors, const std::string& name) {
-  for (const auto& t : tensors) {
-    if (t.name == name) return t.type;
-  }
-  ADD_FAILURE() << "no tensor " << name;
-  return TensorType::f32;
-}
+using test::type_of;
 
 model::ModelShape dims(const std::string& text) {
   auto s = model::parse_dims(text);

@@ -22,13 +22,7 @@ model::ModelShape layers(uint32_t n) {
   return s;
 }
 
-TensorType type_of(const std::vector<model::TensorDesc>& tensors, const std::string& name) {
-  for (const auto& t : tensors) {
-    if (t.name == name) return t.type;
-  }
-  ADD_FAILURE() << "no tensor " << name;
-  return TensorType::f32;
-}
+using test::type_of;
 
 // use_more_bits(i, n): i < n/8, i >= 7n/8, or (i - n/8) % 3 == 2, worked by hand.
 void expect_q4_k_m(uint32_t n_layer, const std::set<uint32_t>& more_bits) {

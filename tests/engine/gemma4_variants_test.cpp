@@ -108,8 +108,8 @@ TEST(Gemma4Variants, PerLayerWidthOffBlocksIsRefused) {
   EXPECT_NE(valid.error().message.find("embedding_length_per_layer_input 48"), std::string::npos);
 }
 
-std::vector<int32_t> host_greedy(const std::string& dims, FileType format,
-                                 const std::vector<int32_t>& prompt, uint32_t n) {
+std::vector<int32_t> variant_greedy(const std::string& dims, FileType format,
+                                    const std::vector<int32_t>& prompt, uint32_t n) {
   const auto bytes = synthetic_bytes(shape_of(dims, true), format, 1);
   const auto m = loaded(bytes);
   auto d = reference::Decoder::create(m, {});
@@ -123,23 +123,23 @@ std::vector<int32_t> host_greedy(const std::string& dims, FileType format,
 // `model make --seed 1` writes, past the window of 8: F32 with a tied output, Q8_0 with an
 // output.weight.
 TEST(Gemma4PerLayerEmbedding, GreedyTokensAreLlamaCpps) {
-  EXPECT_EQ(
-      host_greedy(kPerLayer + "tied=1", FileType::f32, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 20),
-      (std::vector<int32_t>{6,   11,  141, 164, 131, 109, 188, 146, 72,  226,
-                            224, 254, 138, 241, 154, 214, 245, 134, 162, 39}));
-  EXPECT_EQ(host_greedy(kPerLayer + "tied=0", FileType::q8_0,
-                        {5, 9, 2, 7, 1, 3, 8, 4, 6, 10, 11, 12, 13}, 16),
+  EXPECT_EQ(variant_greedy(kPerLayer + "tied=1", FileType::f32,
+                           {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 20),
+            (std::vector<int32_t>{6,   11,  141, 164, 131, 109, 188, 146, 72,  226,
+                                  224, 254, 138, 241, 154, 214, 245, 134, 162, 39}));
+  EXPECT_EQ(variant_greedy(kPerLayer + "tied=0", FileType::q8_0,
+                           {5, 9, 2, 7, 1, 3, 8, 4, 6, 10, 11, 12, 13}, 16),
             (std::vector<int32_t>{101, 65, 66, 83, 144, 80, 34, 159, 104, 243, 107, 191, 124, 5, 36,
                                   23}));
 }
 
 TEST(Gemma4Experts, GreedyTokensAreLlamaCpps) {
-  EXPECT_EQ(host_greedy(kExperts + "tied=1", FileType::f32,
-                        {5, 9, 2, 7, 1, 3, 8, 4, 6, 10, 11, 12, 13}, 20),
+  EXPECT_EQ(variant_greedy(kExperts + "tied=1", FileType::f32,
+                           {5, 9, 2, 7, 1, 3, 8, 4, 6, 10, 11, 12, 13}, 20),
             (std::vector<int32_t>{13,  119, 157, 104, 28, 84, 123, 138, 184, 246,
                                   157, 46,  211, 115, 82, 50, 83,  125, 103, 0}));
-  EXPECT_EQ(host_greedy(kExperts + "tied=0", FileType::q8_0,
-                        {5, 9, 2, 7, 1, 3, 8, 4, 6, 10, 11, 12, 13}, 20),
+  EXPECT_EQ(variant_greedy(kExperts + "tied=0", FileType::q8_0,
+                           {5, 9, 2, 7, 1, 3, 8, 4, 6, 10, 11, 12, 13}, 20),
             (std::vector<int32_t>{101, 65,  218, 242, 85, 219, 102, 66,  53,  221,
                                   22,  105, 101, 65,  66, 68,  166, 179, 187, 27}));
 }
@@ -163,7 +163,7 @@ TEST(Gemma4PerLayerEmbedding, DoubleWideFeedForwardOnTheSharedLayers) {
   const auto m = loaded(synthetic_bytes(s, FileType::q8_0));
   EXPECT_EQ(m.shape.layer_ff, widths);
   EXPECT_EQ(m.shape.n_ff, 256u);
-  EXPECT_EQ(host_greedy(dims, FileType::q8_0, {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7}, 20),
+  EXPECT_EQ(variant_greedy(dims, FileType::q8_0, {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7}, 20),
             (std::vector<int32_t>{125, 148, 253, 55, 221, 13,  232, 179, 131, 68,
                                   226, 213, 174, 59, 217, 106, 167, 11,  92,  134}));
 }

@@ -16,7 +16,7 @@ namespace {
 
 using model::FileType;
 
-model::ModelShape shape_of(const std::string& dims) {
+model::ModelShape gemma_shape(const std::string& dims) {
   auto s = model::parse_dims(dims);
   EXPECT_TRUE(s.is_ok()) << s.error().describe();
   EXPECT_TRUE(model::validate_shape(*s).is_ok());
@@ -41,7 +41,7 @@ TEST(GemmaOps, SoftCapAndGeluValues) {
 }
 
 TEST(GemmaOps, TheEmbeddingIsScaledBySqrtNEmbd) {
-  const auto shape = shape_of(
+  const auto shape = gemma_shape(
       "arch=gemma2,n_embd=64,n_layer=1,n_head=2,n_head_kv=1,n_ff=64,n_vocab=32,context=16,tied=1");
   const auto bytes = synthetic_bytes(shape, FileType::f32);
   auto info = model::parse_gguf(bytes);
@@ -70,7 +70,7 @@ std::vector<float> logits_after(const model::LoadedModel& m, const std::vector<i
 // at position 5 is out of the window (9 - 5 >= 4) and cannot change the logits; the token at
 // position 6 is inside and does.
 TEST(GemmaWindow, ThePositionThatLeavesTheWindowNoLongerChangesTheOutput) {
-  const auto shape = shape_of(
+  const auto shape = gemma_shape(
       "arch=gemma2,n_embd=64,n_layer=1,n_head=2,n_head_kv=1,n_ff=64,n_vocab=32,context=16,"
       "window=4,tied=1");
   ASSERT_TRUE(shape.sliding(0));
@@ -120,7 +120,7 @@ TEST(GemmaPlan, Gemma3KvCacheKeepsTheWindowOnItsSlidingLayers) {
 }
 
 TEST(GemmaModels, WrittenAndReadBackWithTheirHyperParameters) {
-  const auto shape = shape_of(
+  const auto shape = gemma_shape(
       "arch=gemma3,n_embd=256,n_layer=6,n_head=4,n_head_kv=2,head_dim=64,n_ff=512,n_vocab=64,"
       "context=64,window=16,tied=1");
   const auto bytes = synthetic_bytes(shape, FileType::q8_0);

@@ -22,14 +22,14 @@ namespace {
 using model::FileType;
 using model::TensorType;
 
-const std::string kDims =
+const std::string kGptOssDims =
     "arch=gpt-oss,n_embd=64,n_layer=2,n_head=4,n_head_kv=2,head_dim=32,n_ff=64,n_expert=4,"
     "n_expert_used=2,n_ff_exp=32,n_vocab=64,context=64,window=8";
 
 // Logits 0, 1, 2, 3: experts 3 and 2 picked by their logits, weights softmax(3, 2); the logits
 // themselves are left as they were (no softmax over every expert).
 TEST(GptOss, TheRouterSoftmaxesThePickedLogitsOnly) {
-  const auto s = shape_of(kDims);
+  const auto s = shape_of(kGptOssDims);
   std::vector<float> router = {0, 1, 2, 3}, selected(4);
   reference::route_token(s, router.data(), selected.data());
   EXPECT_EQ(router, (std::vector<float>{0, 1, 2, 3}));
@@ -75,7 +75,7 @@ TEST(GptOss, YarnBlendsTheAnglesByGgmlsRampAndScalesTheMagnitude) {
 // src/models/openai-moe.cpp's tensors; llama-quant.cpp's MXFP4_MOE: the expert stacks MXFP4, the
 // other matrices Q8_0, biases (also the 2-D expert bias rows) and sinks F32.
 TEST(GptOss, TheTensorsAreLlamaCppsWithMxfp4Experts) {
-  const auto t = model::model_tensors(shape_of(kDims), FileType::mxfp4_moe);
+  const auto t = model::model_tensors(shape_of(kGptOssDims), FileType::mxfp4_moe);
   const std::pair<const char*, TensorType> want[] = {
       {"blk.1.attn_q.bias", TensorType::f32},
       {"blk.1.attn_output.bias", TensorType::f32},
@@ -96,7 +96,7 @@ TEST(GptOss, TheTensorsAreLlamaCppsWithMxfp4Experts) {
   EXPECT_EQ(find(t, "blk.1.attn_sinks.weight")->ne, (std::vector<uint64_t>{4}));
   EXPECT_EQ(find(t, "blk.1.ffn_down_exps.bias")->ne, (std::vector<uint64_t>{64, 4}));
   EXPECT_EQ(find(t, "blk.1.ffn_norm.weight"), nullptr);
-  auto fused = shape_of(kDims + ",fused_gate_up=1");
+  auto fused = shape_of(kGptOssDims + ",fused_gate_up=1");
   EXPECT_FALSE(model::validate_shape(fused).is_ok());
 }
 
@@ -112,7 +112,7 @@ std::vector<int32_t> decode(const model::LoadedModel& m, uint32_t steps) {
 // Past the window of 8 on a YaRN file: the metadata reads back, and zeroing the sinks, the expert
 // biases or the YaRN factor each change what it decodes.
 TEST(GptOss, AFileReadsBackAndEachFeatureChangesTheDecode) {
-  const auto shape = shape_of(kDims + ",yarn_factor=8,yarn_orig_ctx=16");
+  const auto shape = shape_of(kGptOssDims + ",yarn_factor=8,yarn_orig_ctx=16");
   auto bytes = synthetic_bytes(shape, FileType::mxfp4_moe);
   auto info = model::parse_gguf(bytes);
   ASSERT_TRUE(info.is_ok());
@@ -156,7 +156,7 @@ TEST(GptOss, AFileReadsBackAndEachFeatureChangesTheDecode) {
 // The host reference's passes of 32 and 512 tokens give its token-by-token logits bit for bit,
 // over a prompt of 520 positions (the window of 8 passed many times over).
 TEST(GptOss, HostPassesOf32And512TokensGiveTheTokenByTokenLogits) {
-  const auto shape = shape_of(kDims + ",context=640,yarn_factor=4,yarn_orig_ctx=16");
+  const auto shape = shape_of(kGptOssDims + ",context=640,yarn_factor=4,yarn_orig_ctx=16");
   auto bytes = synthetic_bytes(shape, FileType::mxfp4_moe);
   auto info = model::parse_gguf(bytes);
   ASSERT_TRUE(info.is_ok());

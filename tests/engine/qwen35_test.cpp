@@ -20,7 +20,7 @@ namespace {
 
 using model::FileType;
 
-model::ModelShape shape_of(const std::string& dims) {
+model::ModelShape hybrid_shape(const std::string& dims) {
   auto s = model::parse_dims(dims);
   EXPECT_TRUE(s.is_ok()) << s.error().describe();
   auto valid = model::validate_shape(*s);
@@ -94,7 +94,7 @@ TEST(GatedDeltaNetOps, GatedNormL2NormAndSoftplus) {
 }
 
 TEST(Qwen35Shape, TensorsKvLayersAndState) {
-  const auto s = shape_of(kHybrid);
+  const auto s = hybrid_shape(kHybrid);
   EXPECT_TRUE(s.recurrent(0) && s.recurrent(1) && s.recurrent(2));
   EXPECT_FALSE(s.recurrent(3));
   EXPECT_EQ(s.ssm_channels(), 64u + 2 * 2 * 16);
@@ -135,7 +135,7 @@ TEST(Qwen35Shape, TensorsKvLayersAndState) {
 // the sections [2 1 1] cover the four pairs. With sections [1 1 0 1] (sector = pair % 3) pair 2
 // is the width's third sector, past 3 x 0: it takes the fourth component, position 0 for text.
 TEST(Qwen35Shape, RopeSectionsTurnThePairsTheyName) {
-  auto s = shape_of(kHybrid);
+  auto s = hybrid_shape(kHybrid);
   EXPECT_EQ(s.rope_sections, (std::array<uint32_t, 4>{2, 1, 1, 0}));
   std::vector<float> table(8);
   model::rope_table(s, 3, {}, 5, table);
@@ -169,7 +169,7 @@ std::vector<BatchToken> tokens_of(const std::vector<int32_t>& ids, uint32_t seq 
 // Passes of 1, 5 and 16 tokens give the same logits bit for bit: each token's conv and delta
 // step reads the state its previous token left, within a pass or across passes.
 TEST(Qwen35Reference, PassesGiveTheTokenByTokenLogits) {
-  const auto bytes = synthetic_bytes(shape_of(kHybrid), FileType::f32);
+  const auto bytes = synthetic_bytes(hybrid_shape(kHybrid), FileType::f32);
   const auto m = load(bytes);
   const std::vector<int32_t> ids = {1, 7, 42, 3, 9, 11, 60, 2, 5, 8, 13, 21, 34, 55, 4, 6};
   std::vector<float> one;
@@ -195,7 +195,7 @@ TEST(Qwen35Reference, PassesGiveTheTokenByTokenLogits) {
 // Two sequences decoded together each keep their own state; a reset starts from a zero state; the
 // first token still matters at the last position (the recurrence carries it).
 TEST(Qwen35Reference, SequencesKeepTheirOwnStateAndResetClearsIt) {
-  const auto bytes = synthetic_bytes(shape_of(kHybrid), FileType::q8_0);
+  const auto bytes = synthetic_bytes(hybrid_shape(kHybrid), FileType::q8_0);
   const auto m = load(bytes);
   const std::vector<int32_t> a = {1, 7, 42, 3, 9, 11}, b = {2, 7, 42, 3, 9, 11};
   auto d = reference::Decoder::create(m, {.threads = 1, .sequences = 2});
@@ -251,7 +251,7 @@ TEST(Qwen35Plan, DeltaNetLocalMemoryJoinsTheDecodeCheck) {
   EXPECT_EQ(planner::delta_net_workgroup(16), 16u);
   EXPECT_EQ(planner::delta_net_workgroup(200), 256u);
   EXPECT_EQ(planner::delta_net_local_mem_bytes(*s), (2 * 128 + 2 * 128) * 4u);
-  const auto tiny = shape_of(kHybrid);  // ssm_state 16
+  const auto tiny = hybrid_shape(kHybrid);  // ssm_state 16
   EXPECT_EQ(planner::delta_net_local_mem_bytes(tiny), (2 * 16 + 2 * 16) * 4u);
   auto dense = model::preset_shape("qwen3-0.6b");
   ASSERT_TRUE(dense.is_ok());
@@ -268,7 +268,7 @@ TEST(Qwen35Plan, DeltaNetLocalMemoryJoinsTheDecodeCheck) {
 // heads, 6 value heads) at n_ctx 64: "RS buffer size = 0.61 MiB (1 cells, 8 layers, 1 seqs),
 // R (f32): 0.04 MiB, S (f32): 0.56 MiB" and "KV buffer size = 0.50 MiB (256 cells, 2 layers)".
 TEST(Qwen35Plan, DeploymentCountsTheRecurrentStateAsLlamaCppAllocatesIt) {
-  const auto s = shape_of(
+  const auto s = hybrid_shape(
       "arch=qwen35,n_embd=256,n_layer=8,n_head=2,n_head_kv=1,head_dim=256,rope_dim=64,n_ff=512,"
       "n_vocab=256,context=64,ssm_state=64,ssm_groups=2,ssm_heads=6,ssm_inner=384,tied=1");
   const auto tensors = model::model_tensors(s, FileType::f32);
@@ -289,7 +289,7 @@ TEST(Qwen35Plan, DeploymentCountsTheRecurrentStateAsLlamaCppAllocatesIt) {
 // 512): "CPU compute buffer size = 11.05 MiB" at n_ctx 512 and 14.55 MiB at 4096. The fit answer's
 // compute buffer counts the DeltaNet's intermediates (it said 5.75 and 9.25 MiB without them).
 TEST(Qwen35Plan, ComputeBufferCountsTheDeltaNetIntermediatesAsLlamaCpp) {
-  const auto s = shape_of(
+  const auto s = hybrid_shape(
       "arch=qwen35,n_embd=256,n_layer=8,n_head=2,n_head_kv=1,head_dim=256,rope_dim=64,n_ff=256,"
       "n_vocab=256,context=4096,ssm_state=64,ssm_groups=4,ssm_heads=16,ssm_inner=1024,tied=1");
   const auto tensors = model::model_tensors(s, FileType::f32);
@@ -324,7 +324,7 @@ TEST(Qwen35Load, BadFilesNameTheKeyOrTensor) {
     ASSERT_FALSE(m.is_ok()) << what;
     EXPECT_NE(m.error().message.find(what), std::string::npos) << m.error().message;
   };
-  const auto s = shape_of(kHybrid);
+  const auto s = hybrid_shape(kHybrid);
   auto writer = [&] { return *model::synthetic_writer(s, FileType::f32, 7); };
   {
     auto w = writer();

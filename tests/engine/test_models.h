@@ -34,6 +34,14 @@ inline const model::TensorDesc* find(const std::vector<model::TensorDesc>& t,
   return nullptr;
 }
 
+// The type of the tensor named `name` (a test failure, and f32, if there is none).
+inline core::TensorType type_of(const std::vector<model::TensorDesc>& tensors,
+                                const std::string& name) {
+  const auto* t = find(tensors, name);
+  if (t == nullptr) ADD_FAILURE() << "no tensor " << name;
+  return t ? t->type : core::TensorType::f32;
+}
+
 inline std::vector<std::byte> synthetic_bytes(const model::ModelShape& shape,
                                               model::FileType format, uint64_t seed = 7) {
   auto w = model::synthetic_writer(shape, format, seed);

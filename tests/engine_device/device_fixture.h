@@ -1,7 +1,8 @@
 #pragma once
-// The device under test for the engine_device suites: one executable per API, the same tests.
-// GAUNTLET_TEST_API is "opencl" or "vulkan"; Vulkan runs under the validation layer and every
-// test ends with no validation message.
+// The device under test for the engine_device suites: one executable per API, the same tests,
+// compiled once (test_api.cpp, built into each executable with GAUNTLET_TEST_API "opencl" or
+// "vulkan", names the API). Vulkan runs under the validation layer and every test ends with no
+// validation message.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,19 +13,36 @@
 #include <vector>
 
 #include "backends/catalog.h"
+#include "build_options.h"
 #include "core/options.h"
 #include "engine/model/gguf.h"
 #include "engine/model/synthetic.h"
 #include "tests/support/temp_dir.h"
-#ifdef GAUNTLET_TEST_VULKAN
+#ifdef GAUNTLET_WITH_VULKAN
 #include "backends/vulkan/vulkan_device.h"
 #endif
 
 namespace gauntlet::engine::test {
 
+// "opencl" or "vulkan": the executable's (test_api.cpp).
+const char* test_api();
+inline bool testing_vulkan() { return std::string(test_api()) == "vulkan"; }
+
 inline core::DeviceId test_device_id() {
-  auto id = core::DeviceId::parse(std::string(GAUNTLET_TEST_API) + ":0");
+  auto id = core::DeviceId::parse(std::string(test_api()) + ":0");
   return *id;
+}
+
+inline std::vector<std::string> vulkan_validation_messages() {
+#ifdef GAUNTLET_WITH_VULKAN
+  if (testing_vulkan()) return backends::vulkan::validation_messages();
+#endif
+  return {};
+}
+inline void clear_vulkan_validation_messages() {
+#ifdef GAUNTLET_WITH_VULKAN
+  if (testing_vulkan()) backends::vulkan::clear_validation_messages();
+#endif
 }
 
 class DeviceTest : public ::testing::Test {
@@ -32,28 +50,24 @@ class DeviceTest : public ::testing::Test {
   static void SetUpTestSuite() {
     auto env = core::Options::from_environment();
     ASSERT_TRUE(env.is_ok()) << env.error().describe();
-#ifdef GAUNTLET_TEST_VULKAN
-    ASSERT_TRUE(env->vulkan_validation) << "the test must run with GAUNTLET_VK_VALIDATION=1";
-#endif
+    if (testing_vulkan()) {
+      ASSERT_TRUE(env->vulkan_validation) << "the test must run with GAUNTLET_VK_VALIDATION=1";
+    }
     auto d = backends::open(test_device_id(), *env);
-    ASSERT_TRUE(d.is_ok()) << "no " << GAUNTLET_TEST_API
+    ASSERT_TRUE(d.is_ok()) << "no " << test_api()
                            << ":0 (is the driver installed?): " << d.error().describe();
     device_ = std::move(*d);
   }
   static void TearDownTestSuite() { device_.reset(); }
   void SetUp() override {
-    ASSERT_NE(device_, nullptr) << GAUNTLET_TEST_API << ":0 could not be opened";
-#ifdef GAUNTLET_TEST_VULKAN
-    backends::vulkan::clear_validation_messages();
-#endif
+    ASSERT_NE(device_, nullptr) << test_api() << ":0 could not be opened";
+    clear_vulkan_validation_messages();
   }
   void TearDown() override {
-#ifdef GAUNTLET_TEST_VULKAN
-    auto messages = backends::vulkan::validation_messages();
+    auto messages = vulkan_validation_messages();
     std::string all;
     for (const auto& m : messages) all += m + "\n";
     EXPECT_TRUE(messages.empty()) << messages.size() << " validation message(s):\n" << all;
-#endif
   }
   backends::Device& device() { return *device_; }
 

@@ -78,7 +78,7 @@ class SpeedFloor : public ::testing::TestWithParam<model::FileType> {
     auto env = core::Options::from_environment();
     ASSERT_TRUE(env.is_ok()) << env.error().describe();
     auto d = backends::open(test_device_id(), *env);
-    ASSERT_TRUE(d.is_ok()) << "no " << GAUNTLET_TEST_API
+    ASSERT_TRUE(d.is_ok()) << "no " << test_api()
                            << ":0 (is the driver installed?): " << d.error().describe();
     device_ = std::move(*d);
   }
@@ -112,7 +112,7 @@ class SpeedFloor : public ::testing::TestWithParam<model::FileType> {
     return bw ? bw->copy_gbps : 0;
   }
 
-  Floor floor() const { return floors().at(GAUNTLET_TEST_API).at(GetParam()); }
+  Floor floor() const { return floors().at(test_api()).at(GetParam()); }
 
   static inline std::unique_ptr<backends::Device> device_;
   static inline std::map<model::FileType, std::unique_ptr<model::GgufFile>> files_;
@@ -146,8 +146,8 @@ TEST_P(SpeedFloor, DecodeKeepsItsShareOfTheCopyBandwidth) {
   std::printf(
       "%s %s decode: %.1f tok/s, %.2f GB/s effective, copy %.2f GB/s (rounds %.2f-%.2f), "
       "share %.4f (floor %.4f)\n",
-      GAUNTLET_TEST_API, model::to_string(GetParam()), best_tok_s, effective_gbps, copy,
-      *lowest_copy, copy, share, floor().decode_share_of_copy);
+      test_api(), model::to_string(GetParam()), best_tok_s, effective_gbps, copy, *lowest_copy,
+      copy, share, floor().decode_share_of_copy);
   EXPECT_GE(share, floor().decode_share_of_copy);
 }
 
@@ -179,7 +179,7 @@ TEST_P(SpeedFloor, PromptKeepsItsShareOfTheComputePeak) {
   std::printf(
       "%s %s prompt of %u: %.1f tok/s, %.2f GFLOP/s, f32 peak %.2f GFLOP/s (rounds "
       "%.2f-%.2f), share %.4f (floor %.4f)\n",
-      GAUNTLET_TEST_API, model::to_string(GetParam()), kPromptTokens, best_tok_s, gflops, peak,
+      test_api(), model::to_string(GetParam()), kPromptTokens, best_tok_s, gflops, peak,
       peaks.front(), peaks.back(), share, floor().prompt_share_of_peak);
   EXPECT_GE(share, floor().prompt_share_of_peak);
 }

@@ -8,7 +8,7 @@ namespace gauntlet::reports::testing {
 
 namespace {
 
-constexpr uint64_t kMiB = 1024 * 1024;
+constexpr uint64_t kOneMiB = 1024 * 1024;
 
 Profile& recommended(DeviceReport& d) {
   for (auto& p : d.profiles) {
@@ -38,7 +38,7 @@ std::vector<Report> twelve_machines() {
     auto device = r.devices.at(node <= 6 ? 0 : 1);
     if (!device.stress) {
       device.stress = StressResult{};
-      device.stress->safe_budget_bytes = 3000 * kMiB;
+      device.stress->safe_budget_bytes = 3000 * kOneMiB;
     }
     jitter(device, node);
     if (r.host.hostname == kLowBudgetHost) device.stress->safe_budget_bytes /= 2;

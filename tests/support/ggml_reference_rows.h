@@ -5,6 +5,7 @@
 // encoding.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,11 @@ inline std::vector<uint8_t> encode(core::TensorType type, const std::vector<floa
   std::vector<uint8_t> bytes(core::row_bytes(type, x.size()));
   core::quantize_row(type, x.data(), reinterpret_cast<std::byte*>(bytes.data()), x.size());
   return bytes;
+}
+
+// Whether two decoded rows are the same floats, bit for bit (NaN payloads and signed zeros too).
+inline bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 inline void put_half(std::vector<uint8_t>& b, size_t at, uint16_t bits) {
