@@ -18,18 +18,6 @@ core::Result<std::unique_ptr<DeviceDecoder>> DeviceDecoder::create(backends::Dev
                                                                    const loader::DeviceModel& model,
                                                                    const DecodeConfig& config,
                                                                    KernelCache* kernels) {
-  // gemma4's per-layer embeddings and its 26B-A4B layer (experts beside the dense feed-forward)
-  // run on the host reference only.
-  const model::ModelShape& shape = model.shape;
-  if (shape.per_layer_embeddings() || shape.dense_beside_experts()) {
-    return core::make_error(core::ErrorKind::unsupported,
-                            std::string("gemma4's ") +
-                                (shape.per_layer_embeddings()
-                                     ? "per-layer embeddings (embedding_length_per_layer_input)"
-                                     : "experts beside the dense feed-forward (26B-A4B)") +
-                                " run on the host reference only, not on the device decoder yet",
-                            device.name());
-  }
   // A shared-KV layer reads an earlier layer's cache: that layer must be in the same share.
   for (uint32_t l = 0; l < model.shape.n_layer; ++l) {
     const uint32_t src = model.shape.kv_layer(l);
@@ -97,6 +85,9 @@ core::Status DeviceDecoder::bind() {
   token_embd_ = find("token_embd.weight");
   output_norm_ = find("output_norm.weight");
   output_ = model_.shape.tied_output ? token_embd_ : find("output.weight");
+  per_layer_token_embd_ = find("per_layer_token_embd.weight");
+  per_layer_model_proj_ = find("per_layer_model_proj.weight");
+  per_layer_proj_norm_ = find("per_layer_proj_norm.weight");
   for (uint32_t l = 0; l < model_.shape.n_layer; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     Layer L{};
@@ -125,6 +116,14 @@ core::Status DeviceDecoder::bind() {
     L.post_ffn_norm = find(p + "post_ffw_norm.weight");
     L.out_scale = find(p + "layer_output_scale.weight");
     L.router = find(p + "ffn_gate_inp.weight");
+    L.ple_gate = find(p + "inp_gate.weight");
+    L.ple_proj = find(p + "proj.weight");
+    L.ple_post_norm = find(p + "post_norm.weight");
+    L.router_scale = find(p + "ffn_gate_inp.scale");
+    L.down_exps_scale = find(p + "ffn_down_exps.scale");
+    L.pre_ffn_norm_2 = find(p + "pre_ffw_norm_2.weight");
+    L.post_ffn_norm_1 = find(p + "post_ffw_norm_1.weight");
+    L.post_ffn_norm_2 = find(p + "post_ffw_norm_2.weight");
     L.gate_exps = find(p + "ffn_gate_exps.weight");
     L.gate_up_exps = find(p + "ffn_gate_up_exps.weight");
     L.up_exps = find(p + "ffn_up_exps.weight");
@@ -311,6 +310,16 @@ core::Status DeviceDecoder::host_experts(uint32_t layer) {
         std::span<float>(h.act.data() + size_t{t} * h.layout.total + h.layout.xb, s.n_embd));
   };
   for (uint32_t t = 0; t < n; ++t) GAUNTLET_TRY(device_.download(*act_, host_row(t), at(t)));
+  if (s.dense_beside_experts()) {
+    // gemma4's router reads its own input.
+    for (uint32_t t = 0; t < n; ++t) {
+      GAUNTLET_TRY(device_.download(
+          *act_,
+          std::as_writable_bytes(std::span<float>(
+              h.act.data() + size_t{t} * h.layout.total + h.layout.router_in, s.n_embd)),
+          (uint64_t{t} * stride() + layout_.router_in) * sizeof(float)));
+    }
+  }
   reference::experts_ffn(s, h.weights->layers[layer], h.act.data(), n, h.layout, *h.pool);
   for (uint32_t t = 0; t < n; ++t) {
     GAUNTLET_TRY(device_.upload(*act_, host_row(t).first(row), at(t)));
@@ -326,8 +335,12 @@ core::Status DeviceDecoder::feed_forward(uint32_t layer) {
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
   GAUNTLET_TRY(ops_.rmsnorm(act, *L.ffn_norm.buffer, matvec_.workgroup,
                             {s.n_embd, off(a.x), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
-  if (s.moe()) {
+  if (s.dense_beside_experts()) {
+    GAUNTLET_TRY(dense_beside_experts(layer));
+  } else if (s.moe()) {
     GAUNTLET_TRY(config_.layers.holds_experts(layer) ? experts(L) : host_experts(layer));
+  }
+  if (s.moe()) {
     if (s.traits().post_norms) {
       GAUNTLET_TRY(ops_.rmsnorm(act, *L.post_ffn_norm.buffer, matvec_.workgroup,
                                 {s.n_embd, off(a.xb), off(a.xb), s.rms_eps, stride()}, 1,
@@ -336,18 +349,95 @@ core::Status DeviceDecoder::feed_forward(uint32_t layer) {
     return ops_.elementwise(act, Elementwise::add, {s.n_embd, off(a.x), off(a.xb), 0, stride()},
                             tokens());
   }
+  // Layer l's width (gemma4's E2B: its shared-KV layers' double-wide feed-forward).
+  const uint32_t ff = s.ff(layer);
   if (s.traits().fused_gate_up) {
     // Gate rows then up rows: hb and hb2 = hb + n_ff.
-    GAUNTLET_TRY(project(L.w_up, s.n_embd, 2 * s.n_ff, a.xb, a.hb));
+    GAUNTLET_TRY(project(L.w_up, s.n_embd, 2 * ff, a.xb, a.hb));
   } else {
-    GAUNTLET_TRY(project(L.w_gate, s.n_embd, s.n_ff, a.xb, a.hb));
-    GAUNTLET_TRY(project(L.w_up, s.n_embd, s.n_ff, a.xb, a.hb2));
+    GAUNTLET_TRY(project(L.w_gate, s.n_embd, ff, a.xb, a.hb));
+    GAUNTLET_TRY(project(L.w_up, s.n_embd, ff, a.xb, a.hb2));
   }
   const Elementwise gated =
       s.traits().activation == model::Activation::gelu ? Elementwise::geglu : Elementwise::swiglu;
+  GAUNTLET_TRY(ops_.elementwise(act, gated, {ff, off(a.hb), off(a.hb2), 0, stride()}, tokens()));
+  return add_branch(L.w_down, ff, a.hb, L.post_ffn_norm);
+}
+
+core::Status DeviceDecoder::dense_beside_experts(uint32_t layer) {
+  const Layer& L = layers_[layer];
+  const auto& s = model_.shape;
+  const auto& a = layout_;
+  const uint32_t n = tokens(), wg = matvec_.workgroup;
+  backends::Buffer& act = *act_;
+  auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
+  auto norm = [&](const Weight& w, uint64_t in, uint64_t out) {
+    return ops_.rmsnorm(act, *w.buffer, wg, {s.n_embd, off(in), off(out), s.rms_eps, stride()}, 1,
+                        n);
+  };
+  GAUNTLET_TRY(project(L.w_gate, s.n_embd, s.n_ff, a.xb, a.hb));
+  GAUNTLET_TRY(project(L.w_up, s.n_embd, s.n_ff, a.xb, a.hb2));
   GAUNTLET_TRY(
-      ops_.elementwise(act, gated, {s.n_ff, off(a.hb), off(a.hb2), 0, stride()}, tokens()));
-  return add_branch(L.w_down, s.n_ff, a.hb, L.post_ffn_norm);
+      ops_.elementwise(act, Elementwise::geglu, {s.n_ff, off(a.hb), off(a.hb2), 0, stride()}, n));
+  GAUNTLET_TRY(project(L.w_down, s.n_ff, s.n_embd, a.hb, a.mlp));
+  GAUNTLET_TRY(norm(L.post_ffn_norm_1, a.mlp, a.mlp));
+  GAUNTLET_TRY(norm(L.pre_ffn_norm_2, a.x, a.xb));
+  // The router's input: rmsnorm(x) * ffn_gate_inp.scale / sqrt(n_embd), the scale vector taken as
+  // the norm's weight (the reference multiplies by 1 / sqrt(n_embd) first: a rounding apart).
+  GAUNTLET_TRY(norm(L.router_scale, a.x, a.router_in));
+  GAUNTLET_TRY(ops_.elementwise(
+      act, Elementwise::scale,
+      {s.n_embd, off(a.router_in), 0, 1.0f / std::sqrt(static_cast<float>(s.n_embd)), stride()},
+      n));
+  GAUNTLET_TRY(config_.layers.holds_experts(layer) ? experts(L) : host_experts(layer));
+  GAUNTLET_TRY(norm(L.post_ffn_norm_2, a.xb, a.xb));
+  return ops_.elementwise(act, Elementwise::add, {s.n_embd, off(a.xb), off(a.mlp), 0, stride()}, n);
+}
+
+core::Status DeviceDecoder::per_layer_inputs() {
+  const auto& s = model_.shape;
+  const auto& a = layout_;
+  const uint32_t n = tokens(), ple = s.n_embd_per_layer, all = ple * s.n_layer;
+  // Every layer's input at ple_in, the table's row after them (planner::activation_layout).
+  const uint64_t ple_row = a.ple_in + all;
+  backends::Buffer& act = *act_;
+  auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
+  auto scale = [&](uint64_t at, uint32_t count, float value) {
+    return ops_.elementwise(act, Elementwise::scale, {count, off(at), 0, value, stride()}, n);
+  };
+  // As reference::per_layer_embedding computes its layer's slice, step for step.
+  for (uint32_t t = 0; t < n; ++t) {
+    const auto token = static_cast<uint32_t>(pass_[t].token);
+    GAUNTLET_TRY(ops_.embed(*token_embd_.buffer, token_embd_.type, s.n_embd, token, act,
+                            off(t * layout_.total + a.ple_x)));
+    GAUNTLET_TRY(ops_.embed(*per_layer_token_embd_.buffer, per_layer_token_embd_.type, all, token,
+                            act, off(t * layout_.total + ple_row)));
+  }
+  if (s.traits().embed_scale) {
+    GAUNTLET_TRY(scale(a.ple_x, s.n_embd, std::sqrt(static_cast<float>(s.n_embd))));
+  }
+  GAUNTLET_TRY(project(per_layer_model_proj_, s.n_embd, all, a.ple_x, a.ple_in));
+  GAUNTLET_TRY(scale(a.ple_in, all, 1.0f / std::sqrt(static_cast<float>(s.n_embd))));
+  GAUNTLET_TRY(ops_.rmsnorm(act, *per_layer_proj_norm_.buffer, matvec_.workgroup,
+                            {ple, off(a.ple_in), off(a.ple_in), s.rms_eps, stride()}, s.n_layer,
+                            n));
+  GAUNTLET_TRY(scale(ple_row, all, std::sqrt(static_cast<float>(ple))));
+  GAUNTLET_TRY(
+      ops_.elementwise(act, Elementwise::add, {all, off(a.ple_in), off(ple_row), 0, stride()}, n));
+  return scale(a.ple_in, all, 1.0f / std::sqrt(2.0f));
+}
+
+core::Status DeviceDecoder::per_layer_embedding(uint32_t layer) {
+  const Layer& L = layers_[layer];
+  const auto& s = model_.shape;
+  const auto& a = layout_;
+  const uint32_t ple = s.n_embd_per_layer;
+  auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
+  GAUNTLET_TRY(project(L.ple_gate, s.n_embd, ple, a.x, a.ple_gate));
+  GAUNTLET_TRY(ops_.elementwise(
+      *act_, Elementwise::geglu,
+      {ple, off(a.ple_gate), off(a.ple_in + uint64_t{layer} * ple), 0, stride()}, tokens()));
+  return add_branch(L.ple_proj, ple, a.ple_gate, L.ple_post_norm);
 }
 
 core::Status DeviceDecoder::project_experts(const Weight& stack, uint32_t n_in, uint32_t n_out,
@@ -387,7 +477,9 @@ core::Status DeviceDecoder::experts(const Layer& L) {
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
   const model::Architecture& arch = s.traits();
   const uint32_t k = s.n_expert_used, ff = s.expert_ff(), n = tokens();
-  GAUNTLET_TRY(project(L.router, s.n_embd, s.n_expert, a.xb, a.router));
+  // gemma4's router reads its own input (dense_beside_experts), the experts the pre-norm's output.
+  const uint64_t router_in = s.dense_beside_experts() ? a.router_in : a.xb;
+  GAUNTLET_TRY(project(L.router, s.n_embd, s.n_expert, router_in, a.router));
   if (arch.expert_biases) {
     GAUNTLET_TRY(ops_.add_bias(act, *L.router_b.buffer, {s.n_expert, off(a.router), stride()}, n));
   }
@@ -403,14 +495,16 @@ core::Status DeviceDecoder::experts(const Layer& L) {
   uint32_t gate_step = ff;
   if (s.fused_expert_gate_up) {
     // Each pick's gate and up side by side (2 ff from experts_gate on, which the layout keeps
-    // beside experts_up): one SwiGLU per pick.
+    // beside experts_up): one gated activation per pick.
     gate_step = 2 * ff;
     GAUNTLET_TRY(
         project_experts(L.gate_up_exps, s.n_embd, 2 * ff, a.xb, 0, a.experts_gate, 2 * ff));
+    const Elementwise gated = arch.expert_activation == model::Activation::gelu
+                                  ? Elementwise::geglu
+                                  : Elementwise::swiglu;
     for (uint32_t j = 0; j < k; ++j) {
       const uint32_t gate = off(a.experts_gate) + j * gate_step;
-      GAUNTLET_TRY(
-          ops_.elementwise(act, Elementwise::swiglu, {ff, gate, gate + ff, 0, stride()}, n));
+      GAUNTLET_TRY(ops_.elementwise(act, gated, {ff, gate, gate + ff, 0, stride()}, n));
     }
   } else {
     GAUNTLET_TRY(project_experts(L.gate_exps, s.n_embd, ff, a.xb, 0, a.experts_gate, ff));
@@ -418,8 +512,11 @@ core::Status DeviceDecoder::experts(const Layer& L) {
     GAUNTLET_TRY(add_expert_bias(L.up_exps_b, ff, a.experts_up, ff));
     GAUNTLET_TRY(add_expert_bias(L.gate_exps_b, ff, a.experts_gate, ff));
     // The picks' gate and up slots lie back to back: one activation over all of them.
-    const bool oai = arch.expert_activation == model::Activation::swiglu_oai;
-    GAUNTLET_TRY(ops_.elementwise(act, oai ? Elementwise::swiglu_oai : Elementwise::swiglu,
+    const Elementwise gated =
+        arch.expert_activation == model::Activation::swiglu_oai ? Elementwise::swiglu_oai
+        : arch.expert_activation == model::Activation::gelu     ? Elementwise::geglu
+                                                                : Elementwise::swiglu;
+    GAUNTLET_TRY(ops_.elementwise(act, gated,
                                   {k * ff, off(a.experts_gate), off(a.experts_up),
                                    arch.swiglu_limit, stride(), arch.swiglu_alpha},
                                   n));
@@ -437,9 +534,12 @@ core::Status DeviceDecoder::experts(const Layer& L) {
         ops_.elementwise(act, Elementwise::swiglu, {sh, off(a.hb), off(a.hb2), 0, stride()}, n));
     GAUNTLET_TRY(project(L.w_down_shexp, sh, s.n_embd, a.hb, a.xb));
   }
-  return ops_.combine(
-      act,
-      {s.n_embd, k, off(a.experts_out), off(a.selected), off(a.xb), shared ? 1u : 0u, stride()}, n);
+  // gemma4's ffn_down_exps.scale: each pick's output times its expert's scale.
+  const bool scaled = L.down_exps_scale.buffer != nullptr;
+  return ops_.combine(act, scaled ? *L.down_exps_scale.buffer : *pass_buffer_,
+                      {s.n_embd, k, off(a.experts_out), off(a.selected), off(a.xb),
+                       shared ? 1u : 0u, stride(), scaled ? 1u : 0u},
+                      n);
 }
 
 core::Status DeviceDecoder::add_expert_bias(const Weight& bias, uint32_t n, uint64_t off,
@@ -486,6 +586,7 @@ core::Status DeviceDecoder::run_layer(uint32_t l) {
                             {s.n_embd, off(a.x), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
   GAUNTLET_TRY(s.recurrent(l) ? recurrent(l) : attention(l));
   GAUNTLET_TRY(feed_forward(l));
+  if (s.per_layer_embeddings()) GAUNTLET_TRY(per_layer_embedding(l));
   // gemma4's layer_output_scale multiplies the whole residual stream.
   if (L.out_scale.buffer == nullptr) return core::Status::ok();
   return ops_.elementwise(act, Elementwise::scale,
@@ -692,6 +793,9 @@ core::Status DeviceDecoder::logits(std::vector<float>& out) {
 
 core::Status DeviceDecoder::run_layers() {
   const uint32_t end = std::min(config_.layers.last, model_.shape.n_layer);
+  if (model_.shape.per_layer_embeddings() && config_.layers.first < end) {
+    GAUNTLET_TRY(per_layer_inputs());
+  }
   for (uint32_t l = config_.layers.first; l < end; ++l) GAUNTLET_TRY(run_layer(l));
   return core::Status::ok();
 }

@@ -70,7 +70,11 @@ class DeviceDecoder final : public Decoder, public Stage {
     Weight wqkv, bq, bk, bv, q_norm, k_norm, post_attn_norm, post_ffn_norm;
     Weight router, gate_exps, up_exps, down_exps, gate_up_exps;
     Weight shexp_gate, w_gate_shexp, w_up_shexp, w_down_shexp;
-    Weight out_scale;                                                 // gemma4's layer_output_scale
+    Weight out_scale;  // gemma4's layer_output_scale
+    // gemma4's per-layer embedding (inp_gate, proj, post_norm) and its 26B-A4B layer's
+    // (ffn_gate_inp.scale, ffn_down_exps.scale and the branches' norms).
+    Weight ple_gate, ple_proj, ple_post_norm;
+    Weight router_scale, down_exps_scale, pre_ffn_norm_2, post_ffn_norm_1, post_ffn_norm_2;
     Weight bo, sinks, router_b, gate_exps_b, up_exps_b, down_exps_b;  // gpt-oss
     // A gated DeltaNet layer's (qwen35).
     Weight ssm_qkv, ssm_gate, ssm_conv1d, ssm_dt, ssm_a, ssm_beta, ssm_alpha, ssm_norm, ssm_out;
@@ -103,6 +107,14 @@ class DeviceDecoder final : public Decoder, public Stage {
   core::Status recurrent(uint32_t layer);
   core::Status attention(uint32_t layer);
   core::Status feed_forward(uint32_t layer);
+  // gemma4's 26B-A4B feed-forward from the normed input at xb to the sum of its branches at xb
+  // (reference/gemma4_layer.h): the dense GELU branch into mlp, the router's input, the experts.
+  core::Status dense_beside_experts(uint32_t layer);
+  // gemma4's per-layer inputs of every layer for the pass's tokens, at ple_in (n_embd_per_layer
+  // apart), from the token alone (project_per_layer_inputs), once a pass before the first layer;
+  // then each layer's x += post_norm(proj . (gelu(inp_gate . x) * its input)).
+  core::Status per_layer_inputs();
+  core::Status per_layer_embedding(uint32_t layer);
   core::Status host_experts(uint32_t layer);
   // A mixture of experts' feed-forward: input at xb, output left at xb.
   core::Status experts(const Layer& L);
@@ -136,6 +148,7 @@ class DeviceDecoder final : public Decoder, public Stage {
   planner::KernelVariant matvec_, matmul_, attention_;
   uint32_t capacity_;  // tokens a pass holds
   Weight token_embd_, output_norm_, output_;
+  Weight per_layer_token_embd_, per_layer_model_proj_, per_layer_proj_norm_;  // gemma4's E2B/E4B
   std::vector<Layer> layers_;
   std::unique_ptr<backends::Buffer> act_, k_cache_, v_cache_, pass_buffer_;
   // A hybrid's recurrent state beside the KV cache: planner::state_layout's conv and delta states

@@ -351,7 +351,7 @@ core::Result<KernelSource> expert_group_source(core::Api api) {
 
 core::Result<KernelSource> expert_combine_source(core::Api api) {
   return make(api, "expert_combine",
-              {kernels::engine_expert_combine_cl, SPIRV(engine_expert_combine_comp)}, 1,
+              {kernels::engine_expert_combine_cl, SPIRV(engine_expert_combine_comp)}, 2,
               sizeof(CombineParams), kSimpleWorkgroup, false);
 }
 

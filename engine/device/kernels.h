@@ -33,9 +33,10 @@ struct RouteParams {
 };
 // The picked experts' outputs (k slots of n at out_off) weighted and added into xb_off, plus the
 // shared expert's output already at xb_off times sigmoid of the gate at sel_off + 2k when
-// `shared` (engine_expert_combine.cl).
+// `shared`; with `scaled`, each pick's output times its expert's scale (engine_expert_combine.cl).
 struct CombineParams {
   uint32_t n, k, out_off, sel_off, xb_off, shared, stride;
+  uint32_t scaled = 0;
 };
 // With the expert-indexed product (matmul_source's `experts`), n_tok is the pass's tokens and the
 // picks come from engine_expert_group's list at groups_off, group_len floats per token.

@@ -113,8 +113,9 @@ core::Status Ops::matmul_experts(backends::Buffer& stack, model::TensorType type
              tiles);
 }
 
-core::Status Ops::combine(backends::Buffer& act, const CombineParams& p, uint32_t tokens) {
-  return run(expert_combine_source(device().info().id.api), {&act}, bytes_of(p),
+core::Status Ops::combine(backends::Buffer& act, backends::Buffer& scale, const CombineParams& p,
+                          uint32_t tokens) {
+  return run(expert_combine_source(device().info().id.api), {&act, &scale}, bytes_of(p),
              groups_for(p.n, kSimpleWorkgroup), 0, tokens);
 }
 

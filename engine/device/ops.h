@@ -60,7 +60,9 @@ class Ops {
                               uint32_t rows = 1);
   core::Status route(backends::Buffer& act, const RouteParams& p);
   core::Status group_experts(backends::Buffer& act, const GroupParams& p);
-  core::Status combine(backends::Buffer& act, const CombineParams& p, uint32_t tokens);
+  // `scale`: an f32 per expert when p.scaled is set (any buffer of the device otherwise).
+  core::Status combine(backends::Buffer& act, backends::Buffer& scale, const CombineParams& p,
+                       uint32_t tokens);
   // act[out_off ..] = row `row` of W (n elements), dequantized.
   core::Status embed(backends::Buffer& w, model::TensorType type, uint32_t n, uint32_t row,
                      backends::Buffer& act, uint32_t out_off);

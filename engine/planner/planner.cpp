@@ -58,7 +58,12 @@ bool holds_tensor(const LayerRange& range, const ModelShape& shape, const std::s
     const auto layer = static_cast<uint32_t>(std::strtoul(name.c_str() + 4, nullptr, 10));
     return is_expert_stack(name) ? range.holds_experts(layer) : range.holds(layer);
   }
-  if (name == "token_embd.weight") return range.embed || (range.output && shape.tied_output);
+  // gemma4's per-layer inputs come from the token in every share that holds a layer.
+  if (name == "token_embd.weight") {
+    const bool layers = range.first < std::min(range.last, shape.n_layer);
+    return range.embed || (range.output && shape.tied_output) ||
+           (shape.per_layer_embeddings() && layers);
+  }
   if (name == "output.weight" || name == "output_norm.weight") return range.output;
   return true;  // rope_freqs: every share's rotary angles
 }
@@ -189,7 +194,9 @@ ActivationLayout activation_layout(const ModelShape& shape, uint32_t context) {
   l.ssm_o = p.take(recurrent ? shape.ssm_inner : 0);
   const bool ple = shape.per_layer_embeddings(), beside = shape.dense_beside_experts();
   l.ple_x = p.take(ple ? shape.n_embd : 0);
-  l.ple_in = p.take(ple ? shape.n_embd_per_layer : 0);
+  // ple_in: the reference writes its layer's input there; the devices every layer's
+  // (n_embd_per_layer apart, once a pass), then the token's row of the per-layer table after them.
+  l.ple_in = p.take(ple ? 2 * uint64_t{shape.n_embd_per_layer} * shape.n_layer : 0);
   l.ple_gate = p.take(ple ? shape.n_embd_per_layer : 0);
   l.mlp = p.take(beside ? shape.n_embd : 0);
   l.router_in = p.take(beside ? shape.n_embd : 0);
@@ -203,6 +210,8 @@ ActivationLayout experts_layout(const ModelShape& shape) {
   l.xb = p.take(shape.n_embd);
   take_feed_forward(p, shape, l);
   take_experts(p, shape, l);
+  // gemma4's router reads its own input, handed to the host with the experts'.
+  l.router_in = p.take(shape.dense_beside_experts() ? shape.n_embd : 0);
   l.total = p.at;
   return l;
 }
