@@ -20,16 +20,25 @@ namespace gauntlet::engine::test {
 
 // 32 greedy steps after a short prompt: the device's tokens are the host reference's, its logits
 // within the configuration's bound, and the tokens are not one repeated token.
-inline void expect_greedy_decode_matches(backends::Device& dev, const model::GgufFile& file,
-                                         const model::ModelShape& shape, model::FileType format) {
-  auto config = device::default_config(dev.info(), dev.info().local_mem_size, shape, format);
-  config.weights = format;
-  auto r = device::check_decode(dev, file, config, {1, 7, 42, 3}, 32);
+// A decode check (device::check_decode of `prompt` and `steps` tokens) gave the host
+// reference's greedy tokens and logits within its bound, and the tokens vary (else the comparison
+// proves little).
+inline void expect_decode_check_matches(backends::Device& dev, const model::GgufFile& file,
+                                        const device::DecodeConfig& config,
+                                        const std::vector<int32_t>& prompt, uint32_t steps) {
+  auto r = device::check_decode(dev, file, config, prompt, steps);
   ASSERT_TRUE(r.is_ok()) << r.error().describe();
   EXPECT_EQ(r->device_tokens, r->host_tokens);
   EXPECT_LE(r->logits_nmse, r->nmse_bound);
   std::set<int32_t> distinct(r->host_tokens.begin(), r->host_tokens.end());
   EXPECT_GT(distinct.size(), 3u);
+}
+
+inline void expect_greedy_decode_matches(backends::Device& dev, const model::GgufFile& file,
+                                         const model::ModelShape& shape, model::FileType format) {
+  auto config = device::default_config(dev.info(), dev.info().local_mem_size, shape, format);
+  config.weights = format;
+  expect_decode_check_matches(dev, file, config, {1, 7, 42, 3}, 32);
 }
 
 // One step at position `positions - 1` over a KV cache filled directly (the harness's long-context
