@@ -44,8 +44,11 @@ void attend(const model::ModelShape& s, const KvCacheView& kv, const planner::Kv
   auto kv_row = [&](const std::byte* c, model::TensorType type, uint64_t index, float* dst) {
     load_kv_row(type, c + kv_byte_offset(type, index), dst, hd);
   };
+  // Scores of kBlock positions at a time: each dot product still sums in order, bit for bit the
+  // one-at-a-time sum, but kBlock independent sums keep the multiply-adds in flight.
+  constexpr uint32_t kBlock = 8;
   pool.parallel_for(s.heads(l), [&](uint64_t h0, uint64_t h1) {
-    std::vector<float> row_f(hd), q8(hd);
+    std::vector<float> row_f(uint64_t{hd} * kBlock), q8(hd);
     for (uint64_t h = h0; h < h1; ++h) {
       const float* qh = q + h * hd;
       if (model::is_quantized(kv.precision.k)) {
@@ -55,12 +58,23 @@ void attend(const model::ModelShape& s, const KvCacheView& kv, const planner::Kv
       float* scores = att + h * kv.context;
       const uint64_t kv_off = (h / group) * hd;
       float max = -INFINITY;
-      for (uint32_t t = first; t <= pos; ++t) {
-        kv_row(kv.k, kv.precision.k, row(t) + kv_off, row_f.data());
-        float dot = 0;
-        for (uint32_t i = 0; i < hd; ++i) dot += qh[i] * row_f[i];
-        scores[t] = s.attn_softcap > 0 ? softcap(dot * scale, s.attn_softcap) : dot * scale;
-        max = std::max(max, scores[t]);
+      for (uint32_t t = first; t <= pos;) {
+        const uint32_t n = pos + 1 - t >= kBlock ? kBlock : 1;
+        for (uint32_t j = 0; j < n; ++j) {
+          kv_row(kv.k, kv.precision.k, row(t + j) + kv_off, row_f.data() + uint64_t{j} * hd);
+        }
+        float dot[kBlock] = {};
+        if (n == kBlock) {
+          for (uint32_t i = 0; i < hd; ++i) {
+            for (uint32_t j = 0; j < kBlock; ++j) dot[j] += qh[i] * row_f[uint64_t{j} * hd + i];
+          }
+        } else {
+          for (uint32_t i = 0; i < hd; ++i) dot[0] += qh[i] * row_f[i];
+        }
+        for (uint32_t j = 0; j < n; ++j, ++t) {
+          scores[t] = s.attn_softcap > 0 ? softcap(dot[j] * scale, s.attn_softcap) : dot[j] * scale;
+          max = std::max(max, scores[t]);
+        }
       }
       if (sinks != nullptr) max = std::max(max, sinks[h]);
       float sum = 0;
