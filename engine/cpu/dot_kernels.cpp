@@ -181,6 +181,18 @@ HWY_INLINE VI16 Scales16(const int8_t* s) {
   }
 }
 
+// The 16 activation sums of a Q8_K block (per 16) times 16 weights, as 32-bit lanes: the
+// K-quants' offsets (q4_K's minimums, q6_K's 32) in vector arithmetic.
+HWY_INLINE VI32 Dot16(const int16_t* sums, const int16_t* w) {
+  const D16 d16;
+  constexpr size_t kN = hn::MaxLanes(D16());
+  VI32 r = Pairs16(hn::LoadU(d16, sums), hn::LoadU(d16, w));
+  for (size_t p = kN; p < 16; p += kN) {
+    r = hn::Add(r, Pairs16(hn::LoadU(d16, sums + p), hn::LoadU(d16, w + p)));
+  }
+  return r;
+}
+
 // Up to four tokens' rounded activations. Each kernel's Row<MR, NT> runs MR weight rows (kRows at
 // most) against NT of them: per block, integer sums per token, then the block's float scales, and
 // the offsets through the activations' block sums.
@@ -313,7 +325,6 @@ struct KQ4_K {
     const DF df;
     const VU8 low = hn::Set(du8, 0x0F);
     VF acc[NT];
-    float off[NT] = {};
     for (size_t t = 0; t < NT; ++t) acc[t] = hn::Zero(df);
     for (uint64_t b = 0; b < nb; ++b) {
       const uint8_t* blk = rows[0] + b * kBytes;
@@ -335,17 +346,17 @@ struct KQ4_K {
         }
       }
       const float d = F16(blk), dmin = F16(blk + 2);
+      int16_t m16[16];  // each sub-block's minimum for its two sums of 16
+      for (int j = 0; j < 16; ++j) m16[j] = m[j / 2];
       for (size_t t = 0; t < NT; ++t) {
         const float da = tk.d[t][b];
-        const int16_t* bs = tk.s[t] + b * 16;
-        int mins = 0;
-        for (int j = 0; j < 8; ++j) mins += m[j] * (bs[2 * j] + bs[2 * j + 1]);
         acc[t] = hn::MulAdd(hn::Set(df, d * da), hn::ConvertTo(df, sum[t]), acc[t]);
-        off[t] += dmin * da * static_cast<float>(mins);
+        acc[t] = hn::MulAdd(hn::Set(df, -dmin * da),
+                            hn::ConvertTo(df, Dot16(tk.s[t] + b * 16, m16)), acc[t]);
       }
     }
     for (size_t t = 0; t < NT; ++t) {
-      out[t * stride] = hn::GetLane(hn::SumOfLanes(df, acc[t])) - off[t];
+      out[t * stride] = hn::GetLane(hn::SumOfLanes(df, acc[t]));
     }
   }
 };
@@ -362,7 +373,6 @@ struct KQ6_K {
     const DF df;
     const VU8 m4 = hn::Set(du8, 0x0F), m2 = hn::Set(du8, 0x03);
     VF acc[NT];
-    float off[NT] = {};
     for (size_t t = 0; t < NT; ++t) acc[t] = hn::Zero(df);
     for (uint64_t b = 0; b < nb; ++b) {
       const uint8_t* blk = rows[0] + b * kBytes;
@@ -392,17 +402,17 @@ struct KQ6_K {
         }
       }
       const float d = F16(blk + 208);
+      int16_t sc16[16];
+      for (int j = 0; j < 16; ++j) sc16[j] = sc[j];
       for (size_t t = 0; t < NT; ++t) {
         const float da = tk.d[t][b];
-        const int16_t* bs = tk.s[t] + b * 16;
-        int codes32 = 0;
-        for (int j = 0; j < 16; ++j) codes32 += sc[j] * bs[j];
         acc[t] = hn::MulAdd(hn::Set(df, d * da), hn::ConvertTo(df, sum[t]), acc[t]);
-        off[t] += d * da * static_cast<float>(32 * codes32);
+        acc[t] = hn::MulAdd(hn::Set(df, -32 * d * da),
+                            hn::ConvertTo(df, Dot16(tk.s[t] + b * 16, sc16)), acc[t]);
       }
     }
     for (size_t t = 0; t < NT; ++t) {
-      out[t * stride] = hn::GetLane(hn::SumOfLanes(df, acc[t])) - off[t];
+      out[t * stride] = hn::GetLane(hn::SumOfLanes(df, acc[t]));
     }
   }
 };
