@@ -40,7 +40,7 @@ Result<std::vector<core::DeviceInfo>> enumerate(core::Api api,
                                                 [[maybe_unused]] const core::Options& options) {
   switch (api) {
     case core::Api::host:
-      return std::vector<core::DeviceInfo>{host::describe()};
+      return std::vector<core::DeviceInfo>{host::describe(), host::describe_cpu()};
 #ifdef GAUNTLET_WITH_OPENCL
     case core::Api::opencl:
       return opencl::enumerate();
@@ -64,7 +64,9 @@ Result<std::unique_ptr<Device>> open(const core::DeviceId& id,
                                      [[maybe_unused]] const core::Options& options) {
   switch (id.api) {
     case core::Api::host:
-      return host::open();
+      if (host::is_cpu(id)) return host::open(host::describe_cpu());
+      if (id.index == 0) return host::open();
+      break;
 #ifdef GAUNTLET_WITH_OPENCL
     case core::Api::opencl:
       return opencl::open(id.index, options);

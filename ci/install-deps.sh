@@ -12,6 +12,7 @@ packages=(
   clang libclang-rt-14-dev
   # libraries
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev libsimdjson-dev
+  libhwy-dev
   ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers
   libvulkan-dev glslc libdrm-dev libvalijson-dev
   # real drivers for the device tests

@@ -118,8 +118,8 @@ std::optional<std::vector<int32_t>> parse_tokens(const std::string& text) {
 }
 
 int decode(const DecodeArgs& a) {
-  if (a.profile && a.placement.devices == "host") {
-    return fail("--profile times OpenCL and Vulkan kernels; the host runs the reference decoder",
+  if (a.profile && (a.placement.devices == "host" || a.placement.devices == "cpu")) {
+    return fail("--profile times OpenCL and Vulkan kernels; host and cpu run in this process",
                 kExitUsage);
   }
   const auto source = model_source_from_flags(a.source);

@@ -71,7 +71,8 @@ core::Result<OpenedDevices> open_devices(const std::string& list, const core::Op
     auto d = open_one(name);
     if (!d) return d.error();
     out.devices.push_back(*d);
-    if (name == "host") out.host = *d;
+    // Named, the cpu device holds the placement's host layers in place of the reference.
+    if (name == "host" || name == "cpu") out.host = *d;
   }
   if (out.devices.empty()) {
     return core::make_error(core::ErrorKind::invalid_argument, "--device names no device");

@@ -68,7 +68,8 @@ set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
-# Depends: the runtime libraries the binary links (OpenCL ICD loader, libdrm, the C++ runtime), as
+# Depends: the runtime libraries the binary links (OpenCL ICD loader, libdrm, Highway's libhwy1, the
+# C++ runtime), as
 # dpkg-shlibdeps finds them, and the Vulkan loader, which the binary opens at run time
 # (libvulkan.so.1) and so shlibdeps cannot see.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)

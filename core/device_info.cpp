@@ -26,12 +26,14 @@ std::optional<Api> api_from_string(const std::string& text) {
 }
 
 std::string DeviceId::to_string() const {
-  if (api == Api::host) return "host";
+  // The host API's second device is the fast CPU device (backends/host/host_device.h).
+  if (api == Api::host) return index == 1 ? "cpu" : "host";
   return std::string(core::to_string(api)) + ":" + std::to_string(index);
 }
 
 std::optional<DeviceId> DeviceId::parse(const std::string& text) {
   if (text == "host" || text == "host:0") return DeviceId{Api::host, 0};
+  if (text == "cpu" || text == "cpu:0") return DeviceId{Api::host, 1};
   auto colon = text.find(':');
   if (colon == std::string::npos) return std::nullopt;
   auto api = api_from_string(text.substr(0, colon));

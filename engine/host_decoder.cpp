@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/cpu/fast_products.h"
 #include "engine/reference/kv_rows.h"
 
 namespace gauntlet::engine {
@@ -27,7 +28,12 @@ HostDeviceDecoder::HostDeviceDecoder(backends::Device& device, const loader::Dev
       sequences_(std::max(options.sequences, 1u)),
       micro_batch_(std::max(options.micro_batch, 1u)),
       pool_(options.threads),
-      pos_(sequences_, 0) {}
+      pos_(sequences_, 0) {
+  if (options.fast) {
+    products_ = cpu::make_fast_products();
+    pool_.set_products(products_.get());
+  }
+}
 
 core::Result<std::unique_ptr<HostDeviceDecoder>> HostDeviceDecoder::create(
     backends::Device& device, const loader::DeviceModel& model,

@@ -1,5 +1,6 @@
 #pragma once
-// Decoding on the host backend's Device: the weights are the device buffers the loader filled,
+// Decoding on the host backend's Device (the `host` reference, or the `cpu` device, whose passes
+// take the fast products of engine/cpu): the weights are the device buffers the loader filled,
 // the KV cache and the activations are device buffers too (so the device's accounting sees the
 // whole steady state), and each step is one dispatch of a host kernel that runs the reference
 // forward pass over those buffers.
@@ -39,6 +40,7 @@ class HostDeviceDecoder final : public Decoder {
   reference::KvPrecision kv_;
   uint32_t context_, sequences_, micro_batch_;
   reference::ThreadPool pool_;
+  std::unique_ptr<reference::Products> products_;  // the cpu device's
   std::unique_ptr<backends::Buffer> activations_, k_cache_, v_cache_, state_;
   std::unique_ptr<backends::Kernel> kernel_;
   std::vector<reference::PassToken> pass_;  // what the next dispatch runs

@@ -1,5 +1,6 @@
 #include "engine/make_decoder.h"
 
+#include "backends/host/host_device.h"
 #include "engine/device/device_decoder.h"
 #include "engine/device/profile_check.h"
 #include "engine/host_decoder.h"
@@ -11,7 +12,10 @@ namespace gauntlet::engine {
 
 namespace {
 
+// The host API's devices run the reference's pass in this process: `host` with the exact products,
+// `cpu` with its fast ones.
 bool on_host(const backends::Device& device) { return device.info().id.api == core::Api::host; }
+bool fast(const backends::Device& device) { return backends::host::is_cpu(device.info().id); }
 
 device::DecodeConfig device_config(backends::Device& device, const model::ModelShape& shape,
                                    model::FileType weights, const DecoderOptions& o,
@@ -58,8 +62,9 @@ core::Result<std::unique_ptr<Decoder>> make_decoder(backends::Device& device,
                                                     const loader::DeviceModel& model,
                                                     const DecoderOptions& o) {
   if (on_host(device)) {
-    auto d = HostDeviceDecoder::create(device, model,
-                                       {o.threads, o.kv, o.context, o.sequences, o.micro_batch});
+    reference::DecodeOptions ro{o.threads, o.kv, o.context, o.sequences, o.micro_batch};
+    ro.fast = fast(device);
+    auto d = HostDeviceDecoder::create(device, model, ro);
     if (!d) return d.error();
     return std::unique_ptr<Decoder>(std::move(*d));
   }
@@ -81,7 +86,10 @@ core::Result<PlacedDevices> place(const model::ModelShape& shape, const Placemen
     out.placement = placement::whole(shape.n_layer, devices[0]->name());
   } else {
     placement::GpuLayers ask{request.n_gpu_layers, {}, request.tensor_split, placement::kHost};
-    for (auto* d : devices) ask.gpus.push_back(d->name());
+    // The cpu device takes the host's slots (`host` in the placement), never a GPU's.
+    for (auto* d : devices) {
+      if (!fast(*d)) ask.gpus.push_back(d->name());
+    }
     auto p = placement::from_gpu_layers(shape.n_layer, ask);
     if (!p) return p.error();
     out.placement = std::move(*p);
@@ -157,8 +165,8 @@ core::Result<std::unique_ptr<Decoder>> make_decoder(const placement::Placement& 
   for (const auto& share : *shares) {
     backends::Device& device = *devices[share.device];
     if (on_host(device)) {
-      reference::DecodeOptions ro{opts.threads,   opts.kv,          opts.context,
-                                  opts.sequences, opts.micro_batch, share.layers};
+      reference::DecodeOptions ro{opts.threads,     opts.kv,      opts.context, opts.sequences,
+                                  opts.micro_batch, share.layers, fast(device)};
       auto d = reference::Decoder::create(*host_view, ro);
       if (!d) return d.error();
       stages.push_back(std::move(*d));

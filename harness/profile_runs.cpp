@@ -7,11 +7,13 @@
 #include <optional>
 
 #include "backends/catalog.h"
+#include "backends/host/host_device.h"
 #include "core/isolate.h"
 #include "engine/decode.h"
 #include "engine/device/profile_check.h"
 #include "engine/host_decoder.h"
 #include "engine/loader/loader.h"
+#include "engine/make_decoder.h"
 #include "engine/model/gguf.h"
 #include "engine/placement_check.h"
 #include "engine/speed.h"
@@ -108,6 +110,32 @@ core::Json host_pass(const core::DeviceInfo& device, const std::filesystem::path
           {"reference", true}};
 }
 
+// The cpu device: the reference's graph with its fast products, compared with the exact
+// reference as any device is (a decode check: a 3-token prompt, then the level's steps; a pass
+// check as check_pass runs it).
+core::Json cpu_check(const engine::model::GgufFile& model, const DecodeSetup& setup, CheckKind kind,
+                     core::Level level, backends::Device& opened) {
+  auto loaded = engine::loader::load_to_device(model, opened, {});
+  if (!loaded) return {{"error", loaded.error().describe()}};
+  const auto& c = setup.config;
+  const bool pass = kind == CheckKind::pass;
+  const uint32_t prompt = pass ? pass_prompt(setup) : 3;
+  const uint32_t steps = pass ? pass_steps(level) : decode_steps(level);
+  const uint32_t context =
+      c.context != 0 ? c.context : std::min(loaded->shape.context, prompt + steps);
+  auto decoder = engine::make_decoder(opened, *loaded,
+                                      {0, c.kv, context, pass ? c.micro_batch : 1, c.sequences});
+  if (!decoder) return {{"error", decoder.error().describe()}};
+  engine::device::PassSpec spec{c.kv,        c.compute, context, pass ? c.micro_batch : 1,
+                                c.sequences, prompt,    steps,   true};
+  auto r = engine::device::compare_with_reference(**decoder, model, spec);
+  if (!r) return {{"error", r.error().describe()}};
+  auto j = check_to_json(*r);
+  j["tg_tokens"] = steps;
+  j["peak_bytes"] = opened.peak_bytes();
+  return j;
+}
+
 // A placed profile: the split over this device and the host against the host reference.
 core::Json placed_check(const engine::model::GgufFile& model, const DecodeSetup& setup,
                         core::Level level, backends::Device& opened, const core::Options& options) {
@@ -153,6 +181,10 @@ void run_item(const core::DeviceInfo& device, const std::filesystem::path& file,
               const core::Options& options, core::Json& results) {
   if (kind == CheckKind::placed) {
     results.push_back(placed_check(model, setup, level, opened, options));
+    return;
+  }
+  if (backends::host::is_cpu(device.id)) {
+    results.push_back(cpu_check(model, setup, kind, level, opened));
     return;
   }
   if (device.id.api == core::Api::host && kind == CheckKind::pass) {

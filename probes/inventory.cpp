@@ -68,7 +68,7 @@ Inventory enumerate_all(const core::Options& options, const core::IsolationLimit
       host.api = api;
       host.devices = backends::enumerate(api, options).value();
       host.row = core::make_row("enumerate.host", "", core::RowStatus::pass);
-      host.row.metrics["devices"] = 1;
+      host.row.metrics["devices"] = host.devices.size();
       inventory.apis.push_back(std::move(host));
       continue;
     }

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "backends/host/host_device.h"
 #include "probes/merge.h"
 
 namespace gauntlet::probes {
@@ -41,6 +42,8 @@ std::string describe_available(const Inventory& inventory) {
   return out.empty() ? "none" : out;
 }
 
+// "all" is every usable compute device and the host, not the cpu device (the host's processor
+// again, which runs when named).
 core::Result<Selection> select_devices(const std::string& spec, core::Fallback fallback,
                                        const Inventory& inventory) {
   Selection selection;
@@ -52,7 +55,8 @@ core::Result<Selection> select_devices(const std::string& spec, core::Fallback f
   for (const auto& part : parts) {
     if (part == "all") {
       for (const auto& device : inventory.devices()) {
-        if (!is_compute(device)) continue;
+        // cpu is the host's processor again, run only when named.
+        if (!is_compute(device) || backends::host::is_cpu(device.id)) continue;
         if (device.usable) {
           add_unique(selection.devices, device.id);
         } else {
@@ -78,7 +82,8 @@ core::Result<Selection> select_devices(const std::string& spec, core::Fallback f
     if (!id) {
       return core::make_error(
           core::ErrorKind::invalid_argument,
-          "unknown device '" + part + "' (expected all, host, opencl:N, vulkan:N or a PCI bus id)");
+          "unknown device '" + part +
+              "' (expected all, host, cpu, opencl:N, vulkan:N or a PCI bus id)");
     }
     const core::DeviceInfo* device = inventory.find(*id);
     if (device == nullptr) {

@@ -6,9 +6,11 @@
 #include <cstdio>
 
 #include "backends/catalog.h"
+#include "backends/host/host_device.h"
 #include "build_options.h"
 #include "kernels/peak_cl.h"
 #include "kernels/peak_f16_cl.h"
+#include "stress/simd_peak.h"
 #ifdef GAUNTLET_HAVE_SPIRV
 #include "kernels/peak_f16_comp.h"
 #include "kernels/peak_f32_comp.h"
@@ -199,8 +201,32 @@ PeakOptions peak_options_for(core::Level level) {
   return options;
 }
 
+namespace {
+
+// The cpu device's peak is the one its kernels can reach: Highway's SIMD FMA on every thread.
+core::ComputePeak cpu_peak(const PeakOptions& options) {
+  const auto begin = Clock::now();
+  const SimdPeak simd = measure_simd_f32_peak(options.target_seconds, options.reps);
+  core::ComputePeak peak;
+  char method[512];
+  std::snprintf(method, sizeof method,
+                "cpu: 12 independent chains of %u-lane %s FMAs (Highway, the instruction set its "
+                "dot products run with) unrolled 4 times, on all %u threads at once, grown until "
+                "one run takes %.0f ms, best of %d runs",
+                simd.lanes, simd.target, simd.threads, options.target_seconds * 1e3, options.reps);
+  peak.method = method;
+  peak.f32_gflops = simd.gflops;
+  peak.f16_reason = "not measured: the cpu device computes in f32 and 8-bit integers";
+  peak.int8_reason = "not measured: the cpu device's int8 dot products are timed by bench_cpu_dot";
+  peak.seconds = std::chrono::duration<double>(Clock::now() - begin).count();
+  return peak;
+}
+
+}  // namespace
+
 core::Result<core::ComputePeak> measure_compute_peak(backends::Device& device,
                                                      const PeakOptions& options) {
+  if (backends::host::is_cpu(device.info().id)) return cpu_peak(options);
   const auto begin = Clock::now();
   core::ComputePeak peak;
   const bool host = device.info().id.api == core::Api::host;

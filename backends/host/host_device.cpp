@@ -41,7 +41,7 @@ std::string cpu_model_name() {
 
 class HostDevice final : public Device {
  public:
-  HostDevice() : Device(describe()) {}
+  explicit HostDevice(const core::DeviceInfo& info) : Device(info) {}
 
  protected:
   Result<std::unique_ptr<Buffer>> do_allocate(size_t bytes) override {
@@ -122,6 +122,17 @@ core::DeviceInfo describe() {
   return info;
 }
 
-std::unique_ptr<Device> open() { return std::make_unique<HostDevice>(); }
+core::DeviceInfo describe_cpu() {
+  core::DeviceInfo info = describe();
+  info.id = core::DeviceId{core::Api::host, kCpuIndex};
+  info.vendor = "cpu";
+  info.driver_name = "gauntlet cpu (8-bit activations, integer SIMD dot products via Highway)";
+  info.platform_name = "cpu";
+  return info;
+}
+
+std::unique_ptr<Device> open(const core::DeviceInfo& info) {
+  return std::make_unique<HostDevice>(info);
+}
 
 }  // namespace gauntlet::backends::host

@@ -8,6 +8,15 @@
 namespace gauntlet::backends::host {
 
 core::DeviceInfo describe();
-std::unique_ptr<Device> open();
+// The fast CPU device, `cpu`: the host API's second device (index 1), in this process like the
+// host, with the same buffers and host kernels; the decode engine gives its passes the integer
+// SIMD products (engine/cpu) and its peak is the SIMD one (stress/simd_peak.h).
+inline constexpr int kCpuIndex = 1;
+inline bool is_cpu(const core::DeviceId& id) {
+  return id.api == core::Api::host && id.index == kCpuIndex;
+}
+core::DeviceInfo describe_cpu();
+// The host device, or the cpu device for describe_cpu()'s info.
+std::unique_ptr<Device> open(const core::DeviceInfo& info = describe());
 
 }  // namespace gauntlet::backends::host

@@ -17,6 +17,9 @@ struct DecodeConfig {
   // activation_type is taken from here.
   planner::ActivationType compute = planner::ActivationType::f32;
   planner::KvPrecision kv = planner::KvPrecision::f32;
+  // The cpu device's products: activations rounded to 8-bit blocks as llama.cpp's CPU backend
+  // rounds them (engine/cpu). Only the bound its checks apply reads it.
+  bool q8_activations = false;
   // -fa: attention through the flash kernel. A quantized V cache needs it, as in llama.cpp.
   bool flash_attention = false;
   // Workgroup and activation tile (whole or a chunk, a multiple of 32); attention: workgroup and

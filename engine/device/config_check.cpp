@@ -260,7 +260,9 @@ DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_l
 
 double logits_nmse_bound(const DecodeConfig& config, uint32_t positions) {
   double bound = 1e-6;
-  if (config.compute == planner::ActivationType::f16) {
+  if (config.q8_activations) {
+    bound = kQ8ActivationsNmseBound;
+  } else if (config.compute == planner::ActivationType::f16) {
     bound = 1e-3;
   } else if (config.kv != planner::KvPrecision::f32) {
     bound = 1e-4;

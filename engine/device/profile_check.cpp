@@ -325,6 +325,7 @@ core::Result<CheckResult> compare_with_reference(Decoder& tested, const model::G
   DecodeConfig bound;
   bound.kv = spec.kv;
   bound.compute = spec.compute;
+  bound.q8_activations = spec.q8_activations;
   finish_result(r, bound, prompt_tokens + steps);
   return r;
 }

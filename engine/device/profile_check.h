@@ -44,6 +44,9 @@ DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_l
 // activations in local memory. Attention over more than 4096 positions sums longer: the bound
 // grows in proportion (as test-backend-ops loosens its bounds for long reductions).
 double logits_nmse_bound(const DecodeConfig& config, uint32_t positions = 0);
+// With 8-bit activations (the cpu device): each product's inputs are rounded to 1/254 of their
+// block's largest magnitude, as llama.cpp's CPU backend rounds them.
+inline constexpr double kQ8ActivationsNmseBound = 1e-2;
 // sum((a - b)^2) / sum(b^2) (0 when both are zero).
 double nmse(std::span<const float> actual, std::span<const float> expected);
 
@@ -110,6 +113,7 @@ struct PassSpec {
   uint32_t sequences = 1;
   uint32_t prompt_tokens = 8;
   uint32_t steps = 8;
+  bool q8_activations = false;  // sets the NMSE bound (the cpu device)
 };
 
 // A profile check is two decoders compared: `tested` (any decoder: one device's, a placement's)

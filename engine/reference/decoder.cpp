@@ -1,5 +1,6 @@
 #include "engine/reference/decoder.h"
 
+#include "engine/cpu/fast_products.h"
 #include "engine/reference/kv_rows.h"
 
 namespace gauntlet::engine::reference {
@@ -39,7 +40,12 @@ Decoder::Decoder(const model::LoadedModel& model, const DecodeOptions& options, 
                                        options.range) /
                2),
       state_(planner::state_layout(model.shape, options.range).per_sequence * options.sequences),
-      pos_(options.sequences, 0) {}
+      pos_(options.sequences, 0) {
+  if (options.fast) {
+    products_ = cpu::make_fast_products();
+    pool_.set_products(products_.get());
+  }
+}
 
 core::Result<std::span<const float>> Decoder::forward(std::span<const BatchToken> batch) {
   const auto& s = model_.shape;

@@ -13,6 +13,7 @@
 #include "engine/decoder.h"
 #include "engine/model/loaded_model.h"
 #include "engine/reference/forward.h"
+#include "engine/reference/matmuls.h"
 #include "engine/stage.h"
 
 namespace gauntlet::engine::reference {
@@ -26,6 +27,9 @@ struct DecodeOptions {
   // The layers it runs: the whole model, or a placement's share on the host (run through
   // run_stage; the KV cache then holds only the share's layers).
   planner::LayerRange range = planner::LayerRange::whole();
+  // The cpu device's products (engine/cpu/fast_products.h: 8-bit activations, integer SIMD dot
+  // products) in place of the exact ones; the same graph either way.
+  bool fast = false;
 };
 
 class Decoder final : public engine::Decoder, public engine::Stage {
@@ -53,6 +57,7 @@ class Decoder final : public engine::Decoder, public engine::Stage {
   KvPrecision kv_;
   uint32_t context_, sequences_, micro_batch_;
   ThreadPool pool_;
+  std::unique_ptr<Products> products_;  // the fast ones, when asked for
   std::vector<float> activations_, logits_;
   std::vector<std::byte> k_cache_, v_cache_;
   std::vector<float> state_;  // a hybrid's recurrent state (planner::state_layout)

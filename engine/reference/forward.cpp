@@ -39,11 +39,19 @@ void attend(const model::ModelShape& s, const KvCacheView& kv, const planner::Kv
   auto row = [&](uint32_t t) {
     return seq_base + cache.offset[src] + uint64_t{t % cache.slots[src]} * n_kv;
   };
-  auto kv_row = [&](const std::byte* c, model::TensorType type, uint64_t index, float* dst) {
-    load_kv_row(type, c + kv_byte_offset(type, index), dst, hd);
+  // A row of the cache as floats: an f32 row where it lies, any other decoded into `dst`.
+  auto kv_row = [&](const std::byte* c, model::TensorType type, uint64_t index,
+                    float* dst) -> const float* {
+    const std::byte* at = c + kv_byte_offset(type, index);
+    if (type == model::TensorType::f32) return reinterpret_cast<const float*>(at);
+    load_kv_row(type, at, dst, hd);
+    return dst;
   };
+  // Scores of kBlock positions at a time: each dot product still sums in order, bit for bit the
+  // one-at-a-time sum, but kBlock independent sums keep the multiply-adds in flight.
+  constexpr uint32_t kBlock = 8;
   pool.parallel_for(s.heads(l), [&](uint64_t h0, uint64_t h1) {
-    std::vector<float> row_f(hd), q8(hd);
+    std::vector<float> row_f(uint64_t{hd} * kBlock), q8(hd);
     for (uint64_t h = h0; h < h1; ++h) {
       const float* qh = q + h * hd;
       if (model::is_quantized(kv.precision.k)) {
@@ -53,12 +61,24 @@ void attend(const model::ModelShape& s, const KvCacheView& kv, const planner::Kv
       float* scores = att + h * kv.context;
       const uint64_t kv_off = (h / group) * hd;
       float max = -INFINITY;
-      for (uint32_t t = first; t <= pos; ++t) {
-        kv_row(kv.k, kv.precision.k, row(t) + kv_off, row_f.data());
-        float dot = 0;
-        for (uint32_t i = 0; i < hd; ++i) dot += qh[i] * row_f[i];
-        scores[t] = s.attn_softcap > 0 ? softcap(dot * scale, s.attn_softcap) : dot * scale;
-        max = std::max(max, scores[t]);
+      for (uint32_t t = first; t <= pos;) {
+        const uint32_t n = pos + 1 - t >= kBlock ? kBlock : 1;
+        const float* k[kBlock];
+        for (uint32_t j = 0; j < n; ++j) {
+          k[j] = kv_row(kv.k, kv.precision.k, row(t + j) + kv_off, row_f.data() + uint64_t{j} * hd);
+        }
+        float dot[kBlock] = {};
+        if (n == kBlock) {
+          for (uint32_t i = 0; i < hd; ++i) {
+            for (uint32_t j = 0; j < kBlock; ++j) dot[j] += qh[i] * k[j][i];
+          }
+        } else {
+          for (uint32_t i = 0; i < hd; ++i) dot[0] += qh[i] * k[0][i];
+        }
+        for (uint32_t j = 0; j < n; ++j, ++t) {
+          scores[t] = s.attn_softcap > 0 ? softcap(dot[j] * scale, s.attn_softcap) : dot[j] * scale;
+          max = std::max(max, scores[t]);
+        }
       }
       if (sinks != nullptr) max = std::max(max, sinks[h]);
       float sum = 0;
@@ -71,8 +91,8 @@ void attend(const model::ModelShape& s, const KvCacheView& kv, const planner::Kv
       std::fill(o, o + hd, 0.0f);
       for (uint32_t t = first; t <= pos; ++t) {
         const float a = scores[t] / sum;
-        kv_row(kv.v, kv.precision.v, row(t) + kv_off, row_f.data());
-        for (uint32_t i = 0; i < hd; ++i) o[i] += a * row_f[i];
+        const float* v = kv_row(kv.v, kv.precision.v, row(t) + kv_off, row_f.data());
+        for (uint32_t i = 0; i < hd; ++i) o[i] += a * v[i];
       }
     }
   });

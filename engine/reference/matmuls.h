@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 
 #include "engine/model/loaded_model.h"
 #include "engine/reference/thread_pool.h"
@@ -19,8 +20,22 @@ struct MatMul {
 };
 
 // Several products over one input, as one parallel loop over all their rows; each row serves
-// every token while it is in cache.
+// every token while it is in cache. Through pool.products() where the pool names faster ones.
 void matmuls(ThreadPool& pool, float* act, uint64_t stride, size_t n_tokens,
              std::initializer_list<MatMul> list);
+
+// The exact products: each output row one dot_row_tokens per row, rows [begin, end) of the list's
+// rows counted back to back.
+void exact_rows(std::span<const MatMul> ops, float* act, uint64_t stride, size_t n_tokens,
+                uint64_t begin, uint64_t end);
+
+// Another way to compute a pass's products (the cpu device's integer dot products); the forward
+// pass is the same graph whichever runs them.
+class Products {
+ public:
+  virtual ~Products() = default;
+  virtual void matmuls(ThreadPool& pool, float* act, uint64_t stride, size_t n_tokens,
+                       std::span<const MatMul> ops) const = 0;
+};
 
 }  // namespace gauntlet::engine::reference

@@ -11,6 +11,10 @@
 
 namespace gauntlet::engine::reference {
 
+class Products;  // matmuls.h
+
+// The pool also names the matrix products the passes run on it use: the exact reference's
+// (none set) or a faster one (the cpu device's, engine/cpu/fast_products.h).
 class ThreadPool {
  public:
   // 0 threads: one per hardware thread.
@@ -21,6 +25,9 @@ class ThreadPool {
 
   unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
   void parallel_for(uint64_t n, const std::function<void(uint64_t begin, uint64_t end)>& fn);
+  const Products* products() const { return products_; }
+  // `products` (null: the exact ones) must outlive the passes run on this pool.
+  void set_products(const Products* products) { products_ = products; }
 
  private:
   void work(unsigned index);
@@ -33,6 +40,7 @@ class ThreadPool {
   uint64_t generation_ = 0;
   unsigned pending_ = 0;
   bool stop_ = false;
+  const Products* products_ = nullptr;
 };
 
 }  // namespace gauntlet::engine::reference

@@ -75,6 +75,21 @@ TEST(Select, AllTakesEveryUsableComputeDeviceAndNotesTheUnusable) {
   EXPECT_NE(selection->notes[0].find("VK_ERROR_INITIALIZATION_FAILED"), std::string::npos);
 }
 
+TEST(Select, TheCpuDeviceRunsOnlyWhenNamed) {
+  auto inventory = sample_inventory();
+  inventory.apis.back().devices.push_back(view(core::Api::host, 1, "cpu"));
+  auto all = select_devices("all", core::Fallback::none, inventory);
+  ASSERT_TRUE(all.is_ok());
+  ASSERT_EQ(all->devices.size(), 3u);
+  EXPECT_EQ(all->devices.back().to_string(), "host");
+  auto named = select_devices("cpu,host", core::Fallback::none, inventory);
+  ASSERT_TRUE(named.is_ok());
+  ASSERT_EQ(named->devices.size(), 2u);
+  EXPECT_EQ(named->devices[0], (core::DeviceId{core::Api::host, 1}));
+  EXPECT_EQ(named->devices[0].to_string(), "cpu");
+  EXPECT_EQ(named->devices[1].to_string(), "host");
+}
+
 TEST(Select, AMissingDeviceIsAnErrorNamingWhatExists) {
   auto selection = select_devices("vulkan:7", core::Fallback::none, sample_inventory());
   ASSERT_FALSE(selection.is_ok());

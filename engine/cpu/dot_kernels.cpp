@@ -1,0 +1,533 @@
+// Highway compiles this file once per instruction set (foreach_target.h) and picks the best one at
+// run time (HWY_DYNAMIC_DISPATCH). Vectors are capped at 32 bytes, one q8_0 block. The integer
+// pairs follow llama.cpp's AVX2 kernels (ggml-cpu/arch/x86/quants.c): unsigned weight codes times
+// signed activation codes summed in pairs (maddubs), the pairs times a sub-block's scale summed
+// into 32 bits (madd); a code's offset (q4_0's 8, q6_K's 32) and q4_K's minimum come off through
+// the activations' block sums.
+#include "engine/cpu/dot_kernels.h"
+
+#include <algorithm>
+#include <cstring>
+
+// Sizeless vectors (SVE, RVV) cannot sit in the per-token arrays below.
+#ifndef HWY_DISABLED_TARGETS
+#define HWY_DISABLED_TARGETS (HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128 | HWY_RVV)
+#endif
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "engine/cpu/dot_kernels.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// foreach_target.h must come first.
+#include "hwy/highway.h"
+
+#ifndef GAUNTLET_ENGINE_CPU_DOT_SCALAR
+#define GAUNTLET_ENGINE_CPU_DOT_SCALAR
+namespace gauntlet::engine::cpu::scalar {
+
+inline float f16(const uint8_t* p) {
+  uint16_t bits;
+  std::memcpy(&bits, p, 2);
+  return core::f16_lookup(bits);
+}
+
+// ggml-quants.c's get_scale_min_k4: eight 6-bit scales and minimums from 12 bytes.
+inline void scale_min_k4(const uint8_t* q, uint8_t* sc, uint8_t* m) {
+  for (int j = 0; j < 4; ++j) {
+    sc[j] = q[j] & 63;
+    m[j] = q[j + 4] & 63;
+  }
+  for (int j = 4; j < 8; ++j) {
+    sc[j] = static_cast<uint8_t>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
+    m[j] = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+  }
+}
+
+// The same sums one element at a time, for Highway's scalar target (vectors of one lane).
+inline float row_dot(core::TensorType type, const uint8_t* row, const QuantizedActs& acts,
+                     size_t t) {
+  const int8_t* a = acts.codes(t);
+  const float* da = acts.scale(t);
+  float sum = 0;
+  if (type == core::TensorType::q8_0 || type == core::TensorType::q4_0) {
+    const bool q8 = type == core::TensorType::q8_0;
+    const uint64_t bytes = q8 ? 34 : 18;
+    for (uint64_t b = 0; b < acts.n / 32; ++b) {
+      const uint8_t* blk = row + b * bytes;
+      int isum = 0;
+      for (int j = 0; j < 32; ++j) {
+        const int w = q8 ? static_cast<int8_t>(blk[2 + j])
+                         : (j < 16 ? blk[2 + j] & 15 : blk[2 + j - 16] >> 4) - 8;
+        isum += w * a[b * 32 + j];
+      }
+      sum += f16(blk) * da[b] * static_cast<float>(isum);
+    }
+  } else if (type == core::TensorType::q4_K) {
+    for (uint64_t b = 0; b < acts.n / 256; ++b) {
+      const uint8_t* blk = row + b * 144;
+      uint8_t sc[8], m[8];
+      scale_min_k4(blk + 4, sc, m);
+      int isum = 0, mins = 0;
+      for (int j = 0; j < 4; ++j) {
+        int lo = 0, hi = 0;
+        for (int l = 0; l < 32; ++l) {
+          lo += (blk[16 + 32 * j + l] & 15) * a[b * 256 + 64 * j + l];
+          hi += (blk[16 + 32 * j + l] >> 4) * a[b * 256 + 64 * j + 32 + l];
+        }
+        isum += sc[2 * j] * lo + sc[2 * j + 1] * hi;
+      }
+      const int16_t* bs = acts.sum(t) + b * 16;
+      for (int j = 0; j < 8; ++j) mins += m[j] * (bs[2 * j] + bs[2 * j + 1]);
+      sum += f16(blk) * da[b] * static_cast<float>(isum) -
+             f16(blk + 2) * da[b] * static_cast<float>(mins);
+    }
+  } else if (type == core::TensorType::q6_K) {
+    for (uint64_t b = 0; b < acts.n / 256; ++b) {
+      const uint8_t* blk = row + b * 210;
+      const auto* sc = reinterpret_cast<const int8_t*>(blk + 192);
+      int isum = 0;
+      for (int e = 0; e < 256; ++e) {
+        const int h = e / 128, g = (e % 128) / 32, l = e % 32;
+        const uint8_t low = blk[64 * h + l + (g & 1) * 32];
+        const uint8_t high = blk[128 + 32 * h + l];
+        const int q = ((g < 2 ? low & 15 : low >> 4) | (((high >> (2 * g)) & 3) << 4)) - 32;
+        isum += sc[e / 16] * q * a[b * 256 + e];
+      }
+      sum += f16(blk + 208) * da[b] * static_cast<float>(isum);
+    }
+  }
+  return sum;
+}
+
+}  // namespace gauntlet::engine::cpu::scalar
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace gauntlet::engine::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET != HWY_SCALAR
+
+using D8 = hn::CappedTag<int8_t, 32>;
+using DU8 = hn::RebindToUnsigned<D8>;
+using D16 = hn::Repartition<int16_t, D8>;
+using DU16 = hn::RebindToUnsigned<D16>;
+using D32 = hn::Repartition<int32_t, D8>;
+using DF = hn::Repartition<float, D8>;
+using VI8 = hn::Vec<D8>;
+using VU8 = hn::Vec<DU8>;
+using VI16 = hn::Vec<D16>;
+using VI32 = hn::Vec<D32>;
+using VF = hn::Vec<DF>;
+constexpr size_t kLanes = hn::MaxLanes(D8());
+
+// AVX2 and AVX-512 take llama.cpp's two instructions for what the generic form does in shifts
+// (this file is read once per target, so the switch is set afresh each time).
+#undef GAUNTLET_X86_PAIRS
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+#define GAUNTLET_X86_PAIRS 1
+#endif
+
+// Lane k: u[2k] * s[2k] + u[2k + 1] * s[2k + 1], u unsigned codes below 64 (no lane saturates).
+HWY_INLINE VI16 PairsU8(VU8 u, VI8 s) {
+#ifdef GAUNTLET_X86_PAIRS
+  return VI16{_mm256_maddubs_epi16(u.raw, s.raw)};
+#else
+  const D16 d16;
+  const DU16 du16;
+  const auto uw = hn::BitCast(du16, u);
+  const VI16 ue = hn::BitCast(d16, hn::And(uw, hn::Set(du16, 0xFF)));
+  const VI16 uo = hn::BitCast(d16, hn::ShiftRight<8>(uw));
+  const VI16 sw = hn::BitCast(d16, s);
+  return hn::Add(ue * hn::ShiftRight<8>(hn::ShiftLeft<8>(sw)), uo * hn::ShiftRight<8>(sw));
+#endif
+}
+
+// As PairsU8 for two signed codes (llama.cpp's sign trick: |w| times a with w's sign).
+HWY_INLINE VI16 PairsI8(VI8 w, VI8 a) {
+#ifdef GAUNTLET_X86_PAIRS
+  return VI16{_mm256_maddubs_epi16(_mm256_sign_epi8(w.raw, w.raw), _mm256_sign_epi8(a.raw, w.raw))};
+#else
+  const D16 d16;
+  const VI16 ww = hn::BitCast(d16, w), aw = hn::BitCast(d16, a);
+  return hn::Add(hn::ShiftRight<8>(hn::ShiftLeft<8>(ww)) * hn::ShiftRight<8>(hn::ShiftLeft<8>(aw)),
+                 hn::ShiftRight<8>(ww) * hn::ShiftRight<8>(aw));
+#endif
+}
+
+// Lane k of 32 bits: a[2k] * s[2k] + a[2k + 1] * s[2k + 1].
+HWY_INLINE VI32 Pairs16(VI16 a, VI16 s) {
+#ifdef GAUNTLET_X86_PAIRS
+  return VI32{_mm256_madd_epi16(a.raw, s.raw)};
+#else
+  const D32 d32;
+  const VI32 aw = hn::BitCast(d32, a), sw = hn::BitCast(d32, s);
+  return hn::Add(
+      hn::ShiftRight<16>(hn::ShiftLeft<16>(aw)) * hn::ShiftRight<16>(hn::ShiftLeft<16>(sw)),
+      hn::ShiftRight<16>(aw) * hn::ShiftRight<16>(sw));
+#endif
+}
+
+HWY_INLINE float F16(const uint8_t* p) { return scalar::f16(p); }
+
+// The i16 scales of kLanes codes that start at sub-block s of 16 (q6_K).
+HWY_INLINE VI16 Scales16(const int8_t* s) {
+  const D16 d16;
+  if constexpr (kLanes == 32) {
+    const hn::Half<D16> dh;
+    return hn::Combine(d16, hn::Set(dh, s[1]), hn::Set(dh, s[0]));
+  } else {
+    return hn::Set(d16, s[0]);
+  }
+}
+
+// The 16 activation sums of a Q8_K block (per 16) times 16 weights, as 32-bit lanes: the
+// K-quants' offsets (q4_K's minimums, q6_K's 32) in vector arithmetic.
+HWY_INLINE VI32 Dot16(const int16_t* sums, const int16_t* w) {
+  const D16 d16;
+  constexpr size_t kN = hn::MaxLanes(D16());
+  VI32 r = Pairs16(hn::LoadU(d16, sums), hn::LoadU(d16, w));
+  for (size_t p = kN; p < 16; p += kN) {
+    r = hn::Add(r, Pairs16(hn::LoadU(d16, sums + p), hn::LoadU(d16, w + p)));
+  }
+  return r;
+}
+
+// Up to four tokens' rounded activations. Each kernel's Row<MR, NT> runs MR weight rows (kRows at
+// most) against NT of them: per block, integer sums per token, then the block's float scales, and
+// the offsets through the activations' block sums.
+struct Tokens {
+  const int8_t* q[4];
+  const float* d[4];
+  const int16_t* s[4];
+};
+
+// The 32-element kernels run two rows at a time: each activation load then serves two rows (the
+// registers hold 2 x 4 accumulators); the K-quants' blocks need more registers and run one.
+struct KQ8_0 {
+  static constexpr uint64_t kElems = 32, kBytes = 34;
+  static constexpr size_t kRows = 2;
+  template <size_t MR, size_t NT>
+  static HWY_INLINE void Row(const uint8_t* const* rows, uint64_t nb, const Tokens& tk, float* out,
+                             uint64_t stride) {
+    const D8 d8;
+    const D16 d16;
+    const DF df;
+    const VI16 ones = hn::Set(d16, 1);
+    VF acc[MR][NT];
+    for (size_t m = 0; m < MR; ++m) {
+      for (size_t t = 0; t < NT; ++t) acc[m][t] = hn::Zero(df);
+    }
+    constexpr size_t kParts = 32 / kLanes;
+    for (uint64_t b = 0; b < nb; ++b) {
+      VI8 w[MR][kParts];
+      float dw[MR];
+      for (size_t m = 0; m < MR; ++m) {
+        const uint8_t* blk = rows[m] + b * kBytes;
+        dw[m] = F16(blk);
+        for (size_t p = 0; p < kParts; ++p) {
+          w[m][p] = hn::LoadU(d8, reinterpret_cast<const int8_t*>(blk + 2) + p * kLanes);
+        }
+      }
+      // Each token's sums go into its accumulators at once, so few vectors are live.
+      for (size_t t = 0; t < NT; ++t) {
+        VI8 a[kParts];
+        for (size_t p = 0; p < kParts; ++p) a[p] = hn::LoadU(d8, tk.q[t] + b * 32 + p * kLanes);
+        const float da = tk.d[t][b];
+        for (size_t m = 0; m < MR; ++m) {
+          VI32 sum = Pairs16(PairsI8(w[m][0], a[0]), ones);
+          for (size_t p = 1; p < kParts; ++p) {
+            sum = hn::Add(sum, Pairs16(PairsI8(w[m][p], a[p]), ones));
+          }
+          acc[m][t] = hn::MulAdd(hn::Set(df, dw[m] * da), hn::ConvertTo(df, sum), acc[m][t]);
+        }
+      }
+    }
+    for (size_t m = 0; m < MR; ++m) {
+      for (size_t t = 0; t < NT; ++t) {
+        out[t * stride + m] = hn::GetLane(hn::SumOfLanes(df, acc[m][t]));
+      }
+    }
+  }
+};
+
+struct KQ4_0 {
+  static constexpr uint64_t kElems = 32, kBytes = 18;
+  static constexpr size_t kRows = 2;
+  // A block's 32 codes (0..15) in one vector of 32, or two of 16.
+  static HWY_INLINE void Codes(const uint8_t* blk, VU8* codes) {
+    const DU8 du8;
+    const VU8 low = hn::Set(du8, 0x0F);
+    if constexpr (kLanes == 32) {
+      const hn::Half<DU8> dh;
+      const auto v = hn::LoadU(dh, blk + 2);
+      codes[0] = hn::And(hn::Combine(du8, hn::ShiftRight<4>(v), v), low);
+    } else {
+      const VU8 v = hn::LoadU(du8, blk + 2);
+      codes[0] = hn::And(v, low);
+      codes[1] = hn::ShiftRight<4>(v);
+    }
+  }
+  template <size_t MR, size_t NT>
+  static HWY_INLINE void Row(const uint8_t* const* rows, uint64_t nb, const Tokens& tk, float* out,
+                             uint64_t stride) {
+    const D8 d8;
+    const D16 d16;
+    const DF df;
+    const VI16 ones = hn::Set(d16, 1);
+    constexpr size_t kParts = 32 / kLanes;
+    VF acc[MR][NT];
+    float off[MR][NT] = {};
+    for (size_t m = 0; m < MR; ++m) {
+      for (size_t t = 0; t < NT; ++t) acc[m][t] = hn::Zero(df);
+    }
+    for (uint64_t b = 0; b < nb; ++b) {
+      VU8 codes[MR][kParts];
+      float dw[MR];
+      for (size_t m = 0; m < MR; ++m) {
+        dw[m] = F16(rows[m] + b * kBytes);
+        Codes(rows[m] + b * kBytes, codes[m]);
+      }
+      for (size_t t = 0; t < NT; ++t) {
+        VI8 a[kParts];
+        for (size_t p = 0; p < kParts; ++p) a[p] = hn::LoadU(d8, tk.q[t] + b * 32 + p * kLanes);
+        const float da = tk.d[t][b];
+        const auto offset = static_cast<float>(8 * tk.s[t][b]);
+        for (size_t m = 0; m < MR; ++m) {
+          VI32 sum = Pairs16(PairsU8(codes[m][0], a[0]), ones);
+          for (size_t p = 1; p < kParts; ++p) {
+            sum = hn::Add(sum, Pairs16(PairsU8(codes[m][p], a[p]), ones));
+          }
+          const float s = dw[m] * da;
+          acc[m][t] = hn::MulAdd(hn::Set(df, s), hn::ConvertTo(df, sum), acc[m][t]);
+          off[m][t] += s * offset;
+        }
+      }
+    }
+    for (size_t m = 0; m < MR; ++m) {
+      for (size_t t = 0; t < NT; ++t) {
+        out[t * stride + m] = hn::GetLane(hn::SumOfLanes(df, acc[m][t])) - off[m][t];
+      }
+    }
+  }
+};
+
+struct KQ4_K {
+  static constexpr uint64_t kElems = 256, kBytes = 144;
+  static constexpr size_t kRows = 1;
+  template <size_t MR, size_t NT>
+  static HWY_INLINE void Row(const uint8_t* const* rows, uint64_t nb, const Tokens& tk, float* out,
+                             uint64_t stride) {
+    const D8 d8;
+    const DU8 du8;
+    const D16 d16;
+    const D32 d32;
+    const DF df;
+    const VU8 low = hn::Set(du8, 0x0F);
+    VF acc[NT];
+    for (size_t t = 0; t < NT; ++t) acc[t] = hn::Zero(df);
+    for (uint64_t b = 0; b < nb; ++b) {
+      const uint8_t* blk = rows[0] + b * kBytes;
+      const uint8_t* qs = blk + 16;
+      uint8_t sc[8], m[8];
+      scalar::scale_min_k4(blk + 4, sc, m);
+      VI32 sum[NT];
+      for (size_t t = 0; t < NT; ++t) sum[t] = hn::Zero(d32);
+      for (int j = 0; j < 4; ++j) {
+        const VI16 s_lo = hn::Set(d16, sc[2 * j]), s_hi = hn::Set(d16, sc[2 * j + 1]);
+        for (size_t k = 0; k < 32; k += kLanes) {
+          const VU8 v = hn::LoadU(du8, qs + 32 * j + k);
+          const VU8 lo = hn::And(v, low), hi = hn::ShiftRight<4>(v);
+          for (size_t t = 0; t < NT; ++t) {
+            const int8_t* a = tk.q[t] + b * 256 + 64 * j + k;
+            sum[t] = hn::Add(sum[t], hn::Add(Pairs16(PairsU8(lo, hn::LoadU(d8, a)), s_lo),
+                                             Pairs16(PairsU8(hi, hn::LoadU(d8, a + 32)), s_hi)));
+          }
+        }
+      }
+      const float d = F16(blk), dmin = F16(blk + 2);
+      int16_t m16[16];  // each sub-block's minimum for its two sums of 16
+      for (int j = 0; j < 16; ++j) m16[j] = m[j / 2];
+      for (size_t t = 0; t < NT; ++t) {
+        const float da = tk.d[t][b];
+        acc[t] = hn::MulAdd(hn::Set(df, d * da), hn::ConvertTo(df, sum[t]), acc[t]);
+        acc[t] = hn::MulAdd(hn::Set(df, -dmin * da),
+                            hn::ConvertTo(df, Dot16(tk.s[t] + b * 16, m16)), acc[t]);
+      }
+    }
+    for (size_t t = 0; t < NT; ++t) {
+      out[t * stride] = hn::GetLane(hn::SumOfLanes(df, acc[t]));
+    }
+  }
+};
+
+struct KQ6_K {
+  static constexpr uint64_t kElems = 256, kBytes = 210;
+  static constexpr size_t kRows = 1;
+  template <size_t MR, size_t NT>
+  static HWY_INLINE void Row(const uint8_t* const* rows, uint64_t nb, const Tokens& tk, float* out,
+                             uint64_t stride) {
+    const D8 d8;
+    const DU8 du8;
+    const D32 d32;
+    const DF df;
+    const VU8 m4 = hn::Set(du8, 0x0F), m2 = hn::Set(du8, 0x03);
+    VF acc[NT];
+    for (size_t t = 0; t < NT; ++t) acc[t] = hn::Zero(df);
+    for (uint64_t b = 0; b < nb; ++b) {
+      const uint8_t* blk = rows[0] + b * kBytes;
+      const auto* sc = reinterpret_cast<const int8_t*>(blk + 192);
+      VI32 sum[NT];
+      for (size_t t = 0; t < NT; ++t) sum[t] = hn::Zero(d32);
+      for (int h = 0; h < 2; ++h) {
+        const uint8_t* ql = blk + 64 * h;
+        const uint8_t* qh = blk + 128 + 32 * h;
+        const int base = 128 * h;
+        for (size_t k = 0; k < 32; k += kLanes) {
+          const VU8 l0 = hn::LoadU(du8, ql + k), l1 = hn::LoadU(du8, ql + 32 + k);
+          const VU8 hv = hn::LoadU(du8, qh + k);
+          const VU8 c[4] = {
+              hn::Or(hn::And(l0, m4), hn::ShiftLeft<4>(hn::And(hv, m2))),
+              hn::Or(hn::And(l1, m4), hn::ShiftLeft<4>(hn::And(hn::ShiftRight<2>(hv), m2))),
+              hn::Or(hn::ShiftRight<4>(l0), hn::ShiftLeft<4>(hn::And(hn::ShiftRight<4>(hv), m2))),
+              hn::Or(hn::ShiftRight<4>(l1), hn::ShiftLeft<4>(hn::ShiftRight<6>(hv)))};
+          for (int g = 0; g < 4; ++g) {
+            const size_t e = base + 32 * g + k;  // the first element these codes hold
+            const VI16 s = Scales16(sc + e / 16);
+            for (size_t t = 0; t < NT; ++t) {
+              sum[t] =
+                  hn::Add(sum[t], Pairs16(PairsU8(c[g], hn::LoadU(d8, tk.q[t] + b * 256 + e)), s));
+            }
+          }
+        }
+      }
+      const float d = F16(blk + 208);
+      int16_t sc16[16];
+      for (int j = 0; j < 16; ++j) sc16[j] = sc[j];
+      for (size_t t = 0; t < NT; ++t) {
+        const float da = tk.d[t][b];
+        acc[t] = hn::MulAdd(hn::Set(df, d * da), hn::ConvertTo(df, sum[t]), acc[t]);
+        acc[t] = hn::MulAdd(hn::Set(df, -32 * d * da),
+                            hn::ConvertTo(df, Dot16(tk.s[t] + b * 16, sc16)), acc[t]);
+      }
+    }
+    for (size_t t = 0; t < NT; ++t) {
+      out[t * stride] = hn::GetLane(hn::SumOfLanes(df, acc[t]));
+    }
+  }
+};
+
+// Tokens in chunks that stay in cache while every row of the range passes over them, four at a
+// time against each row.
+constexpr size_t kTokenChunk = 32;
+
+// MR rows of K against up to four tokens starting at t0.
+template <class K, size_t MR>
+HWY_INLINE void Tile(const uint8_t* const* rows, uint64_t nb, const QuantizedActs& acts, size_t t0,
+                     size_t nt, float* out, uint64_t out_stride) {
+  Tokens tk{};
+  for (size_t t = 0; t < nt; ++t) {
+    tk.q[t] = acts.codes(t0 + t);
+    tk.d[t] = acts.scale(t0 + t);
+    tk.s[t] = acts.sum(t0 + t);
+  }
+  switch (nt) {
+    case 4:
+      return K::template Row<MR, 4>(rows, nb, tk, out, out_stride);
+    case 3:
+      return K::template Row<MR, 3>(rows, nb, tk, out, out_stride);
+    case 2:
+      return K::template Row<MR, 2>(rows, nb, tk, out, out_stride);
+    default:
+      return K::template Row<MR, 1>(rows, nb, tk, out, out_stride);
+  }
+}
+
+template <class K>
+void Rows(const std::byte* w, uint64_t row_bytes, uint64_t r0, uint64_t r1,
+          const QuantizedActs& acts, float* out, uint64_t out_stride) {
+  const uint64_t nb = acts.n / K::kElems;
+  for (size_t c0 = 0; c0 < acts.tokens; c0 += kTokenChunk) {
+    const size_t c1 = std::min(acts.tokens, c0 + kTokenChunk);
+    for (uint64_t r = r0; r < r1;) {
+      const uint8_t* rows[2] = {reinterpret_cast<const uint8_t*>(w + r * row_bytes),
+                                reinterpret_cast<const uint8_t*>(w + (r + 1) * row_bytes)};
+      bool two = false;
+      if constexpr (K::kRows == 2) two = r + 1 < r1;
+      for (size_t t0 = c0; t0 < c1; t0 += 4) {
+        const size_t nt = std::min<size_t>(4, c1 - t0);
+        float* o = out + t0 * out_stride + r;
+        if constexpr (K::kRows == 2) {
+          if (two) {
+            Tile<K, 2>(rows, nb, acts, t0, nt, o, out_stride);
+            continue;
+          }
+        }
+        Tile<K, 1>(rows, nb, acts, t0, nt, o, out_stride);
+      }
+      r += two ? 2 : 1;
+    }
+  }
+}
+
+#endif  // HWY_TARGET != HWY_SCALAR
+
+void FastRows(core::TensorType type, const std::byte* w, uint64_t row_bytes, uint64_t r0,
+              uint64_t r1, const QuantizedActs& acts, float* out, uint64_t out_stride) {
+#if HWY_TARGET == HWY_SCALAR
+  for (uint64_t r = r0; r < r1; ++r) {
+    for (size_t t = 0; t < acts.tokens; ++t) {
+      out[t * out_stride + r] =
+          scalar::row_dot(type, reinterpret_cast<const uint8_t*>(w + r * row_bytes), acts, t);
+    }
+  }
+#else
+  switch (type) {
+    case core::TensorType::q8_0:
+      return Rows<KQ8_0>(w, row_bytes, r0, r1, acts, out, out_stride);
+    case core::TensorType::q4_0:
+      return Rows<KQ4_0>(w, row_bytes, r0, r1, acts, out, out_stride);
+    case core::TensorType::q4_K:
+      return Rows<KQ4_K>(w, row_bytes, r0, r1, acts, out, out_stride);
+    case core::TensorType::q6_K:
+      return Rows<KQ6_K>(w, row_bytes, r0, r1, acts, out, out_stride);
+    default:
+      return;
+  }
+#endif
+}
+
+const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace gauntlet::engine::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace gauntlet::engine::cpu {
+
+HWY_EXPORT(FastRows);
+HWY_EXPORT(TargetName);
+
+std::optional<ActKind> fast_kernel_acts(core::TensorType type) {
+  switch (type) {
+    case core::TensorType::q8_0:
+    case core::TensorType::q4_0:
+      return ActKind::q8_0;
+    case core::TensorType::q4_K:
+    case core::TensorType::q6_K:
+      return ActKind::q8_K;
+    default:
+      return std::nullopt;
+  }
+}
+
+void fast_rows(core::TensorType type, const std::byte* w, uint64_t row_bytes, uint64_t r0,
+               uint64_t r1, const QuantizedActs& acts, float* out, uint64_t out_stride) {
+  HWY_DYNAMIC_DISPATCH(FastRows)(type, w, row_bytes, r0, r1, acts, out, out_stride);
+}
+
+const char* simd_target() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
+
+}  // namespace gauntlet::engine::cpu
+#endif

@@ -1,0 +1,187 @@
+// The cpu device's fast products (engine/cpu): each integer dot kernel against its definition
+// (the weights and the 8-bit activations decoded, summed in double), and the whole decode against
+// the exact host reference on Q8_0, Q4_0 and Q4_K_M files (Q4_K and Q6_K tensors).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <set>
+
+#include "backends/catalog.h"
+#include "backends/host/host_device.h"
+#include "engine/cpu/dot_kernels.h"
+#include "engine/cpu/quantized_acts.h"
+#include "engine/device/profile_check.h"
+#include "engine/host_decoder.h"
+#include "engine/reference/decoder.h"
+#include "test_models.h"
+
+namespace gauntlet::engine {
+namespace {
+
+using model::FileType;
+using model::TensorType;
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+// Token t's activation i as the kernels see it: its code times its block's scale.
+double act_value(const cpu::QuantizedActs& a, size_t t, uint64_t i) {
+  const uint64_t block = a.kind == cpu::ActKind::q8_0 ? 32 : 256;
+  return static_cast<double>(a.codes(t)[i]) * a.scale(t)[i / block];
+}
+
+class CpuKernel : public ::testing::TestWithParam<TensorType> {};
+
+TEST_P(CpuKernel, EqualsDecodedDotProducts) {
+  const TensorType type = GetParam();
+  const uint64_t n = 512, rows = 5;
+  const size_t tokens = 6;  // one group of four and one of two
+  const auto kind = cpu::fast_kernel_acts(type);
+  ASSERT_TRUE(kind.has_value());
+  const uint64_t rb = model::row_bytes(type, n);
+  std::vector<std::byte> w(rows * rb);
+  std::vector<std::vector<float>> decoded(rows, std::vector<float>(n));
+  for (uint64_t r = 0; r < rows; ++r) {
+    const auto f = random_floats(n, static_cast<uint32_t>(r + 1));
+    model::quantize_row(type, f.data(), w.data() + r * rb, n);
+    model::dequantize_row(type, w.data() + r * rb, decoded[r].data(), n);
+  }
+  const uint64_t stride = n + 64;  // activations and outputs share each token's block
+  std::vector<float> act(tokens * stride);
+  const auto x = random_floats(tokens * stride, 99);
+  std::copy(x.begin(), x.end(), act.begin());
+  reference::ThreadPool pool(2);
+  cpu::QuantizedActs q;
+  cpu::quantize_acts(*kind, act.data(), stride, tokens, n, pool, q);
+  std::vector<float> out(tokens * stride, -1.0f);
+  // Rows in two ranges, as two threads would take them.
+  cpu::fast_rows(type, w.data(), rb, 0, 2, q, out.data() + n, stride);
+  cpu::fast_rows(type, w.data(), rb, 2, rows, q, out.data() + n, stride);
+  for (size_t t = 0; t < tokens; ++t) {
+    for (uint64_t r = 0; r < rows; ++r) {
+      double want = 0, exact = 0, scale = 0;
+      for (uint64_t i = 0; i < n; ++i) {
+        want += decoded[r][i] * act_value(q, t, i);
+        exact += static_cast<double>(decoded[r][i]) * act[t * stride + i];
+        scale += std::fabs(decoded[r][i] * act[t * stride + i]);
+      }
+      const double got = out[t * stride + n + r];
+      // The kernel's integer sums are exact; only the float scaling rounds.
+      EXPECT_NEAR(got, want, 1e-5 * scale) << "token " << t << " row " << r;
+      // And the 8-bit activations stay close to the float ones.
+      EXPECT_NEAR(got, exact, 2e-2 * scale) << "token " << t << " row " << r;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, CpuKernel,
+                         ::testing::Values(TensorType::q8_0, TensorType::q4_0, TensorType::q4_K,
+                                           TensorType::q6_K),
+                         [](const auto& info) {
+                           return std::string(model::to_string(info.param));
+                         });
+
+TEST(CpuKernel, OnlyItsTypesHaveKernels) {
+  EXPECT_EQ(cpu::fast_kernel_acts(TensorType::q8_0), cpu::ActKind::q8_0);
+  EXPECT_EQ(cpu::fast_kernel_acts(TensorType::q4_K), cpu::ActKind::q8_K);
+  EXPECT_FALSE(cpu::fast_kernel_acts(TensorType::f32).has_value());
+  EXPECT_FALSE(cpu::fast_kernel_acts(TensorType::q5_K).has_value());
+  EXPECT_NE(std::string(cpu::simd_target()), "");
+}
+
+class CpuDecode : public ::testing::TestWithParam<FileType> {};
+
+TEST_P(CpuDecode, MatchesTheExactReference) {
+  const auto shape = model::preset_shape("test-gqa").value();
+  auto bytes = test::synthetic_bytes(shape, GetParam(), 11);
+  auto m = model::load_model(model::parse_gguf(bytes).value(), bytes).value();
+  if (GetParam() == FileType::q4_K_M) {
+    std::set<TensorType> types;
+    for (const auto& t : m.tensors) types.insert(t.type);
+    EXPECT_TRUE(types.count(TensorType::q4_K) && types.count(TensorType::q6_K));
+  }
+  auto exact = reference::Decoder::create(m, {2, planner::KvPrecision::f32, 32}).value();
+  reference::DecodeOptions fast_options{2, planner::KvPrecision::f32, 32};
+  fast_options.fast = true;
+  auto fast = reference::Decoder::create(m, fast_options).value();
+  // As every device is checked: greedy tokens as the reference's (or parting only at a near tie),
+  // logits within the bound over the steps fed the same tokens.
+  device::DecodeConfig config;
+  config.q8_activations = true;
+  const int32_t prompt[] = {1, 2, 3, 4};
+  auto r = device::compare_greedy(*fast, *exact, prompt, 12, config);
+  ASSERT_TRUE(r.is_ok()) << r.error().describe();
+  EXPECT_TRUE(r->tokens_match || !r->note.empty()) << r->reason;
+  EXPECT_GT(r->logits_nmse, 0.0);  // the fast products did run
+  EXPECT_LT(r->logits_nmse, r->nmse_bound);
+  EXPECT_EQ(r->nmse_bound, device::kQ8ActivationsNmseBound);
+  std::printf("%s: logits NMSE %.3e, tokens %s %s\n", model::to_string(GetParam()), r->logits_nmse,
+              r->tokens_match ? "match" : "part:", r->note.c_str());
+
+  // A pass of several tokens gives the token-by-token logits bit for bit.
+  fast_options.micro_batch = 5;
+  auto batched = reference::Decoder::create(m, fast_options).value();
+  std::vector<BatchToken> batch;
+  for (int32_t t : {1, 2, 3, 4, 9, 17, 33}) batch.push_back({t, 0, true});
+  auto passes = batched->forward(batch);
+  ASSERT_TRUE(passes.is_ok()) << passes.error().describe();
+  fast->reset();
+  for (size_t i = 0; i < batch.size(); ++i) {
+    auto one = fast->step(batch[i].token);
+    ASSERT_TRUE(one.is_ok());
+    EXPECT_TRUE(std::equal(one->begin(), one->end(), passes->begin() + i * shape.n_vocab))
+        << "token " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, CpuDecode,
+                         ::testing::Values(FileType::q8_0, FileType::q4_0, FileType::q4_K_M),
+                         [](const auto& info) {
+                           return std::string(model::to_string(info.param));
+                         });
+
+TEST(CpuDevice, IsAddressedListedAndDecodesWithTheFastProducts) {
+  const auto id = core::DeviceId::parse("cpu");
+  ASSERT_TRUE(id.has_value());
+  EXPECT_TRUE(backends::host::is_cpu(*id));
+  EXPECT_EQ(id->to_string(), "cpu");
+  // Listed beside the host, through the host API.
+  auto listed = backends::enumerate(core::Api::host, {});
+  ASSERT_TRUE(listed.is_ok());
+  ASSERT_EQ(listed->size(), 2u);
+  EXPECT_EQ((*listed)[0].id.to_string(), "host");
+  EXPECT_EQ((*listed)[1].id, *id);
+  auto device = backends::open(*id, {});
+  ASSERT_TRUE(device.is_ok()) << device.error().describe();
+  EXPECT_EQ((*device)->name(), "cpu");
+
+  auto shape = model::preset_shape("test-gqa").value();
+  auto path = test::temp_path("cpudev.gguf");
+  ASSERT_TRUE(model::write_synthetic_model(shape, FileType::q8_0, 3, path, true).is_ok());
+  auto file = model::GgufFile::open(path).value();
+  auto loaded = loader::load_to_device(*file, **device, {4096});
+  ASSERT_TRUE(loaded.is_ok()) << loaded.error().describe();
+  reference::DecodeOptions options{2, planner::KvPrecision::f32, 16};
+  options.fast = true;
+  auto on_device = HostDeviceDecoder::create(**device, *loaded, options);
+  ASSERT_TRUE(on_device.is_ok()) << on_device.error().describe();
+  auto m = model::load_model(file->info(), file->bytes()).value();
+  auto in_memory = reference::Decoder::create(m, options).value();
+  for (int32_t t : {5, 9, 100}) {
+    auto a = (*on_device)->step(t);
+    auto b = in_memory->step(t);
+    ASSERT_TRUE(a.is_ok() && b.is_ok());
+    EXPECT_TRUE(std::equal(a->begin(), a->end(), b->begin(), b->end()));
+  }
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace gauntlet::engine
