@@ -75,7 +75,8 @@ TEST_F(EngineDecode, SameGreedyTokensAsHostInEveryFileType) {
                   device::default_config(device().info(), device().info().local_mem_size, shape, t),
                   32, shape);
   }
-  EXPECT_GE(tensor_types_run.size(), 16u);
+  // Every tensor type but MXFP4, which only a mixture's experts hold (EngineMixedTypes).
+  EXPECT_EQ(tensor_types_run.size(), 15u);
   EXPECT_LT(file_types_run, model::all_file_types().size());
 }
 
