@@ -79,15 +79,6 @@ inline planner::KernelVariant effective_attention(const DecodeConfig& c) {
 inline uint32_t matvec_rows(const core::DeviceInfo& device) {
   return device.id.api == core::Api::opencl && device.device_type == "cpu" ? 1 : 4;
 }
-// Whether the matmul's lanes share a chunk's activations through subgroup broadcasts
-// (engine_matmul.glsl's SUBGROUP_SHARE): on a Vulkan CPU driver whose subgroups are SIMD lanes, at
-// least 8 of them (every Vulkan CPU driver known has ballot). On llvmpipe a pass of 128 tokens
-// of an 18.5 M-parameter Q8_0 model went from 10.3 to 12.7 tok/s (both with a compiler running).
-inline bool shares_activations_in_subgroups(const core::DeviceInfo& device) {
-  return device.id.api == core::Api::vulkan && device.device_type == "cpu" &&
-         device.features.subgroups && !device.subgroup_sizes.empty() &&
-         device.subgroup_sizes.front() >= 8;
-}
 // Rows one matmul work-item computes for each token of its token tile.
 inline constexpr uint32_t kMatmulRows = 2;
 

@@ -29,7 +29,6 @@
 #include "kernels/engine_flash_attention_comp.h"
 #include "kernels/engine_hadamard_comp.h"
 #include "kernels/engine_kv_store_comp.h"
-#include "kernels/engine_matmul_subgroup_typed.h"
 #include "kernels/engine_matmul_typed.h"
 #include "kernels/engine_matvec_blocks_typed.h"
 #include "kernels/engine_matvec_comp.h"
@@ -161,8 +160,7 @@ core::Result<KernelSource> matvec_source(core::Api api, model::TensorType weight
 
 core::Result<KernelSource> matmul_source(core::Api api, model::TensorType weights,
                                          const planner::KernelVariant& v, uint32_t n_in,
-                                         uint32_t rows, bool accumulate, bool experts,
-                                         bool subgroup_share) {
+                                         uint32_t rows, bool accumulate, bool experts) {
   GAUNTLET_TRY(check_workgroup(v));
   const uint32_t tile = tile_elements(v, n_in);
   const uint32_t step = std::max<uint32_t>(16, model::block_elements(weights));
@@ -181,8 +179,7 @@ core::Result<KernelSource> matmul_source(core::Api api, model::TensorType weight
   }
   std::span<const uint32_t> spirv;
 #ifdef GAUNTLET_HAVE_SPIRV
-  spirv = subgroup_share ? kernels::engine_matmul_subgroup_spirv(static_cast<uint32_t>(weights))
-                         : kernels::engine_matmul_spirv(static_cast<uint32_t>(weights));
+  spirv = kernels::engine_matmul_spirv(static_cast<uint32_t>(weights));
 #endif
   auto s = make(api, "matmul", {kernels::engine_matmul_cl, spirv}, 2, sizeof(MatmulParams),
                 v.workgroup, true);
@@ -195,8 +192,6 @@ core::Result<KernelSource> matmul_source(core::Api api, model::TensorType weight
                   {"ACCUMULATE", accumulate ? 1 : 0},
                   {"TILE_VECS", v.tokens * tile / 4},
                   {"EXPERTS", experts ? 1 : 0}};
-  // Not a constant of the shader (past its last): it tells the kernel caches the two apart.
-  if (subgroup_share) s->constants.push_back({"SUBGROUP_SHARE", 1});
   return s;
 }
 

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "engine/device/config.h"
-
 namespace gauntlet::engine::device {
 
 namespace {
@@ -107,8 +105,7 @@ core::Status Ops::matmul_experts(backends::Buffer& stack, model::TensorType type
   const uint32_t picks = p.n_tok * p.k;
   const uint32_t tiles = std::min(n_expert, picks) + picks / v.tokens;
   const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
-  return run(matmul_source(device().info().id.api, type, v, n_in, rows, false, true,
-                           shares_activations_in_subgroups(device().info())),
+  return run(matmul_source(device().info().id.api, type, v, n_in, rows, false, true),
              {&stack, &act}, bytes_of(q), groups_for(n_out, uint64_t{rows} * v.workgroup), local,
              tiles);
 }
@@ -126,9 +123,8 @@ core::Status Ops::matmul(backends::Buffer& w, model::TensorType type,
   GAUNTLET_TRY(check_weights(w, type, n_in, n_out));
   const MatmulParams p{n_in, n_out, x_off, out_off, stride, n_tok};
   const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
-  return run(matmul_source(device().info().id.api, type, v, n_in, rows, accumulate, false,
-                           shares_activations_in_subgroups(device().info())),
-             {&w, &act}, bytes_of(p), groups_for(n_out, uint64_t{rows} * v.workgroup), local,
+  return run(matmul_source(device().info().id.api, type, v, n_in, rows, accumulate), {&w, &act},
+             bytes_of(p), groups_for(n_out, uint64_t{rows} * v.workgroup), local,
              groups_for(n_tok, v.tokens));
 }
 

@@ -9,10 +9,6 @@
 // 8 TILE_VECS = TOKENS * TILE / 4, the shared vec4s (planner::local_mem_bytes of the variant);
 // 9 EXPERTS (1: the expert-indexed product over engine_expert_group's tiles, as
 // engine_matmul.cl's EXPERTS says).
-// SUBGROUP_SHARE (defined by engine_matmul_subgroup.glsl, for CPU drivers whose subgroups are SIMD
-// lanes of at least 8): the lanes of a subgroup read a chunk's activations once between them and
-// broadcast them, where each lane would read every one (llvmpipe runs every shared or buffer load
-// as one scalar load per lane, so that the loads, not the arithmetic, bounded its passes).
 layout(local_size_x_id = 0) in;
 layout(constant_id = 3) const uint WEIGHT_FORMAT = 0;
 layout(constant_id = 4) const uint TILE = 256;
@@ -98,35 +94,6 @@ void main() {
       // Not unrolled: the rows and tokens inside are, and a k-quant block's 16 chunks times them
       // made shaders llvmpipe took minutes to compile (q6_K).
       [[dont_unroll]] for (uint c = 0u; c < CHUNKS; ++c) {
-#ifdef SUBGROUP_SHARE
-        mat4 v[MAX_ROWS];
-        [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r) {
-          if (r < ROWS) v[r] = decode16(min(row0 + r, p.n_out - 1u) * rb + block_off, c);
-        }
-        // Lane l reads vec4 l % 4 of token t + l / 4 % 2's chunk: lanes 0-3 hold token t's 16
-        // elements, lanes 4-7 token t + 1's.
-        const uint lane = gl_SubgroupInvocationID % 8u;
-        [[unroll]] for (uint t = 0u; t < MAX_TOKENS; t += 2u) {
-          if (t < TOKENS) {
-            const uint tt = min(t + lane / 4u, TOKENS - 1u);
-            const vec4 mine = tile[(tt * TILE + b + 16u * c) / 4u + lane % 4u];
-            [[unroll]] for (uint h = 0u; h < 2u; ++h) {
-              if (t + h < TOKENS) {
-                const vec4 x0 = subgroupBroadcast(mine, 4u * h);
-                const vec4 x1 = subgroupBroadcast(mine, 4u * h + 1u);
-                const vec4 x2 = subgroupBroadcast(mine, 4u * h + 2u);
-                const vec4 x3 = subgroupBroadcast(mine, 4u * h + 3u);
-                [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r) {
-                  if (r < ROWS) {
-                    acc[r * MAX_TOKENS + t + h] += dot(v[r][0], x0) + dot(v[r][1], x1) +
-                                                   dot(v[r][2], x2) + dot(v[r][3], x3);
-                  }
-                }
-              }
-            }
-          }
-        }
-#else
         [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r) {
           if (r < ROWS) {
             const mat4 v = decode16(min(row0 + r, p.n_out - 1u) * rb + block_off, c);
@@ -139,7 +106,6 @@ void main() {
             }
           }
         }
-#endif
       }
     }
   }
