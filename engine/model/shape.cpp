@@ -136,6 +136,25 @@ std::vector<ModelShape> gemma4_presets() {
   apply_architecture_defaults(m);
   for (uint32_t l = 0; l < m.n_layer; ++l) m.layer_heads_kv.push_back(m.swa_layer(l) ? 8 : 2);
   out.push_back(m);
+  // The dense 12B (google/gemma-4-12B's model card): hidden 3840, 48 layers, 16 heads, window
+  // 1024, every sixth layer global with 512-wide heads, vocabulary 262144, tied, 11.95B
+  // parameters. Its feed-forward width and KV heads are not in what we could read; they are
+  // derived: with the 26B-A4B's 16-head layout (8 KV heads sliding, 2 global, K as V) and a
+  // feed-forward of 4 x 3840 the text decoder holds 11.92B, the card's 11.95B less its ~35M
+  // vision embedder.
+  ModelShape d = m;
+  d.name = "gemma-4-12b";
+  d.n_embd = 3840;
+  d.n_layer = 48;
+  d.n_ff = 15360;
+  d.n_expert = 0;
+  d.n_expert_used = 0;
+  d.n_ff_exp = 0;
+  d.layer_heads_kv.clear();
+  d.swa_layers.clear();
+  apply_architecture_defaults(d);
+  for (uint32_t l = 0; l < d.n_layer; ++l) d.layer_heads_kv.push_back(d.swa_layer(l) ? 8 : 2);
+  out.push_back(d);
   return out;
 }
 

@@ -93,6 +93,23 @@ TEST(Gemma4Plan, Gemma4_31bKvBytesAt32768FromItsPublishedDimensions) {
   EXPECT_NEAR(static_cast<double>(model::parameter_count(s)), 30.7e9, 0.05e9);
 }
 
+// gemma-4-12b: 40 sliding layers of 8 KV heads of 256 over a window of 1024 and 8 global layers
+// (every sixth, the last among them) of 2 KV heads of 512, K as V; f16 K and V.
+TEST(Gemma4Plan, Gemma4_12bKvBytesAt32768AndItsParameterCount) {
+  const auto s = model::preset_shape("gemma-4-12b").value();
+  ASSERT_TRUE(model::validate_shape(s).is_ok());
+  uint32_t global = 0;
+  for (uint32_t l = 0; l < s.n_layer; ++l) global += s.sliding(l) ? 0 : 1;
+  EXPECT_EQ(global, 8u);
+  EXPECT_FALSE(s.sliding(47));
+  EXPECT_TRUE(s.sliding(46));
+  EXPECT_EQ(s.n_embd_kv(0), 8u * 256);
+  EXPECT_EQ(s.n_embd_kv(5), 2u * 512);
+  EXPECT_EQ(planner::kv_cache_bytes(s, 32768, 1, planner::KvPrecision::f16),
+            2ull * 2 * (40ull * 1024 * 2048 + 8ull * 32768 * 1024));
+  EXPECT_NEAR(static_cast<double>(model::parameter_count(s)), 11.92e9, 0.02e9);
+}
+
 TEST(Gemma4Models, WrittenAndReadBackWithTheirPerLayerShapes) {
   const auto shape = gemma4_shape();
   const auto bytes = synthetic_bytes(shape, FileType::q8_0);
