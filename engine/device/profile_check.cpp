@@ -9,6 +9,7 @@
 
 #include "core/half.h"
 #include "engine/device/device_decoder.h"
+#include "engine/device/reference_memo.h"
 #include "engine/loader/loader.h"
 #include "engine/reference/decoder.h"
 #include "engine/reference/kv_rows.h"
@@ -219,14 +220,41 @@ namespace {
 // end, without downloading the logits of the whole prompt.
 bool compared_in_prompt(size_t i, size_t n) { return i % 32 == 31 || i + 1 == n; }
 
+constexpr uint64_t kPromptRun = 1, kSequenceRun = 2;  // which kind of run a memo key names
+
+// The reference fed the prompt in one pass (the compared positions' logits), then each of the
+// tested decoder's generated tokens but its last: the logits to compare, and the argmax of the
+// prompt's last and of each step.
+core::Result<ReferenceRun> reference_prompt_then_steps(Decoder& ref,
+                                                       std::span<const BatchToken> prompt,
+                                                       std::span<const int32_t> generated,
+                                                       uint32_t n_vocab) {
+  ReferenceRun run;
+  auto want = ref.forward(prompt);
+  if (!want) return want.error();
+  for (size_t at = 0; at < want->size(); at += n_vocab) {
+    const auto one = want->subspan(at, n_vocab);
+    run.logits.emplace_back(one.begin(), one.end());
+  }
+  run.tokens.push_back(reference::argmax(run.logits.back()));
+  for (size_t i = 0; i + 1 < generated.size(); ++i) {
+    const BatchToken next{generated[i], 0, true};
+    auto step = ref.forward(std::span(&next, 1));
+    if (!step) return step.error();
+    run.logits.emplace_back(step->begin(), step->end());
+    run.tokens.push_back(reference::argmax(*step));
+  }
+  return run;
+}
+
 // One sequence: the prompt in passes of the micro-batch (timed), then `steps` greedy tokens
 // (timed); the host reference fed the same tokens (the prompt in one pass, which is bit for bit
 // its token-by-token decode) gives the logits to compare. The device's own token-by-token decode
 // would serve too (the EngineBatch tests compare with it), but on a CPU driver its 512 steps took
 // twice the reference's time.
-core::Status prompt_against_reference(Decoder& tested, const model::LoadedModel& host,
-                                      const PassSpec& c, CheckResult& r, double& prompt_seconds,
-                                      double& gen_seconds) {
+core::Status prompt_against_reference(Decoder& tested, const model::GgufFile& file,
+                                      const model::LoadedModel& host, const PassSpec& c,
+                                      CheckResult& r, double& prompt_seconds, double& gen_seconds) {
   const uint32_t n_vocab = host.shape.n_vocab, prompt_tokens = c.prompt_tokens, steps = c.steps;
   Decoder* batched = &tested;
   const auto prompt = bench_tokens(prompt_tokens, n_vocab, 1);
@@ -256,23 +284,23 @@ core::Status prompt_against_reference(Decoder& tested, const model::LoadedModel&
   }
   gen_seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
-  auto ref = reference::Decoder::create(host, {0, c.kv, c.context, 1, prompt_tokens});
-  if (!ref) return ref.error();
-  auto want = (*ref)->forward(batch);
-  if (!want) return want.error();
-  size_t compared = 0;
-  for (size_t at = 0; at < want->size(); at += n_vocab) {
-    const auto one = want->subspan(at, n_vocab);
-    r.logits_nmse = std::max(r.logits_nmse, nmse(got[compared++], one));
-    if (at + n_vocab == want->size()) r.host_tokens.push_back(reference::argmax(one));
+  std::vector<uint64_t> parts = {kPromptRun, uint64_t(c.kv.k), uint64_t(c.kv.v),
+                                 c.context,  prompt_tokens,    steps};
+  parts.insert(parts.end(), r.device_tokens.begin(), r.device_tokens.end());
+  const auto key = reference_key(file, parts);
+  auto want = find_reference_run(key);
+  if (!want) {
+    auto ref = reference::Decoder::create(host, {0, c.kv, c.context, 1, prompt_tokens});
+    if (!ref) return ref.error();
+    auto run = reference_prompt_then_steps(**ref, batch, r.device_tokens, n_vocab);
+    if (!run) return run.error();
+    keep_reference_run(key, *run);
+    want = std::move(*run);
   }
-  for (uint32_t i = 0; i + 1 < steps; ++i) {
-    const BatchToken next{r.device_tokens[i], 0, true};
-    auto step = (*ref)->forward(std::span(&next, 1));
-    if (!step) return step.error();
-    r.logits_nmse = std::max(r.logits_nmse, nmse(got[compared++], *step));
-    r.host_tokens.push_back(reference::argmax(*step));
+  for (size_t i = 0; i < got.size() && i < want->logits.size(); ++i) {
+    r.logits_nmse = std::max(r.logits_nmse, nmse(got[i], want->logits[i]));
   }
+  r.host_tokens = want->tokens;
   return core::Status::ok();
 }
 
@@ -288,7 +316,8 @@ core::Result<CheckResult> compare_with_reference(Decoder& tested, const model::G
   CheckResult r;
   double prompt_seconds = 0, gen_seconds = 0;
   if (n_seq == 1) {
-    GAUNTLET_TRY(prompt_against_reference(tested, *host, spec, r, prompt_seconds, gen_seconds));
+    GAUNTLET_TRY(
+        prompt_against_reference(tested, file, *host, spec, r, prompt_seconds, gen_seconds));
   } else {
     // Sequences together: each against its own decode on the host reference (short prompts).
     std::vector<SequenceRun> dev(n_seq);
@@ -299,19 +328,26 @@ core::Result<CheckResult> compare_with_reference(Decoder& tested, const model::G
     if (!gen) return gen.error();
     gen_seconds = *gen;
     for (uint32_t q = 0; q < n_seq; ++q) {
-      auto ref = reference::Decoder::create(*host, {0, spec.kv, context, 1, prompt_tokens});
-      if (!ref) return ref.error();
-      std::vector<SequenceRun> host_run(1);
-      host_run[0].prompt = dev[q].prompt;
-      auto hs = run_sequences(**ref, host_run, s.n_vocab, steps, nullptr);
-      if (!hs) return hs.error();
+      const uint64_t parts[] = {
+          kSequenceRun, uint64_t(spec.kv.k), uint64_t(spec.kv.v), context, prompt_tokens, steps, q};
+      const auto key = reference_key(file, parts);
+      auto host_run = find_reference_run(key);
+      if (!host_run) {
+        auto ref = reference::Decoder::create(*host, {0, spec.kv, context, 1, prompt_tokens});
+        if (!ref) return ref.error();
+        std::vector<SequenceRun> one(1);
+        one[0].prompt = dev[q].prompt;
+        auto hs = run_sequences(**ref, one, s.n_vocab, steps, nullptr);
+        if (!hs) return hs.error();
+        keep_reference_run(key, {std::move(one[0].logits), std::move(one[0].generated)});
+        host_run = find_reference_run(key);
+      }
       r.device_tokens.insert(r.device_tokens.end(), dev[q].generated.begin(),
                              dev[q].generated.end());
-      r.host_tokens.insert(r.host_tokens.end(), host_run[0].generated.begin(),
-                           host_run[0].generated.end());
-      for (size_t i = 0; i < std::min(dev[q].logits.size(), host_run[0].logits.size()); ++i) {
-        r.logits_nmse = std::max(r.logits_nmse, nmse(dev[q].logits[i], host_run[0].logits[i]));
-        if (dev[q].generated[i] != host_run[0].generated[i]) break;
+      r.host_tokens.insert(r.host_tokens.end(), host_run->tokens.begin(), host_run->tokens.end());
+      for (size_t i = 0; i < std::min(dev[q].logits.size(), host_run->logits.size()); ++i) {
+        r.logits_nmse = std::max(r.logits_nmse, nmse(dev[q].logits[i], host_run->logits[i]));
+        if (dev[q].generated[i] != host_run->tokens[i]) break;
       }
     }
   }
