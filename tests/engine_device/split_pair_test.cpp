@@ -1,6 +1,7 @@
 // A model split between two devices, opencl:0 and vulkan:0 (llama.cpp's --device A,B -ts 1,1):
 // the split gives the host reference's logits (teacher-forced) and greedy tokens for llama,
-// qwen3 and gemma3 in F32, Q8_0 and Q4_K_M at micro-batches 1, 32 and 512, and for 4 sequences.
+// qwen3 and gemma3 (split_cases: F32, Q8_0 and Q4_K_M, micro-batches 1, 512 and 32), and for 4
+// sequences.
 #include <gtest/gtest.h>
 
 #include "backends/catalog.h"
@@ -54,23 +55,18 @@ class EngineSplitPair : public ::testing::Test {
 
 TEST_F(EngineSplitPair, OpenClThenVulkanGivesTheReference) {
   const auto archs = split_architectures();
-  const auto formats = split_formats();
-  for (size_t arch_index = 0; arch_index < archs.size(); ++arch_index) {
-    const auto& arch = archs[arch_index];
+  for (const auto& c : split_cases()) {
+    const auto& arch = archs[c.arch_index];
     const auto p = even(arch.shape.n_layer);
     const auto per_device = p.slots_per_device();
     ASSERT_GT(per_device[0], 0u);
     ASSERT_GT(per_device[1], 0u);
     EXPECT_EQ(per_device[2], 0u);  // nothing on the host
-    for (size_t format_index = 0; format_index < formats.size(); ++format_index) {
-      auto file = file_of(arch.shape, formats[format_index]);
-      ASSERT_NE(file, nullptr);
-      for (uint32_t micro_batch : split_micro_batches(arch_index, format_index)) {
-        SCOPED_TRACE(arch.shape.name + " " + model::to_string(formats[format_index]) + " ub " +
-                     std::to_string(micro_batch) + " " + p.describe());
-        expect_split_matches_reference(p, devices(), *file, micro_batch);
-      }
-    }
+    auto file = file_of(arch.shape, c.format);
+    ASSERT_NE(file, nullptr);
+    SCOPED_TRACE(arch.shape.name + " " + model::to_string(c.format) + " ub " +
+                 std::to_string(c.micro_batch) + " " + p.describe());
+    expect_split_matches_reference(p, devices(), *file, c.micro_batch);
   }
 }
 

@@ -23,22 +23,16 @@ class EngineSplit : public DeviceAndHostTest {
 
 TEST_F(EngineSplit, HostThenDeviceGivesTheReferenceForEveryArchitectureTypeAndMicroBatch) {
   const auto archs = split_architectures();
-  const auto formats = split_formats();
-  for (size_t arch_index = 0; arch_index < archs.size(); ++arch_index) {
-    const auto& arch = archs[arch_index];
-    for (size_t format_index = 0; format_index < formats.size(); ++format_index) {
-      const auto format = formats[format_index];
-      auto file = synthetic_file(arch.shape, format);
-      ASSERT_NE(file, nullptr);
-      // The last ngl slots on the device: layers from n_layer + 1 - ngl and the output.
-      const auto placement = ngl(arch.shape.n_layer, static_cast<int>(arch.device_slots));
-      ASSERT_FALSE(placement.whole());
-      for (uint32_t micro_batch : split_micro_batches(arch_index, format_index)) {
-        SCOPED_TRACE(arch.shape.name + " " + model::to_string(formats[format_index]) + " ub " +
-                     std::to_string(micro_batch) + " " + placement.describe());
-        expect_split_matches_reference(placement, devices(), *file, micro_batch);
-      }
-    }
+  for (const auto& c : split_cases()) {
+    const auto& arch = archs[c.arch_index];
+    auto file = synthetic_file(arch.shape, c.format);
+    ASSERT_NE(file, nullptr);
+    // The last ngl slots on the device: layers from n_layer + 1 - ngl and the output.
+    const auto placement = ngl(arch.shape.n_layer, static_cast<int>(arch.device_slots));
+    ASSERT_FALSE(placement.whole());
+    SCOPED_TRACE(arch.shape.name + " " + model::to_string(c.format) + " ub " +
+                 std::to_string(c.micro_batch) + " " + placement.describe());
+    expect_split_matches_reference(placement, devices(), *file, c.micro_batch);
   }
 }
 
