@@ -118,43 +118,35 @@ std::vector<ModelShape> gemma4_presets() {
   };
   out.push_back(small("gemma-4-e2b", 1536, 35, 1, 6144, 5, 20, true));
   out.push_back(small("gemma-4-e4b", 2560, 42, 2, 10240, 6, 18, false));
-  // The 26B-A4B (google/gemma-4-26B-A4B): hidden 2816, 30 layers, 16 heads (8 KV heads sliding, 2
-  // global, K as V), window 1024, a dense feed-forward of 2112 beside 128 experts of 704, 8 picked
-  // (25.2B parameters, 3.8B active).
-  ModelShape m = s;
-  m.name = "gemma-4-26b-a4b";
-  m.n_embd = 2816;
-  m.n_layer = 30;
-  m.n_head = 16;
-  m.n_head_kv = 8;
-  m.n_ff = 2112;
+  // The 16-head models: 8 KV heads on the sliding layers, 2 on the global ones, K as V, window
+  // 1024.
+  auto sixteen_heads = [&](const char* name, uint32_t embd, uint32_t layers, uint32_t ff) {
+    ModelShape e = s;
+    e.name = name;
+    e.n_embd = embd;
+    e.n_layer = layers;
+    e.n_head = 16;
+    e.n_head_kv = 8;
+    e.n_ff = ff;
+    e.layer_heads_kv.clear();
+    e.swa_layers.clear();
+    apply_architecture_defaults(e);
+    for (uint32_t l = 0; l < layers; ++l) e.layer_heads_kv.push_back(e.swa_layer(l) ? 8 : 2);
+    return e;
+  };
+  // The 26B-A4B (google/gemma-4-26B-A4B): hidden 2816, 30 layers, a dense feed-forward of 2112
+  // beside 128 experts of 704, 8 picked (25.2B parameters, 3.8B active).
+  ModelShape m = sixteen_heads("gemma-4-26b-a4b", 2816, 30, 2112);
   m.n_expert = 128;
   m.n_expert_used = 8;
   m.n_ff_exp = 704;
-  m.layer_heads_kv.clear();
-  m.swa_layers.clear();
-  apply_architecture_defaults(m);
-  for (uint32_t l = 0; l < m.n_layer; ++l) m.layer_heads_kv.push_back(m.swa_layer(l) ? 8 : 2);
   out.push_back(m);
   // The dense 12B (google/gemma-4-12B's model card): hidden 3840, 48 layers, 16 heads, window
   // 1024, every sixth layer global with 512-wide heads, vocabulary 262144, tied, 11.95B
   // parameters. Its feed-forward width and KV heads are not in what we could read; they are
-  // derived: with the 26B-A4B's 16-head layout (8 KV heads sliding, 2 global, K as V) and a
-  // feed-forward of 4 x 3840 the text decoder holds 11.92B, the card's 11.95B less its ~35M
-  // vision embedder.
-  ModelShape d = m;
-  d.name = "gemma-4-12b";
-  d.n_embd = 3840;
-  d.n_layer = 48;
-  d.n_ff = 15360;
-  d.n_expert = 0;
-  d.n_expert_used = 0;
-  d.n_ff_exp = 0;
-  d.layer_heads_kv.clear();
-  d.swa_layers.clear();
-  apply_architecture_defaults(d);
-  for (uint32_t l = 0; l < d.n_layer; ++l) d.layer_heads_kv.push_back(d.swa_layer(l) ? 8 : 2);
-  out.push_back(d);
+  // derived: with the 26B-A4B's layout and a feed-forward of 4 x 3840 the text decoder holds
+  // 11.92B, the card's 11.95B less its ~35M vision embedder.
+  out.push_back(sixteen_heads("gemma-4-12b", 3840, 48, 15360));
   return out;
 }
 
