@@ -78,13 +78,12 @@ class EngineBatch : public DeviceTest {
   }
 };
 
-// 70 tokens in passes of 1, 31, 32, 33, 64 and 65 (both sides of the token tiles of 16 and 32
-// and of two tiles) in F32, Q8_0 and Q4_K_M, and 512 tokens in one pass in Q4_K_M (in all three
-// the test took 113 s on llvmpipe with cold kernel caches); in passes of 1, 33 and
-// 65 in each other file type that writes a tensor type no earlier one wrote, so that every tensor
-// type's matmul runs past a tile edge (every file type at every micro-batch took 142 s on
-// llvmpipe). Each token's logits match the same device's token-by-token logits and the host
-// reference's within the f32 bound.
+// 70 tokens in passes of 1, 31, 32, 33 and 65 (both sides of the token tiles of 16 and 32 and
+// past two tiles) in F32, Q8_0 and Q4_K_M, each against the same device's token-by-token logits,
+// and 512 tokens in one pass in Q4_K_M; in passes of 33 in each other file type that writes a
+// tensor type no earlier one wrote, so that every tensor type's matmul runs past a tile edge
+// (with passes of 33 and 65 and the device's token-by-token decode of each too, the test took
+// 140 s on llvmpipe). Each token's logits match the host reference's within the f32 bound.
 TEST_F(EngineBatch, MicroBatchesGiveTokenByTokenLogitsInEveryFileType) {
   const auto shape = batch_shape();
   const auto prompt = prompt_of(512, 1, shape.n_vocab);
@@ -109,11 +108,13 @@ TEST_F(EngineBatch, MicroBatchesGiveTokenByTokenLogitsInEveryFileType) {
         device::default_config(device().info(), device().info().local_mem_size, shape, format);
     config.context = 512;
     const double bound = device::logits_nmse_bound(config);
-    const auto sequential = device_logits(*loaded, config, head);
-    EXPECT_LE(worst_nmse(sequential, std::span(host).first(sequential.size()), shape.n_vocab),
-              bound);
-    auto micro_batches =
-        every ? std::vector<uint32_t>{31, 32, 33, 64, 65} : std::vector<uint32_t>{33, 65};
+    std::vector<float> sequential;
+    if (every) {
+      sequential = device_logits(*loaded, config, head);
+      EXPECT_LE(worst_nmse(sequential, std::span(host).first(sequential.size()), shape.n_vocab),
+                bound);
+    }
+    auto micro_batches = every ? std::vector<uint32_t>{31, 32, 33, 65} : std::vector<uint32_t>{33};
     if (whole_prompt) micro_batches.push_back(512);
     for (uint32_t micro_batch : micro_batches) {
       SCOPED_TRACE("micro-batch " + std::to_string(micro_batch));
@@ -124,8 +125,11 @@ TEST_F(EngineBatch, MicroBatchesGiveTokenByTokenLogitsInEveryFileType) {
       const bool whole = micro_batch == 512;
       const auto batched = device_logits(*loaded, config, whole ? std::span(prompt) : head);
       ASSERT_EQ(batched.size(), (whole ? prompt.size() : head.size()) * shape.n_vocab);
-      EXPECT_LE(worst_nmse(std::span(batched).first(sequential.size()), sequential, shape.n_vocab),
-                bound);
+      if (every) {
+        EXPECT_LE(
+            worst_nmse(std::span(batched).first(sequential.size()), sequential, shape.n_vocab),
+            bound);
+      }
       EXPECT_LE(worst_nmse(batched, std::span(host).first(batched.size()), shape.n_vocab), bound);
     }
   }

@@ -1,7 +1,7 @@
 // Qwen3-VL's text decoder (qwen3vl) on the device against the host reference: qwen3's layer with
 // IMROPE over the whole head by rope.dimension_sections (its angles in the rotary table, so the
 // kernels are qwen3's); 32 greedy tokens with their logits in F32, Q8_0 and Q4_K_M; every token's
-// logits of a prompt fed in passes of 1, 64, 65 and 512 tokens; 4 sequences decoded together.
+// logits of a prompt fed in passes of 1, 65 and 512 tokens; 4 sequences decoded together.
 #include "device_fixture.h"
 #include "engine/device/profile_check.h"
 #include "engine/make_decoder.h"
@@ -33,12 +33,12 @@ TEST_F(EngineQwen3Vl, GreedyTokensAndLogitsAreTheReferencesInEveryFormat) {
   }
 }
 
-// 70 tokens in passes of 1, 64 and 65; 520 in passes of 512.
-TEST_F(EngineQwen3Vl, PassesOf1And64And65And512TokensGiveTheReferenceLogits) {
+// 70 tokens in passes of 1 and 65; 520 in passes of 512.
+TEST_F(EngineQwen3Vl, PassesOf1And65And512TokensGiveTheReferenceLogits) {
   const auto shape = qwen3vl();
   auto file = synthetic_file(shape, FileType::f32);
   ASSERT_NE(file, nullptr);
-  for (uint32_t micro_batch : {1u, 64u, 65u, 512u}) {
+  for (uint32_t micro_batch : {1u, 65u, 512u}) {
     SCOPED_TRACE("ub " + std::to_string(micro_batch));
     expect_split_matches_reference(placement::whole(shape.n_layer, device().name()), {&device()},
                                    *file, micro_batch);
