@@ -72,16 +72,18 @@ std::vector<std::string_view> opencl_kv_type_headers(TensorType k, TensorType v)
   static constexpr std::string_view kEncode = "#define GAUNTLET_KV_ENCODE 1\n";
   static constexpr std::string_view kPrefixK =
       "#define value_at k_value_at\n#define decode16 k_decode16\n"
-      "#define encode_block k_encode_block\n";
+      "#define encode_block k_encode_block\n#define codes16 k_codes16\n";
   static constexpr std::string_view kSuffixK =
       "enum { K_ELEMS = BLOCK_ELEMS, K_BYTES = BLOCK_BYTES };\n#undef BLOCK_ELEMS\n"
-      "#undef BLOCK_BYTES\n#undef value_at\n#undef decode16\n#undef encode_block\n";
+      "#undef BLOCK_BYTES\n#undef value_at\n#undef decode16\n#undef encode_block\n"
+      "#undef codes16\n#undef BLOCK_F16_SCALE\n";
   static constexpr std::string_view kPrefixV =
       "#define value_at v_value_at\n#define decode16 v_decode16\n"
-      "#define encode_block v_encode_block\n";
+      "#define encode_block v_encode_block\n#define codes16 v_codes16\n";
   static constexpr std::string_view kSuffixV =
       "enum { V_ELEMS = BLOCK_ELEMS, V_BYTES = BLOCK_BYTES };\n#undef BLOCK_ELEMS\n"
-      "#undef BLOCK_BYTES\n#undef value_at\n#undef decode16\n#undef encode_block\n";
+      "#undef BLOCK_BYTES\n#undef value_at\n#undef decode16\n#undef encode_block\n"
+      "#undef codes16\n#undef BLOCK_F16_SCALE\n";
   std::vector<std::string_view> out = {kEncode, kernels::common_cl};
   if (is_quantized(k)) out.insert(out.end(), {kPrefixK, decoder_cl(k), kSuffixK});
   if (is_quantized(v)) out.insert(out.end(), {kPrefixV, decoder_cl(v), kSuffixV});

@@ -36,8 +36,23 @@ GAUNTLET_INLINE uint load_u32(const __global uchar* p) {
     return as_##FT(bits | ((h & (UT)0x8000u) << 16));                                      \
   }
 GAUNTLET_F16_TO_F32(f16_to_f32, uint, float)
-GAUNTLET_F16_TO_F32(f16_to_f32x16, uint16, float16)
 #undef GAUNTLET_F16_TO_F32
+
+// The vector forms take a subnormal as the float product m * 2^-24 (exact: m < 2^10): x86 has no
+// vector leading-zero count before AVX-512, and PoCL's emulation of it cost 12 instructions a lane.
+#define GAUNTLET_F16_TO_F32_VEC(NAME, UT, IT, FT)                                         \
+  GAUNTLET_INLINE FT NAME(UT h) {                                                     \
+    const UT em = h & (UT)0x7fffu;                                                    \
+    const UT normal = (em << 13) + (UT)0x38000000u;                                   \
+    const UT special = (em << 13) | (UT)0x7f800000u;                                  \
+    const UT sub = as_##UT(convert_##FT(as_##IT(em)) * 0x1.0p-24f);                   \
+    UT bits = em >= (UT)0x0400u ? normal : sub;                                       \
+    bits = em >= (UT)0x7c00u ? special : bits;                                        \
+    return as_##FT(bits | ((h & (UT)0x8000u) << 16));                                 \
+  }
+GAUNTLET_F16_TO_F32_VEC(f16_to_f32x8, uint8, int8, float8)
+GAUNTLET_F16_TO_F32_VEC(f16_to_f32x16, uint16, int16, float16)
+#undef GAUNTLET_F16_TO_F32_VEC
 
 // bf16 bits (the low 16 bits of b) to f32: the top half of the f32.
 GAUNTLET_INLINE float bf16_to_f32(uint b) { return as_float(b << 16); }
@@ -61,6 +76,17 @@ GAUNTLET_INLINE uint2 k_scale_min(const __global uchar* scales, uint j) {
 GAUNTLET_INLINE float2 k_sub_scale(const __global uchar* blk, uint j) {
   const uint2 sm = k_scale_min(blk + 4, j);
   return (float2)(load_f16(blk) * (float)sm.x, load_f16(blk + 2) * (float)sm.y);
+}
+
+// All eight steps (s0..s7) and offsets (s8..sf) of a q4_K / q5_K block at once, k_scale_min's
+// rule on byte vectors. The block decoders take a lane of it per chunk: in the matvec's unrolled
+// block loop the vector is computed once per block (on PoCL the scalar k_sub_scale per sub-block
+// was half of a q4_K block's instructions).
+GAUNTLET_INLINE float16 k_sub_scales(const __global uchar* blk) {
+  const uchar4 a = vload4(0, blk + 4), b = vload4(0, blk + 8), c = vload4(0, blk + 12);
+  const uchar8 sc = (uchar8)(a & (uchar)63, (c & (uchar)15) | ((a >> (uchar)6) << (uchar)4));
+  const uchar8 m = (uchar8)(b & (uchar)63, (c >> (uchar)4) | ((b >> (uchar)6) << (uchar)4));
+  return (float16)(load_f16(blk) * convert_float8(sc), load_f16(blk + 2) * convert_float8(m));
 }
 
 // ggml's kvalues_iq4nl (ggml-common.h), the 16 levels of iq4_nl and iq4_xs codes.

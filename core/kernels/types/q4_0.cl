@@ -3,11 +3,20 @@
 #define BLOCK_ELEMS 32
 #define BLOCK_BYTES 18
 
-// Elements [16c, 16c + 16), c in {0, 1}: the low nibbles (c = 0) or the high ones (c = 1).
-GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
-  const float d = load_f16(blk);
+// The block starts with its f16 scale and its values are codes16 times it (the matvec applies
+// the scale once per block).
+#define BLOCK_F16_SCALE 1
+
+// The codes (q - 8) of elements [16c, 16c + 16), c in {0, 1}: the low nibbles (c = 0) or the
+// high ones (c = 1).
+GAUNTLET_INLINE float16 codes16(const __global uchar* blk, uint c) {
   const uchar16 q = (vload16(0, blk + 2) >> (uchar)(4 * c)) & (uchar)0x0f;
-  return convert_float16(convert_int16(q) - 8) * d;
+  return convert_float16(as_char16(q - (uchar)8));  // q - 8 fits a char
+}
+
+// Elements [16c, 16c + 16), c in {0, 1}.
+GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
+  return codes16(blk, c) * load_f16(blk);
 }
 
 GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {

@@ -8,7 +8,7 @@
 // Elements [16c, 16c + 16), c in 0..15: sub-block c / 2.
 GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
   const uint sub = c >> 1;
-  const float2 dm = k_sub_scale(blk, sub);
+  const float2 dm = shuffle(k_sub_scales(blk), (uint2)(sub, 8 + sub));
   const uchar16 lo =
       (vload16(0, blk + 48 + 32 * (c >> 2) + 16 * (c & 1)) >> (uchar)(4 * (sub & 1))) & (uchar)15;
   const uchar16 hi = ((vload16(0, blk + 16 + 16 * (c & 1)) >> (uchar)sub) & (uchar)1) << (uchar)4;

@@ -3,9 +3,18 @@
 #define BLOCK_ELEMS 32
 #define BLOCK_BYTES 34
 
+// The block starts with its f16 scale and its values are codes16 times it (the matvec applies
+// the scale once per block).
+#define BLOCK_F16_SCALE 1
+
+// The codes of elements [16c, 16c + 16), c in {0, 1}.
+GAUNTLET_INLINE float16 codes16(const __global uchar* blk, uint c) {
+  return convert_float16(vload16(0, (const __global char*)(blk + 2 + 16 * c)));
+}
+
 // Elements [16c, 16c + 16), c in {0, 1}.
 GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
-  return convert_float16(vload16(0, (const __global char*)(blk + 2 + 16 * c))) * load_f16(blk);
+  return codes16(blk, c) * load_f16(blk);
 }
 
 GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {
