@@ -53,6 +53,7 @@ float dot_floats(const float* w, const float* x, uint32_t n) {
 }  // namespace
 
 float f16_lookup(uint16_t bits) { return f16_table()[bits]; }
+const float* f16_table_data() { return f16_table().data(); }
 
 std::span<const TypeTraits> all_tensor_types() { return kTypes; }
 

@@ -24,10 +24,13 @@
 #define GAUNTLET_ENGINE_CPU_DOT_SCALAR
 namespace gauntlet::engine::cpu::scalar {
 
+// The table itself, so that each lookup in the kernels is one load and no call.
+inline const float* const kF16 = core::f16_table_data();
+
 inline float f16(const uint8_t* p) {
   uint16_t bits;
   std::memcpy(&bits, p, 2);
-  return core::f16_lookup(bits);
+  return kF16[bits];
 }
 
 // ggml-quants.c's get_scale_min_k4: eight 6-bit scales and minimums from 12 bytes.
