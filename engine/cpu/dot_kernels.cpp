@@ -310,6 +310,22 @@ struct WQ4_0 {
 using KQ8_0 = K32<WQ8_0>;
 using KQ4_0 = K32<WQ4_0>;
 
+// Lanes that sum to q4_K's minimums times the activations' sums per sub-block of 32 (two sums
+// of 16 each): with eight 32-bit lanes, lane k is minimum k times its two sums; narrower vectors
+// take Dot16 with each minimum repeated twice (the same sums).
+HWY_INLINE VI32 MinsDot(const uint8_t* m, const int16_t* sums) {
+  const D16 d16;
+  const D32 d32;
+  if constexpr (hn::MaxLanes(D32()) == 8) {
+    const VI32 mins = hn::PromoteTo(d32, hn::LoadU(hn::Rebind<uint8_t, D32>(), m));
+    return mins * Pairs16(hn::LoadU(d16, sums), hn::Set(d16, 1));
+  } else {
+    int16_t m16[16];
+    for (int j = 0; j < 16; ++j) m16[j] = m[j / 2];
+    return Dot16(sums, m16);
+  }
+}
+
 struct KQ4_K {
   static constexpr uint64_t kElems = 256, kBytes = 144;
   static constexpr size_t kRows = 1;
@@ -327,8 +343,17 @@ struct KQ4_K {
     for (uint64_t b = 0; b < nb; ++b) {
       const uint8_t* blk = rows[0] + b * kBytes;
       const uint8_t* qs = blk + 16;
-      uint8_t sc[8], m[8];
-      scalar::scale_min_k4(blk + 4, sc, m);
+      // ggml-quants.c's get_scale_min_k4 for all eight at once, in 32-bit words as llama.cpp's
+      // AVX2 ggml_vec_dot_q4_K_q8_K takes them: the scales in words 0-1, the minimums in 2-3.
+      uint32_t u[4];
+      std::memcpy(u, blk + 4, 12);
+      u[3] = ((u[2] >> 4) & 0x0f0f0f0f) | (((u[1] >> 6) & 0x03030303) << 4);
+      const uint32_t mins_lo = u[1] & 0x3f3f3f3f;
+      u[1] = (u[2] & 0x0f0f0f0f) | (((u[0] >> 6) & 0x03030303) << 4);
+      u[2] = mins_lo;
+      u[0] &= 0x3f3f3f3f;
+      uint8_t sc[16];
+      std::memcpy(sc, u, 16);
       VI32 sum[NT];
       for (size_t t = 0; t < NT; ++t) sum[t] = hn::Zero(d32);
       for (int j = 0; j < 4; ++j) {
@@ -344,13 +369,11 @@ struct KQ4_K {
         }
       }
       const float d = F16(blk), dmin = F16(blk + 2);
-      int16_t m16[16];  // each sub-block's minimum for its two sums of 16
-      for (int j = 0; j < 16; ++j) m16[j] = m[j / 2];
       for (size_t t = 0; t < NT; ++t) {
         const float da = tk.d[t][b];
         acc[t] = hn::MulAdd(hn::Set(df, d * da), hn::ConvertTo(df, sum[t]), acc[t]);
         acc[t] = hn::MulAdd(hn::Set(df, -dmin * da),
-                            hn::ConvertTo(df, Dot16(tk.s[t] + b * 16, m16)), acc[t]);
+                            hn::ConvertTo(df, MinsDot(sc + 8, tk.s[t] + b * 16)), acc[t]);
       }
     }
     for (size_t t = 0; t < NT; ++t) {
@@ -358,6 +381,19 @@ struct KQ4_K {
     }
   }
 };
+
+// q6_K's sixteen scales times the activations' sums per 16, as 32-bit lanes that sum to it.
+HWY_INLINE VI32 ScalesDot(const int8_t* sc, const int16_t* sums) {
+  const D16 d16;
+  if constexpr (hn::MaxLanes(D16()) == 16) {
+    return Pairs16(hn::LoadU(d16, sums),
+                   hn::PromoteTo(d16, hn::LoadU(hn::Rebind<int8_t, D16>(), sc)));
+  } else {
+    int16_t sc16[16];
+    for (int j = 0; j < 16; ++j) sc16[j] = sc[j];
+    return Dot16(sums, sc16);
+  }
+}
 
 struct KQ6_K {
   static constexpr uint64_t kElems = 256, kBytes = 210;
@@ -400,13 +436,11 @@ struct KQ6_K {
         }
       }
       const float d = F16(blk + 208);
-      int16_t sc16[16];
-      for (int j = 0; j < 16; ++j) sc16[j] = sc[j];
       for (size_t t = 0; t < NT; ++t) {
         const float da = tk.d[t][b];
         acc[t] = hn::MulAdd(hn::Set(df, d * da), hn::ConvertTo(df, sum[t]), acc[t]);
         acc[t] = hn::MulAdd(hn::Set(df, -32 * d * da),
-                            hn::ConvertTo(df, Dot16(tk.s[t] + b * 16, sc16)), acc[t]);
+                            hn::ConvertTo(df, ScalesDot(sc, tk.s[t] + b * 16)), acc[t]);
       }
     }
     for (size_t t = 0; t < NT; ++t) {
