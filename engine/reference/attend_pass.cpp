@@ -34,7 +34,12 @@ void attend_pass(const model::ModelShape& s, const KvCacheView& kv, const planne
   }
   const bool quantized_k = model::is_quantized(kv.precision.k);
   pool.parallel_for(s.heads(l), [&](uint64_t h0, uint64_t h1) {
-    std::vector<float> k_rows(uint64_t{most} * hd), v_rows(uint64_t{most} * hd), q8(hd);
+    // Kept per thread between layers and passes: a fresh allocation of this size is fresh pages
+    // from the kernel each time (mmap), zeroed.
+    thread_local std::vector<float> k_rows, v_rows, q8;
+    k_rows.resize(std::max<size_t>(k_rows.size(), uint64_t{most} * hd));
+    v_rows.resize(k_rows.size());
+    q8.resize(std::max<size_t>(q8.size(), hd));
     auto gather = [&](const std::byte* c, model::TensorType type, uint64_t base, uint32_t lo,
                       uint32_t hi, uint64_t kv_off, float* dst) {
       for (uint32_t t = lo; t <= hi; ++t) {
