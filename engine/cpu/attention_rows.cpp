@@ -1,11 +1,16 @@
 // Highway compiles this file once per instruction set and picks the best at run time.
 #include "engine/cpu/attention_rows.h"
 
+#include <algorithm>
+#include <cmath>
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "engine/cpu/attention_rows.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // foreach_target.h must come first.
 #include "hwy/highway.h"
+//
+#include "hwy/contrib/math/math-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace gauntlet::engine::cpu {
@@ -85,6 +90,44 @@ void AddRows(const float* weights, const float* rows, uint32_t n, uint32_t hd, f
   }
 }
 
+void Softmax(float* scores, uint32_t n, float scale, const float* sink) {
+  const hn::ScalableTag<float> df;
+  const size_t N = hn::Lanes(df);
+  const uint32_t full = static_cast<uint32_t>(n / N * N);
+  const auto vscale = hn::Set(df, scale);
+  auto vmax = hn::Set(df, -INFINITY);
+  for (uint32_t j = 0; j < full; j += static_cast<uint32_t>(N)) {
+    const auto x = hn::Mul(hn::LoadU(df, scores + j), vscale);
+    hn::StoreU(x, df, scores + j);
+    vmax = hn::Max(vmax, x);
+  }
+  float max = hn::GetLane(hn::MaxOfLanes(df, vmax));
+  for (uint32_t j = full; j < n; ++j) {
+    scores[j] *= scale;
+    max = std::max(max, scores[j]);
+  }
+  if (sink != nullptr) max = std::max(max, *sink);
+  const auto vm = hn::Set(df, max);
+  auto vsum = hn::Zero(df);
+  for (uint32_t j = 0; j < full; j += static_cast<uint32_t>(N)) {
+    const auto e = hn::Exp(df, hn::Sub(hn::LoadU(df, scores + j), vm));
+    hn::StoreU(e, df, scores + j);
+    vsum = hn::Add(vsum, e);
+  }
+  float sum = hn::GetLane(hn::SumOfLanes(df, vsum));
+  for (uint32_t j = full; j < n; ++j) {
+    scores[j] = std::exp(scores[j] - max);
+    sum += scores[j];
+  }
+  if (sink != nullptr) sum += std::exp(*sink - max);
+  const float inv = 1.0f / sum;
+  const auto vinv = hn::Set(df, inv);
+  for (uint32_t j = 0; j < full; j += static_cast<uint32_t>(N)) {
+    hn::StoreU(hn::Mul(hn::LoadU(df, scores + j), vinv), df, scores + j);
+  }
+  for (uint32_t j = full; j < n; ++j) scores[j] *= inv;
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace gauntlet::engine::cpu
 HWY_AFTER_NAMESPACE();
@@ -94,6 +137,11 @@ namespace gauntlet::engine::cpu {
 
 HWY_EXPORT(DotRows);
 HWY_EXPORT(AddRows);
+HWY_EXPORT(Softmax);
+
+void softmax(float* scores, uint32_t n, float scale, const float* sink) {
+  HWY_DYNAMIC_DISPATCH(Softmax)(scores, n, scale, sink);
+}
 
 void dot_rows(const float* q, const float* rows, uint32_t n, uint32_t hd, float* dots) {
   HWY_DYNAMIC_DISPATCH(DotRows)(q, rows, n, hd, dots);

@@ -12,5 +12,8 @@ namespace gauntlet::engine::cpu {
 void dot_rows(const float* q, const float* rows, uint32_t n, uint32_t hd, float* dots);
 // out[i] += the sum over j of weights[j] * row j [i].
 void add_rows(const float* weights, const float* rows, uint32_t n, uint32_t hd, float* out);
+// scores[j] = exp(scores[j] * scale - max) / sum over the n scores, with `sink` (or none) one more
+// logit in the max and the sum (ggml_soft_max_ext's sinks).
+void softmax(float* scores, uint32_t n, float scale, const float* sink);
 
 }  // namespace gauntlet::engine::cpu

@@ -457,7 +457,7 @@ constexpr size_t kTokenChunk = 32;
 template <class K, size_t MR>
 HWY_INLINE void Tile(const uint8_t* const* rows, uint64_t nb, const QuantizedActs& acts, size_t t0,
                      size_t nt, float* out, uint64_t out_stride) {
-  Tokens tk{};
+  Tokens tk;  // only nt of them are read
   for (size_t t = 0; t < nt; ++t) {
     tk.q[t] = acts.codes(t0 + t);
     tk.d[t] = acts.scale(t0 + t);

@@ -70,6 +70,9 @@ class FastProducts final : public reference::Products {
                 float* out) const override {
     cpu::add_rows(weights, rows, n, hd, out);
   }
+  void softmax(float* scores, uint32_t n, float scale, const float* sink) const override {
+    cpu::softmax(scores, n, scale, sink);
+  }
 
  private:
   mutable std::vector<QuantizedActs> acts_;

@@ -72,21 +72,12 @@ void attend_pass(const model::ModelShape& s, const KvCacheView& kv, const planne
           }
           float* scores = b + a.att + h * kv.context + first;
           fast.dot_rows(qh, k_rows.data() + uint64_t{first - sp.lo} * hd, n, hd, scores);
-          float max = -INFINITY;
-          for (uint32_t j = 0; j < n; ++j) {
-            scores[j] *= scale;
-            if (s.attn_softcap > 0) scores[j] = softcap(scores[j], s.attn_softcap);
-            max = std::max(max, scores[j]);
+          float scale_left = scale;
+          if (s.attn_softcap > 0) {
+            for (uint32_t j = 0; j < n; ++j) scores[j] = softcap(scores[j] * scale, s.attn_softcap);
+            scale_left = 1.0f;
           }
-          if (sinks != nullptr) max = std::max(max, sinks[h]);
-          float sum = 0;
-          for (uint32_t j = 0; j < n; ++j) {
-            scores[j] = std::exp(scores[j] - max);
-            sum += scores[j];
-          }
-          if (sinks != nullptr) sum += std::exp(sinks[h] - max);
-          const float inv = 1.0f / sum;
-          for (uint32_t j = 0; j < n; ++j) scores[j] *= inv;
+          fast.softmax(scores, n, scale_left, sinks != nullptr ? sinks + h : nullptr);
           float* o = b + a.xb2 + h * hd;
           std::fill(o, o + hd, 0.0f);
           fast.add_rows(scores, v_rows.data() + uint64_t{first - sp.lo} * hd, n, hd, o);

@@ -44,6 +44,9 @@ class Products {
                         float* /*dots*/) const {}
   virtual void add_rows(const float* /*weights*/, const float* /*rows*/, uint32_t /*n*/,
                         uint32_t /*hd*/, float* /*out*/) const {}
+  // scores = softmax(scores * scale), `sink` (or none) one more logit in its max and sum.
+  virtual void softmax(float* /*scores*/, uint32_t /*n*/, float /*scale*/,
+                       const float* /*sink*/) const {}
 };
 
 }  // namespace gauntlet::engine::reference
