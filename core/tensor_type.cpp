@@ -92,6 +92,7 @@ GAUNTLET_EXACT_CLONES void dot_floats4(const float* w, const float* x, uint64_t 
 }  // namespace
 
 float f16_lookup(uint16_t bits) { return f16_table()[bits]; }
+const float* f16_table_data() { return f16_table().data(); }
 
 std::span<const TypeTraits> all_tensor_types() { return kTypes; }
 

@@ -106,5 +106,7 @@ void dot_row_tokens(TensorType type, const std::byte* row, const float* x, uint6
 
 // f16 -> f32 through a table (the hot loops need it inline and fast).
 float f16_lookup(uint16_t bits);
+// The whole table (65536 floats), for loops that index it themselves.
+const float* f16_table_data();
 
 }  // namespace gauntlet::core

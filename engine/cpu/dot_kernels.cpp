@@ -24,10 +24,13 @@
 #define GAUNTLET_ENGINE_CPU_DOT_SCALAR
 namespace gauntlet::engine::cpu::scalar {
 
+// The table itself, so that each lookup in the kernels is one load and no call.
+inline const float* const kF16 = core::f16_table_data();
+
 inline float f16(const uint8_t* p) {
   uint16_t bits;
   std::memcpy(&bits, p, 2);
-  return core::f16_lookup(bits);
+  return kF16[bits];
 }
 
 // ggml-quants.c's get_scale_min_k4: eight 6-bit scales and minimums from 12 bytes.
@@ -202,11 +205,34 @@ struct Tokens {
   const int16_t* s[4];
 };
 
-// The 32-element kernels run two rows at a time: each activation load then serves two rows (the
-// registers hold 2 x 4 accumulators); the K-quants' blocks need more registers and run one.
-struct KQ8_0 {
-  static constexpr uint64_t kElems = 32, kBytes = 34;
-  static constexpr size_t kRows = 2;
+// n (at most 4) f16 scales as floats in one conversion (F16C on AVX2), not a table lookup each.
+HWY_INLINE void F16s(const uint16_t* bits, float* out) {
+  const hn::CappedTag<float, 4> d4;
+  const hn::Rebind<hwy::float16_t, decltype(d4)> dh;
+  hn::StoreU(hn::PromoteTo(d4, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(bits))), d4,
+             out);
+}
+
+// a . w over pairs for signed weight codes: on x86 |a| times w with a's sign (|a| is taken once
+// per token and block and serves every row; llama.cpp's sign trick the other way round).
+HWY_INLINE VI16 PairsAbs(VI8 w, VI8 a, VI8 abs_a) {
+#ifdef GAUNTLET_X86_PAIRS
+  return VI16{_mm256_maddubs_epi16(abs_a.raw, _mm256_sign_epi8(w.raw, a.raw))};
+#else
+  (void)abs_a;
+  return PairsI8(w, a);
+#endif
+}
+
+// The 32-element kernels (q8_0, q4_0): each block's signed weight codes (q4_0's less its 8, as
+// llama.cpp's AVX2 ggml_vec_dot_q4_0_q8_0 takes them) against each token's, rows and tokens in a
+// tile: each activation load serves every row and each weight load every token. A prompt's tiles
+// are two rows by four tokens (eight accumulators and the codes in the 16 AVX2 registers); a
+// single token's are four rows, so that four rows stream from memory at once.
+template <class W>
+struct K32 {
+  static constexpr uint64_t kElems = 32, kBytes = W::kBytes;
+  static constexpr size_t kRows = 4;
   template <size_t MR, size_t NT>
   static HWY_INLINE void Row(const uint8_t* const* rows, uint64_t nb, const Tokens& tk, float* out,
                              uint64_t stride) {
@@ -214,32 +240,30 @@ struct KQ8_0 {
     const D16 d16;
     const DF df;
     const VI16 ones = hn::Set(d16, 1);
+    constexpr size_t kParts = 32 / kLanes;
     VF acc[MR][NT];
     for (size_t m = 0; m < MR; ++m) {
       for (size_t t = 0; t < NT; ++t) acc[m][t] = hn::Zero(df);
     }
-    constexpr size_t kParts = 32 / kLanes;
     for (uint64_t b = 0; b < nb; ++b) {
       VI8 w[MR][kParts];
-      float dw[MR];
+      uint16_t bits[4] = {};
+      float dw[4];
       for (size_t m = 0; m < MR; ++m) {
         const uint8_t* blk = rows[m] + b * kBytes;
-        dw[m] = F16(blk);
-        for (size_t p = 0; p < kParts; ++p) {
-          w[m][p] = hn::LoadU(d8, reinterpret_cast<const int8_t*>(blk + 2) + p * kLanes);
-        }
+        std::memcpy(&bits[m], blk, 2);
+        W::Codes(blk + 2, w[m]);
       }
-      // Each token's sums go into its accumulators at once, so few vectors are live.
+      F16s(bits, dw);
       for (size_t t = 0; t < NT; ++t) {
-        VI8 a[kParts];
-        for (size_t p = 0; p < kParts; ++p) a[p] = hn::LoadU(d8, tk.q[t] + b * 32 + p * kLanes);
         const float da = tk.d[t][b];
-        for (size_t m = 0; m < MR; ++m) {
-          VI32 sum = Pairs16(PairsI8(w[m][0], a[0]), ones);
-          for (size_t p = 1; p < kParts; ++p) {
-            sum = hn::Add(sum, Pairs16(PairsI8(w[m][p], a[p]), ones));
+        for (size_t p = 0; p < kParts; ++p) {
+          const VI8 a = hn::LoadU(d8, tk.q[t] + b * 32 + p * kLanes);
+          const VI8 abs_a = hn::Abs(a);
+          for (size_t m = 0; m < MR; ++m) {
+            const VI32 sum = Pairs16(PairsAbs(w[m][p], a, abs_a), ones);
+            acc[m][t] = hn::MulAdd(hn::Set(df, dw[m] * da), hn::ConvertTo(df, sum), acc[m][t]);
           }
-          acc[m][t] = hn::MulAdd(hn::Set(df, dw[m] * da), hn::ConvertTo(df, sum), acc[m][t]);
         }
       }
     }
@@ -251,66 +275,56 @@ struct KQ8_0 {
   }
 };
 
-struct KQ4_0 {
-  static constexpr uint64_t kElems = 32, kBytes = 18;
-  static constexpr size_t kRows = 2;
-  // A block's 32 codes (0..15) in one vector of 32, or two of 16.
-  static HWY_INLINE void Codes(const uint8_t* blk, VU8* codes) {
-    const DU8 du8;
-    const VU8 low = hn::Set(du8, 0x0F);
-    if constexpr (kLanes == 32) {
-      const hn::Half<DU8> dh;
-      const auto v = hn::LoadU(dh, blk + 2);
-      codes[0] = hn::And(hn::Combine(du8, hn::ShiftRight<4>(v), v), low);
-    } else {
-      const VU8 v = hn::LoadU(du8, blk + 2);
-      codes[0] = hn::And(v, low);
-      codes[1] = hn::ShiftRight<4>(v);
-    }
-  }
-  template <size_t MR, size_t NT>
-  static HWY_INLINE void Row(const uint8_t* const* rows, uint64_t nb, const Tokens& tk, float* out,
-                             uint64_t stride) {
+// q8_0's codes as they lie.
+struct WQ8_0 {
+  static constexpr uint64_t kBytes = 34;
+  static HWY_INLINE void Codes(const uint8_t* qs, VI8* w) {
     const D8 d8;
-    const D16 d16;
-    const DF df;
-    const VI16 ones = hn::Set(d16, 1);
-    constexpr size_t kParts = 32 / kLanes;
-    VF acc[MR][NT];
-    float off[MR][NT] = {};
-    for (size_t m = 0; m < MR; ++m) {
-      for (size_t t = 0; t < NT; ++t) acc[m][t] = hn::Zero(df);
-    }
-    for (uint64_t b = 0; b < nb; ++b) {
-      VU8 codes[MR][kParts];
-      float dw[MR];
-      for (size_t m = 0; m < MR; ++m) {
-        dw[m] = F16(rows[m] + b * kBytes);
-        Codes(rows[m] + b * kBytes, codes[m]);
-      }
-      for (size_t t = 0; t < NT; ++t) {
-        VI8 a[kParts];
-        for (size_t p = 0; p < kParts; ++p) a[p] = hn::LoadU(d8, tk.q[t] + b * 32 + p * kLanes);
-        const float da = tk.d[t][b];
-        const auto offset = static_cast<float>(8 * tk.s[t][b]);
-        for (size_t m = 0; m < MR; ++m) {
-          VI32 sum = Pairs16(PairsU8(codes[m][0], a[0]), ones);
-          for (size_t p = 1; p < kParts; ++p) {
-            sum = hn::Add(sum, Pairs16(PairsU8(codes[m][p], a[p]), ones));
-          }
-          const float s = dw[m] * da;
-          acc[m][t] = hn::MulAdd(hn::Set(df, s), hn::ConvertTo(df, sum), acc[m][t]);
-          off[m][t] += s * offset;
-        }
-      }
-    }
-    for (size_t m = 0; m < MR; ++m) {
-      for (size_t t = 0; t < NT; ++t) {
-        out[t * stride + m] = hn::GetLane(hn::SumOfLanes(df, acc[m][t])) - off[m][t];
-      }
+    for (size_t p = 0; p < 32 / kLanes; ++p) {
+      w[p] = hn::LoadU(d8, reinterpret_cast<const int8_t*>(qs) + p * kLanes);
     }
   }
 };
+
+// q4_0's 32 codes (the low nibbles first) less 8.
+struct WQ4_0 {
+  static constexpr uint64_t kBytes = 18;
+  static HWY_INLINE void Codes(const uint8_t* qs, VI8* w) {
+    const D8 d8;
+    const DU8 du8;
+    const VU8 low = hn::Set(du8, 0x0F);
+    const VI8 eight = hn::Set(d8, 8);
+    if constexpr (kLanes == 32) {
+      const hn::Half<DU8> dh;
+      const auto v = hn::LoadU(dh, qs);
+      w[0] =
+          hn::Sub(hn::BitCast(d8, hn::And(hn::Combine(du8, hn::ShiftRight<4>(v), v), low)), eight);
+    } else {
+      const VU8 v = hn::LoadU(du8, qs);
+      w[0] = hn::Sub(hn::BitCast(d8, hn::And(v, low)), eight);
+      w[1] = hn::Sub(hn::BitCast(d8, hn::ShiftRight<4>(v)), eight);
+    }
+  }
+};
+
+using KQ8_0 = K32<WQ8_0>;
+using KQ4_0 = K32<WQ4_0>;
+
+// Lanes that sum to q4_K's minimums times the activations' sums per sub-block of 32 (two sums
+// of 16 each): with eight 32-bit lanes, lane k is minimum k times its two sums; narrower vectors
+// take Dot16 with each minimum repeated twice (the same sums).
+HWY_INLINE VI32 MinsDot(const uint8_t* m, const int16_t* sums) {
+  const D16 d16;
+  const D32 d32;
+  if constexpr (hn::MaxLanes(D32()) == 8) {
+    const VI32 mins = hn::PromoteTo(d32, hn::LoadU(hn::Rebind<uint8_t, D32>(), m));
+    return mins * Pairs16(hn::LoadU(d16, sums), hn::Set(d16, 1));
+  } else {
+    int16_t m16[16];
+    for (int j = 0; j < 16; ++j) m16[j] = m[j / 2];
+    return Dot16(sums, m16);
+  }
+}
 
 struct KQ4_K {
   static constexpr uint64_t kElems = 256, kBytes = 144;
@@ -329,8 +343,17 @@ struct KQ4_K {
     for (uint64_t b = 0; b < nb; ++b) {
       const uint8_t* blk = rows[0] + b * kBytes;
       const uint8_t* qs = blk + 16;
-      uint8_t sc[8], m[8];
-      scalar::scale_min_k4(blk + 4, sc, m);
+      // ggml-quants.c's get_scale_min_k4 for all eight at once, in 32-bit words as llama.cpp's
+      // AVX2 ggml_vec_dot_q4_K_q8_K takes them: the scales in words 0-1, the minimums in 2-3.
+      uint32_t u[4];
+      std::memcpy(u, blk + 4, 12);
+      u[3] = ((u[2] >> 4) & 0x0f0f0f0f) | (((u[1] >> 6) & 0x03030303) << 4);
+      const uint32_t mins_lo = u[1] & 0x3f3f3f3f;
+      u[1] = (u[2] & 0x0f0f0f0f) | (((u[0] >> 6) & 0x03030303) << 4);
+      u[2] = mins_lo;
+      u[0] &= 0x3f3f3f3f;
+      uint8_t sc[16];
+      std::memcpy(sc, u, 16);
       VI32 sum[NT];
       for (size_t t = 0; t < NT; ++t) sum[t] = hn::Zero(d32);
       for (int j = 0; j < 4; ++j) {
@@ -346,13 +369,11 @@ struct KQ4_K {
         }
       }
       const float d = F16(blk), dmin = F16(blk + 2);
-      int16_t m16[16];  // each sub-block's minimum for its two sums of 16
-      for (int j = 0; j < 16; ++j) m16[j] = m[j / 2];
       for (size_t t = 0; t < NT; ++t) {
         const float da = tk.d[t][b];
         acc[t] = hn::MulAdd(hn::Set(df, d * da), hn::ConvertTo(df, sum[t]), acc[t]);
         acc[t] = hn::MulAdd(hn::Set(df, -dmin * da),
-                            hn::ConvertTo(df, Dot16(tk.s[t] + b * 16, m16)), acc[t]);
+                            hn::ConvertTo(df, MinsDot(sc + 8, tk.s[t] + b * 16)), acc[t]);
       }
     }
     for (size_t t = 0; t < NT; ++t) {
@@ -360,6 +381,19 @@ struct KQ4_K {
     }
   }
 };
+
+// q6_K's sixteen scales times the activations' sums per 16, as 32-bit lanes that sum to it.
+HWY_INLINE VI32 ScalesDot(const int8_t* sc, const int16_t* sums) {
+  const D16 d16;
+  if constexpr (hn::MaxLanes(D16()) == 16) {
+    return Pairs16(hn::LoadU(d16, sums),
+                   hn::PromoteTo(d16, hn::LoadU(hn::Rebind<int8_t, D16>(), sc)));
+  } else {
+    int16_t sc16[16];
+    for (int j = 0; j < 16; ++j) sc16[j] = sc[j];
+    return Dot16(sums, sc16);
+  }
+}
 
 struct KQ6_K {
   static constexpr uint64_t kElems = 256, kBytes = 210;
@@ -402,13 +436,11 @@ struct KQ6_K {
         }
       }
       const float d = F16(blk + 208);
-      int16_t sc16[16];
-      for (int j = 0; j < 16; ++j) sc16[j] = sc[j];
       for (size_t t = 0; t < NT; ++t) {
         const float da = tk.d[t][b];
         acc[t] = hn::MulAdd(hn::Set(df, d * da), hn::ConvertTo(df, sum[t]), acc[t]);
         acc[t] = hn::MulAdd(hn::Set(df, -32 * d * da),
-                            hn::ConvertTo(df, Dot16(tk.s[t] + b * 16, sc16)), acc[t]);
+                            hn::ConvertTo(df, ScalesDot(sc, tk.s[t] + b * 16)), acc[t]);
       }
     }
     for (size_t t = 0; t < NT; ++t) {
@@ -425,7 +457,7 @@ constexpr size_t kTokenChunk = 32;
 template <class K, size_t MR>
 HWY_INLINE void Tile(const uint8_t* const* rows, uint64_t nb, const QuantizedActs& acts, size_t t0,
                      size_t nt, float* out, uint64_t out_stride) {
-  Tokens tk{};
+  Tokens tk;  // only nt of them are read
   for (size_t t = 0; t < nt; ++t) {
     tk.q[t] = acts.codes(t0 + t);
     tk.d[t] = acts.scale(t0 + t);
@@ -447,17 +479,30 @@ template <class K>
 void Rows(const std::byte* w, uint64_t row_bytes, uint64_t r0, uint64_t r1,
           const QuantizedActs& acts, float* out, uint64_t out_stride) {
   const uint64_t nb = acts.n / K::kElems;
-  for (size_t c0 = 0; c0 < acts.tokens; c0 += kTokenChunk) {
+  auto row = [&](uint64_t r) { return reinterpret_cast<const uint8_t*>(w + r * row_bytes); };
+  uint64_t r = r0;
+  if constexpr (K::kRows == 4) {
+    if (acts.tokens == 1) {
+      Tokens tk{};
+      tk.q[0] = acts.codes(0);
+      tk.d[0] = acts.scale(0);
+      tk.s[0] = acts.sum(0);
+      for (; r + 4 <= r1; r += 4) {
+        const uint8_t* rows[4] = {row(r), row(r + 1), row(r + 2), row(r + 3)};
+        K::template Row<4, 1>(rows, nb, tk, out + r, out_stride);
+      }
+    }
+  }
+  for (size_t c0 = 0; c0 < acts.tokens && r < r1; c0 += kTokenChunk) {
     const size_t c1 = std::min(acts.tokens, c0 + kTokenChunk);
-    for (uint64_t r = r0; r < r1;) {
-      const uint8_t* rows[2] = {reinterpret_cast<const uint8_t*>(w + r * row_bytes),
-                                reinterpret_cast<const uint8_t*>(w + (r + 1) * row_bytes)};
+    for (uint64_t q = r; q < r1;) {
+      const uint8_t* rows[2] = {row(q), row(q + 1)};
       bool two = false;
-      if constexpr (K::kRows == 2) two = r + 1 < r1;
+      if constexpr (K::kRows > 1) two = q + 1 < r1;
       for (size_t t0 = c0; t0 < c1; t0 += 4) {
         const size_t nt = std::min<size_t>(4, c1 - t0);
-        float* o = out + t0 * out_stride + r;
-        if constexpr (K::kRows == 2) {
+        float* o = out + t0 * out_stride + q;
+        if constexpr (K::kRows > 1) {
           if (two) {
             Tile<K, 2>(rows, nb, acts, t0, nt, o, out_stride);
             continue;
@@ -465,7 +510,7 @@ void Rows(const std::byte* w, uint64_t row_bytes, uint64_t r0, uint64_t r1,
         }
         Tile<K, 1>(rows, nb, acts, t0, nt, o, out_stride);
       }
-      r += two ? 2 : 1;
+      q += two ? 2 : 1;
     }
   }
 }

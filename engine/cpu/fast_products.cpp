@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "engine/cpu/attention_rows.h"
 #include "engine/cpu/dot_kernels.h"
 #include "engine/cpu/quantized_acts.h"
 
@@ -58,6 +59,19 @@ class FastProducts final : public reference::Products {
         base += op.w->n_out;
       }
     });
+  }
+
+  bool has_attention_rows() const override { return true; }
+  void dot_rows(const float* q, const float* rows, uint32_t n, uint32_t hd,
+                float* dots) const override {
+    cpu::dot_rows(q, rows, n, hd, dots);
+  }
+  void add_rows(const float* weights, const float* rows, uint32_t n, uint32_t hd,
+                float* out) const override {
+    cpu::add_rows(weights, rows, n, hd, out);
+  }
+  void softmax(float* scores, uint32_t n, float scale, const float* sink) const override {
+    cpu::softmax(scores, n, scale, sink);
   }
 
  private:

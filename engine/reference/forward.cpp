@@ -8,6 +8,7 @@
 
 #include "core/half.h"
 #include "engine/model/rope.h"
+#include "engine/reference/attend_pass.h"
 #include "engine/reference/experts.h"
 #include "engine/reference/gated_delta_net.h"
 #include "engine/reference/gemma4_layer.h"
@@ -215,9 +216,12 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
     });
     // Every token's K and V is in the cache before any token attends: causal order inside the
     // pass comes from each token attending only up to its own position.
+    const float* sinks = arch.attn_sinks ? floats(L.sinks) : nullptr;
+    const Products* fast = pool.products();
+    const bool by_rows = fast != nullptr && fast->has_attention_rows();
+    if (by_rows) attend_pass(s, kv, cache, l, tokens, act, a, sinks, pool, *fast);
     each([&](float* b, const PassToken& t) {
-      attend(s, kv, cache, l, t, b + a.q, arch.attn_sinks ? floats(L.sinks) : nullptr, b + a.att,
-             b + a.xb2, pool);
+      if (!by_rows) attend(s, kv, cache, l, t, b + a.q, sinks, b + a.att, b + a.xb2, pool);
       if (rot_v > 0) hadamard_rotate(b + a.xb2, n_q, rot_v);  // turned back
       if (arch.attn_output_gate) {
         float* out = b + a.xb2;

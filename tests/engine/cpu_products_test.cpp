@@ -3,6 +3,7 @@
 // the exact host reference on Q8_0, Q4_0 and Q4_K_M files (Q4_K and Q6_K tensors).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -10,8 +11,10 @@
 
 #include "backends/catalog.h"
 #include "backends/host/host_device.h"
+#include "core/half.h"
 #include "engine/cpu/dot_kernels.h"
 #include "engine/cpu/quantized_acts.h"
+#include "engine/cpu/round_acts.h"
 #include "engine/device/profile_check.h"
 #include "engine/host_decoder.h"
 #include "engine/reference/decoder.h"
@@ -35,6 +38,68 @@ std::vector<float> random_floats(size_t n, uint32_t seed) {
 double act_value(const cpu::QuantizedActs& a, size_t t, uint64_t i) {
   const uint64_t block = a.kind == cpu::ActKind::q8_0 ? 32 : 256;
   return static_cast<double>(a.codes(t)[i]) * a.scale(t)[i / block];
+}
+
+// llama.cpp's quantize_row_q8_0 as its x86 CPU backend runs it (ggml-cpu/arch/x86/quants.c,
+// rounding to nearest even), and quantize_row_q8_K_ref (ggml-quants.c), one element at a time.
+void q8_0_definition(const float* x, uint64_t n, int8_t* qs, float* d, int16_t* sums) {
+  for (uint64_t b = 0; b < n / 32; ++b) {
+    float amax = 0;
+    for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[b * 32 + j]));
+    const float scale = amax / 127.0f;
+    const float inv = scale != 0 ? 1.0f / scale : 0.0f;
+    int sum = 0;
+    for (int j = 0; j < 32; ++j) {
+      qs[b * 32 + j] = static_cast<int8_t>(std::nearbyint(x[b * 32 + j] * inv));
+      sum += qs[b * 32 + j];
+    }
+    d[b] = core::f16_to_f32(core::f32_to_f16(scale));
+    sums[b] = static_cast<int16_t>(sum);
+  }
+}
+
+void q8_K_definition(const float* x, uint64_t n, int8_t* qs, float* d, int16_t* sums) {
+  for (uint64_t b = 0; b < n / 256; ++b) {
+    const float* xb = x + b * 256;
+    float max = 0, amax = 0;
+    for (int j = 0; j < 256; ++j) {
+      if (std::fabs(xb[j]) > amax) {
+        amax = std::fabs(xb[j]);
+        max = xb[j];
+      }
+    }
+    const float iscale = amax == 0 ? 0.0f : -127.0f / max;
+    for (int j = 0; j < 256; ++j) {
+      qs[b * 256 + j] =
+          static_cast<int8_t>(std::min(127, static_cast<int>(std::nearbyint(iscale * xb[j]))));
+    }
+    for (int j = 0; j < 16; ++j) {
+      int sum = 0;
+      for (int i = 0; i < 16; ++i) sum += qs[b * 256 + j * 16 + i];
+      sums[b * 16 + j] = static_cast<int16_t>(sum);
+    }
+    d[b] = amax == 0 ? 0.0f : 1 / iscale;
+  }
+}
+
+TEST(CpuActs, SimdRoundingIsTheDefinition) {
+  const uint64_t n = 1024;
+  auto x = random_floats(n, 5);
+  std::fill(x.begin() + 256, x.begin() + 512, 0.0f);  // an all-zero block of each kind
+  x[600] = -50.0f;                                    // a negative maximum,
+  x[700] = 50.0f;                                     // tied with a later positive one
+  for (const bool k : {false, true}) {
+    const uint64_t scales = k ? n / 256 : n / 32, sums = k ? n / 16 : n / 32;
+    std::vector<int8_t> q(n), q_want(n);
+    std::vector<float> d(scales), d_want(scales);
+    std::vector<int16_t> s(sums), s_want(sums);
+    (k ? cpu::round_q8_K : cpu::round_q8_0)(x.data(), n, q.data(), d.data(), s.data());
+    (k ? q8_K_definition : q8_0_definition)(x.data(), n, q_want.data(), d_want.data(),
+                                            s_want.data());
+    EXPECT_EQ(q, q_want) << (k ? "q8_K" : "q8_0");
+    EXPECT_EQ(d, d_want) << (k ? "q8_K" : "q8_0");
+    EXPECT_EQ(s, s_want) << (k ? "q8_K" : "q8_0");
+  }
 }
 
 class CpuKernel : public ::testing::TestWithParam<TensorType> {};
@@ -79,6 +144,29 @@ TEST_P(CpuKernel, EqualsDecodedDotProducts) {
       EXPECT_NEAR(got, exact, 2e-2 * scale) << "token " << t << " row " << r;
     }
   }
+}
+
+// A single token takes its rows four at a time (a decode step's tiles), several tokens two rows
+// by four tokens: the same sums, bit for bit.
+TEST_P(CpuKernel, OneTokenEqualsItsPlaceInATile) {
+  const TensorType type = GetParam();
+  const uint64_t n = 512, rows = 9;
+  const auto kind = cpu::fast_kernel_acts(type).value();
+  const uint64_t rb = model::row_bytes(type, n);
+  std::vector<std::byte> w(rows * rb);
+  for (uint64_t r = 0; r < rows; ++r) {
+    model::quantize_row(type, random_floats(n, static_cast<uint32_t>(r + 7)).data(),
+                        w.data() + r * rb, n);
+  }
+  const auto x = random_floats(3 * n, 42);
+  reference::ThreadPool pool(1);
+  cpu::QuantizedActs three, one;
+  cpu::quantize_acts(kind, x.data(), n, 3, n, pool, three);
+  cpu::quantize_acts(kind, x.data() + n, n, 1, n, pool, one);  // the middle token
+  std::vector<float> tile(3 * rows), single(rows);
+  cpu::fast_rows(type, w.data(), rb, 0, rows, three, tile.data(), rows);
+  cpu::fast_rows(type, w.data(), rb, 0, rows, one, single.data(), rows);
+  for (uint64_t r = 0; r < rows; ++r) EXPECT_EQ(single[r], tile[rows + r]) << "row " << r;
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, CpuKernel,
