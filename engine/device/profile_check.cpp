@@ -339,8 +339,8 @@ core::Result<CheckResult> compare_with_reference(Decoder& tested, const model::G
         one[0].prompt = dev[q].prompt;
         auto hs = run_sequences(**ref, one, s.n_vocab, steps, nullptr);
         if (!hs) return hs.error();
-        keep_reference_run(key, {std::move(one[0].logits), std::move(one[0].generated)});
-        host_run = find_reference_run(key);
+        host_run = ReferenceRun{std::move(one[0].logits), std::move(one[0].generated)};
+        keep_reference_run(key, *host_run);
       }
       r.device_tokens.insert(r.device_tokens.end(), dev[q].generated.begin(),
                              dev[q].generated.end());

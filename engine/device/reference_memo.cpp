@@ -12,6 +12,8 @@ namespace gauntlet::engine::device {
 namespace {
 
 constexpr size_t kKeptRuns = 8;
+// A real model's vocabulary (262144 logits) makes one run of a 512-token pass tens of MiB.
+constexpr size_t kKeptFloats = size_t{64} << 20 >> 2;
 constexpr size_t kSamples = 64, kSampleBytes = 4096;
 
 struct Memo {
@@ -61,11 +63,22 @@ std::optional<ReferenceRun> find_reference_run(const std::string& key) {
   return std::nullopt;
 }
 
+size_t floats_of(const ReferenceRun& run) {
+  size_t n = 0;
+  for (const auto& l : run.logits) n += l.size();
+  return n;
+}
+
 void keep_reference_run(const std::string& key, ReferenceRun run) {
   auto& m = memo();
   std::lock_guard lock(m.mutex);
   m.runs.emplace_back(key, std::move(run));
-  if (m.runs.size() > kKeptRuns) m.runs.pop_front();
+  size_t kept = 0;
+  for (const auto& [k, r] : m.runs) kept += floats_of(r);
+  while (m.runs.size() > 1 && (m.runs.size() > kKeptRuns || kept > kKeptFloats)) {
+    kept -= floats_of(m.runs.front().second);
+    m.runs.pop_front();
+  }
 }
 
 }  // namespace gauntlet::engine::device

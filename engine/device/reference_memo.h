@@ -23,7 +23,8 @@ struct ReferenceRun {
 // then every other input as `parts`.
 std::string reference_key(const model::GgufFile& file, std::span<const uint64_t> parts);
 
-// The process's kept runs (a few: the most recent), safe to use from several threads.
+// The process's kept runs (the 8 most recent, at most 64 MiB of logits, but always the newest),
+// safe to use from several threads.
 std::optional<ReferenceRun> find_reference_run(const std::string& key);
 void keep_reference_run(const std::string& key, ReferenceRun run);
 

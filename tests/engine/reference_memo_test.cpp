@@ -47,6 +47,15 @@ TEST(ReferenceMemo, FindsARunByItsFileAndInputsOnly) {
     device::keep_reference_run(device::reference_key(*b, more), {});
   }
   EXPECT_FALSE(device::find_reference_run(key).has_value());
+
+  // Runs over 64 MiB of logits in all push out the older ones, but the newest is kept.
+  const std::vector<float> vocab(262144, 1.0f);
+  device::ReferenceRun big{std::vector<std::vector<float>>(40, vocab), {}};
+  const uint64_t first[] = {3, 0}, second[] = {3, 1};
+  device::keep_reference_run(device::reference_key(*a, first), big);
+  device::keep_reference_run(device::reference_key(*a, second), big);
+  EXPECT_FALSE(device::find_reference_run(device::reference_key(*a, first)).has_value());
+  EXPECT_TRUE(device::find_reference_run(device::reference_key(*a, second)).has_value());
 }
 
 }  // namespace
