@@ -248,7 +248,7 @@ void BM_Matmul(benchmark::State& state, const std::string& name, model::TensorTy
     device::Ops ops(d);
     auto run = [&] {
       check(ops.matmul(*wb, type, v, n_in, n_out, *act, 0, n_in, stride, tokens,
-                       device::kMatmulRows));
+                       device::matmul_rows(d.info(), n_out)));
     };
     run();
     check(d.finish());

@@ -171,10 +171,10 @@ core::Result<KernelSource> matmul_source(core::Api api, model::TensorType weight
                                 std::to_string(tile) + " needs both to be multiples of " +
                                 std::to_string(step));
   }
-  if (rows == 0 || rows > 4 || v.tokens == 0 || v.tokens > 32) {
+  if (rows == 0 || rows > 8 || v.tokens == 0 || v.tokens > 32) {
     return core::make_error(core::ErrorKind::invalid_argument,
                             v.name() +
-                                ": a matmul computes 1..4 rows per work-item for 1..32 "
+                                ": a matmul computes 1..8 rows per work-item for 1..32 "
                                 "tokens per workgroup");
   }
   std::span<const uint32_t> spirv;

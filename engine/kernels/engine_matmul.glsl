@@ -5,7 +5,7 @@
 // for the TOKENS tokens [c * TOKENS, ...): per pass over n_in it holds TILE activation elements of
 // each of its tokens in shared memory, and every weight chunk an invocation decodes serves all of
 // them. Specialization constants: 0 workgroup; 3 WEIGHT_FORMAT; 4 TILE (a multiple of 16 holding
-// whole blocks); 5 TOKENS (at most 32); 6 ROWS (at most 4); 7 ACCUMULATE (1: out += W . x);
+// whole blocks); 5 TOKENS (at most 32); 6 ROWS (at most 8); 7 ACCUMULATE (1: out += W . x);
 // 8 TILE_VECS = TOKENS * TILE / 4, the shared vec4s (planner::local_mem_bytes of the variant);
 // 9 EXPERTS (1: the expert-indexed product over engine_expert_group's tiles, as
 // engine_matmul.cl's EXPERTS says).
@@ -45,8 +45,6 @@ uint token_base(uint first, uint t, uint slot) {
 
 shared vec4 tile[TILE_VECS];
 
-const uint MAX_ROWS = 4u;
-const uint MAX_TOKENS = 32u;
 const uint STEP = BLOCK_ELEMS < 16u ? 16u : BLOCK_ELEMS;
 const uint CHUNKS = BLOCK_ELEMS < 16u ? 1u : BLOCK_ELEMS / 16u;
 
@@ -69,8 +67,10 @@ void main() {
     tokens = uint(act[group_at(entry + 2u)]);
   }
   // One float per output: on CPU drivers every invocation-private value is a SIMD register.
-  float acc[MAX_ROWS * MAX_TOKENS];
-  [[unroll]] for (uint i = 0u; i < MAX_ROWS * MAX_TOKENS; ++i) acc[i] = 0.0;
+  // Loops and this array are bounded by the constants themselves: a larger private array, or a loop
+  // left rolled, puts the sums in scratch memory on llvmpipe.
+  float acc[ROWS * TOKENS];
+  [[unroll]] for (uint i = 0u; i < ROWS * TOKENS; ++i) acc[i] = 0.0;
   for (uint base = 0u; base < p.n_in; base += TILE) {
     const uint len = min(TILE, p.n_in - base);
     barrier();
@@ -94,25 +94,21 @@ void main() {
       // Not unrolled: the rows and tokens inside are, and a k-quant block's 16 chunks times them
       // made shaders llvmpipe took minutes to compile (q6_K).
       [[dont_unroll]] for (uint c = 0u; c < CHUNKS; ++c) {
-        [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r) {
-          if (r < ROWS) {
-            const mat4 v = decode16(min(row0 + r, p.n_out - 1u) * rb + block_off, c);
-            [[unroll]] for (uint t = 0u; t < MAX_TOKENS; ++t) {
-              if (t < TOKENS) {
-                const uint x = (t * TILE + b + 16u * c) / 4u;
-                acc[r * MAX_TOKENS + t] += dot(v[0], tile[x]) + dot(v[1], tile[x + 1u]) +
-                                           dot(v[2], tile[x + 2u]) + dot(v[3], tile[x + 3u]);
-              }
-            }
+        [[unroll]] for (uint r = 0u; r < ROWS; ++r) {
+          const mat4 v = decode16(min(row0 + r, p.n_out - 1u) * rb + block_off, c);
+          [[unroll]] for (uint t = 0u; t < TOKENS; ++t) {
+            const uint x = (t * TILE + b + 16u * c) / 4u;
+            acc[r * TOKENS + t] += dot(v[0], tile[x]) + dot(v[1], tile[x + 1u]) +
+                                   dot(v[2], tile[x + 2u]) + dot(v[3], tile[x + 3u]);
           }
         }
       }
     }
   }
-  [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r) {
-    [[unroll]] for (uint t = 0u; t < MAX_TOKENS; ++t) {
-      if (r < ROWS && t < TOKENS && row0 + r < p.n_out && t < tokens) {
-        const float sum = acc[r * MAX_TOKENS + t];
+  [[unroll]] for (uint r = 0u; r < ROWS; ++r) {
+    [[unroll]] for (uint t = 0u; t < TOKENS; ++t) {
+      if (row0 + r < p.n_out && t < tokens) {
+        const float sum = acc[r * TOKENS + t];
         const uint at = token_base(first, t, p.out_slot) + p.out_off + row0 + r;
         if (ACCUMULATE != 0u) {
           act[at] += sum;

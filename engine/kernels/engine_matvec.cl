@@ -45,6 +45,19 @@ typedef struct {
 #define ROW_BYTES(n) ((n) / BLOCK_ELEMS * BLOCK_BYTES)
 #define CHUNKS_PER_BLOCK (BLOCK_ELEMS < 16 ? 1 : BLOCK_ELEMS / 16)
 
+// A type whose block starts with its f16 scale (BLOCK_F16_SCALE: q8_0, q4_0) has the scaled
+// codes row_dot factors; mxfp4's decoder defines its own.
+#ifdef BLOCK_F16_SCALE
+#define BLOCK_SCALED_CODES 1
+GAUNTLET_INLINE float block_scale(const __global uchar* blk) { return load_f16(blk); }
+GAUNTLET_INLINE float8 block_scales8(const __global uchar* blk) {
+  return f16_to_f32x8((uint8)(load_u16(blk), load_u16(blk + BLOCK_BYTES),
+                              load_u16(blk + 2 * BLOCK_BYTES), load_u16(blk + 3 * BLOCK_BYTES),
+                              load_u16(blk + 4 * BLOCK_BYTES), load_u16(blk + 5 * BLOCK_BYTES),
+                              load_u16(blk + 6 * BLOCK_BYTES), load_u16(blk + 7 * BLOCK_BYTES)));
+}
+#endif
+
 // The dot product of one row's elements [base, base + len) with the tile, as 16 lanes. One
 // work-item walks its row from start to end: CPU drivers read it as one sequential stream.
 GAUNTLET_INLINE float16 row_dot(const __global uchar* row, uint base, uint len, const __local TILE_T* tile) {
@@ -59,25 +72,21 @@ GAUNTLET_INLINE float16 row_dot(const __global uchar* row, uint base, uint len, 
 #else
   const __global uchar* blk = row + (base / BLOCK_ELEMS) * BLOCK_BYTES;
   uint b = 0;
-#ifdef BLOCK_F16_SCALE
-  // Blocks of 32 led by one f16 scale (q8_0, q4_0): eight blocks a step, their scales widened as
-  // one vector and each applied once to its block's sum. On PoCL the scalar widening per block
-  // was half of a q8_0 block's instructions.
+#ifdef BLOCK_SCALED_CODES
+  // Blocks of 32 whose values are codes16 times one scale per block (q8_0, q4_0, mxfp4): eight
+  // blocks a step, their scales widened as one vector and each applied once to its block's sum.
+  // On PoCL the scalar widening per block was half of a q8_0 block's instructions.
 #define GAUNTLET_BLOCK_SUM(k)                                             \
   (codes16(blk + (k) * BLOCK_BYTES, 0) * TILE_LOAD16(tile, b + 32 * (k)) + \
    codes16(blk + (k) * BLOCK_BYTES, 1) * TILE_LOAD16(tile, b + 32 * (k) + 16))
   for (; b + 8 * BLOCK_ELEMS <= len; b += 8 * BLOCK_ELEMS, blk += 8 * BLOCK_BYTES) {
-    const float8 d = f16_to_f32x8((uint8)(
-        load_u16(blk), load_u16(blk + BLOCK_BYTES), load_u16(blk + 2 * BLOCK_BYTES),
-        load_u16(blk + 3 * BLOCK_BYTES), load_u16(blk + 4 * BLOCK_BYTES),
-        load_u16(blk + 5 * BLOCK_BYTES), load_u16(blk + 6 * BLOCK_BYTES),
-        load_u16(blk + 7 * BLOCK_BYTES)));
+    const float8 d = block_scales8(blk);
     acc += d.s0 * GAUNTLET_BLOCK_SUM(0) + d.s1 * GAUNTLET_BLOCK_SUM(1);
     acc += d.s2 * GAUNTLET_BLOCK_SUM(2) + d.s3 * GAUNTLET_BLOCK_SUM(3);
     acc += d.s4 * GAUNTLET_BLOCK_SUM(4) + d.s5 * GAUNTLET_BLOCK_SUM(5);
     acc += d.s6 * GAUNTLET_BLOCK_SUM(6) + d.s7 * GAUNTLET_BLOCK_SUM(7);
   }
-  for (; b < len; b += BLOCK_ELEMS, blk += BLOCK_BYTES) acc += load_f16(blk) * GAUNTLET_BLOCK_SUM(0);
+  for (; b < len; b += BLOCK_ELEMS, blk += BLOCK_BYTES) acc += block_scale(blk) * GAUNTLET_BLOCK_SUM(0);
 #undef GAUNTLET_BLOCK_SUM
 #endif
   for (; b < len; b += BLOCK_ELEMS, blk += BLOCK_BYTES) {

@@ -269,9 +269,11 @@ void main() {
   uint rb = row_bytes(p.n_in);
   uint w_off, x_off, out_off;
   expert_addressing(rb, w_off, x_off, out_off);
-  uint row_off[8];
-  vec4 acc[8];
-  [[unroll]] for (uint r = 0; r < 8; ++r) {
+  // Arrays and loops bounded by ROWS itself: larger private arrays, or loops left rolled, put them in
+  // scratch memory on llvmpipe.
+  uint row_off[ROWS];
+  vec4 acc[ROWS];
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) {
     row_off[r] = w_off + min(row0 + r, p.n_out - 1) * rb;
     acc[r] = vec4(0.0);
   }
@@ -305,38 +307,30 @@ void main() {
     barrier();
     if (grouped) {
       for (uint g0 = 0; g0 < len; g0 += 256) {
-        uvec4 q[8][17];
-        [[unroll]] for (uint r = 0; r < 8; ++r) {
-          if (r < ROWS) {
-            uint at = (row_off[r] + (base + g0) / QK * (group_bytes / 8)) >> 4;
-            [[unroll]] for (uint c = 0; c < group_vectors; ++c) q[r][c] = w4[at + c];
-          }
+        uvec4 q[ROWS][17];
+        [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+          uint at = (row_off[r] + (base + g0) / QK * (group_bytes / 8)) >> 4;
+          [[unroll]] for (uint c = 0; c < group_vectors; ++c) q[r][c] = w4[at + c];
         }
         [[unroll]] for (uint k = 0; k < 8; ++k) {
           vec4 t[8];
           [[unroll]] for (uint m = 0; m < 4; ++m) tile8(g0 + 32 * k + 8 * m, t[2 * m], t[2 * m + 1]);
-          [[unroll]] for (uint r = 0; r < 8; ++r) {
-            if (r < ROWS) acc[r] += group_block_dot(q[r], k, t);
-          }
+          [[unroll]] for (uint r = 0; r < ROWS; ++r) acc[r] += group_block_dot(q[r], k, t);
         }
       }
     } else {
-      [[unroll]] for (uint r = 0; r < 8; ++r) {
-        if (r < ROWS) acc[r] += row_dot(row_off[r], base, len);
-      }
+      [[unroll]] for (uint r = 0; r < ROWS; ++r) acc[r] += row_dot(row_off[r], base, len);
     }
   }
   // The reduction scratch stages this invocation's results (it is part of the variant's shared
   // memory, which the planner counts).
-  [[unroll]] for (uint r = 0; r < 8; ++r) {
-    if (r < ROWS) {
-      red[lid] = dot(acc[r], vec4(1.0));
-      if (row0 + r < p.n_out) {
-        if (ACCUMULATE != 0) {
-          act[out_off + row0 + r] += red[lid];
-        } else {
-          act[out_off + row0 + r] = red[lid];
-        }
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+    red[lid] = dot(acc[r], vec4(1.0));
+    if (row0 + r < p.n_out) {
+      if (ACCUMULATE != 0) {
+        act[out_off + row0 + r] += red[lid];
+      } else {
+        act[out_off + row0 + r] = red[lid];
       }
     }
   }

@@ -71,13 +71,14 @@ void load_tile(uint x_off, uint base, uint len) {
   }
 }
 
-// Copies the words of the block at byte offset off into `staged` (engine_matvec_blocks_words.glsl),
-// never past the block's last word, and returns where the block starts in them: 0, or 2 for a
-// block that starts 2 bytes into a word (only types whose blocks are not whole words).
+// Copies the block at byte offset off into `staged` (engine_matvec_blocks_words.glsl) so that it
+// starts at the staged words' byte 0, never reading past the block's last word, and returns 0,
+// where the decoders then find it: every index into `staged` is a constant. (A block left at its
+// byte in the word gave the decoders a variable index, which llvmpipe turns into a chain of
+// branches over every staged word: mxfp4 decoded at half of q4_0's speed.)
 // `vectors`: every block starts on 16 bytes (whole 16-byte blocks in rows of them), so a block is
 // staged with 16-byte loads.
 uint stage_block(uint off, uint row, bool vectors) {
-  const uint at = BLOCK_BYTES % 4u == 0u ? 0u : off & 3u;
   if (BLOCK_BYTES % 16u == 0u && vectors) {
     [[unroll]] for (uint v = 0u; v < BLOCK_BYTES / 16u; ++v) {
       const uvec4 x = w4[(off >> 4) + v];
@@ -88,11 +89,15 @@ uint stage_block(uint off, uint row, bool vectors) {
     }
     return 0u;
   }
-  const uint words = (at + BLOCK_BYTES + 3u) >> 2;
-  [[unroll]] for (uint k = 0u; k < (BLOCK_BYTES + 2u) / 4u + 1u; ++k) {
-    if (k < words) staged[row][k] = w[(off >> 2) + k];
+  const uint shift = BLOCK_BYTES % 4u == 0u ? 0u : (off & 3u) << 3;
+  const uint words = ((off & 3u) + BLOCK_BYTES + 3u) >> 2;
+  uint next = w[off >> 2];
+  [[unroll]] for (uint k = 0u; k < (BLOCK_BYTES + 3u) / 4u; ++k) {
+    const uint word = next;
+    next = k + 1u < words ? w[(off >> 2) + k + 1u] : 0u;
+    staged[row][k] = shift == 0u ? word : (word >> shift) | (next << (32u - shift));
   }
-  return at;
+  return 0u;
 }
 
 void embed() {
@@ -115,8 +120,10 @@ void main() {
   uint rb = p.n_in / BLOCK_ELEMS * BLOCK_BYTES;
   uint w_off, x_off, out_off;
   expert_addressing(rb, w_off, x_off, out_off);
-  vec4 acc[8];
-  [[unroll]] for (uint r = 0; r < 8; ++r) acc[r] = vec4(0.0);
+  // Arrays and loops bounded by ROWS itself: larger private arrays, or loops left rolled, put them in
+  // scratch memory on llvmpipe.
+  vec4 acc[ROWS];
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) acc[r] = vec4(0.0);
   for (uint base = 0; base < p.n_in; base += TILE) {
     uint len = min(TILE, p.n_in - base);
     barrier();
@@ -125,40 +132,40 @@ void main() {
     // Block by block: each row's block is staged once, then every 16-element chunk of the tile
     // is loaded once and serves all ROWS rows.
     for (uint b = 0; b < len; b += BLOCK_ELEMS) {
-      uint at[8];
-      [[unroll]] for (uint r = 0; r < 8; ++r) {
-        if (r < ROWS) {
-          const uint off =
-              w_off + min(row0 + r, p.n_out - 1) * rb + (base + b) / BLOCK_ELEMS * BLOCK_BYTES;
-          at[r] = stage_block(off, r, (rb & 15u) == 0u);
-        }
+      uint at[ROWS];
+      [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+        const uint off =
+            w_off + min(row0 + r, p.n_out - 1) * rb + (base + b) / BLOCK_ELEMS * BLOCK_BYTES;
+        at[r] = stage_block(off, r, (rb & 15u) == 0u);
       }
       // Not unrolled: unrolled over a k-quant's 16 chunks and the rows, the shader took llvmpipe
       // 7-16 s to compile per specialization (2-5 s now), for about a tenth more decode speed.
       [[dont_unroll]] for (uint c = 0; c < BLOCK_ELEMS / 16; ++c) {
         const uint t = b + 16 * c;
         const mat4 x = mat4(tile4(t), tile4(t + 4), tile4(t + 8), tile4(t + 12));
-        [[unroll]] for (uint r = 0; r < 8; ++r) {
-          if (r < ROWS) {
-            staged_row = r;
-            const mat4 v = decode16(at[r], c);
-            acc[r] += v[0] * x[0] + v[1] * x[1] + v[2] * x[2] + v[3] * x[3];
-          }
+        [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+          staged_row = r;
+#ifdef BLOCK_SCALED_CODES
+          // The type's codes, its scale applied once to their products (mxfp4).
+          const mat4 v = codes16(at[r], c);
+          acc[r] += block_scale(at[r]) * (v[0] * x[0] + v[1] * x[1] + v[2] * x[2] + v[3] * x[3]);
+#else
+          const mat4 v = decode16(at[r], c);
+          acc[r] += v[0] * x[0] + v[1] * x[1] + v[2] * x[2] + v[3] * x[3];
+#endif
         }
       }
     }
   }
   // The reduction scratch stages this invocation's results (it is part of the variant's shared
   // memory, which the planner counts).
-  [[unroll]] for (uint r = 0; r < 8; ++r) {
-    if (r < ROWS) {
-      red[lid] = dot(acc[r], vec4(1.0));
-      if (row0 + r < p.n_out) {
-        if (ACCUMULATE != 0) {
-          act[out_off + row0 + r] += red[lid];
-        } else {
-          act[out_off + row0 + r] = red[lid];
-        }
+  [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+    red[lid] = dot(acc[r], vec4(1.0));
+    if (row0 + r < p.n_out) {
+      if (ACCUMULATE != 0) {
+        act[out_off + row0 + r] += red[lid];
+      } else {
+        act[out_off + row0 + r] = red[lid];
       }
     }
   }

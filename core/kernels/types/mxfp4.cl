@@ -48,6 +48,32 @@ GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
                    mxfp4_value(q.sf, e));
 }
 
+// The matvec's factored form (engine_matvec.cl's BLOCK_SCALED_CODES): a block's values are its
+// signed codes (E2M1 doubled: 0, +-1, +-2, +-3, +-4, +-6, +-8, +-12) times 2^(e - 128), applied
+// once to the block's sum of code products. A power of two scales exactly, so the sums are
+// decode16's wherever the products and the sum are normal floats; only a subnormal result
+// (e < 2) or an overflow (e > 252: a code times the scale is infinity in decode16) can round
+// differently.
+GAUNTLET_INLINE float16 codes16(const __global uchar* blk, uint c) {
+  const uchar16 code = (vload16(0, blk + 1) >> (uchar)(4 * c)) & (uchar)0x0f;
+  // |value| for m = code & 7: m + max(m - 4, 0) + 2 max(m - 6, 0) is 0, 1, 2, 3, 4, 6, 8, 12.
+  const uchar16 m = code & (uchar)7;
+  const char16 magnitude =
+      as_char16(m + sub_sat(m, (uchar)4) + (sub_sat(m, (uchar)6) << (uchar)1));
+  return convert_float16(code >= (uchar)8 ? -magnitude : magnitude);
+}
+// 2^(e - 128), subnormal for e < 2.
+GAUNTLET_INLINE float8 e8m0_half8(uint8 e) {
+  return as_float8(select((e - 1u) << 23, (uint8)0x00200000u << e, e < 2u));
+}
+GAUNTLET_INLINE float block_scale(const __global uchar* blk) {
+  return e8m0_half8((uint8)(blk[0])).s0;
+}
+GAUNTLET_INLINE float8 block_scales8(const __global uchar* blk) {
+  return e8m0_half8(
+      (uint8)(blk[0], blk[17], blk[34], blk[51], blk[68], blk[85], blk[102], blk[119]));
+}
+
 GAUNTLET_INLINE float value_at(const __global uchar* blk, uint j) {
   return mxfp4_value((blk[1 + (j & 15)] >> (4 * (j >> 4))) & 0x0fu, blk[0]);
 }

@@ -61,6 +61,29 @@ mat4 decode16(uint off, uint c) {
   return r;
 }
 
+// The matvec's factored form (engine_matvec_blocks.glsl's BLOCK_SCALED_CODES): the signed codes
+// (E2M1 doubled) of elements [16c, 16c + 16), and the block's scale 2^(e - 128), applied once to
+// the block's sum of code products. A power of two scales exactly, so the sums are decode16's
+// wherever the products and the sum are normal floats; only a subnormal result (e < 2) or an
+// overflow (e > 252) can round differently. Branch-free: llvmpipe runs both sides of a branch
+// that differs between invocations.
+#define BLOCK_SCALED_CODES 1
+mat4 codes16(uint off, uint c) {
+  mat4 r;
+  for (uint k = 0u; k < 4u; ++k) {
+    const uvec4 q = (u8x4(u32_at_any(off + 1u + 4u * k)) >> (4u * c)) & 0x0fu;
+    // |value| for m = q & 7: m + max(m - 4, 0) + 2 max(m - 6, 0) is 0, 1, 2, 3, 4, 6, 8, 12.
+    const uvec4 m = q & 7u;
+    const vec4 magnitude = vec4(m + (max(m, uvec4(4u)) - 4u) + 2u * (max(m, uvec4(6u)) - 6u));
+    r[k] = mix(magnitude, -magnitude, greaterThanEqual(q, uvec4(8u)));
+  }
+  return r;
+}
+float block_scale(uint off) {
+  const uint e = u8_at(off);
+  return uintBitsToFloat(e >= 2u ? (e - 1u) << 23 : 0x00200000u << e);
+}
+
 float value_at(uint off, uint j) {
   return mxfp4_value((u8_at(off + 1u + (j & 15u)) >> (4u * (j >> 4))) & 0x0fu, u8_at(off));
 }
