@@ -1,5 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 // Attention of one query head of one token (workgroup (h, t)) over its sequence's positions
 // first..pos of the KV cache (token t's position and sequence are pass[2t], pass[2t + 1];
 // position u in slot u % ring of the sequence's cache for this layer; a sliding-window layer,
@@ -89,8 +90,10 @@ void main() {
   }
 
   float m = -1.0 / 0.0, l = 0.0;
-  float acc[8];
-  for (uint k = 0; k < DIMS_PER_ITEM; ++k) acc[k] = 0.0;
+  // Bounded by DIMS_PER_ITEM itself and unrolled: an array indexed by a variable is a chain of
+  // branches on llvmpipe.
+  float acc[DIMS_PER_ITEM];
+  [[unroll]] for (uint k = 0; k < DIMS_PER_ITEM; ++k) acc[k] = 0.0;
 
   for (uint t0 = first; t0 < n_pos; t0 += SCORE_TILE) {
     uint len = min(SCORE_TILE, n_pos - t0);
@@ -126,9 +129,9 @@ void main() {
     }
     l = l * c + red[0];
     m = new_m;
-    for (uint k = 0; k < DIMS_PER_ITEM; ++k) {
+    [[unroll]] for (uint k = 0; k < DIMS_PER_ITEM; ++k) {
       uint d = lid + k * wg;
-      if (d >= HEAD_DIM) break;
+      if (d >= HEAD_DIM) continue;
       float a = acc[k] * c;
       for (uint tt = 0; tt < len; ++tt) {
         a += scores[tt] * kv_at(1, layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off + d);
@@ -139,9 +142,9 @@ void main() {
   if (p.sinks != 0) {
     float sink = sink_logits[h], new_m = max(m, sink), c = exp(m - new_m);
     l = l * c + exp(sink - new_m);
-    for (uint k = 0; k < DIMS_PER_ITEM; ++k) acc[k] *= c;
+    [[unroll]] for (uint k = 0; k < DIMS_PER_ITEM; ++k) acc[k] *= c;
   }
-  for (uint k = 0; k < DIMS_PER_ITEM; ++k) {
+  [[unroll]] for (uint k = 0; k < DIMS_PER_ITEM; ++k) {
     uint d = lid + k * wg;
     if (d < HEAD_DIM) act[tok + p.out_off + h * HEAD_DIM + d] = acc[k] / l;
   }

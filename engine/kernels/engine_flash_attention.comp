@@ -1,5 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 // Flash attention, as engine_flash_attention.cl: workgroup (g, t) serves the GROUP query heads of
 // KV head g for token t over its sequence's positions first..pos, K and V read TILE positions at
 // a time into shared memory (dequantized once for the group), a running (online) softmax per
@@ -77,8 +78,10 @@ void main() {
     run_max[g] = -1.0 / 0.0;
     run_sum[g] = 0.0;
   }
-  float acc[32];
-  for (uint k = 0u; k < ACC; ++k) acc[k] = 0.0;
+  // Bounded by ACC itself and unrolled: an array indexed by a variable is a chain of branches on
+  // llvmpipe.
+  float acc[ACC];
+  [[unroll]] for (uint k = 0u; k < ACC; ++k) acc[k] = 0.0;
 
   for (uint t0 = first; t0 < n_pos; t0 += TILE) {
     const uint len = min(TILE, n_pos - t0);
@@ -112,19 +115,20 @@ void main() {
       run_max[g] = new_m;
     }
     barrier();
-    for (uint k = 0u; k < ACC; ++k) {
+    [[unroll]] for (uint k = 0u; k < ACC; ++k) {
       const uint i = lid + k * wg;
-      if (i >= GROUP * HEAD_DIM) break;
-      const uint g = i / HEAD_DIM, d = i % HEAD_DIM;
-      float a = acc[k] * corr[g];
-      for (uint tt = 0u; tt < len; ++tt) a += scores[g * TILE + tt] * v_tile[tt * HEAD_DIM + d];
-      acc[k] = a;
+      if (i < GROUP * HEAD_DIM) {
+        const uint g = i / HEAD_DIM, d = i % HEAD_DIM;
+        float a = acc[k] * corr[g];
+        for (uint tt = 0u; tt < len; ++tt) a += scores[g * TILE + tt] * v_tile[tt * HEAD_DIM + d];
+        acc[k] = a;
+      }
     }
   }
   barrier();
-  for (uint k = 0u; k < ACC; ++k) {
+  [[unroll]] for (uint k = 0u; k < ACC; ++k) {
     const uint i = lid + k * wg;
-    if (i >= GROUP * HEAD_DIM) break;
+    if (i >= GROUP * HEAD_DIM) continue;
     const uint g = i / HEAD_DIM;
     float a = acc[k], sum = run_sum[g];
     if (p.sinks != 0u) {  // the head's sink logit joins the denominator (as engine_attention)
