@@ -72,13 +72,13 @@ void load_tile(uint x_off, uint base, uint len) {
 }
 
 // Copies the block at byte offset off into `staged` (engine_matvec_blocks_words.glsl) so that it
-// starts at the staged words' byte 0, never reading past the block's last word, and returns 0,
-// where the decoders then find it: every index into `staged` is a constant. (A block left at its
+// starts at the staged words' byte 0, never reading past the block's last word; the decoders then
+// read it at offset 0, so every index into `staged` is a constant. (A block left at its
 // byte in the word gave the decoders a variable index, which llvmpipe turns into a chain of
 // branches over every staged word: mxfp4 decoded at half of q4_0's speed.)
 // `vectors`: every block starts on 16 bytes (whole 16-byte blocks in rows of them), so a block is
 // staged with 16-byte loads.
-uint stage_block(uint off, uint row, bool vectors) {
+void stage_block(uint off, uint row, bool vectors) {
   if (BLOCK_BYTES % 16u == 0u && vectors) {
     [[unroll]] for (uint v = 0u; v < BLOCK_BYTES / 16u; ++v) {
       const uvec4 x = w4[(off >> 4) + v];
@@ -87,7 +87,7 @@ uint stage_block(uint off, uint row, bool vectors) {
       staged[row][4u * v + 2u] = x.z;
       staged[row][4u * v + 3u] = x.w;
     }
-    return 0u;
+    return;
   }
   const uint shift = BLOCK_BYTES % 4u == 0u ? 0u : (off & 3u) << 3;
   const uint words = ((off & 3u) + BLOCK_BYTES + 3u) >> 2;
@@ -97,7 +97,6 @@ uint stage_block(uint off, uint row, bool vectors) {
     next = k + 1u < words ? w[(off >> 2) + k + 1u] : 0u;
     staged[row][k] = shift == 0u ? word : (word >> shift) | (next << (32u - shift));
   }
-  return 0u;
 }
 
 void embed() {
@@ -105,7 +104,8 @@ void embed() {
   if (i >= p.n_in) return;
   uint row_off = p.row * (p.n_in / BLOCK_ELEMS * BLOCK_BYTES);
   const uint off = row_off + (i / BLOCK_ELEMS) * BLOCK_BYTES;
-  act[p.out_off + i] = value_at(stage_block(off, 0u, false), i % BLOCK_ELEMS);
+  stage_block(off, 0u, false);
+  act[p.out_off + i] = value_at(0u, i % BLOCK_ELEMS);
 }
 
 void main() {
@@ -132,11 +132,10 @@ void main() {
     // Block by block: each row's block is staged once, then every 16-element chunk of the tile
     // is loaded once and serves all ROWS rows.
     for (uint b = 0; b < len; b += BLOCK_ELEMS) {
-      uint at[ROWS];
       [[unroll]] for (uint r = 0; r < ROWS; ++r) {
         const uint off =
             w_off + min(row0 + r, p.n_out - 1) * rb + (base + b) / BLOCK_ELEMS * BLOCK_BYTES;
-        at[r] = stage_block(off, r, (rb & 15u) == 0u);
+        stage_block(off, r, (rb & 15u) == 0u);
       }
       // Not unrolled: unrolled over a k-quant's 16 chunks and the rows, the shader took llvmpipe
       // 7-16 s to compile per specialization (2-5 s now), for about a tenth more decode speed.
@@ -147,10 +146,10 @@ void main() {
           staged_row = r;
 #ifdef BLOCK_SCALED_CODES
           // The type's codes, its scale applied once to their products (mxfp4).
-          const mat4 v = codes16(at[r], c);
-          acc[r] += block_scale(at[r]) * (v[0] * x[0] + v[1] * x[1] + v[2] * x[2] + v[3] * x[3]);
+          const mat4 v = codes16(0u, c);
+          acc[r] += block_scale(0u) * (v[0] * x[0] + v[1] * x[1] + v[2] * x[2] + v[3] * x[3]);
 #else
-          const mat4 v = decode16(at[r], c);
+          const mat4 v = decode16(0u, c);
           acc[r] += v[0] * x[0] + v[1] * x[1] + v[2] * x[2] + v[3] * x[3];
 #endif
         }

@@ -1,10 +1,10 @@
 // The block decoders read words from registers here, not from w[]: the matvec stages each block
 // it decodes once (one load per word) where a decoder would load a word for every field it reads
 // (llvmpipe pays per load; a k-quant block's scales, f16 fields and quants would cost ~9 loads
-// per 16 weights). The decoders then address the staged block from byte 0 (or 2, for a block that
-// starts 2 bytes into a word), so for word-aligned types every index is a constant.
+// per 16 weights). The block is staged from its byte 0, so every index the decoders use is a
+// constant.
 // One staged block per row an invocation computes; the decoders read row `staged_row`'s.
-const uint STAGE_WORDS = 54u;  // q6_K: 210 bytes starting 2 bytes into a word span 54 words
+const uint STAGE_WORDS = 53u;  // q6_K: 210 bytes, staged from byte 0
 const uint STAGE_ROWS = 8u;
 uint staged[STAGE_ROWS][STAGE_WORDS];
 uint staged_row = 0u;
