@@ -42,7 +42,8 @@ core::Json Bandwidth::to_json() const {
 }
 
 core::Result<Bandwidth> measure_device_bandwidth(backends::Device& device, backends::Buffer& a,
-                                                 backends::Buffer& b, int reps) {
+                                                 backends::Buffer& b, int reps,
+                                                 BandwidthParts parts) {
   Bandwidth bw;
   bw.bytes = std::min<uint64_t>({a.size(), b.size(), kBandwidthBytes}) / 16 * 16;
   const uint64_t vectors = bw.bytes / 16;
@@ -103,6 +104,7 @@ core::Result<Bandwidth> measure_device_bandwidth(backends::Device& device, backe
   auto t = fastest(**copy, {&a, &b});
   if (!t) return t.error();
   bw.copy_gbps = gbps(2 * bw.bytes, *t);
+  if (parts == BandwidthParts::copy_only) return bw;
   t = fastest(**read, {&a, sink->get()});
   if (!t) return t.error();
   bw.read_gbps = gbps(bw.bytes, *t);

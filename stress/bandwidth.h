@@ -18,10 +18,14 @@ struct Bandwidth {
   core::Json to_json() const;
 };
 
+// What a measurement covers: every figure, or the copy alone (the speed floor's reference).
+enum class BandwidthParts { all, copy_only };
+
 // Device copy (a -> b), read (a) and write (b) kernels and host<->device transfers over
 // min(a, b, kBandwidthBytes) bytes; the best of `reps` runs each. Overwrites both buffers.
 core::Result<Bandwidth> measure_device_bandwidth(backends::Device& device, backends::Buffer& a,
-                                                 backends::Buffer& b, int reps = 3);
+                                                 backends::Buffer& b, int reps = 3,
+                                                 BandwidthParts parts = BandwidthParts::all);
 
 // The host's own memcpy over `bytes` (best of `reps`), read + write counted.
 double measure_host_memcpy_gbps(uint64_t bytes, int reps = 3);

@@ -1,12 +1,17 @@
 // The speed floor: on each device, decode's effective bandwidth as a share of the copy bandwidth
 // and a prompt pass's GFLOP/s as a share of the f32 peak, both measured in the same run. The
-// floors sit at about 0.6 of a quiet run's share, so that noise does not trip them and a decode
-// or pass made 2x slower does. ctest runs these tests alone (RUN_SERIAL): a compiler on one of
+// floors sit above half of a quiet run's share and well below its lowest, so that noise does not
+// trip them and a decode or pass made 2x slower does. Shown on the AMD EPYC VM by running every
+// matvec and matmul dispatch twice (and the host's products twice): 15 of the 16 device checks
+// over two runs and all 4 host checks fell below their floors; PoCL's Q8_0 decode, whose floor
+// was then 0.25, slowed only 1.5-1.8x (the second dispatch reads its weights from cache) and
+// stayed above once, at 0.27. ctest runs these tests alone (RUN_SERIAL): a compiler on one of
 // this machine's two cores halved PoCL's copy (32 against 60 GB/s) and slowed decode by a third.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,36 +28,73 @@
 namespace gauntlet::engine::test {
 namespace {
 
-constexpr int kRounds = 5;      // decode: a round is 16 tokens and a copy
+constexpr int kRounds = 3;      // decode: a round is 8 tokens and a copy
 constexpr int kPeakRounds = 3;  // prompt: a round is a pass of 64 tokens and a peak measurement
-constexpr uint32_t kDecodeTokens = 16;
+constexpr uint32_t kDecodeTokens = 8;
 constexpr uint32_t kPromptTokens = 64;
+constexpr uint32_t kWarmUpTokens = 8;  // a shorter pass builds the same kernels
 
 struct Floor {
   double decode_share_of_copy;
   double prompt_share_of_peak;
 };
 
-// Measured here (2 cores, AVX2; PoCL 3.1, llvmpipe, the host reference): decode / copy and
-// prompt / peak per format, alone and (lower) beside a compiler. A floor is about 0.6 of the
-// quiet run's figure, so a 2x slower decode or pass falls below it. The prompt's share depends
-// on the processor more than the peak does: on a later 2-core AMD EPYC VM the same code
-// (checked at the commit the floors were set on) gave PoCL 0.55-0.62 and llvmpipe 0.030-0.033,
-// so those floors are set from that machine, the slower one.
-const std::map<std::string, std::map<model::FileType, Floor>>& floors() {
-  static const std::map<std::string, std::map<model::FileType, Floor>> f = {
-      // quiet: decode 0.153 and 0.112, prompt 0.80 and 0.84 (busy: 0.15-0.27, 0.09-0.22); EPYC:
-      // decode 0.43 and 0.22, prompt 0.55-0.62
-      {"opencl", {{model::FileType::q8_0, {0.11, 0.35}}, {model::FileType::q4_K_M, {0.065, 0.35}}}},
-      // quiet: decode 0.122 and 0.073, prompt 0.118 and 0.130; EPYC: decode 0.16 and 0.12,
-      // prompt 0.030-0.033
+using Floors = std::map<std::string, std::map<model::FileType, Floor>>;
+
+// The shares depend on the processor, not only on the code: the same commit gave PoCL's Q8_0
+// decode 0.15 of copy on the first 2-core VM and 0.39-0.46 on the 2-core AMD EPYC VM. So each
+// machine the floors were measured on has its own, between half of its highest share (a 2x slower
+// decode or pass falls below) and at most 0.65 of its lowest (noise does not reach it); a processor
+// not listed gets the lowest floors of any, which a 2x regression on a fast machine may not trip.
+//
+// The 2-core AMD EPYC VM ("AMD EPYC" in /proc/cpuinfo), quiet, five runs (two with the tests
+// in one process, three under ctest with a process each, as CI runs them): decode 0.39-0.49 and
+// 0.23-0.31, prompt 0.56-0.62 and 0.56-0.61 (PoCL); decode 0.172-0.195 and 0.107-0.119, prompt
+// 0.040-0.044 and 0.041-0.045 (llvmpipe); decode 0.074-0.079 in one process, 0.107-0.126 under
+// ctest, and 0.026-0.031, prompt 1.85-1.94 and 1.43-1.73 (the host: its peak is one thread's, its
+// pass uses every core). PoCL's decode varies most: its floors are 0.69-0.71 of its lowest.
+const Floors& epyc_floors() {
+  static const Floors f = {
+      {"opencl", {{model::FileType::q8_0, {0.28, 0.34}}, {model::FileType::q4_K_M, {0.16, 0.34}}}},
+      {"vulkan",
+       {{model::FileType::q8_0, {0.10, 0.025}}, {model::FileType::q4_K_M, {0.065, 0.025}}}},
+      {"host", {{model::FileType::q8_0, {0.065, 1.05}}, {model::FileType::q4_K_M, {0.017, 0.95}}}},
+  };
+  return f;
+}
+
+// Any other processor: the first VM's quiet figures and the EPYC's, whichever were lower, at
+// about 0.6. First VM: decode 0.153 and 0.112, prompt 0.80 and 0.84 (PoCL); decode 0.122 and
+// 0.073, prompt 0.118 and 0.130 (llvmpipe); decode 0.050 and 0.018, prompt 0.71 and 0.85 (host).
+const Floors& lowest_floors() {
+  static const Floors f = {
+      {"opencl", {{model::FileType::q8_0, {0.11, 0.34}}, {model::FileType::q4_K_M, {0.065, 0.34}}}},
       {"vulkan",
        {{model::FileType::q8_0, {0.075, 0.018}}, {model::FileType::q4_K_M, {0.045, 0.018}}}},
-      // quiet: decode 0.050 and 0.018, prompt 0.71 and 0.85 (busy: half of that)
       {"host", {{model::FileType::q8_0, {0.028, 0.40}}, {model::FileType::q4_K_M, {0.010, 0.40}}}},
   };
   return f;
 }
+
+// The first "model name" in /proc/cpuinfo, empty where there is none.
+std::string processor_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) return {};
+    const auto begin = line.find_first_not_of(' ', colon + 1);
+    return begin == std::string::npos ? std::string{} : line.substr(begin);
+  }
+  return {};
+}
+
+const Floors& floors() {
+  static const Floors& f = processor_name() == "AMD EPYC" ? epyc_floors() : lowest_floors();
+  return f;
+}
+
+const char* floors_name() { return &floors() == &epyc_floors() ? "AMD EPYC" : "lowest"; }
 
 // Decode, prompt and copy figures are the best round (noise only slows a run down: a busy core
 // halves the copy, while decode loses a third, and a median share then rises); the peak is the
@@ -85,6 +127,8 @@ class SpeedFloor : public ::testing::TestWithParam<model::FileType> {
   static void TearDownTestSuite() {
     models_.clear();
     files_.clear();
+    copy_from_.reset();
+    copy_to_.reset();
     device_.reset();
   }
 
@@ -99,15 +143,21 @@ class SpeedFloor : public ::testing::TestWithParam<model::FileType> {
     return models_.emplace(GetParam(), std::move(*loaded)).first->second;
   }
 
+  // The copy alone, between two buffers allocated once.
   double copy_gbps() {
     if (device_->info().id.api == core::Api::host)
       return stress::measure_host_memcpy_gbps(stress::kBandwidthBytes, 1);
-    const uint64_t size = std::min(stress::kBandwidthBytes, device_->info().max_mem_alloc_size);
-    auto a = device_->allocate(size);
-    auto b = device_->allocate(size);
-    EXPECT_TRUE(a.is_ok() && b.is_ok());
-    if (!a || !b) return 0;
-    auto bw = stress::measure_device_bandwidth(*device_, **a, **b, 1);
+    if (!copy_from_) {
+      const uint64_t size = std::min(stress::kBandwidthBytes, device_->info().max_mem_alloc_size);
+      auto a = device_->allocate(size);
+      auto b = device_->allocate(size);
+      EXPECT_TRUE(a.is_ok() && b.is_ok());
+      if (!a || !b) return 0;
+      copy_from_ = std::move(*a);
+      copy_to_ = std::move(*b);
+    }
+    auto bw = stress::measure_device_bandwidth(*device_, *copy_from_, *copy_to_, 1,
+                                               stress::BandwidthParts::copy_only);
     EXPECT_TRUE(bw.is_ok()) << bw.error().describe();
     return bw ? bw->copy_gbps : 0;
   }
@@ -115,6 +165,7 @@ class SpeedFloor : public ::testing::TestWithParam<model::FileType> {
   Floor floor() const { return floors().at(test_api()).at(GetParam()); }
 
   static inline std::unique_ptr<backends::Device> device_;
+  static inline std::unique_ptr<backends::Buffer> copy_from_, copy_to_;
   static inline std::map<model::FileType, std::unique_ptr<model::GgufFile>> files_;
   static inline std::map<model::FileType, loader::DeviceModel> models_;
 };
@@ -145,9 +196,9 @@ TEST_P(SpeedFloor, DecodeKeepsItsShareOfTheCopyBandwidth) {
   const double share = effective_gbps / copy;
   std::printf(
       "%s %s decode: %.1f tok/s, %.2f GB/s effective, copy %.2f GB/s (rounds %.2f-%.2f), "
-      "share %.4f (floor %.4f)\n",
+      "share %.4f (floor %.4f, %s)\n",
       test_api(), model::to_string(GetParam()), best_tok_s, effective_gbps, copy, *lowest_copy,
-      copy, share, floor().decode_share_of_copy);
+      copy, share, floor().decode_share_of_copy, floors_name());
   EXPECT_GE(share, floor().decode_share_of_copy);
 }
 
@@ -159,7 +210,7 @@ TEST_P(SpeedFloor, PromptKeepsItsShareOfTheComputePeak) {
   options.micro_batch = kPromptTokens;
   auto decoder = make_decoder(*device_, loaded, options);
   ASSERT_TRUE(decoder.is_ok()) << decoder.error().describe();
-  ASSERT_TRUE(time_prompt(**decoder, shape.n_vocab, kPromptTokens).is_ok());  // warm-up
+  ASSERT_TRUE(time_prompt(**decoder, shape.n_vocab, kWarmUpTokens).is_ok());
 
   double best_tok_s = 0;
   std::vector<double> peaks;
@@ -178,9 +229,9 @@ TEST_P(SpeedFloor, PromptKeepsItsShareOfTheComputePeak) {
   const double share = gflops / peak;
   std::printf(
       "%s %s prompt of %u: %.1f tok/s, %.2f GFLOP/s, f32 peak %.2f GFLOP/s (rounds "
-      "%.2f-%.2f), share %.4f (floor %.4f)\n",
+      "%.2f-%.2f), share %.4f (floor %.4f, %s)\n",
       test_api(), model::to_string(GetParam()), kPromptTokens, best_tok_s, gflops, peak,
-      peaks.front(), peaks.back(), share, floor().prompt_share_of_peak);
+      peaks.front(), peaks.back(), share, floor().prompt_share_of_peak, floors_name());
   EXPECT_GE(share, floor().prompt_share_of_peak);
 }
 
