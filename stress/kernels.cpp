@@ -6,6 +6,7 @@
 #include "kernels/stress_bandwidth_cl.h"
 #include "kernels/stress_fill_cl.h"
 #include "kernels/stress_invert_cl.h"
+#include "stress/across_cores.h"
 #ifdef GAUNTLET_HAVE_SPIRV
 #include "kernels/stress_copy_comp.h"
 #include "kernels/stress_fill_comp.h"
@@ -28,10 +29,12 @@ Status fill_host(const HostInvocation& call) {
   auto p = call.params_as<FillParams>();
   auto data = call.buffer<uint32_t>(0);
   const uint64_t offset = offset_of(p.offset_lo, p.offset_hi);
-  with_pattern(static_cast<Pattern>(p.mode), [&](auto pattern) {
-    for (uint64_t i = 0; i < p.count; ++i) {
-      data[offset + i] = pattern_word(pattern, p.seed, offset + i) ^ p.mask;
-    }
+  across_cores(p.count, cores_for(p.count), [&](uint64_t begin, uint64_t end, unsigned) {
+    with_pattern(static_cast<Pattern>(p.mode), [&](auto pattern) {
+      for (uint64_t i = begin; i < end; ++i) {
+        data[offset + i] = pattern_word(pattern, p.seed, offset + i) ^ p.mask;
+      }
+    });
   });
   return Status::ok();
 }
