@@ -11,8 +11,8 @@
 namespace gauntlet::stress {
 
 inline unsigned cores_for(uint64_t count) {
-  constexpr uint64_t kMinPerCore = uint64_t{1}
-                                   << 20;  // below this a thread costs more than it saves
+  // Below this many words a thread costs more than it saves.
+  constexpr uint64_t kMinPerCore = uint64_t{1} << 20;
   const uint64_t useful = std::max<uint64_t>(1, count / kMinPerCore);
   return static_cast<unsigned>(
       std::min<uint64_t>(useful, std::max(1u, std::thread::hardware_concurrency())));
