@@ -48,6 +48,7 @@ GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
                    mxfp4_value(q.sf, e));
 }
 
+#define BLOCK_SCALED_CODES 1
 // The matvec's factored form (engine_matvec.cl's BLOCK_SCALED_CODES): a block's values are its
 // signed codes (E2M1 doubled: 0, +-1, +-2, +-3, +-4, +-6, +-8, +-12) times 2^(e - 128), applied
 // once to the block's sum of code products. A power of two scales exactly, so the sums are
