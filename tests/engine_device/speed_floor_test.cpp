@@ -51,9 +51,9 @@ using Floors = std::map<std::string, std::map<model::FileType, Floor>>;
 // The 2-core AMD EPYC VM ("AMD EPYC" in /proc/cpuinfo), quiet, five runs (two with the tests
 // in one process, three under ctest with a process each, as CI runs them): decode 0.39-0.49 and
 // 0.23-0.31, prompt 0.56-0.62 and 0.56-0.61 (PoCL); decode 0.172-0.195 and 0.107-0.119, prompt
-// 0.040-0.044 and 0.041-0.045 (llvmpipe); decode 0.074-0.079 in one process, 0.107-0.126 under
-// ctest, and 0.026-0.031, prompt 1.85-1.94 and 1.43-1.73 (the host: its peak is one thread's, its
-// pass uses every core). PoCL's decode varies most: its floors are 0.69-0.71 of its lowest.
+// 0.040-0.044 and 0.041-0.045 (llvmpipe); decode 0.074-0.079 in one process, 0.090-0.126 under
+// ctest, and 0.022-0.031, prompt 1.85-2.06 and 1.43-1.73 (the host: its peak is one thread's, its
+// pass uses every core). The decode floors of PoCL and the host are 0.69-0.76 of their lowest.
 const Floors& epyc_floors() {
   static const Floors f = {
       {"opencl", {{model::FileType::q8_0, {0.28, 0.34}}, {model::FileType::q4_K_M, {0.16, 0.34}}}},
