@@ -48,8 +48,8 @@ using Floors = std::map<std::string, std::map<model::FileType, Floor>>;
 // decode or pass falls below) and at most 0.65 of its lowest (noise does not reach it); a processor
 // not listed gets the lowest floors of any, which a 2x regression on a fast machine may not trip.
 //
-// The 2-core AMD EPYC VM ("AMD EPYC" in /proc/cpuinfo), quiet, five runs (two with the tests
-// in one process, three under ctest with a process each, as CI runs them): decode 0.39-0.49 and
+// The 2-core AMD EPYC VM ("AMD EPYC" in /proc/cpuinfo), quiet, six runs (two with the tests
+// in one process, four under ctest with a process each, as CI runs them): decode 0.39-0.49 and
 // 0.23-0.31, prompt 0.56-0.62 and 0.56-0.61 (PoCL); decode 0.172-0.195 and 0.107-0.119, prompt
 // 0.040-0.044 and 0.041-0.045 (llvmpipe); decode 0.074-0.079 in one process, 0.090-0.126 under
 // ctest, and 0.022-0.031, prompt 1.85-2.06 and 1.43-1.73 (the host: its peak is one thread's, its
