@@ -43,9 +43,9 @@ struct Floor {
 using Floors = std::map<std::string, std::map<model::FileType, Floor>>;
 
 // The shares depend on the processor, not only on the code: the same commit gave PoCL's Q8_0
-// decode 0.15 of copy on the first 2-core VM and 0.39-0.46 on the 2-core AMD EPYC VM. So each
-// machine the floors were measured on has its own, between half of its highest share (a 2x slower
-// decode or pass falls below) and at most 0.65 of its lowest (noise does not reach it); a processor
+// decode 0.15 of copy on the first 2-core VM and 0.39-0.49 on the 2-core AMD EPYC VM. So each
+// machine the floors were measured on has its own, above half of its highest share (a 2x slower
+// decode or pass falls below) and at 0.57-0.76 of its lowest (noise does not reach it); a processor
 // not listed gets the lowest floors of any, which a 2x regression on a fast machine may not trip.
 //
 // The 2-core AMD EPYC VM ("AMD EPYC" in /proc/cpuinfo), quiet, six runs (two with the tests
