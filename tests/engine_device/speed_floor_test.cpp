@@ -12,12 +12,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "backends/catalog.h"
+#include "backends/host/host_device.h"
 #include "core/options.h"
 #include "engine/device/profile_check.h"
 #include "engine/make_decoder.h"
@@ -77,21 +77,9 @@ const Floors& lowest_floors() {
   return f;
 }
 
-// The first "model name" in /proc/cpuinfo, empty where there is none.
-std::string processor_name() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) return {};
-    const auto begin = line.find_first_not_of(' ', colon + 1);
-    return begin == std::string::npos ? std::string{} : line.substr(begin);
-  }
-  return {};
-}
-
 const Floors& floors() {
-  static const Floors& f = processor_name() == "AMD EPYC" ? epyc_floors() : lowest_floors();
+  static const Floors& f =
+      backends::host::describe().name == "AMD EPYC" ? epyc_floors() : lowest_floors();
   return f;
 }
 
