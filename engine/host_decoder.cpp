@@ -29,10 +29,7 @@ HostDeviceDecoder::HostDeviceDecoder(backends::Device& device, const loader::Dev
       micro_batch_(std::max(options.micro_batch, 1u)),
       pool_(options.threads),
       pos_(sequences_, 0) {
-  if (options.fast) {
-    products_ = cpu::make_fast_products();
-    pool_.set_products(products_.get());
-  }
+  fast_ = options.fast;
 }
 
 core::Result<std::unique_ptr<HostDeviceDecoder>> HostDeviceDecoder::create(
@@ -48,6 +45,15 @@ core::Result<std::unique_ptr<HostDeviceDecoder>> HostDeviceDecoder::create(
     return core::make_error(core::ErrorKind::invalid_argument,
                             "context " + std::to_string(context) + " is over the model's " +
                                 std::to_string(model.shape.context));
+  }
+  const bool interleaved = std::any_of(model.tensors.begin(), model.tensors.end(),
+                                       [](const loader::DeviceTensor& t) { return t.interleaved; });
+  if (interleaved && !options.fast) {
+    return core::make_error(
+        core::ErrorKind::invalid_argument,
+        "the weights on " + device.name() +
+            " are laid out for its fast products; the exact ones cannot read them",
+        device.name());
   }
   auto d = std::make_unique<HostDeviceDecoder>(device, model, options, context);
   auto act = device.allocate(planner::activation_bytes(
@@ -88,6 +94,17 @@ core::Status HostDeviceDecoder::run(const backends::HostInvocation& call) {
   const auto params = call.params_as<PassParams>();
   if (params.tokens != pass_.size()) {
     return core::make_error(core::ErrorKind::internal, "a host pass dispatched out of turn");
+  }
+  // The fast products learn on the first pass where the interleaved matrices lie (their buffers
+  // stay put for the decoder's life).
+  if (fast_ && !products_) {
+    std::vector<const std::byte*> interleaved;
+    for (size_t i = 0; i < model_.tensors.size(); ++i) {
+      if (model_.tensors[i].interleaved)
+        interleaved.push_back(call.buffers.at(kFixedBuffers + i).data());
+    }
+    products_ = cpu::make_fast_products(interleaved);
+    pool_.set_products(products_.get());
   }
   auto weights = model::bind_weights(
       model_.layout, model_.shape,

@@ -40,7 +40,8 @@ class HostDeviceDecoder final : public Decoder {
   reference::KvPrecision kv_;
   uint32_t context_, sequences_, micro_batch_;
   reference::ThreadPool pool_;
-  std::unique_ptr<reference::Products> products_;  // the cpu device's
+  bool fast_ = false;
+  std::unique_ptr<reference::Products> products_;  // the cpu device's, made on the first pass
   std::unique_ptr<backends::Buffer> activations_, k_cache_, v_cache_, state_;
   std::unique_ptr<backends::Kernel> kernel_;
   std::vector<reference::PassToken> pass_;  // what the next dispatch runs

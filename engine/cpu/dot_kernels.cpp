@@ -515,7 +515,99 @@ void Rows(const std::byte* w, uint64_t row_bytes, uint64_t r0, uint64_t r1,
   }
 }
 
+// Eight interleaved q4_0 rows (interleaved_q4_0.h) against NT tokens: per block, each row's
+// codes in its own 32-bit lane, so that every row's block sum comes out in its lane and the
+// eight scales apply as one vector, as llama.cpp's AVX2 ggml_gemv/gemm_q4_0_8x8_q8_0 do. The
+// codes stay unsigned (0..15) and their 8 comes off through the activations' block sums; eight
+// pair sums of at most 2 * 15 * 127 fit a 16-bit lane.
+template <size_t NT>
+HWY_INLINE void GroupQ4_0x8(const uint8_t* group, uint64_t nb, const Tokens& tk, float* out,
+                            uint64_t stride) {
+  const D8 d8;
+  const DU8 du8;
+  const DU16 du16;
+  const D16 d16;
+  const D32 d32;
+  const DF df;
+  const hn::Rebind<hwy::float16_t, DF> dh;
+  const VU8 low = hn::Set(du8, 0x0F);
+  const VI16 ones = hn::Set(d16, 1);
+  VF acc[NT];
+  for (size_t t = 0; t < NT; ++t) acc[t] = hn::Zero(df);
+  for (uint64_t b = 0; b < nb; ++b, group += kGroupBlockBytes) {
+    const VF dw = hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(group)));
+    VU8 lo[4], hi[4];
+    for (size_t c = 0; c < 4; ++c) {
+      const VU8 x = hn::LoadU(du8, group + 16 + 32 * c);
+      lo[c] = hn::And(x, low);
+      hi[c] = hn::And(hn::BitCast(du8, hn::ShiftRight<4>(hn::BitCast(du16, x))), low);
+    }
+    for (size_t t = 0; t < NT; ++t) {
+      const int8_t* a = tk.q[t] + b * 32;
+      VI16 sum = hn::Zero(d16);
+      for (size_t c = 0; c < 4; ++c) {
+        int32_t a_lo, a_hi;
+        std::memcpy(&a_lo, a + 4 * c, 4);
+        std::memcpy(&a_hi, a + 16 + 4 * c, 4);
+        sum = hn::Add(sum, PairsU8(lo[c], hn::BitCast(d8, hn::Set(d32, a_lo))));
+        sum = hn::Add(sum, PairsU8(hi[c], hn::BitCast(d8, hn::Set(d32, a_hi))));
+      }
+      const VI32 dot = hn::Sub(Pairs16(sum, ones), hn::Set(d32, 8 * tk.s[t][b]));
+      acc[t] = hn::MulAdd(hn::ConvertTo(df, dot), hn::Mul(dw, hn::Set(df, tk.d[t][b])), acc[t]);
+    }
+  }
+  for (size_t t = 0; t < NT; ++t) hn::StoreU(acc[t], df, out + t * stride);
+}
+
 #endif  // HWY_TARGET != HWY_SCALAR
+
+// Groups [g0, g1) of an interleaved q4_0 matrix against every token of `acts`; only where a
+// vector holds eight floats (InterleavedAvailable).
+void InterleavedQ4_0Rows(const InterleavedQ4_0& m, uint64_t g0, uint64_t g1,
+                         const QuantizedActs& acts, float* out, uint64_t out_stride) {
+#if HWY_TARGET != HWY_SCALAR
+  if constexpr (hn::MaxLanes(DF()) == kGroupRows) {
+    for (size_t c0 = 0; c0 < acts.tokens; c0 += kTokenChunk) {
+      const size_t c1 = std::min(acts.tokens, c0 + kTokenChunk);
+      for (uint64_t g = g0; g < g1; ++g) {
+        for (size_t t0 = c0; t0 < c1; t0 += 4) {
+          const size_t nt = std::min<size_t>(4, c1 - t0);
+          Tokens tk{};
+          for (size_t t = 0; t < nt; ++t) {
+            tk.q[t] = acts.codes(t0 + t);
+            tk.d[t] = acts.scale(t0 + t);
+            tk.s[t] = acts.sum(t0 + t);
+          }
+          float* o = out + t0 * out_stride + g * kGroupRows;
+          switch (nt) {
+            case 4:
+              GroupQ4_0x8<4>(m.group(g), m.blocks, tk, o, out_stride);
+              break;
+            case 3:
+              GroupQ4_0x8<3>(m.group(g), m.blocks, tk, o, out_stride);
+              break;
+            case 2:
+              GroupQ4_0x8<2>(m.group(g), m.blocks, tk, o, out_stride);
+              break;
+            default:
+              GroupQ4_0x8<1>(m.group(g), m.blocks, tk, o, out_stride);
+          }
+        }
+      }
+    }
+  }
+#else
+  (void)m, (void)g0, (void)g1, (void)acts, (void)out, (void)out_stride;
+#endif
+}
+
+bool InterleavedAvailable() {
+#if HWY_TARGET != HWY_SCALAR
+  return hn::MaxLanes(DF()) == kGroupRows;
+#else
+  return false;
+#endif
+}
 
 void FastRows(core::TensorType type, const std::byte* w, uint64_t row_bytes, uint64_t r0,
               uint64_t r1, const QuantizedActs& acts, float* out, uint64_t out_stride) {
@@ -553,6 +645,8 @@ namespace gauntlet::engine::cpu {
 
 HWY_EXPORT(FastRows);
 HWY_EXPORT(TargetName);
+HWY_EXPORT(InterleavedQ4_0Rows);
+HWY_EXPORT(InterleavedAvailable);
 
 std::optional<ActKind> fast_kernel_acts(core::TensorType type) {
   switch (type) {
@@ -573,6 +667,13 @@ void fast_rows(core::TensorType type, const std::byte* w, uint64_t row_bytes, ui
 }
 
 const char* simd_target() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
+
+bool interleaved_kernels() { return HWY_DYNAMIC_DISPATCH(InterleavedAvailable)(); }
+
+void interleaved_q4_0_rows(const InterleavedQ4_0& m, uint64_t g0, uint64_t g1,
+                           const QuantizedActs& acts, float* out, uint64_t out_stride) {
+  HWY_DYNAMIC_DISPATCH(InterleavedQ4_0Rows)(m, g0, g1, acts, out, out_stride);
+}
 
 }  // namespace gauntlet::engine::cpu
 #endif

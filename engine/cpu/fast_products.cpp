@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "engine/cpu/attention_rows.h"
@@ -18,6 +19,9 @@ uint64_t block_of(ActKind kind) { return kind == ActKind::q8_0 ? 32 : 256; }
 
 class FastProducts final : public reference::Products {
  public:
+  explicit FastProducts(std::span<const std::byte* const> interleaved)
+      : interleaved_(interleaved.begin(), interleaved.end()) {}
+
   void matmuls(reference::ThreadPool& pool, float* act, uint64_t stride, size_t n_tokens,
                std::span<const MatMul> ops) const override {
     struct Input {
@@ -43,20 +47,35 @@ class FastProducts final : public reference::Products {
       quantize_acts(inputs[k].kind, act + inputs[k].x_off, stride, n_tokens, inputs[k].n, pool,
                     acts_[k]);
     }
+    // An interleaved q4_0 matrix (interleaved_q4_0.h) goes in units of a group of eight rows.
+    std::vector<std::optional<InterleavedQ4_0>> grouped(ops.size());
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const auto& w = *ops[i].w;
+      if (input_of[i] >= 0 && w.type == core::TensorType::q4_0 && interleaved_.count(w.data)) {
+        grouped[i] =
+            InterleavedQ4_0{w.n_out, w.n_in / 32, reinterpret_cast<const uint8_t*>(w.data)};
+      }
+    }
+    auto units = [&](size_t i) {
+      return grouped[i] ? ops[i].w->n_out / kGroupRows : ops[i].w->n_out;
+    };
     uint64_t total = 0;
-    for (const auto& op : ops) total += op.w->n_out;
+    for (size_t i = 0; i < ops.size(); ++i) total += units(i);
     pool.parallel_for(total, [&](uint64_t begin, uint64_t end) {
       uint64_t base = 0;
       for (size_t i = 0; i < ops.size(); ++i) {
         const auto& op = ops[i];
-        const uint64_t lo = std::max(begin, base), hi = std::min(end, base + op.w->n_out);
+        const uint64_t lo = std::max(begin, base), hi = std::min(end, base + units(i));
         if (lo < hi && input_of[i] < 0) {
           reference::exact_rows(ops.subspan(i, 1), act, stride, n_tokens, lo - base, hi - base);
+        } else if (lo < hi && grouped[i]) {
+          interleaved_q4_0_rows(*grouped[i], lo - base, hi - base,
+                                acts_[static_cast<size_t>(input_of[i])], act + op.out_off, stride);
         } else if (lo < hi) {
           fast_rows(op.w->type, op.w->data, op.w->row_size(), lo - base, hi - base,
                     acts_[static_cast<size_t>(input_of[i])], act + op.out_off, stride);
         }
-        base += op.w->n_out;
+        base += units(i);
       }
     });
   }
@@ -75,13 +94,15 @@ class FastProducts final : public reference::Products {
   }
 
  private:
+  std::set<const std::byte*> interleaved_;
   mutable std::vector<QuantizedActs> acts_;
 };
 
 }  // namespace
 
-std::unique_ptr<reference::Products> make_fast_products() {
-  return std::make_unique<FastProducts>();
+std::unique_ptr<reference::Products> make_fast_products(
+    std::span<const std::byte* const> interleaved) {
+  return std::make_unique<FastProducts>(interleaved);
 }
 
 }  // namespace gauntlet::engine::cpu

@@ -6,6 +6,9 @@
 #include <set>
 #include <sstream>
 
+#include "backends/host/host_device.h"
+#include "engine/cpu/dot_kernels.h"
+
 namespace gauntlet::engine::loader {
 
 namespace {
@@ -71,6 +74,9 @@ core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::
     if (wanted.count(t.name)) largest = std::max(largest, t.bytes);
   }
   std::vector<std::byte> staging(std::min(options.chunk_bytes, largest));
+  std::vector<std::byte> rearranged;
+  const bool interleave_here =
+      backends::host::is_cpu(device.info().id) && cpu::interleaved_kernels();
   LoadStats local;
   local.staging_bytes = staging.size();
 
@@ -85,8 +91,17 @@ core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::
       return e;
     }
     const uint64_t base = file.info().data_offset + t.offset;
+    // An interleaved tensor goes in whole groups of eight rows (the layout of rows [8g, 8g')
+    // fills exactly their bytes), rearranged in a second staging vector.
+    const uint64_t n_in = t.ne.empty() ? 0 : t.ne[0];
+    const uint64_t group_bytes = cpu::kGroupRows * model::row_bytes(t.type, n_in);
+    const bool interleave = interleave_here && t.type == model::TensorType::q4_0 &&
+                            t.ne.size() == 2 && group_bytes <= staging.size() &&
+                            cpu::interleaves_q4_0(t.name, t.ne[1], 1);
+    const uint64_t slice = interleave ? staging.size() / group_bytes * group_bytes : staging.size();
+    if (interleave) rearranged.resize(slice);
     for (uint64_t done = 0; done < t.bytes;) {
-      const uint64_t n = std::min<uint64_t>(staging.size(), t.bytes - done);
+      const uint64_t n = std::min<uint64_t>(slice, t.bytes - done);
       // Copy and drop the mapped pages a slice at a time, so that at most one slice of the
       // map is resident beside the staging chunk.
       for (uint64_t s = 0; s < n; s += kMapSlice) {
@@ -94,13 +109,19 @@ core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::
         std::memcpy(staging.data() + s, file.bytes().data() + base + done + s, len);
         file.map().release(base + done + s, len);
       }
-      GAUNTLET_TRY(device.upload(**buffer, std::span<const std::byte>(staging.data(), n), done));
+      const std::byte* from = staging.data();
+      if (interleave) {
+        cpu::interleave_q4_0(staging.data(), n / group_bytes * cpu::kGroupRows, n_in,
+                             rearranged.data());
+        from = rearranged.data();
+      }
+      GAUNTLET_TRY(device.upload(**buffer, std::span<const std::byte>(from, n), done));
       done += n;
       local.bytes += n;
       ++local.chunks;
     }
     m.layout.tensors.push_back(t);
-    m.tensors.push_back({t, std::move(*buffer)});
+    m.tensors.push_back({t, std::move(*buffer), interleave});
   }
   local.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (stats != nullptr) *stats = local;

@@ -25,6 +25,8 @@ struct LoadOptions {
 struct DeviceTensor {
   model::TensorInfo info;
   std::unique_ptr<backends::Buffer> buffer;
+  // Laid out for the cpu device's interleaved kernels (cpu/interleaved_q4_0.h), not the file's.
+  bool interleaved = false;
 };
 
 // A model whose weights live on one device, one buffer per tensor.
@@ -44,7 +46,9 @@ struct LoadStats {
   double seconds = 0;
 };
 
-// Validates the model, then uploads every tensor its architecture uses (in options.layers).
+// Validates the model, then uploads every tensor its architecture uses (in options.layers). On the
+// cpu device, where its processor has the kernels, the q4_0 projections go interleaved, as
+// llama.cpp repacks them on load (cpu::interleaves_q4_0 says which).
 core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::Device& device,
                                          const LoadOptions& options, LoadStats* stats = nullptr);
 

@@ -184,6 +184,49 @@ TEST(CpuKernel, OnlyItsTypesHaveKernels) {
   EXPECT_NE(std::string(cpu::simd_target()), "");
 }
 
+// q4_0 rows interleaved eight at a time (interleaved_q4_0.h): the same sums as the rows decoded,
+// groups split as two threads take them, and a token alone gives its place in a tile bit for bit.
+TEST(CpuKernel, InterleavedQ4_0EqualsDecodedDotProducts) {
+  if (!cpu::interleaved_kernels()) GTEST_SKIP() << "no 8-float vectors on " << cpu::simd_target();
+  const uint64_t n = 512, rows = 16;
+  const size_t tokens = 6;
+  const uint64_t rb = model::row_bytes(TensorType::q4_0, n);
+  std::vector<std::byte> w(rows * rb);
+  std::vector<std::vector<float>> decoded(rows, std::vector<float>(n));
+  for (uint64_t r = 0; r < rows; ++r) {
+    const auto f = random_floats(n, static_cast<uint32_t>(r + 3));
+    model::quantize_row(TensorType::q4_0, f.data(), w.data() + r * rb, n);
+    model::dequantize_row(TensorType::q4_0, w.data() + r * rb, decoded[r].data(), n);
+  }
+  EXPECT_TRUE(cpu::interleaves_q4_0("blk.3.ffn_up.weight", rows, 1));
+  EXPECT_FALSE(cpu::interleaves_q4_0("blk.3.ffn_up.weight", rows + 4, 1));  // not whole groups
+  EXPECT_FALSE(cpu::interleaves_q4_0("blk.3.ffn_up_exps.weight", rows, 4));
+  EXPECT_FALSE(cpu::interleaves_q4_0("token_embd.weight", rows, 1));
+  std::vector<std::byte> laid(w.size());
+  cpu::interleave_q4_0(w.data(), rows, n, laid.data());
+  const cpu::InterleavedQ4_0 m{rows, n / 32, reinterpret_cast<const uint8_t*>(laid.data())};
+  const auto x = random_floats(tokens * n, 5);
+  reference::ThreadPool pool(2);
+  cpu::QuantizedActs q, one;
+  cpu::quantize_acts(cpu::ActKind::q8_0, x.data(), n, tokens, n, pool, q);
+  cpu::quantize_acts(cpu::ActKind::q8_0, x.data() + n, n, 1, n, pool, one);  // token 1
+  std::vector<float> out(tokens * rows, -1.0f), single(rows, -1.0f);
+  cpu::interleaved_q4_0_rows(m, 0, 1, q, out.data(), rows);
+  cpu::interleaved_q4_0_rows(m, 1, 2, q, out.data(), rows);
+  cpu::interleaved_q4_0_rows(m, 0, 2, one, single.data(), rows);
+  for (size_t t = 0; t < tokens; ++t) {
+    for (uint64_t r = 0; r < rows; ++r) {
+      double want = 0, scale = 0;
+      for (uint64_t i = 0; i < n; ++i) {
+        want += decoded[r][i] * act_value(q, t, i);
+        scale += std::fabs(decoded[r][i] * act_value(q, t, i));
+      }
+      EXPECT_NEAR(out[t * rows + r], want, 1e-5 * scale) << "token " << t << " row " << r;
+    }
+  }
+  for (uint64_t r = 0; r < rows; ++r) EXPECT_EQ(single[r], out[rows + r]) << "row " << r;
+}
+
 class CpuDecode : public ::testing::TestWithParam<FileType> {};
 
 TEST_P(CpuDecode, MatchesTheExactReference) {
@@ -267,6 +310,50 @@ TEST(CpuDevice, IsAddressedListedAndDecodesWithTheFastProducts) {
     auto b = in_memory->step(t);
     ASSERT_TRUE(a.is_ok() && b.is_ok());
     EXPECT_TRUE(std::equal(a->begin(), a->end(), b->begin(), b->end()));
+  }
+  std::filesystem::remove(path);
+}
+
+// On the cpu device the loader lays the q4_0 projections out interleaved (as llama.cpp repacks
+// them): the embedding table keeps the file's layout, the exact products refuse the model, and the
+// fast ones give the in-memory decoder's logits to float rounding.
+TEST(CpuDevice, LoadsQ4_0InterleavedAndDecodesAsTheFileLayout) {
+  if (!cpu::interleaved_kernels()) GTEST_SKIP() << "no 8-float vectors on " << cpu::simd_target();
+  auto device = backends::open(*core::DeviceId::parse("cpu"), {});
+  ASSERT_TRUE(device.is_ok()) << device.error().describe();
+  auto shape = model::preset_shape("test-gqa").value();
+  auto path = test::temp_path("cpu_q4_0.gguf");
+  ASSERT_TRUE(model::write_synthetic_model(shape, FileType::q4_0, 5, path, true).is_ok());
+  auto file = model::GgufFile::open(path).value();
+  // A small staging chunk: the tensors go in several slices of whole groups.
+  auto loaded = loader::load_to_device(*file, **device, {4096});
+  ASSERT_TRUE(loaded.is_ok()) << loaded.error().describe();
+  std::set<std::string> interleaved;
+  for (const auto& t : loaded->tensors) {
+    if (t.interleaved) interleaved.insert(t.info.name);
+  }
+  EXPECT_TRUE(interleaved.count("blk.0.attn_q.weight"));
+  EXPECT_TRUE(interleaved.count("blk.1.ffn_down.weight"));
+  EXPECT_FALSE(interleaved.count("token_embd.weight"));
+  reference::DecodeOptions options{2, planner::KvPrecision::f32, 16};
+  EXPECT_FALSE(HostDeviceDecoder::create(**device, *loaded, options).is_ok());
+  options.fast = true;
+  auto on_device = HostDeviceDecoder::create(**device, *loaded, options);
+  ASSERT_TRUE(on_device.is_ok()) << on_device.error().describe();
+  auto m = model::load_model(file->info(), file->bytes()).value();
+  auto in_memory = reference::Decoder::create(m, options).value();
+  for (int32_t t : {5, 9, 100}) {
+    auto a = (*on_device)->step(t);
+    auto b = in_memory->step(t);
+    ASSERT_TRUE(a.is_ok() && b.is_ok());
+    ASSERT_EQ(a->size(), b->size());
+    double err = 0, norm = 0;
+    for (size_t i = 0; i < a->size(); ++i) {
+      err += ((*a)[i] - (*b)[i]) * ((*a)[i] - (*b)[i]);
+      norm += (*b)[i] * (*b)[i];
+    }
+    EXPECT_GT(norm, 0.0);
+    EXPECT_LT(err / norm, 1e-10) << "token " << t;
   }
   std::filesystem::remove(path);
 }
