@@ -28,9 +28,8 @@ HostDeviceDecoder::HostDeviceDecoder(backends::Device& device, const loader::Dev
       sequences_(std::max(options.sequences, 1u)),
       micro_batch_(std::max(options.micro_batch, 1u)),
       pool_(options.threads),
-      pos_(sequences_, 0) {
-  fast_ = options.fast;
-}
+      fast_(options.fast),
+      pos_(sequences_, 0) {}
 
 core::Result<std::unique_ptr<HostDeviceDecoder>> HostDeviceDecoder::create(
     backends::Device& device, const loader::DeviceModel& model,
