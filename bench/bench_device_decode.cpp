@@ -228,15 +228,16 @@ void BM_Attention(benchmark::State& state, const std::string& name, bool flash, 
   }
 }
 
-// The matrix-matrix product of a pass of `tokens` tokens over ffn_down-wide rows (8 MiB of
-// weights, in the CPU's last-level cache): GFLOP/s = 2 * n_in * n_out * tokens / time, in the
-// device's default matmul variant.
+// The matrix-matrix product of a pass of `tokens` tokens over rows of n_in weights (`bytes` of
+// them, in the CPU's last-level cache): GFLOP/s = 2 * n_in * n_out * tokens / time, in the
+// device's default matmul variant. BM_Matmul: ffn_up-like rows (2816 wide, 8 MiB); BM_MatmulWide:
+// an ffn_down-like matrix, wide and of few rows (256 x 11008), which a workgroup of many rows
+// per invocation more than covers.
 void BM_Matmul(benchmark::State& state, const std::string& name, model::TensorType type,
-               uint32_t tokens) {
+               uint32_t tokens, uint32_t n_in, uint64_t bytes) {
   try {
     auto& d = device_for(name);
-    const uint32_t n_in = 2816;
-    auto [wb, n_out] = upload_rows(d, type, n_in, 8ull << 20);
+    auto [wb, n_out] = upload_rows(d, type, n_in, bytes);
     const uint32_t stride = n_in + n_out;
     auto act = d.allocate(uint64_t{stride} * tokens * sizeof(float)).value();
     std::vector<float> x(uint64_t{stride} * tokens, 0.25f);
@@ -248,7 +249,7 @@ void BM_Matmul(benchmark::State& state, const std::string& name, model::TensorTy
     device::Ops ops(d);
     auto run = [&] {
       check(ops.matmul(*wb, type, v, n_in, n_out, *act, 0, n_in, stride, tokens,
-                       device::matmul_rows(d.info(), n_out)));
+                       device::matmul_rows(d.info(), n_in, n_out)));
     };
     run();
     check(d.finish());
@@ -407,10 +408,15 @@ const int registered = [] {
     }
     for (auto f : formats) {
       benchmark::RegisterBenchmark(("BM_Matmul/" + dev + "/" + model::to_string(f)).c_str(),
-                                   BM_Matmul, dev, f, 64)
+                                   BM_Matmul, dev, f, 64, 2816, 8ull << 20)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }
+    benchmark::RegisterBenchmark(("BM_MatmulWide/" + dev + "/q8_0").c_str(), BM_Matmul, dev,
+                                 model::TensorType::q8_0, 64, 11008,
+                                 256 * model::row_bytes(model::TensorType::q8_0, 11008))
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
     for (uint32_t context : {512u, 8192u}) {
       for (bool flash : {false, true}) {
         benchmark::RegisterBenchmark(

@@ -79,14 +79,15 @@ inline planner::KernelVariant effective_attention(const DecodeConfig& c) {
 inline uint32_t matvec_rows(const core::DeviceInfo& device) {
   return device.id.api == core::Api::opencl && device.device_type == "cpu" ? 1 : 4;
 }
-// Rows one matmul work-item computes for each token of its token tile, for outputs of n_out rows.
+// Rows one matmul work-item computes for each token of its token tile, for an n_in x n_out matrix.
 // A CPU Vulkan driver (llvmpipe) loads shared memory lane by lane, whatever the address, so each
 // activation it loads must serve more rows: 8 rows made its q8_0 / q4_K pass products 2.9x / 3x
-// faster (BM_Matmul); PoCL gained nothing past 2. Only outputs of 1024 rows or more take 8: the
-// larger shader takes llvmpipe twice as long to compile, which narrow outputs never win back.
-inline uint32_t matmul_rows(const core::DeviceInfo& device, uint32_t n_out) {
+// faster (BM_Matmul); PoCL gained nothing past 2. Only matrices of at least 2^20 weights take 8
+// (a wide ffn_down as much as a tall ffn_up): the larger shader takes llvmpipe twice as long to
+// compile, which small matrices never win back.
+inline uint32_t matmul_rows(const core::DeviceInfo& device, uint32_t n_in, uint32_t n_out) {
   const bool cpu_vulkan = device.id.api == core::Api::vulkan && device.device_type == "cpu";
-  return cpu_vulkan && n_out >= 1024 ? 8 : 2;
+  return cpu_vulkan && uint64_t{n_in} * n_out >= (uint64_t{1} << 20) ? 8 : 2;
 }
 
 }  // namespace gauntlet::engine::device

@@ -237,7 +237,7 @@ core::Status DeviceDecoder::project(const Weight& w, uint32_t n_in, uint32_t n_o
                        matvec_rows(device_.info()), accumulate);
   }
   return ops_.matmul(*w.buffer, w.type, matmul_, n_in, n_out, *act_, off(x_off), off(out_off),
-                     stride(), tokens(), matmul_rows(device_.info(), n_out), accumulate);
+                     stride(), tokens(), matmul_rows(device_.info(), n_in, n_out), accumulate);
 }
 
 core::Status DeviceDecoder::project_qkv(uint32_t l) {

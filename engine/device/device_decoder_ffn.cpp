@@ -181,7 +181,7 @@ core::Status DeviceDecoder::project_experts(const Weight& stack, uint32_t n_in, 
     p.x_slot = x_slot;
     p.out_slot = out_slot;
     return ops_.matmul_experts(*stack.buffer, stack.type, matmul_, n_in, n_out, s.n_expert, *act_,
-                               p, matmul_rows(device_.info(), n_out));
+                               p, matmul_rows(device_.info(), n_in, n_out));
   }
   MatvecParams p{};
   p.x_off = static_cast<uint32_t>(x_off);

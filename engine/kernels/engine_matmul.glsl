@@ -89,17 +89,27 @@ void main() {
       }
     }
     barrier();
-    for (uint b = 0u; b < len; b += STEP) {
+    // Invocations past the last row only help load the tile: where a whole SIMD group of them
+    // skips the products, a wide matrix with few rows (ffn_down) costs half as much on llvmpipe.
+    const uint my_len = row0 < p.n_out ? len : 0u;
+    for (uint b = 0u; b < my_len; b += STEP) {
       const uint block_off = w_base + (base + b) / BLOCK_ELEMS * BLOCK_BYTES;
       // Not unrolled: the rows and tokens inside are, and a k-quant block's 16 chunks times them
       // made shaders llvmpipe took minutes to compile (q6_K).
       [[dont_unroll]] for (uint c = 0u; c < CHUNKS; ++c) {
+        // Every row's chunk first, then each token's 16 activations read once for all the rows:
+        // CPU drivers load shared memory lane by lane, so a load saved is worth many FMAs.
+        mat4 v[ROWS];
         [[unroll]] for (uint r = 0u; r < ROWS; ++r) {
-          const mat4 v = decode16(min(row0 + r, p.n_out - 1u) * rb + block_off, c);
-          [[unroll]] for (uint t = 0u; t < TOKENS; ++t) {
-            const uint x = (t * TILE + b + 16u * c) / 4u;
-            acc[r * TOKENS + t] += dot(v[0], tile[x]) + dot(v[1], tile[x + 1u]) +
-                                   dot(v[2], tile[x + 2u]) + dot(v[3], tile[x + 3u]);
+          v[r] = decode16(min(row0 + r, p.n_out - 1u) * rb + block_off, c);
+        }
+        [[unroll]] for (uint t = 0u; t < TOKENS; ++t) {
+          if (t >= tokens) break;  // a short pass (a few sequences' steps) fills part of a tile
+          const uint x = (t * TILE + b + 16u * c) / 4u;
+          const vec4 x0 = tile[x], x1 = tile[x + 1u], x2 = tile[x + 2u], x3 = tile[x + 3u];
+          [[unroll]] for (uint r = 0u; r < ROWS; ++r) {
+            acc[r * TOKENS + t] +=
+                dot(v[r][0], x0) + dot(v[r][1], x1) + dot(v[r][2], x2) + dot(v[r][3], x3);
           }
         }
       }
