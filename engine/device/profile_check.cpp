@@ -247,6 +247,20 @@ core::Result<ReferenceRun> reference_prompt_then_steps(Decoder& ref,
   return run;
 }
 
+// Untimed, before a timed run: a pass of two tokens (of one sequence, or one each of two) and a
+// step of one build the kernels both kinds of forward use (on a GPU driver a pipeline's first use
+// compiles it: an H200's first steps after a pass ran at 20 tok/s against 991 warm), then the
+// decoder starts over.
+core::Status build_kernels(Decoder& decoder, int32_t token, bool two_sequences) {
+  const uint32_t second = two_sequences ? 1 : 0;
+  const BatchToken two[] = {{token, 0, two_sequences}, {token, second, true}};
+  GAUNTLET_TRY(decoder.forward(two));
+  decoder.reset();
+  GAUNTLET_TRY(decoder.step(token));
+  decoder.reset();
+  return core::Status::ok();
+}
+
 // One sequence: the prompt in passes of the micro-batch (timed), then `steps` greedy tokens
 // (timed); the host reference fed the same tokens (the prompt in one pass, which is bit for bit
 // its token-by-token decode) gives the logits to compare. The device's own token-by-token decode
@@ -262,9 +276,7 @@ core::Status prompt_against_reference(Decoder& tested, const model::GgufFile& fi
   for (size_t i = 0; i < prompt.size(); ++i) {
     batch.push_back({prompt[i], 0, compared_in_prompt(i, prompt.size())});
   }
-  // Untimed: the first pass builds the kernels.
-  GAUNTLET_TRY(batched->forward(std::span(batch).first(std::min<size_t>(batch.size(), 2))));
-  batched->reset();
+  GAUNTLET_TRY(build_kernels(*batched, prompt[0], false));
   std::vector<std::vector<float>> got;
   auto start = Clock::now();
   auto logits = batched->forward(batch);
@@ -324,6 +336,7 @@ core::Result<CheckResult> compare_with_reference(Decoder& tested, const model::G
     for (uint32_t q = 0; q < n_seq; ++q) {
       dev[q].prompt = bench_tokens(prompt_tokens, s.n_vocab, q + 1);
     }
+    GAUNTLET_TRY(build_kernels(tested, dev[0].prompt[0], true));
     auto gen = run_sequences(tested, dev, s.n_vocab, steps, &prompt_seconds);
     if (!gen) return gen.error();
     gen_seconds = *gen;
@@ -455,6 +468,10 @@ core::Result<CheckResult> check_context(backends::Device& device, const model::G
   CheckResult r;
   auto decoder = DeviceDecoder::create(device, both->device, c, kernels);
   if (!decoder) return decoder.error();
+  // Untimed, a step at position 0 builds the step's kernels (a GPU driver compiles a pipeline at
+  // its first use: an H200's first step at 8192 positions took 95 ms); the fill then overwrites
+  // what it stored and starts the position over.
+  GAUNTLET_TRY((*decoder)->step(token));
   GAUNTLET_TRY((*decoder)->fill_kv(k, v, context - 1));
   const auto start = Clock::now();
   auto dev_logits = (*decoder)->step(token);
