@@ -283,6 +283,9 @@ void main() {
   bool grouped = quant && p.n_in % 256 == 0 && TILE % 256 == 0;
   const uint group_bytes = WEIGHT_FORMAT == 8 ? 272 : 144;
   const uint group_vectors = group_bytes / 16;
+  // Float rows (f32, f16, bf16) of whole 16-byte vectors, in tiles of whole groups of 8.
+  const bool float_rows = (WEIGHT_FORMAT == 0 || WEIGHT_FORMAT == 1 || WEIGHT_FORMAT == 30) &&
+                          p.n_in % 8 == 0 && TILE % 8 == 0;
 
   for (uint base = 0; base < p.n_in; base += TILE) {
     uint len = min(TILE, p.n_in - base);
@@ -316,6 +319,21 @@ void main() {
           vec4 t[8];
           [[unroll]] for (uint m = 0; m < 4; ++m) tile8(g0 + 32 * k + 8 * m, t[2 * m], t[2 * m + 1]);
           [[unroll]] for (uint r = 0; r < ROWS; ++r) acc[r] += group_block_dot(q[r], k, t);
+        }
+      }
+    } else if (float_rows) {
+      // Each activation vector loaded once for all the rows, as the grouped blocks above.
+      for (uint i = 0; i < len; i += 8) {
+        vec4 a, b;
+        tile8(i, a, b);
+        [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+          if (WEIGHT_FORMAT == 0) {
+            const uint at = ((row_off[r] >> 2) + base + i) >> 2;
+            acc[r] += uintBitsToFloat(w4[at]) * a + uintBitsToFloat(w4[at + 1]) * b;
+          } else {
+            const uvec4 u = w4[((row_off[r] >> 2) + (base + i) / 2) >> 2];
+            acc[r] += half_pair4(u.x, u.y) * a + half_pair4(u.z, u.w) * b;
+          }
         }
       }
     } else {
