@@ -104,6 +104,11 @@ struct DispatchArgs {
   std::span<const std::byte> params;        // the parameter block; its size must equal params_bytes
   std::array<uint32_t, 3> groups{1, 1, 1};  // workgroups per dimension
   size_t dynamic_local_bytes = 0;
+  // The caller's own count of the kernel's local memory (its static arrays and
+  // dynamic_local_bytes), where it knows it: OpenCL then checks that against the limit before
+  // enqueue, instead of CL_KERNEL_LOCAL_MEM_SIZE, which NVIDIA's driver reports a few bytes over
+  // what the kernel asks (an H200 ran a 49152-byte static array correctly while reporting 49156).
+  size_t declared_local_bytes = 0;
   // When set, the dispatch completes before returning and the device time lands here.
   double* device_seconds = nullptr;
 };

@@ -62,6 +62,9 @@ Attempt attempt(CaseContext& ctx, const Form& form, uint64_t bytes, uint32_t gro
   run.buffers = {Bytes(size_t{group} * 4)};
   run.is_output = {true};
   run.params = to_bytes(std::vector<LimitsParams>{{static_cast<uint32_t>(bytes), seed, 0, 0}});
+  // The size under test is the kernel's whole local memory: the driver, not a count padded by
+  // its own bookkeeping, decides whether a size within the limit runs.
+  run.declared_local_bytes = bytes;
   if (form.name == "opencl_arg") {
     s.name = "local_arg";
     s.dynamic_local = true;

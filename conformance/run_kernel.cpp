@@ -34,6 +34,7 @@ Status run_kernel(backends::Device& device, const backends::Kernel& kernel, Kern
   args.params = run.params;
   args.groups = run.groups;
   args.dynamic_local_bytes = run.dynamic_local_bytes;
+  args.declared_local_bytes = run.declared_local_bytes;
   GAUNTLET_TRY(device.dispatch(kernel, args));
   GAUNTLET_TRY(device.finish());
   for (size_t i = 0; i < run.buffers.size(); ++i) {

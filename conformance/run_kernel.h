@@ -39,6 +39,7 @@ struct KernelRun {
   Bytes params;
   std::array<uint32_t, 3> groups{1, 1, 1};
   size_t dynamic_local_bytes = 0;
+  size_t declared_local_bytes = 0;  // DispatchArgs::declared_local_bytes
 };
 
 // The first canary byte found changed, as "guard region of buffer 3 overwritten at byte 0 past

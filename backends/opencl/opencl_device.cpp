@@ -219,7 +219,7 @@ class ClDevice final : public Device {
                    what + " takes no __local argument, was given " +
                        std::to_string(args.dynamic_local_bytes) + " bytes");
     }
-    GAUNTLET_TRY(check_local_memory(k, what, args.dynamic_local_bytes));
+    GAUNTLET_TRY(check_local_memory(k, what, args.dynamic_local_bytes, args.declared_local_bytes));
     std::array<size_t, 3> local{src.workgroup[0], src.workgroup[1], src.workgroup[2]};
     std::array<size_t, 3> global{};
     for (size_t i = 0; i < 3; ++i) global[i] = size_t{args.groups[i]} * local[i];
@@ -251,18 +251,21 @@ class ClDevice final : public Device {
   // Some drivers (PoCL on CPU) run a kernel whose local memory exceeds CL_DEVICE_LOCAL_MEM_SIZE;
   // a GPU driver may fail late or corrupt memory instead. The advertised limit is the contract,
   // so a request over it is refused here, before enqueue, and says so.
-  Status check_local_memory(cl_kernel k, const std::string& what, size_t dynamic_bytes) {
+  Status check_local_memory(cl_kernel k, const std::string& what, size_t dynamic_bytes,
+                            size_t declared_bytes) {
     cl_ulong kernel_local = 0;
     cl_int err = clGetKernelWorkGroupInfo(k, device_(), CL_KERNEL_LOCAL_MEM_SIZE,
                                           sizeof kernel_local, &kernel_local, nullptr);
     // CL_KERNEL_LOCAL_MEM_SIZE counts __local arguments already set; some drivers leave them out.
-    const uint64_t needed =
-        err == CL_SUCCESS ? std::max<uint64_t>(kernel_local, dynamic_bytes) : dynamic_bytes;
+    const uint64_t needed = declared_bytes > 0  ? declared_bytes
+                            : err == CL_SUCCESS ? std::max<uint64_t>(kernel_local, dynamic_bytes)
+                                                : dynamic_bytes;
     const uint64_t limit = info().local_mem_size;
     if (limit > 0 && needed > limit) {
       return error(core::ErrorKind::invalid_argument,
-                   what + " needs " + std::to_string(needed) +
-                       " bytes of local memory (CL_KERNEL_LOCAL_MEM_SIZE with " +
+                   what + " needs " + std::to_string(needed) + " bytes of local memory (" +
+                       (declared_bytes > 0 ? std::string("as declared, ")
+                                           : std::string("CL_KERNEL_LOCAL_MEM_SIZE with ")) +
                        std::to_string(dynamic_bytes) +
                        " dynamic bytes), over the device's local_mem_size of " +
                        std::to_string(limit) + "; refused before clEnqueueNDRangeKernel");

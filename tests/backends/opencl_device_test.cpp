@@ -284,5 +284,30 @@ TEST_F(OpenClDevice, LocalMemoryOneByteOverTheLimitIsRefused) {
   EXPECT_TRUE(device_->finish().is_ok());
 }
 
+// A caller's declared count of local memory is what the check weighs, not the driver's
+// CL_KERNEL_LOCAL_MEM_SIZE: declared over the limit is refused before enqueue and says so, even
+// for a kernel whose own use is small; declared at the limit runs.
+TEST_F(OpenClDevice, DeclaredLocalMemoryIsWhatTheCheckWeighs) {
+  auto kernel = device_->build(params_local_kernel());
+  ASSERT_TRUE(kernel.is_ok()) << kernel.error().describe();
+  auto bin = device_->allocate(kWg * 4);
+  auto bout = device_->allocate(kWg * 4);
+  ASSERT_TRUE(bin.is_ok() && bout.is_ok());
+  ParamsLocalParams params{kWg, 0, 1};
+  DispatchArgs args;
+  args.buffers = {bin->get(), bout->get()};
+  args.params = std::as_bytes(std::span(&params, 1));
+  args.dynamic_local_bytes = kWg * 4;
+  args.declared_local_bytes = device_->info().local_mem_size + 1;
+  Status st = device_->dispatch(**kernel, args);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_EQ(st.error().kind, core::ErrorKind::invalid_argument);
+  EXPECT_NE(st.error().message.find("as declared"), std::string::npos) << st.describe();
+  args.declared_local_bytes = device_->info().local_mem_size;
+  st = device_->dispatch(**kernel, args);
+  EXPECT_TRUE(st.is_ok()) << st.describe();
+  EXPECT_TRUE(device_->finish().is_ok());
+}
+
 }  // namespace
 }  // namespace gauntlet
