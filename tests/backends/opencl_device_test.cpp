@@ -50,6 +50,28 @@ class OpenClDevice : public ::testing::Test {
   std::unique_ptr<backends::Device> device_;
 };
 
+// The params/local kernel built, with one workgroup's input and output and the arguments that
+// dispatch it (their local memory left to the test).
+struct LocalDispatch {
+  std::unique_ptr<backends::Kernel> kernel;
+  std::unique_ptr<backends::Buffer> in, out;
+  ParamsLocalParams params{kWg, 0, 1};
+  DispatchArgs args;
+};
+
+void prepare_local_dispatch(backends::Device& device, LocalDispatch& d) {
+  auto kernel = device.build(params_local_kernel());
+  ASSERT_TRUE(kernel.is_ok()) << kernel.error().describe();
+  auto bin = device.allocate(kWg * 4);
+  auto bout = device.allocate(kWg * 4);
+  ASSERT_TRUE(bin.is_ok() && bout.is_ok());
+  d.kernel = std::move(*kernel);
+  d.in = std::move(*bin);
+  d.out = std::move(*bout);
+  d.args.buffers = {d.in.get(), d.out.get()};
+  d.args.params = std::as_bytes(std::span(&d.params, 1));
+}
+
 TEST_F(OpenClDevice, ParamsConstantsAndDynamicLocalReachTheKernel) {
   auto kernel = device_->build(params_local_kernel());
   ASSERT_TRUE(kernel.is_ok()) << kernel.error().describe();
@@ -254,17 +276,12 @@ TEST_F(OpenClDevice, WorkgroupLargerThanTheDeviceAllowsIsAnError) {
 }
 
 TEST_F(OpenClDevice, LocalMemoryOneByteOverTheLimitIsRefused) {
-  auto kernel = device_->build(params_local_kernel());
-  ASSERT_TRUE(kernel.is_ok()) << kernel.error().describe();
-  auto bin = device_->allocate(kWg * 4);
-  auto bout = device_->allocate(kWg * 4);
-  ASSERT_TRUE(bin.is_ok() && bout.is_ok());
-  ParamsLocalParams params{kWg, 0, 1};
-  DispatchArgs args;
-  args.buffers = {bin->get(), bout->get()};
-  args.params = std::as_bytes(std::span(&params, 1));
+  LocalDispatch d;
+  ASSERT_NO_FATAL_FAILURE(prepare_local_dispatch(*device_, d));
+  auto& kernel = d.kernel;
+  auto& args = d.args;
   args.dynamic_local_bytes = device_->info().local_mem_size + 1;
-  Status st = device_->dispatch(**kernel, args);
+  Status st = device_->dispatch(*kernel, args);
   ASSERT_FALSE(st.is_ok()) << "local_mem_size + 1 bytes of __local memory were accepted";
   EXPECT_EQ(st.error().device, "opencl:0");
   // Either the driver refuses (an API error with its code) or, where the driver would run it
@@ -279,7 +296,7 @@ TEST_F(OpenClDevice, LocalMemoryOneByteOverTheLimitIsRefused) {
   }
   // At the limit itself the kernel runs.
   args.dynamic_local_bytes = device_->info().local_mem_size;
-  st = device_->dispatch(**kernel, args);
+  st = device_->dispatch(*kernel, args);
   EXPECT_TRUE(st.is_ok()) << st.describe();
   EXPECT_TRUE(device_->finish().is_ok());
 }
@@ -288,23 +305,18 @@ TEST_F(OpenClDevice, LocalMemoryOneByteOverTheLimitIsRefused) {
 // CL_KERNEL_LOCAL_MEM_SIZE: declared over the limit is refused before enqueue and says so, even
 // for a kernel whose own use is small; declared at the limit runs.
 TEST_F(OpenClDevice, DeclaredLocalMemoryIsWhatTheCheckWeighs) {
-  auto kernel = device_->build(params_local_kernel());
-  ASSERT_TRUE(kernel.is_ok()) << kernel.error().describe();
-  auto bin = device_->allocate(kWg * 4);
-  auto bout = device_->allocate(kWg * 4);
-  ASSERT_TRUE(bin.is_ok() && bout.is_ok());
-  ParamsLocalParams params{kWg, 0, 1};
-  DispatchArgs args;
-  args.buffers = {bin->get(), bout->get()};
-  args.params = std::as_bytes(std::span(&params, 1));
+  LocalDispatch d;
+  ASSERT_NO_FATAL_FAILURE(prepare_local_dispatch(*device_, d));
+  auto& kernel = d.kernel;
+  auto& args = d.args;
   args.dynamic_local_bytes = kWg * 4;
   args.declared_local_bytes = device_->info().local_mem_size + 1;
-  Status st = device_->dispatch(**kernel, args);
+  Status st = device_->dispatch(*kernel, args);
   ASSERT_FALSE(st.is_ok());
   EXPECT_EQ(st.error().kind, core::ErrorKind::invalid_argument);
   EXPECT_NE(st.error().message.find("as declared"), std::string::npos) << st.describe();
   args.declared_local_bytes = device_->info().local_mem_size;
-  st = device_->dispatch(**kernel, args);
+  st = device_->dispatch(*kernel, args);
   EXPECT_TRUE(st.is_ok()) << st.describe();
   EXPECT_TRUE(device_->finish().is_ok());
 }
