@@ -90,4 +90,11 @@ inline uint32_t matmul_rows(const core::DeviceInfo& device, uint32_t n_in, uint3
   return cpu_vulkan && uint64_t{n_in} * n_out >= (uint64_t{1} << 20) ? 8 : 2;
 }
 
+// Whether attention sums V four dimensions per invocation (engine_attention.comp's V_VEC): on a CPU
+// Vulkan driver one score load then serves four dimensions and three quarters of the SIMD groups
+// skip the loop (llvmpipe's BM_Attention 1.5-1.7x faster); a GPU keeps every invocation busy.
+inline bool attention_vector_v(const core::DeviceInfo& device) {
+  return device.id.api == core::Api::vulkan && device.device_type == "cpu";
+}
+
 }  // namespace gauntlet::engine::device

@@ -257,7 +257,7 @@ core::Result<KernelSource> hadamard_source(core::Api api, uint32_t chunk) {
 
 core::Result<KernelSource> attention_source(core::Api api, const planner::KernelVariant& v,
                                             uint32_t head_dim, uint32_t context,
-                                            planner::KvPrecision kv) {
+                                            planner::KvPrecision kv, bool vector_v) {
   GAUNTLET_TRY(check_workgroup(v));
   if (v.activation_tile != planner::kWholeVector && v.activation_tile < head_dim) {
     return core::make_error(core::ErrorKind::invalid_argument,
@@ -284,7 +284,8 @@ core::Result<KernelSource> attention_source(core::Api api, const planner::Kernel
                   {"DIMS_PER_ITEM", dims_per_item},
                   {"Q_WORDS", f16 ? head_dim / 2 : head_dim},
                   {"RED", v.workgroup},
-                  {"V_TYPE", static_cast<int64_t>(kv.v)}};
+                  {"V_TYPE", static_cast<int64_t>(kv.v)},
+                  {"V_VEC", vector_v && head_dim % 4 == 0 && head_dim / 4 <= v.workgroup ? 4 : 1}};
   return s;
 }
 

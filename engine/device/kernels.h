@@ -151,10 +151,12 @@ core::Result<backends::KernelSource> rope_kv_source(core::Api api, planner::KvPr
 core::Result<backends::KernelSource> kv_store_source(core::Api api, planner::KvPrecision kv);
 // `chunk` work-items per workgroup, chunk floats of local memory.
 core::Result<backends::KernelSource> hadamard_source(core::Api api, uint32_t chunk);
+// `vector_v`: V summed four dimensions per work-item (Vulkan; config.h's attention_vector_v).
 core::Result<backends::KernelSource> attention_source(core::Api api,
                                                       const planner::KernelVariant& variant,
                                                       uint32_t head_dim, uint32_t context,
-                                                      planner::KvPrecision kv);
+                                                      planner::KvPrecision kv,
+                                                      bool vector_v = false);
 // Flash attention (engine_flash_attention.cl): one workgroup per KV head and token for its
 // `group` query heads, K/V tiles of planner::flash_tile positions.
 core::Result<backends::KernelSource> flash_attention_source(core::Api api,

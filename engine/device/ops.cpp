@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/device/config.h"
+
 namespace gauntlet::engine::device {
 
 namespace {
@@ -166,7 +168,8 @@ core::Status Ops::attention(backends::Buffer& act, backends::Buffer& k_cache,
                tokens);
   }
   const uint64_t local = planner::local_mem_bytes(v, {0, head_dim, context});
-  return run(attention_source(device().info().id.api, v, head_dim, context, kv),
+  return run(attention_source(device().info().id.api, v, head_dim, context, kv,
+                              attention_vector_v(device().info())),
              {&act, &k_cache, &v_cache, &pass, &sinks}, bytes_of(p), n_head, local, tokens);
 }
 

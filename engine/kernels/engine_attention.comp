@@ -10,7 +10,9 @@
 // (online) softmax, so any context fits. Constants: 0 workgroup; 3 HEAD_DIM; 4 SCORE_TILE;
 // 5 K_TYPE, 10 V_TYPE (ggml type ids: 0 f32, 1 f16, else a quantized type of
 // engine_kv_types.glsl); 6 ACT_F16; 7 DIMS_PER_ITEM (ceil(HEAD_DIM / workgroup), at most 8); 8 Q_WORDS
-// (HEAD_DIM, or HEAD_DIM / 2 with ACT_F16); 9 RED (= workgroup).
+// (HEAD_DIM, or HEAD_DIM / 2 with ACT_F16); 9 RED (= workgroup); 11 V_VEC (4: the first
+// HEAD_DIM / 4 invocations sum V four dimensions each, for CPU drivers; needs HEAD_DIM / 4 <=
+// workgroup; 1: one dimension per invocation, DIMS_PER_ITEM of them).
 layout(local_size_x_id = 0) in;
 layout(constant_id = 3) const uint HEAD_DIM = 64;
 layout(constant_id = 4) const uint SCORE_TILE = 64;
@@ -20,6 +22,7 @@ layout(constant_id = 7) const uint DIMS_PER_ITEM = 1;
 layout(constant_id = 8) const uint Q_WORDS = 64;
 layout(constant_id = 9) const uint RED = 64;
 layout(constant_id = 10) const uint V_TYPE = 0;
+layout(constant_id = 11) const uint V_VEC = 1;
 layout(std430, binding = 0) buffer A { float act[]; };
 layout(std430, binding = 1) readonly buffer K { uint k_cache[]; };
 layout(std430, binding = 2) readonly buffer V { uint v_cache[]; };
@@ -59,6 +62,16 @@ float kv_at(uint which, uint i) {
   return uintBitsToFloat(v);
 }
 
+vec4 v_quad(uint i) {  // V elements i .. i + 3 (i a multiple of 4)
+  if (V_TYPE > 1u) {
+    return vec4(kv_at(1u, i), kv_at(1u, i + 1u), kv_at(1u, i + 2u), kv_at(1u, i + 3u));
+  }
+  if (V_TYPE == 1u) {
+    return vec4(unpackHalf2x16(v_cache[i >> 1]), unpackHalf2x16(v_cache[(i >> 1) + 1u]));
+  }
+  return uintBitsToFloat(uvec4(v_cache[i], v_cache[i + 1u], v_cache[i + 2u], v_cache[i + 3u]));
+}
+
 vec2 kv_pair(uint i) {  // K elements i, i + 1 (i even)
   if (K_TYPE > 1u) return vec2(kv_at(0u, i), kv_at(0u, i + 1u));
   if (K_TYPE == 1u) return unpackHalf2x16(k_cache[i >> 1]);
@@ -94,6 +107,7 @@ void main() {
   // branches on llvmpipe.
   float acc[DIMS_PER_ITEM];
   [[unroll]] for (uint k = 0; k < DIMS_PER_ITEM; ++k) acc[k] = 0.0;
+  vec4 acc4 = vec4(0.0);
 
   for (uint t0 = first; t0 < n_pos; t0 += SCORE_TILE) {
     uint len = min(SCORE_TILE, n_pos - t0);
@@ -129,20 +143,41 @@ void main() {
     }
     l = l * c + red[0];
     m = new_m;
-    [[unroll]] for (uint k = 0; k < DIMS_PER_ITEM; ++k) {
-      uint d = lid + k * wg;
-      if (d >= HEAD_DIM) continue;
-      float a = acc[k] * c;
-      for (uint tt = 0; tt < len; ++tt) {
-        a += scores[tt] * kv_at(1, layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off + d);
+    if (V_VEC == 4u) {
+      // Invocation i < HEAD_DIM / 4 sums dimensions 4i .. 4i + 3: one score load serves four, and
+      // the rest of the workgroup's SIMD groups skip the loop (a CPU driver loads lane by lane).
+      if (lid < HEAD_DIM / 4u) {
+        vec4 a = acc4 * c;
+        for (uint tt = 0; tt < len; ++tt) {
+          a += scores[tt] *
+               v_quad(layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off + 4u * lid);
+        }
+        acc4 = a;
       }
-      acc[k] = a;
+    } else {
+      [[unroll]] for (uint k = 0; k < DIMS_PER_ITEM; ++k) {
+        uint d = lid + k * wg;
+        if (d >= HEAD_DIM) continue;
+        float a = acc[k] * c;
+        for (uint tt = 0; tt < len; ++tt) {
+          a += scores[tt] * kv_at(1, layer_off + ((t0 + tt) % p.ring) * p.n_kv + kv_head_off + d);
+        }
+        acc[k] = a;
+      }
     }
   }
   if (p.sinks != 0) {
     float sink = sink_logits[h], new_m = max(m, sink), c = exp(m - new_m);
     l = l * c + exp(sink - new_m);
     [[unroll]] for (uint k = 0; k < DIMS_PER_ITEM; ++k) acc[k] *= c;
+    acc4 *= c;
+  }
+  if (V_VEC == 4u) {
+    if (lid < HEAD_DIM / 4u) {
+      const uint at = tok + p.out_off + h * HEAD_DIM + 4u * lid;
+      [[unroll]] for (uint k = 0u; k < 4u; ++k) act[at + k] = acc4[k] / l;
+    }
+    return;
   }
   [[unroll]] for (uint k = 0; k < DIMS_PER_ITEM; ++k) {
     uint d = lid + k * wg;
