@@ -1,0 +1,64 @@
+// The per-device choices the device decoder makes for CPU drivers (engine/device/config.h) and the
+// kernel constants they turn into (engine/device/kernels.cpp).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "engine/device/config.h"
+#include "engine/device/kernels.h"
+
+namespace gauntlet::engine::device {
+namespace {
+
+core::DeviceInfo device(core::Api api, const std::string& type) {
+  core::DeviceInfo d;
+  d.id.api = api;
+  d.device_type = type;
+  return d;
+}
+
+int64_t constant(const backends::KernelSource& s, const std::string& name) {
+  auto it = std::find_if(s.constants.begin(), s.constants.end(),
+                         [&](const backends::KernelConstant& c) { return c.name == name; });
+  EXPECT_NE(it, s.constants.end()) << name;
+  return it == s.constants.end() ? -1 : it->value;
+}
+
+// llvmpipe takes 8 rows per matmul work-item by a matrix's size, so a wide ffn_down (256 rows of
+// 11008) gets them as a tall ffn_up does; small matrices and GPUs keep 2.
+TEST(DeviceConfig, MatmulRowsFollowTheMatrixSizeOnCpuVulkanOnly) {
+  const auto llvmpipe = device(core::Api::vulkan, "cpu");
+  EXPECT_EQ(matmul_rows(llvmpipe, 11008, 256), 8u);
+  EXPECT_EQ(matmul_rows(llvmpipe, 256, 11008), 8u);
+  EXPECT_EQ(matmul_rows(llvmpipe, 1024, 1024), 8u);
+  EXPECT_EQ(matmul_rows(llvmpipe, 1024, 1023), 2u);
+  EXPECT_EQ(matmul_rows(llvmpipe, 256, 256), 2u);
+  EXPECT_EQ(matmul_rows(device(core::Api::vulkan, "discrete_gpu"), 11008, 256), 2u);
+  EXPECT_EQ(matmul_rows(device(core::Api::opencl, "cpu"), 11008, 256), 2u);
+}
+
+// Attention sums V four dimensions per invocation on a CPU Vulkan driver, where a quarter of the
+// head fits the workgroup; a GPU, and heads too wide for it (gemma4's 512), keep one per
+// invocation.
+TEST(DeviceConfig, AttentionSumsVFourDimensionsOnlyOnCpuVulkanAndWhereTheHeadFits) {
+  EXPECT_TRUE(attention_vector_v(device(core::Api::vulkan, "cpu")));
+  EXPECT_FALSE(attention_vector_v(device(core::Api::vulkan, "discrete_gpu")));
+  EXPECT_FALSE(attention_vector_v(device(core::Api::opencl, "cpu")));
+  planner::KernelVariant v;
+  v.op = planner::KernelOp::attention;
+  v.workgroup = 64;
+  auto v_vec = [&](uint32_t head_dim, bool vector_v) {
+    auto s =
+        attention_source(core::Api::vulkan, v, head_dim, 512, planner::KvPrecision::f32, vector_v);
+    EXPECT_TRUE(s.is_ok()) << s.error().describe();
+    return s.is_ok() ? constant(*s, "V_VEC") : -1;
+  };
+  EXPECT_EQ(v_vec(64, true), 4);
+  EXPECT_EQ(v_vec(256, true), 4);
+  EXPECT_EQ(v_vec(512, true), 1);
+  EXPECT_EQ(v_vec(96, true), 4);
+  EXPECT_EQ(v_vec(64, false), 1);
+}
+
+}  // namespace
+}  // namespace gauntlet::engine::device
