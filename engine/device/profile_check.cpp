@@ -1,6 +1,7 @@
 // check_decode and check_context: device decode against the CPU reference.
 #include "engine/device/profile_check.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -179,28 +180,39 @@ struct SequenceRun {
 };
 
 // Feeds every sequence's prompt in one forward (logits of each last token), then `steps` passes
-// of one token per sequence, each the argmax of its last logits.
+// of one token per sequence, each the argmax of its last logits. The prompts go position by
+// position (each sequence's first token, then each one's second, ...), as a server batches them:
+// a pass then holds one token of every sequence. Sequence by sequence, a micro-batch of 1 split
+// the prompts into passes of one token, and the passes of several sequences went untested.
 core::Result<double> run_sequences(Decoder& decoder, std::vector<SequenceRun>& seqs,
                                    uint32_t n_vocab, uint32_t steps, double* prompt_seconds) {
   auto fwd = [&decoder](std::span<const BatchToken> b) { return decoder.forward(b); };
   std::vector<BatchToken> batch;
-  for (uint32_t s = 0; s < seqs.size(); ++s) {
-    for (size_t i = 0; i < seqs[s].prompt.size(); ++i) {
-      batch.push_back({seqs[s].prompt[i], s, i + 1 == seqs[s].prompt.size()});
+  std::vector<uint32_t> logits_order;  // the sequence of each prompt logits row, in batch order
+  size_t longest = 0;
+  for (const auto& q : seqs) longest = std::max(longest, q.prompt.size());
+  for (size_t i = 0; i < longest; ++i) {
+    for (uint32_t s = 0; s < seqs.size(); ++s) {
+      if (i >= seqs[s].prompt.size()) continue;
+      const bool last = i + 1 == seqs[s].prompt.size();
+      batch.push_back({seqs[s].prompt[i], s, last});
+      if (last) logits_order.push_back(s);
     }
   }
   auto start = Clock::now();
   auto logits = fwd(batch);
   if (!logits) return logits.error();
   if (prompt_seconds) *prompt_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  auto take = [&](std::span<const float> all) {
-    for (size_t s = 0; s < seqs.size(); ++s) {
-      auto one = all.subspan(s * n_vocab, n_vocab);
-      seqs[s].logits.emplace_back(one.begin(), one.end());
-      seqs[s].generated.push_back(reference::argmax(one));
-    }
+  auto take_one = [&](uint32_t s, std::span<const float> one) {
+    seqs[s].logits.emplace_back(one.begin(), one.end());
+    seqs[s].generated.push_back(reference::argmax(one));
   };
-  take(*logits);
+  for (size_t row = 0; row < logits_order.size(); ++row) {
+    take_one(logits_order[row], logits->subspan(row * n_vocab, n_vocab));
+  }
+  auto take = [&](std::span<const float> all) {
+    for (uint32_t s = 0; s < seqs.size(); ++s) take_one(s, all.subspan(s * n_vocab, n_vocab));
+  };
   start = Clock::now();
   for (uint32_t i = 0; i + 1 < steps; ++i) {
     batch.clear();
