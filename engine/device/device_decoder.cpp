@@ -383,8 +383,16 @@ core::Status DeviceDecoder::attention(uint32_t l) {
                             scale,          stride(),   slots,
                             s.attn_softcap, seq_stride, s.traits().attn_sinks ? 1u : 0u};
   backends::Buffer& sinks = s.traits().attn_sinks ? *L.sinks.buffer : *pass_buffer_;
-  GAUNTLET_TRY(ops_.attention(act, *k_cache_, *v_cache_, *pass_buffer_, sinks, attention_,
-                              s.heads(l), hd, context_, config_.kv, att, n));
+  const bool one_sequence =
+      std::all_of(pass_.begin(), pass_.end(), [&](const auto& t) { return t.seq == pass_[0].seq; });
+  if (n > 1 && one_sequence && !config_.flash_attention &&
+      attention_by_queries(device_.info(), config_.kv, hd)) {
+    GAUNTLET_TRY(ops_.attention_queries(act, *k_cache_, *v_cache_, *pass_buffer_, sinks,
+                                        attention_.workgroup, s.heads(l), hd, config_.kv, att, n));
+  } else {
+    GAUNTLET_TRY(ops_.attention(act, *k_cache_, *v_cache_, *pass_buffer_, sinks, attention_,
+                                s.heads(l), hd, context_, config_.kv, att, n));
+  }
   if (const uint32_t rot_v = reference::v_rotation(s, config_.kv, l); rot_v > 0) {
     GAUNTLET_TRY(rotate(a.xb2, n_q, rot_v));  // turned back
   }

@@ -21,6 +21,7 @@
 #ifdef GAUNTLET_HAVE_SPIRV
 #include "kernels/engine_add_bias_comp.h"
 #include "kernels/engine_attention_comp.h"
+#include "kernels/engine_attention_queries_comp.h"
 #include "kernels/engine_delta_net_comp.h"
 #include "kernels/engine_elementwise_comp.h"
 #include "kernels/engine_expert_combine_comp.h"
@@ -286,6 +287,23 @@ core::Result<KernelSource> attention_source(core::Api api, const planner::Kernel
                   {"RED", v.workgroup},
                   {"V_TYPE", static_cast<int64_t>(kv.v)},
                   {"V_VEC", vector_v && head_dim % 4 == 0 && head_dim / 4 <= v.workgroup ? 4 : 1}};
+  return s;
+}
+
+core::Result<KernelSource> attention_queries_source(core::Api api, uint32_t workgroup,
+                                                    uint32_t head_dim, planner::KvPrecision kv) {
+  if (api != core::Api::vulkan || head_dim % 4 != 0 || head_dim > 128 || kv.quantized()) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "attention by queries runs on Vulkan, for heads of at most 128 (a "
+                            "multiple of 4) and f32 or f16 caches");
+  }
+  auto s = make(api, "attention_queries", {"", SPIRV(engine_attention_queries_comp)}, 5,
+                sizeof(AttentionQueriesParams), workgroup, false);
+  if (!s) return s;
+  // Vulkan numbers the constants in this order from 3 (engine_attention_queries.comp).
+  s->constants = {{"HEAD_DIM", head_dim},
+                  {"K_TYPE", static_cast<int64_t>(kv.k)},
+                  {"V_TYPE", static_cast<int64_t>(kv.v)}};
   return s;
 }
 

@@ -71,6 +71,11 @@ struct AttentionParams {
   uint32_t seq_stride;
   uint32_t sinks = 0;  // 1: the sinks buffer holds a logit per head (gpt-oss)
 };
+// engine_attention_queries.comp's: AttentionParams and the pass's token count.
+struct AttentionQueriesParams {
+  AttentionParams attention;
+  uint32_t tokens;
+};
 // A quantized cache's (or one whose K and V differ) writer, engine_kv_store.cl: 32-element blocks.
 struct KvStoreParams {
   uint32_t k_off, v_off;
@@ -157,6 +162,11 @@ core::Result<backends::KernelSource> attention_source(core::Api api,
                                                       uint32_t head_dim, uint32_t context,
                                                       planner::KvPrecision kv,
                                                       bool vector_v = false);
+// One query per invocation (engine_attention_queries.comp, Vulkan; config.h's
+// attention_by_queries): workgroups of `workgroup` tokens of one sequence per query head.
+core::Result<backends::KernelSource> attention_queries_source(core::Api api, uint32_t workgroup,
+                                                              uint32_t head_dim,
+                                                              planner::KvPrecision kv);
 // Flash attention (engine_flash_attention.cl): one workgroup per KV head and token for its
 // `group` query heads, K/V tiles of planner::flash_tile positions.
 core::Result<backends::KernelSource> flash_attention_source(core::Api api,

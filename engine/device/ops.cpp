@@ -173,6 +173,17 @@ core::Status Ops::attention(backends::Buffer& act, backends::Buffer& k_cache,
              {&act, &k_cache, &v_cache, &pass, &sinks}, bytes_of(p), n_head, local, tokens);
 }
 
+core::Status Ops::attention_queries(backends::Buffer& act, backends::Buffer& k_cache,
+                                    backends::Buffer& v_cache, backends::Buffer& pass,
+                                    backends::Buffer& sinks, uint32_t workgroup, uint32_t n_head,
+                                    uint32_t head_dim, planner::KvPrecision kv,
+                                    const AttentionParams& p, uint32_t tokens) {
+  const AttentionQueriesParams params{p, tokens};
+  return run(attention_queries_source(device().info().id.api, workgroup, head_dim, kv),
+             {&act, &k_cache, &v_cache, &pass, &sinks}, bytes_of(params), n_head, 0,
+             (tokens + workgroup - 1) / workgroup);
+}
+
 core::Status Ops::kv_store(backends::Buffer& act, backends::Buffer& k_cache,
                            backends::Buffer& v_cache, backends::Buffer& pass,
                            planner::KvPrecision kv, const KvStoreParams& p, uint32_t tokens) {

@@ -80,6 +80,13 @@ class Ops {
                          const planner::KernelVariant& v, uint32_t n_head, uint32_t head_dim,
                          uint32_t context, planner::KvPrecision kv, const AttentionParams& p,
                          uint32_t tokens = 1);
+  // The pass's `tokens` (of one sequence) one query per invocation: config.h's
+  // attention_by_queries.
+  core::Status attention_queries(backends::Buffer& act, backends::Buffer& k_cache,
+                                 backends::Buffer& v_cache, backends::Buffer& pass,
+                                 backends::Buffer& sinks, uint32_t workgroup, uint32_t n_head,
+                                 uint32_t head_dim, planner::KvPrecision kv,
+                                 const AttentionParams& p, uint32_t tokens);
   core::Status kv_store(backends::Buffer& act, backends::Buffer& k_cache, backends::Buffer& v_cache,
                         backends::Buffer& pass, planner::KvPrecision kv, const KvStoreParams& p,
                         uint32_t tokens = 1);

@@ -60,5 +60,23 @@ TEST(DeviceConfig, AttentionSumsVFourDimensionsOnlyOnCpuVulkanAndWhereTheHeadFit
   EXPECT_EQ(v_vec(64, false), 1);
 }
 
+// A pass attends one query per invocation on a CPU Vulkan driver only, for f32 and f16 caches and
+// heads of at most 128 that are a multiple of 4 (the query and sums live in registers).
+TEST(DeviceConfig, AttentionByQueriesOnlyOnCpuVulkanForPlainCachesAndHeadsUpTo128) {
+  const auto llvmpipe = device(core::Api::vulkan, "cpu");
+  const planner::KvPrecision q8{model::TensorType::q8_0, model::TensorType::q8_0};
+  const planner::KvPrecision f16_k_q8_v{model::TensorType::f16, model::TensorType::q8_0};
+  EXPECT_TRUE(attention_by_queries(llvmpipe, planner::KvPrecision::f32, 64));
+  EXPECT_TRUE(attention_by_queries(llvmpipe, planner::KvPrecision::f16, 128));
+  EXPECT_FALSE(attention_by_queries(llvmpipe, planner::KvPrecision::f32, 256));
+  EXPECT_FALSE(attention_by_queries(llvmpipe, planner::KvPrecision::f32, 66));
+  EXPECT_FALSE(attention_by_queries(llvmpipe, q8, 64));
+  EXPECT_FALSE(attention_by_queries(llvmpipe, f16_k_q8_v, 64));
+  EXPECT_FALSE(attention_by_queries(device(core::Api::vulkan, "discrete_gpu"),
+                                    planner::KvPrecision::f32, 64));
+  EXPECT_FALSE(
+      attention_by_queries(device(core::Api::opencl, "cpu"), planner::KvPrecision::f32, 64));
+}
+
 }  // namespace
 }  // namespace gauntlet::engine::device

@@ -1,5 +1,6 @@
 // Each decode kernel against a host computation, with a per-op NMSE bound and guard regions
 // around the outputs (elements outside the output range must keep their sentinel).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -427,6 +428,97 @@ TEST_F(EngineKernels, AttentionOnlineSoftmaxMatchesDirectSoftmax) {
         EXPECT_LE(device::nmse(out_span(after, a, n_head * hd), expected), 1e-10)
             << v.name() << " kv " << planner::to_string(kv) << " first " << c.first << " ring "
             << c.ring << " softcap " << c.softcap << " sinks " << c.sinks;
+      }
+    }
+  }
+}
+
+// A pass of 70 tokens of one sequence (positions 10..79: two workgroups of 64, the second
+// partial), one query per invocation (engine_attention_queries.comp, Vulkan), against today's
+// attention kernel on the same inputs: heads of 64 and 128 (4 query heads over 2 KV heads), f32
+// and f16 caches, the whole context, a sliding window of 16 over a ring of 32 slots, soft-capped
+// scores and per-head sinks. OpenCL has no such kernel and refuses it by name.
+TEST_F(EngineKernels, AttentionByQueriesMatchesTodaysAttentionOverAPass) {
+  const uint32_t n_head = 4, n_head_kv = 2, context = 100, tokens = 70, pos0 = 10;
+  if (device().info().id.api != core::Api::vulkan) {
+    auto refused =
+        device::attention_queries_source(device().info().id.api, 64, 64, planner::KvPrecision::f32);
+    ASSERT_FALSE(refused.is_ok());
+    EXPECT_NE(refused.error().message.find("attention by queries runs on Vulkan"),
+              std::string::npos)
+        << refused.error().message;
+    return;
+  }
+  const std::vector<float> sink_logits = {0.5f, -1.0f, 3.0f, 0.0f};
+  struct Case {
+    uint32_t window, ring;
+    float softcap;
+    bool sinks;
+  };
+  for (uint32_t hd : {64u, 128u}) {
+    const uint32_t n_q = n_head * hd, n_kv = n_head_kv * hd, stride = 2 * n_q;
+    const uint64_t cache_elems = uint64_t{context} * n_kv;
+    const auto act = random_floats(uint64_t{tokens} * stride, 81 + hd, 2.0f);
+    const auto kf = random_floats(cache_elems, 82, 1.0f);
+    const auto vf = random_floats(cache_elems, 83, 1.0f);
+    std::vector<uint32_t> pass;
+    for (uint32_t t = 0; t < tokens; ++t) pass.insert(pass.end(), {pos0 + t, 0u});
+    for (auto kv : {planner::KvPrecision::f32, planner::KvPrecision::f16}) {
+      std::vector<std::byte> kb(cache_elems * (kv == planner::KvPrecision::f32 ? 4 : 2)),
+          vb(kb.size());
+      for (uint64_t i = 0; i < cache_elems; ++i) {
+        if (kv == planner::KvPrecision::f32) {
+          std::memcpy(&kb[i * 4], &kf[i], 4);
+          std::memcpy(&vb[i * 4], &vf[i], 4);
+        } else {
+          const uint16_t kh = core::f32_to_f16(kf[i]), vh = core::f32_to_f16(vf[i]);
+          std::memcpy(&kb[i * 2], &kh, 2);
+          std::memcpy(&vb[i * 2], &vh, 2);
+        }
+      }
+      for (const Case c : {Case{0, context, 0.0f, false}, Case{16, 32, 0.0f, false},
+                           Case{0, context, 2.0f, false}, Case{16, 32, 0.0f, true}}) {
+        const device::AttentionParams p{0,
+                                        n_q,
+                                        n_head / n_head_kv,
+                                        n_kv,
+                                        0,
+                                        c.window,
+                                        1.0f / std::sqrt(static_cast<float>(hd)),
+                                        stride,
+                                        c.ring,
+                                        c.softcap,
+                                        0,
+                                        c.sinks ? 1u : 0u};
+        auto run = [&](bool by_queries) {
+          auto abuf = upload_floats(device(), act);
+          auto kbuf = upload(device(), kb);
+          auto vbuf = upload(device(), vb);
+          auto pbuf = upload(device(), std::as_bytes(std::span<const uint32_t>(pass)));
+          auto sinks = upload_floats(device(), sink_logits);
+          Ops ops(device());
+          const KernelVariant v{planner::KernelOp::attention, 64, planner::kWholeVector,
+                                planner::ActivationType::f32, 0};
+          auto st = by_queries ? ops.attention_queries(*abuf, *kbuf, *vbuf, *pbuf, *sinks, 64,
+                                                       n_head, hd, kv, p, tokens)
+                               : ops.attention(*abuf, *kbuf, *vbuf, *pbuf, *sinks, v, n_head, hd,
+                                               context, kv, p, tokens);
+          EXPECT_TRUE(st.is_ok()) << st.error().describe();
+          return download_floats(device(), *abuf);
+        };
+        const auto want = run(false), got = run(true);
+        ASSERT_EQ(got.size(), want.size());
+        double worst = 0;
+        for (uint32_t t = 0; t < tokens; ++t) {
+          const auto at = static_cast<ptrdiff_t>(uint64_t{t} * stride);
+          // The queries are untouched; the outputs agree token by token.
+          EXPECT_TRUE(std::equal(got.begin() + at, got.begin() + at + n_q, act.begin() + at));
+          worst =
+              std::max(worst, device::nmse(std::span<const float>(got).subspan(at + n_q, n_q),
+                                           std::span<const float>(want).subspan(at + n_q, n_q)));
+        }
+        EXPECT_LE(worst, 1e-10) << "head " << hd << " kv " << planner::to_string(kv) << " window "
+                                << c.window << " softcap " << c.softcap << " sinks " << c.sinks;
       }
     }
   }
