@@ -225,9 +225,18 @@ def main():
                 # first row get their share), then a random part of what follows that row. After
                 # the last kill, the run goes to its end.
                 aimed = None  # a forced kill's unit
-                if forced and forced[0] >= before:
+                # A unit is aimed at by progress (its row before held, then part of its gap), or
+                # as the first unit of a fresh run by the clock. A run resumed with the unit's row
+                # before already held could only be timed by the clock, and it skips the units it
+                # holds: it reached its end before a kill aimed at the stress unit that way. Such
+                # a run goes to its end unkilled, and the next cycle, fresh, aims at the unit.
+                hold_fire = False
+                if forced and (forced[0] > before or forced[0] == before == 0):
                     target = forced.pop(0)
                     aimed = marks[target][1]
+                elif forced and before > 0:
+                    hold_fire = True
+                    target = before
                 elif before == 0 and rng.random() < 1 / 3:
                     target = 0
                 else:
@@ -239,7 +248,7 @@ def main():
                     # Into the unit's middle; the first unit's row comes after the start-up.
                     delay = (rng.uniform(0.2, 0.8) * gaps[target] if target > before
                              else rng.uniform(0.7, 0.95) * spans[before])
-                deadline = None if target > before else began + delay
+                deadline = None if target > before or hold_fire else began + delay
                 new_row = None  # when the run wrote its first row beyond those it resumed with
                 killed = False
                 while run.poll() is None:
@@ -247,7 +256,7 @@ def main():
                     rows = len(journal_entries(journal))
                     if new_row is None and rows > before:
                         new_row = now - began
-                    if deadline is None and rows >= target:
+                    if deadline is None and rows >= target and not hold_fire:
                         deadline = now + delay
                     if kills < KILLS and deadline is not None and now >= deadline:
                         run.kill()
@@ -260,6 +269,8 @@ def main():
                     spans[before] = time.monotonic() - began
                 run.wait()
                 err = errors(out)
+                if aimed is not None and not killed:
+                    forced.insert(0, target)  # the run ended first: aimed again in a later cycle
                 if killed:
                     kills += 1
                     at = time.monotonic() - began
