@@ -103,13 +103,18 @@ inline bool attention_vector_v(const core::DeviceInfo& device) {
 // of 64 tokens then reads each K and V row once, every invocation at the same address, where
 // today's kernel reads it once per token (the quick model's 512-token pass on llvmpipe: its
 // attention 2.39 -> 0.86 s, the pass 46 -> 51-52 tok/s). GPUs keep today's kernel.
-inline bool attention_by_queries(const core::DeviceInfo& device, planner::KvPrecision kv,
-                                 uint32_t head_dim) {
+// What engine_attention_queries.comp itself can run: f32 or f16 K and V, heads of at most 128
+// that are a multiple of 4.
+inline bool attention_queries_runs(planner::KvPrecision kv, uint32_t head_dim) {
   auto plain = [](model::TensorType t) {
     return t == model::TensorType::f32 || t == model::TensorType::f16;
   };
-  return device.id.api == core::Api::vulkan && device.device_type == "cpu" && plain(kv.k) &&
-         plain(kv.v) && head_dim % 4 == 0 && head_dim <= 128;
+  return plain(kv.k) && plain(kv.v) && head_dim % 4 == 0 && head_dim <= 128;
+}
+inline bool attention_by_queries(const core::DeviceInfo& device, planner::KvPrecision kv,
+                                 uint32_t head_dim) {
+  return device.id.api == core::Api::vulkan && device.device_type == "cpu" &&
+         attention_queries_runs(kv, head_dim);
 }
 
 }  // namespace gauntlet::engine::device

@@ -2,6 +2,7 @@
 
 #include "build_options.h"
 #include "core/type_kernels.h"
+#include "engine/device/config.h"
 #include "kernels/engine_add_bias_cl.h"
 #include "kernels/engine_attention_cl.h"
 #include "kernels/engine_delta_net_cl.h"
@@ -292,7 +293,7 @@ core::Result<KernelSource> attention_source(core::Api api, const planner::Kernel
 
 core::Result<KernelSource> attention_queries_source(core::Api api, uint32_t workgroup,
                                                     uint32_t head_dim, planner::KvPrecision kv) {
-  if (api != core::Api::vulkan || head_dim % 4 != 0 || head_dim > 128 || kv.quantized()) {
+  if (api != core::Api::vulkan || !attention_queries_runs(kv, head_dim)) {
     return core::make_error(core::ErrorKind::invalid_argument,
                             "attention by queries runs on Vulkan, for heads of at most 128 (a "
                             "multiple of 4) and f32 or f16 caches");

@@ -72,6 +72,17 @@ TEST(DeviceConfig, AttentionByQueriesOnlyOnCpuVulkanForPlainCachesAndHeadsUpTo12
   EXPECT_FALSE(attention_by_queries(llvmpipe, planner::KvPrecision::f32, 66));
   EXPECT_FALSE(attention_by_queries(llvmpipe, q8, 64));
   EXPECT_FALSE(attention_by_queries(llvmpipe, f16_k_q8_v, 64));
+  // The kernel's own source refuses what it cannot run, whoever asks: a bf16 cache (which it
+  // would read as f32), a quantized one, a head of 256, and OpenCL.
+  const planner::KvPrecision bf16{model::TensorType::bf16, model::TensorType::bf16};
+  EXPECT_TRUE(
+      attention_queries_source(core::Api::vulkan, 64, 64, planner::KvPrecision::f16).is_ok());
+  EXPECT_FALSE(attention_queries_source(core::Api::vulkan, 64, 64, bf16).is_ok());
+  EXPECT_FALSE(attention_queries_source(core::Api::vulkan, 64, 64, q8).is_ok());
+  EXPECT_FALSE(
+      attention_queries_source(core::Api::vulkan, 64, 256, planner::KvPrecision::f32).is_ok());
+  EXPECT_FALSE(
+      attention_queries_source(core::Api::opencl, 64, 64, planner::KvPrecision::f32).is_ok());
   EXPECT_FALSE(attention_by_queries(device(core::Api::vulkan, "discrete_gpu"),
                                     planner::KvPrecision::f32, 64));
   EXPECT_FALSE(
