@@ -54,12 +54,16 @@ using Floors = std::map<std::string, std::map<model::FileType, Floor>>;
 // 0.040-0.044 and 0.041-0.045 (llvmpipe); decode 0.074-0.079 in one process, 0.090-0.126 under
 // ctest, and 0.022-0.031, prompt 1.85-2.06 and 1.43-1.73 (the host: its peak is one thread's, its
 // pass uses every core). The decode floors of PoCL and the host are 0.69-0.76 of their lowest.
+// A later instance of the same VM gave the host's Q8_0 decode 0.057-0.081 over nine serial runs
+// (ctest and the binary alone, the same commit), under its old floor of 0.065 about half the time:
+// its floor is now 0.042, 0.73 of that lowest and above half of that instance's highest. Half of
+// the first instance's highest (0.126) is 0.063: there a 2x slower host decode may pass.
 const Floors& epyc_floors() {
   static const Floors f = {
       {"opencl", {{model::FileType::q8_0, {0.28, 0.34}}, {model::FileType::q4_K_M, {0.16, 0.34}}}},
       {"vulkan",
        {{model::FileType::q8_0, {0.10, 0.025}}, {model::FileType::q4_K_M, {0.065, 0.025}}}},
-      {"host", {{model::FileType::q8_0, {0.065, 1.05}}, {model::FileType::q4_K_M, {0.017, 0.95}}}},
+      {"host", {{model::FileType::q8_0, {0.042, 1.05}}, {model::FileType::q4_K_M, {0.017, 0.95}}}},
   };
   return f;
 }
