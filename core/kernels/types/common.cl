@@ -93,7 +93,23 @@ GAUNTLET_INLINE float16 k_sub_scales(const __global uchar* blk) {
 __constant char kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                      1,    13,   25,  38,  53,  69,  89,  113};
 
+// A table of 16 bytes looked up by 16 codes (each 0..15) in one instruction, where the OpenCL
+// compiler targets x86 with SSSE3 (PoCL compiles kernels for its host CPU): pshufb. OpenCL's own
+// shuffle() with a variable mask became per-byte code under PoCL, 5x slower than arithmetic.
+// Elsewhere (GPUs) the types keep their arithmetic or per-element lookup.
+#if defined(__SSSE3__)
+#define GAUNTLET_BYTE_LOOKUP16 1
+GAUNTLET_INLINE char16 byte_lookup16(char16 table, uchar16 codes) {
+  return __builtin_ia32_pshufb128(table, as_char16(codes));
+}
+#endif
+
 // The levels of 16 codes (each 0..15), as floats.
+#ifdef GAUNTLET_BYTE_LOOKUP16
+GAUNTLET_INLINE float16 iq4nl_values16(uchar16 q) {
+  return convert_float16(byte_lookup16(vload16(0, kvalues_iq4nl), q));
+}
+#else
 #define GAUNTLET_IQ4NL(c) (float)kvalues_iq4nl[q.s##c]
 GAUNTLET_INLINE float16 iq4nl_values16(uchar16 q) {
   return (float16)(GAUNTLET_IQ4NL(0), GAUNTLET_IQ4NL(1), GAUNTLET_IQ4NL(2), GAUNTLET_IQ4NL(3),
@@ -102,6 +118,7 @@ GAUNTLET_INLINE float16 iq4nl_values16(uchar16 q) {
                    GAUNTLET_IQ4NL(c), GAUNTLET_IQ4NL(d), GAUNTLET_IQ4NL(e), GAUNTLET_IQ4NL(f));
 }
 #undef GAUNTLET_IQ4NL
+#endif
 
 #ifdef GAUNTLET_KV_ENCODE
 // ggml's best_index_int8: the nearest of the 16 levels (the upper one on ties).

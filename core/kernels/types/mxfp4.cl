@@ -57,11 +57,17 @@ GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
 // differently.
 GAUNTLET_INLINE float16 codes16(const __global uchar* blk, uint c) {
   const uchar16 code = (vload16(0, blk + 1) >> (uchar)(4 * c)) & (uchar)0x0f;
+#ifdef GAUNTLET_BYTE_LOOKUP16
+  // The map below was the whole of mxfp4's gap to q4_0 on PoCL.
+  return convert_float16(byte_lookup16(
+      (char16)(0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12), code));
+#else
   // |value| for m = code & 7: m + max(m - 4, 0) + 2 max(m - 6, 0) is 0, 1, 2, 3, 4, 6, 8, 12.
   const uchar16 m = code & (uchar)7;
   const char16 magnitude =
       as_char16(m + sub_sat(m, (uchar)4) + (sub_sat(m, (uchar)6) << (uchar)1));
   return convert_float16(code >= (uchar)8 ? -magnitude : magnitude);
+#endif
 }
 // 2^(e - 128), subnormal for e < 2.
 GAUNTLET_INLINE float8 e8m0_half8(uint8 e) {

@@ -61,6 +61,21 @@ mat4 decode16(uint off, uint c) {
   return r;
 }
 
+// Four codes, a byte each, to their kvalues_mxfp4 (E2M1 doubled) plus 12, 0..24, a byte each:
+// the map done on the word's four bytes at once (no byte carries into the next). With m = code &
+// 7, |value| is m + max(m - 4, 0) + 2 max(m - 6, 0) (0, 1, 2, 3, 4, 6, 8, 12), and a negative
+// code (8..15) subtracts it from 12 instead of adding it. Per element it was the type's largest
+// cost on llvmpipe, where each invocation's lane runs every operation on its own.
+uint e2m1_plus12_x4(uint codes) {
+  const uint m = codes & 0x07070707u;
+  const uint at_least_4 = (m >> 2) & 0x01010101u;
+  const uint over_4 = m & 0x03030303u & (at_least_4 * 3u);
+  const uint is_7 = at_least_4 & (m >> 1) & m;
+  const uint magnitude = m + over_4 + (is_7 << 1);
+  const uint negative = (codes >> 3) & 0x01010101u;
+  return 0x0c0c0c0cu + magnitude - ((magnitude & (negative * 0xffu)) << 1);
+}
+
 // The matvec's factored form (engine_matvec_blocks.glsl's BLOCK_SCALED_CODES): the signed codes
 // (E2M1 doubled) of elements [16c, 16c + 16), and the block's scale 2^(e - 128), applied once to
 // the block's sum of code products. A power of two scales exactly, so the sums are decode16's
@@ -71,11 +86,8 @@ mat4 decode16(uint off, uint c) {
 mat4 codes16(uint off, uint c) {
   mat4 r;
   for (uint k = 0u; k < 4u; ++k) {
-    const uvec4 q = (u8x4(u32_at_any(off + 1u + 4u * k)) >> (4u * c)) & 0x0fu;
-    // |value| for m = q & 7: m + max(m - 4, 0) + 2 max(m - 6, 0) is 0, 1, 2, 3, 4, 6, 8, 12.
-    const uvec4 m = q & 7u;
-    const vec4 magnitude = vec4(m + (max(m, uvec4(4u)) - 4u) + 2u * (max(m, uvec4(6u)) - 6u));
-    r[k] = mix(magnitude, -magnitude, greaterThanEqual(q, uvec4(8u)));
+    const uint codes = (u32_at_any(off + 1u + 4u * k) >> (4u * c)) & 0x0f0f0f0fu;
+    r[k] = vec4(u8x4(e2m1_plus12_x4(codes))) - 12.0;
   }
   return r;
 }
