@@ -27,27 +27,6 @@ GAUNTLET_INLINE float mxfp4_value(uint code, uint e) {
   return as_float(bits | (code >= 8u ? 0x80000000u : 0u));
 }
 
-// Elements [16c, 16c + 16), c in {0, 1}: the low nibbles (c = 0) or the high ones (c = 1).
-// With e >= 2 the scale 2^(e - 128) is a normal float and every product of it with a magnitude
-// (at most 12) is exact or infinity: one multiply per value gives the built bits (code 8 is
-// +0: the sign goes on the integer). Smaller scales build each value.
-GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
-  const uint e = blk[0];
-  const uchar16 q = (vload16(0, blk + 1) >> (uchar)(4 * c)) & (uchar)0x0f;
-  if (e >= 2u) {
-    const int16 code = convert_int16(q);
-    const int16 m = code & 7;
-    const int16 magnitude = m < 4 ? m : (m < 6 ? 2 * m - 4 : 4 * m - 16);
-    return convert_float16(code >= 8 ? -magnitude : magnitude) * as_float((e - 1u) << 23);
-  }
-  return (float16)(mxfp4_value(q.s0, e), mxfp4_value(q.s1, e), mxfp4_value(q.s2, e),
-                   mxfp4_value(q.s3, e), mxfp4_value(q.s4, e), mxfp4_value(q.s5, e),
-                   mxfp4_value(q.s6, e), mxfp4_value(q.s7, e), mxfp4_value(q.s8, e),
-                   mxfp4_value(q.s9, e), mxfp4_value(q.sa, e), mxfp4_value(q.sb, e),
-                   mxfp4_value(q.sc, e), mxfp4_value(q.sd, e), mxfp4_value(q.se, e),
-                   mxfp4_value(q.sf, e));
-}
-
 #define BLOCK_SCALED_CODES 1
 // The matvec's factored form (engine_matvec.cl's BLOCK_SCALED_CODES): a block's values are its
 // signed codes (E2M1 doubled: 0, +-1, +-2, +-3, +-4, +-6, +-8, +-12) times 2^(e - 128), applied
@@ -69,6 +48,23 @@ GAUNTLET_INLINE float16 codes16(const __global uchar* blk, uint c) {
   return convert_float16(code >= (uchar)8 ? -magnitude : magnitude);
 #endif
 }
+
+// Elements [16c, 16c + 16), c in {0, 1}: the low nibbles (c = 0) or the high ones (c = 1).
+// With e >= 2 the scale 2^(e - 128) is a normal float and every product of it with a code (at
+// most 12) is exact or infinity: the codes times the scale give the built bits (code 8 is +0: the
+// sign goes on the integer). Smaller scales build each value.
+GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
+  const uint e = blk[0];
+  if (e >= 2u) return codes16(blk, c) * as_float((e - 1u) << 23);
+  const uchar16 q = (vload16(0, blk + 1) >> (uchar)(4 * c)) & (uchar)0x0f;
+  return (float16)(mxfp4_value(q.s0, e), mxfp4_value(q.s1, e), mxfp4_value(q.s2, e),
+                   mxfp4_value(q.s3, e), mxfp4_value(q.s4, e), mxfp4_value(q.s5, e),
+                   mxfp4_value(q.s6, e), mxfp4_value(q.s7, e), mxfp4_value(q.s8, e),
+                   mxfp4_value(q.s9, e), mxfp4_value(q.sa, e), mxfp4_value(q.sb, e),
+                   mxfp4_value(q.sc, e), mxfp4_value(q.sd, e), mxfp4_value(q.se, e),
+                   mxfp4_value(q.sf, e));
+}
+
 // 2^(e - 128), subnormal for e < 2.
 GAUNTLET_INLINE float8 e8m0_half8(uint8 e) {
   return as_float8(select((e - 1u) << 23, (uint8)0x00200000u << e, e < 2u));

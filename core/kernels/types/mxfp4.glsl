@@ -22,11 +22,6 @@ uint mxfp4_bits(uint c7) {
   return ((127u + (c7 >> 1)) << 23) | ((c7 & 1u) << 22);
 }
 
-// kvalues_mxfp4[code] as a float; code 8 is +0, not -0, as in ggml's int8 table.
-float mxfp4_signed(uint code) {
-  return float(int(mxfp4_magnitude(code & 7u)) * (code >= 8u ? -1 : 1));
-}
-
 // The magnitude's exponent field E becomes E + e - 128: 255 or more is infinity, 0 or less a
 // subnormal, m * 2^(e + 21) units of 2^-149. Codes 8..15 are negative; code 8 is +0, as ggml's
 // int8 table holds 0 there.
@@ -38,27 +33,6 @@ float mxfp4_value(uint code, uint e) {
   if (exponent >= 255) bits = 0x7f800000u;
   if (exponent < 1) bits = mxfp4_magnitude(code & 7u) << (e + 21u);
   return uintBitsToFloat(bits | (code >= 8u ? 0x80000000u : 0u));
-}
-
-// Elements [16c, 16c + 16), c in {0, 1} (low nibbles, then high): column k holds
-// [16c + 4k, 16c + 4k + 4).
-// With e >= 2 the scale 2^(e - 128) is a normal float and every product of it with a magnitude
-// (at most 12) is exact or infinity: one multiply per value gives the built bits. Smaller scales
-// build each value.
-mat4 decode16(uint off, uint c) {
-  const uint e = u8_at(off);
-  mat4 r;
-  for (uint k = 0u; k < 4u; ++k) {
-    const uvec4 q = (u8x4(u32_at_any(off + 1u + 4u * k)) >> (4u * c)) & 0x0fu;
-    if (e >= 2u) {
-      r[k] = vec4(mxfp4_signed(q.x), mxfp4_signed(q.y), mxfp4_signed(q.z), mxfp4_signed(q.w)) *
-             uintBitsToFloat((e - 1u) << 23);
-    } else {
-      r[k] = vec4(mxfp4_value(q.x, e), mxfp4_value(q.y, e), mxfp4_value(q.z, e),
-                  mxfp4_value(q.w, e));
-    }
-  }
-  return r;
 }
 
 // Four codes, a byte each, to their kvalues_mxfp4 (E2M1 doubled) plus 12, 0..24, a byte each:
@@ -91,6 +65,23 @@ mat4 codes16(uint off, uint c) {
   }
   return r;
 }
+// Elements [16c, 16c + 16), c in {0, 1} (low nibbles, then high): column k holds
+// [16c + 4k, 16c + 4k + 4).
+// With e >= 2 the scale 2^(e - 128) is a normal float and every product of it with a code (at
+// most 12) is exact or infinity: the codes times the scale give the built bits. Smaller scales
+// build each value.
+mat4 decode16(uint off, uint c) {
+  const uint e = u8_at(off);
+  if (e >= 2u) return codes16(off, c) * uintBitsToFloat((e - 1u) << 23);
+  mat4 r;
+  for (uint k = 0u; k < 4u; ++k) {
+    const uvec4 q = (u8x4(u32_at_any(off + 1u + 4u * k)) >> (4u * c)) & 0x0fu;
+    r[k] = vec4(mxfp4_value(q.x, e), mxfp4_value(q.y, e), mxfp4_value(q.z, e),
+                mxfp4_value(q.w, e));
+  }
+  return r;
+}
+
 float block_scale(uint off) {
   const uint e = u8_at(off);
   return uintBitsToFloat(e >= 2u ? (e - 1u) << 23 : 0x00200000u << e);
