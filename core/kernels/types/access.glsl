@@ -86,8 +86,15 @@ uint u32_at_any(uint off) {
 // ggml's kvalues_iq4nl (ggml-common.h), the 16 levels of iq4_nl and iq4_xs codes.
 const int KVALUES_IQ4NL[16] =
     int[16](-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113);
+// The levels of four codes, from the same values packed as signed bytes, code 4i + j in byte j of
+// word i: indexed by a code that differs between invocations, the array above became per-element
+// branches on llvmpipe (its iq4_nl matvec ran at 0.54 of q4_0's).
 vec4 iq4nl_values4(uvec4 q) {
-  return vec4(KVALUES_IQ4NL[q.x], KVALUES_IQ4NL[q.y], KVALUES_IQ4NL[q.z], KVALUES_IQ4NL[q.w]);
+  const bvec4 odd_word = notEqual(q & 4u, uvec4(0u)), upper_half = notEqual(q & 8u, uvec4(0u));
+  const uvec4 lower = mix(uvec4(0xbfad9881u), uvec4(0xf6eaddcfu), odd_word);
+  const uvec4 upper = mix(uvec4(0x26190d01u), uvec4(0x71594535u), odd_word);
+  const uvec4 word = mix(lower, upper, upper_half);
+  return vec4(ivec4(word << (24u - 8u * (q & 3u))) >> 24);
 }
 
 #ifdef GAUNTLET_KV_ENCODE
