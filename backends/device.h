@@ -79,8 +79,9 @@ struct KernelSource {
   std::array<uint32_t, 3> workgroup{64, 1, 1};
   uint32_t buffer_count = 0;
   uint32_t params_bytes = 0;
-  bool dynamic_local = false;  // OpenCL: a trailing __local argument
-  std::string build_options;   // extra OpenCL build options, e.g. "-cl-std=CL3.0"
+  bool dynamic_local = false;   // OpenCL: a trailing __local argument
+  bool texel_binding0 = false;  // Vulkan: binding 0 is a uniform texel buffer of R32_UINT words
+  std::string build_options;    // extra OpenCL build options, e.g. "-cl-std=CL3.0"
 };
 
 class Kernel {

@@ -84,9 +84,10 @@ VulkanDevice::VulkanDevice(core::DeviceInfo info, std::shared_ptr<VkCore> core)
       device, vk::CommandBufferAllocateInfo(*command_pool_, vk::CommandBufferLevel::ePrimary, 1));
   cmd_ = std::move(buffers[0]);
   fence_ = vk::raii::Fence(device, vk::FenceCreateInfo());
-  vk::DescriptorPoolSize size(vk::DescriptorType::eStorageBuffer, kPoolDescriptors);
+  vk::DescriptorPoolSize sizes[2] = {{vk::DescriptorType::eStorageBuffer, kPoolDescriptors},
+                                     {vk::DescriptorType::eUniformTexelBuffer, kPoolDescriptors}};
   descriptor_pool_ =
-      vk::raii::DescriptorPool(device, vk::DescriptorPoolCreateInfo({}, kBatchDispatches, size));
+      vk::raii::DescriptorPool(device, vk::DescriptorPoolCreateInfo({}, kBatchDispatches, sizes));
   if (core_->timestamp_bits > 0) {
     timestamps_ =
         vk::raii::QueryPool(device, vk::QueryPoolCreateInfo({}, vk::QueryType::eTimestamp, 2));
@@ -138,11 +139,11 @@ Result<std::unique_ptr<Buffer>> VulkanDevice::do_allocate(size_t bytes) {
   return guarded(name(), [&]() -> Result<std::unique_ptr<Buffer>> {
     auto res = std::make_shared<BufferResource>();
     res->core = core_;
-    vk::BufferCreateInfo info({}, bytes,
-                              vk::BufferUsageFlagBits::eStorageBuffer |
-                                  vk::BufferUsageFlagBits::eTransferSrc |
-                                  vk::BufferUsageFlagBits::eTransferDst,
-                              vk::SharingMode::eExclusive);
+    vk::BufferCreateInfo info(
+        {}, bytes,
+        vk::BufferUsageFlagBits::eStorageBuffer | vk::BufferUsageFlagBits::eUniformTexelBuffer |
+            vk::BufferUsageFlagBits::eTransferSrc | vk::BufferUsageFlagBits::eTransferDst,
+        vk::SharingMode::eExclusive);
     res->buffer = vk::raii::Buffer(core_->device, info);
     auto req = res->buffer.getMemoryRequirements();
     uint32_t type = pick_memory_type(req.memoryTypeBits, vk::MemoryPropertyFlagBits::eDeviceLocal);

@@ -107,8 +107,11 @@ Result<std::unique_ptr<Kernel>> VulkanDevice::do_build(const KernelSource& sourc
         vk::ShaderModuleCreateInfo({}, source.spirv.size_bytes(), source.spirv.data()));
     std::vector<vk::DescriptorSetLayoutBinding> bindings;
     for (uint32_t b = 0; b < source.buffer_count; ++b) {
-      bindings.emplace_back(b, vk::DescriptorType::eStorageBuffer, 1,
-                            vk::ShaderStageFlagBits::eCompute);
+      bindings.emplace_back(b,
+                            b == 0 && source.texel_binding0
+                                ? vk::DescriptorType::eUniformTexelBuffer
+                                : vk::DescriptorType::eStorageBuffer,
+                            1, vk::ShaderStageFlagBits::eCompute);
     }
     res->set_layout = vk::raii::DescriptorSetLayout(
         core_->device, vk::DescriptorSetLayoutCreateInfo({}, bindings));
@@ -176,7 +179,27 @@ void VulkanDevice::record_dispatch(const VulkanKernel& kernel, const DispatchArg
       infos.emplace_back(*static_cast<const VulkanBuffer*>(b)->res()->buffer, 0, VK_WHOLE_SIZE);
     }
     std::vector<vk::WriteDescriptorSet> writes;
+    vk::BufferView view_handle;
     for (uint32_t i = 0; i < infos.size(); ++i) {
+      if (i == 0 && src.texel_binding0) {
+        // A texel buffer of R32_UINT words over the whole buffer (its kernel reads 32-bit words).
+        const uint64_t words = args.buffers[0]->size() / 4;
+        if (words > core_->limits.maxTexelBufferElements) {
+          fail(core::ErrorKind::invalid_argument,
+               src.name + " reads binding 0 as " + std::to_string(words) +
+                   " texels; maxTexelBufferElements is " +
+                   std::to_string(core_->limits.maxTexelBufferElements),
+               name());
+        }
+        auto view = std::make_shared<vk::raii::BufferView>(
+            core_->device,
+            vk::BufferViewCreateInfo({}, infos[0].buffer, vk::Format::eR32Uint, 0, VK_WHOLE_SIZE));
+        view_handle = **view;
+        keep_alive_.push_back(view);
+        writes.emplace_back(set, i, 0, 1, vk::DescriptorType::eUniformTexelBuffer, nullptr, nullptr,
+                            &view_handle);
+        continue;
+      }
       writes.emplace_back(set, i, 0, 1, vk::DescriptorType::eStorageBuffer, nullptr, &infos[i]);
     }
     core_->device.updateDescriptorSets(writes, {});

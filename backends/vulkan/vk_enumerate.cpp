@@ -194,6 +194,7 @@ core::DeviceInfo describe(const ComputeDevice& device, int index, uint32_t insta
 
   auto& l = info.api_limits;
   l["maxStorageBufferRange"] = limits.maxStorageBufferRange;
+  l["maxTexelBufferElements"] = limits.maxTexelBufferElements;
   l["maxPushConstantsSize"] = limits.maxPushConstantsSize;
   l["maxComputeSharedMemorySize"] = limits.maxComputeSharedMemorySize;
   l["maxComputeWorkGroupCount"] = {limits.maxComputeWorkGroupCount[0],

@@ -79,6 +79,26 @@ inline planner::KernelVariant effective_attention(const DecodeConfig& c) {
 inline uint32_t matvec_rows(const core::DeviceInfo& device) {
   return device.id.api == core::Api::opencl && device.device_type == "cpu" ? 1 : 4;
 }
+// Whether engine_matvec_texels.comp reads this weight type (engine_matvec.comp's five types).
+inline bool matvec_texels_runs(model::TensorType type) {
+  using T = model::TensorType;
+  return type == T::f32 || type == T::f16 || type == T::bf16 || type == T::q8_0 || type == T::q4_0;
+}
+
+// Whether a matvec reads its `weight_bytes` of weights as a uniform texel buffer of 32-bit words:
+// on a CPU Vulkan driver, where a storage-buffer load inside a loop goes lane by lane (llvmpipe,
+// Mesa 22.3: a branch, a bounds check and a store through the stack per lane) and a texel fetch
+// is one gather: its q8_0 matvec 0.39 -> 0.61 GB/s and q4_0 0.25 -> 0.35 (BM_Matvec). Only where
+// the words fit maxTexelBufferElements; GPUs keep their storage buffers.
+inline bool matvec_weights_as_texels(const core::DeviceInfo& device, model::TensorType type,
+                                     uint64_t weight_bytes) {
+  if (device.id.api != core::Api::vulkan || device.device_type != "cpu") return false;
+  if (!matvec_texels_runs(type)) return false;
+  const auto limit = device.api_limits.find("maxTexelBufferElements");
+  if (limit == device.api_limits.end() || !limit->is_number_unsigned()) return false;
+  return (weight_bytes + 3) / 4 <= limit->get<uint64_t>();
+}
+
 // Rows one matmul work-item computes for each token of its token tile, for an n_in x n_out matrix.
 // A CPU Vulkan driver (llvmpipe) loads shared memory lane by lane, whatever the address, so each
 // activation it loads must serve more rows: 8 rows made its q8_0 / q4_K pass products 2.9x / 3x

@@ -34,6 +34,7 @@
 #include "kernels/engine_matmul_typed.h"
 #include "kernels/engine_matvec_blocks_typed.h"
 #include "kernels/engine_matvec_comp.h"
+#include "kernels/engine_matvec_texels_comp.h"
 #include "kernels/engine_query_gate_comp.h"
 #include "kernels/engine_rmsnorm_comp.h"
 #include "kernels/engine_rope_kv_comp.h"
@@ -87,8 +88,14 @@ core::Result<KernelSource> make(core::Api api, const std::string& entry, Embedde
 // SPIR-V per block type from engine_matvec_blocks.glsl.
 core::Result<KernelSource> matvec_kernel(core::Api api, model::TensorType weights,
                                          const std::string& entry, uint32_t workgroup,
-                                         bool dynamic_local) {
+                                         bool dynamic_local, bool weights_as_texels = false) {
   std::span<const uint32_t> spirv;
+  const bool texels = weights_as_texels && api == core::Api::vulkan;
+  if (texels && !matvec_texels_runs(weights)) {
+    return core::make_error(core::ErrorKind::unsupported,
+                            std::string("the matvec reads ") + model::to_string(weights) +
+                                " weights from a storage buffer only, not as texels");
+  }
 #ifdef GAUNTLET_HAVE_SPIRV
   switch (weights) {
     case model::TensorType::f32:
@@ -96,7 +103,7 @@ core::Result<KernelSource> matvec_kernel(core::Api api, model::TensorType weight
     case model::TensorType::bf16:
     case model::TensorType::q8_0:
     case model::TensorType::q4_0:
-      spirv = kernels::engine_matvec_comp;
+      spirv = texels ? kernels::engine_matvec_texels_comp : kernels::engine_matvec_comp;
       break;
     default:
       spirv = kernels::engine_matvec_blocks_spirv(static_cast<uint32_t>(weights));
@@ -105,6 +112,7 @@ core::Result<KernelSource> matvec_kernel(core::Api api, model::TensorType weight
   auto s = make(api, entry, {kernels::engine_matvec_cl, spirv}, 2, sizeof(MatvecParams), workgroup,
                 dynamic_local);
   if (s && api == core::Api::opencl) s->opencl_headers = core::opencl_type_headers(weights);
+  if (s) s->texel_binding0 = texels;
   return s;
 }
 
@@ -128,7 +136,7 @@ uint32_t tile_elements(const planner::KernelVariant& v, uint32_t n_in) {
 
 core::Result<KernelSource> matvec_source(core::Api api, model::TensorType weights,
                                          const planner::KernelVariant& v, uint32_t n_in,
-                                         uint32_t rows, bool accumulate) {
+                                         uint32_t rows, bool accumulate, bool weights_as_texels) {
   GAUNTLET_TRY(check_workgroup(v));
   const uint32_t tile = tile_elements(v, n_in);
   if (tile % 2 != 0 ||
@@ -147,7 +155,7 @@ core::Result<KernelSource> matvec_source(core::Api api, model::TensorType weight
                                 " elements does not hold whole " + model::to_string(weights) +
                                 " blocks of " + std::to_string(model::block_elements(weights)));
   }
-  auto s = matvec_kernel(api, weights, "matvec", v.workgroup, true);
+  auto s = matvec_kernel(api, weights, "matvec", v.workgroup, true, weights_as_texels);
   if (!s) return s;
   s->constants = {{"WEIGHT_FORMAT", static_cast<int64_t>(weights)},
                   {"TILE", tile},

@@ -69,8 +69,9 @@ core::Status Ops::matvec(backends::Buffer& w, model::TensorType type,
   GAUNTLET_TRY(check_weights(w, type, n_in, n_out));
   const MatvecParams p{n_in, n_out, x_off, out_off, 0};
   const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
-  return run(matvec_source(device().info().id.api, type, v, n_in, rows, accumulate), {&w, &act},
-             bytes_of(p), groups_for(n_out, uint64_t{rows} * v.workgroup), local);
+  const bool texels = matvec_weights_as_texels(device().info(), type, w.size());
+  return run(matvec_source(device().info().id.api, type, v, n_in, rows, accumulate, texels),
+             {&w, &act}, bytes_of(p), groups_for(n_out, uint64_t{rows} * v.workgroup), local);
 }
 
 core::Status Ops::matvec_experts(backends::Buffer& stack, model::TensorType type,
@@ -82,8 +83,10 @@ core::Status Ops::matvec_experts(backends::Buffer& stack, model::TensorType type
   q.n_in = n_in;
   q.n_out = n_out;
   const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
-  return run(matvec_source(device().info().id.api, type, v, n_in, rows, false), {&stack, &act},
-             bytes_of(q), groups_for(n_out, uint64_t{rows} * v.workgroup), local, tokens * p.slots);
+  const bool texels = matvec_weights_as_texels(device().info(), type, stack.size());
+  return run(matvec_source(device().info().id.api, type, v, n_in, rows, false, texels),
+             {&stack, &act}, bytes_of(q), groups_for(n_out, uint64_t{rows} * v.workgroup), local,
+             tokens * p.slots);
 }
 
 core::Status Ops::route(backends::Buffer& act, const RouteParams& p) {

@@ -89,5 +89,32 @@ TEST(DeviceConfig, AttentionByQueriesOnlyOnCpuVulkanForPlainCachesAndHeadsUpTo12
       attention_by_queries(device(core::Api::opencl, "cpu"), planner::KvPrecision::f32, 64));
 }
 
+TEST(DeviceConfig, MatvecWeightsAsTexelsOnlyOnCpuVulkanWithinTheTexelLimit) {
+  auto llvmpipe = device(core::Api::vulkan, "cpu");
+  // Without the limit in the device's record, a storage buffer.
+  EXPECT_FALSE(matvec_weights_as_texels(llvmpipe, model::TensorType::q8_0, 1 << 20));
+  llvmpipe.api_limits["maxTexelBufferElements"] = uint32_t{1} << 20;  // 4 MiB of words
+  EXPECT_TRUE(matvec_weights_as_texels(llvmpipe, model::TensorType::q8_0, 4u << 20));
+  EXPECT_TRUE(matvec_weights_as_texels(llvmpipe, model::TensorType::f16, 1000));
+  EXPECT_FALSE(matvec_weights_as_texels(llvmpipe, model::TensorType::q8_0, (4u << 20) + 4));
+  // engine_matvec_blocks.glsl's types keep their storage buffer.
+  EXPECT_FALSE(matvec_weights_as_texels(llvmpipe, model::TensorType::q4_K, 1000));
+  auto gpu = device(core::Api::vulkan, "discrete_gpu");
+  gpu.api_limits["maxTexelBufferElements"] = uint32_t{1} << 27;
+  EXPECT_FALSE(matvec_weights_as_texels(gpu, model::TensorType::q8_0, 1000));
+  auto pocl = device(core::Api::opencl, "cpu");
+  pocl.api_limits["maxTexelBufferElements"] = uint32_t{1} << 27;
+  EXPECT_FALSE(matvec_weights_as_texels(pocl, model::TensorType::q8_0, 1000));
+  // The texel kernel's source refuses a type it cannot read, whoever asks.
+  const planner::KernelVariant v{planner::KernelOp::matvec, 64, planner::kWholeVector};
+  auto texels = matvec_source(core::Api::vulkan, model::TensorType::q8_0, v, 256, 1, false, true);
+  ASSERT_TRUE(texels.is_ok());
+  EXPECT_TRUE(texels->texel_binding0);
+  EXPECT_FALSE(
+      matvec_source(core::Api::vulkan, model::TensorType::q8_0, v, 256, 1)->texel_binding0);
+  EXPECT_FALSE(
+      matvec_source(core::Api::vulkan, model::TensorType::q4_K, v, 256, 1, false, true).is_ok());
+}
+
 }  // namespace
 }  // namespace gauntlet::engine::device
