@@ -99,9 +99,18 @@ set(GAUNTLET_TYPE_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}/../core/kernels")
 set(GAUNTLET_TYPE_IDS f32=0 f16=1 q4_0=2 q4_1=3 q5_0=6 q5_1=7 q8_0=8 q2_K=10 q3_K=11 q4_K=12 q5_K=13 q6_K=14 iq4_nl=20 iq4_xs=23 bf16=30 mxfp4=39)
 
 function(gauntlet_add_typed_kernels target)
-  cmake_parse_arguments(K "" "BODY" "TYPES" ${ARGN})
+  # TEXELS: the weights are a uniform texel buffer of 32-bit words at binding 0 (a CPU Vulkan
+  # driver's faster read, engine/device/config.h), not a storage buffer; the SPIR-V and its lookup
+  # are named <body stem>_texels.
+  cmake_parse_arguments(K "TEXELS" "BODY" "TYPES" ${ARGN})
   get_filename_component(body "${K_BODY}" ABSOLUTE)
   get_filename_component(body_stem "${K_BODY}" NAME_WE)
+  set(weights_decl "layout(std430, binding = 0) readonly buffer W { uint w[]; };\n")
+  if(K_TEXELS)
+    string(CONCAT weights_decl "layout(binding = 0) uniform usamplerBuffer weight_texels;\n"
+                  "#define WEIGHT_WORD(i) texelFetch(weight_texels, int(i)).x\n")
+    string(APPEND body_stem "_texels")
+  endif()
   if(NOT GLSLC_EXECUTABLE)
     # No Vulkan in this build: every type's SPIR-V is empty (see gauntlet_add_kernels).
     gauntlet_write_empty_spirv("${GAUNTLET_KERNEL_OUT}/kernels/${body_stem}_typed.h"
@@ -138,7 +147,7 @@ function(gauntlet_add_typed_kernels target)
     file(WRITE "${comp}.in"
       "#version 450\n#extension GL_GOOGLE_include_directive : require\n"
       "#extension GL_EXT_control_flow_attributes : require\n"
-      "layout(std430, binding = 0) readonly buffer W { uint w[]; };\n"
+      "${weights_decl}"
       "${words_include}"
       "#include \"types/access.glsl\"\n#include \"types/${type}.glsl\"\n#include \"${body_name}\"\n")
     configure_file("${comp}.in" "${comp}" COPYONLY)

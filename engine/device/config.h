@@ -90,13 +90,17 @@ inline bool matvec_texels_runs(model::TensorType type) {
 // Mesa 22.3: a branch, a bounds check and a store through the stack per lane) and a texel fetch
 // is one gather: its q8_0 matvec 0.39 -> 0.61 GB/s and q4_0 0.25 -> 0.35 (BM_Matvec). Only where
 // the words fit maxTexelBufferElements; GPUs keep their storage buffers.
-inline bool matvec_weights_as_texels(const core::DeviceInfo& device, model::TensorType type,
-                                     uint64_t weight_bytes) {
+// The matmul of a pass reads its weights the same way on a CPU Vulkan driver, every type (its
+// decoders read words through access.glsl's WEIGHT_WORD).
+inline bool matmul_weights_as_texels(const core::DeviceInfo& device, uint64_t weight_bytes) {
   if (device.id.api != core::Api::vulkan || device.device_type != "cpu") return false;
-  if (!matvec_texels_runs(type)) return false;
   const auto limit = device.api_limits.find("maxTexelBufferElements");
   if (limit == device.api_limits.end() || !limit->is_number_unsigned()) return false;
   return (weight_bytes + 3) / 4 <= limit->get<uint64_t>();
+}
+inline bool matvec_weights_as_texels(const core::DeviceInfo& device, model::TensorType type,
+                                     uint64_t weight_bytes) {
+  return matvec_texels_runs(type) && matmul_weights_as_texels(device, weight_bytes);
 }
 
 // Rows one matmul work-item computes for each token of its token tile, for an n_in x n_out matrix.

@@ -31,6 +31,7 @@
 #include "kernels/engine_flash_attention_comp.h"
 #include "kernels/engine_hadamard_comp.h"
 #include "kernels/engine_kv_store_comp.h"
+#include "kernels/engine_matmul_texels_typed.h"
 #include "kernels/engine_matmul_typed.h"
 #include "kernels/engine_matvec_blocks_typed.h"
 #include "kernels/engine_matvec_comp.h"
@@ -170,7 +171,8 @@ core::Result<KernelSource> matvec_source(core::Api api, model::TensorType weight
 
 core::Result<KernelSource> matmul_source(core::Api api, model::TensorType weights,
                                          const planner::KernelVariant& v, uint32_t n_in,
-                                         uint32_t rows, bool accumulate, bool experts) {
+                                         uint32_t rows, bool accumulate, bool experts,
+                                         bool weights_as_texels) {
   GAUNTLET_TRY(check_workgroup(v));
   const uint32_t tile = tile_elements(v, n_in);
   const uint32_t step = std::max<uint32_t>(16, model::block_elements(weights));
@@ -188,12 +190,15 @@ core::Result<KernelSource> matmul_source(core::Api api, model::TensorType weight
                                 "tokens per workgroup");
   }
   std::span<const uint32_t> spirv;
+  const bool texels = weights_as_texels && api == core::Api::vulkan;
 #ifdef GAUNTLET_HAVE_SPIRV
-  spirv = kernels::engine_matmul_spirv(static_cast<uint32_t>(weights));
+  spirv = texels ? kernels::engine_matmul_texels_spirv(static_cast<uint32_t>(weights))
+                 : kernels::engine_matmul_spirv(static_cast<uint32_t>(weights));
 #endif
   auto s = make(api, "matmul", {kernels::engine_matmul_cl, spirv}, 2, sizeof(MatmulParams),
                 v.workgroup, true);
   if (!s) return s;
+  s->texel_binding0 = texels;
   if (api == core::Api::opencl) s->opencl_headers = core::opencl_type_headers(weights);
   s->constants = {{"WEIGHT_FORMAT", static_cast<int64_t>(weights)},
                   {"TILE", tile},

@@ -144,11 +144,13 @@ core::Result<backends::KernelSource> matvec_source(core::Api api, model::TensorT
                                                    bool weights_as_texels = false);
 // The matrix-matrix kernel of a pass (engine_matmul.cl / .glsl): `variant.tokens` tokens per
 // workgroup, `variant.activation_tile` elements of each in local memory (kWholeVector: n_in);
-// `experts`: the expert-indexed product over grouped picks (mul_mat_id).
+// `experts`: the expert-indexed product over grouped picks (mul_mat_id); `weights_as_texels` as
+// matvec_source's (config.h's matmul_weights_as_texels).
 core::Result<backends::KernelSource> matmul_source(core::Api api, model::TensorType weights,
                                                    const planner::KernelVariant& variant,
                                                    uint32_t n_in, uint32_t rows,
-                                                   bool accumulate = false, bool experts = false);
+                                                   bool accumulate = false, bool experts = false,
+                                                   bool weights_as_texels = false);
 core::Result<backends::KernelSource> embed_source(core::Api api, model::TensorType weights);
 core::Result<backends::KernelSource> rmsnorm_source(core::Api api, uint32_t workgroup);
 // rope_kv writes K and V into the cache itself only for f32 or f16 caches of one type; otherwise

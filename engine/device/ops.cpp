@@ -110,7 +110,8 @@ core::Status Ops::matmul_experts(backends::Buffer& stack, model::TensorType type
   const uint32_t picks = p.n_tok * p.k;
   const uint32_t tiles = std::min(n_expert, picks) + picks / v.tokens;
   const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
-  return run(matmul_source(device().info().id.api, type, v, n_in, rows, false, true),
+  const bool texels = matmul_weights_as_texels(device().info(), stack.size());
+  return run(matmul_source(device().info().id.api, type, v, n_in, rows, false, true, texels),
              {&stack, &act}, bytes_of(q), groups_for(n_out, uint64_t{rows} * v.workgroup), local,
              tiles);
 }
@@ -128,8 +129,9 @@ core::Status Ops::matmul(backends::Buffer& w, model::TensorType type,
   GAUNTLET_TRY(check_weights(w, type, n_in, n_out));
   const MatmulParams p{n_in, n_out, x_off, out_off, stride, n_tok};
   const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
-  return run(matmul_source(device().info().id.api, type, v, n_in, rows, accumulate), {&w, &act},
-             bytes_of(p), groups_for(n_out, uint64_t{rows} * v.workgroup), local,
+  const bool texels = matmul_weights_as_texels(device().info(), w.size());
+  return run(matmul_source(device().info().id.api, type, v, n_in, rows, accumulate, false, texels),
+             {&w, &act}, bytes_of(p), groups_for(n_out, uint64_t{rows} * v.workgroup), local,
              groups_for(n_tok, v.tokens));
 }
 

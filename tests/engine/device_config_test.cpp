@@ -89,7 +89,7 @@ TEST(DeviceConfig, AttentionByQueriesOnlyOnCpuVulkanForPlainCachesAndHeadsUpTo12
       attention_by_queries(device(core::Api::opencl, "cpu"), planner::KvPrecision::f32, 64));
 }
 
-TEST(DeviceConfig, MatvecWeightsAsTexelsOnlyOnCpuVulkanWithinTheTexelLimit) {
+TEST(DeviceConfig, WeightsAsTexelsOnlyOnCpuVulkanWithinTheTexelLimit) {
   auto llvmpipe = device(core::Api::vulkan, "cpu");
   // Without the limit in the device's record, a storage buffer.
   EXPECT_FALSE(matvec_weights_as_texels(llvmpipe, model::TensorType::q8_0, 1 << 20));
@@ -97,11 +97,14 @@ TEST(DeviceConfig, MatvecWeightsAsTexelsOnlyOnCpuVulkanWithinTheTexelLimit) {
   EXPECT_TRUE(matvec_weights_as_texels(llvmpipe, model::TensorType::q8_0, 4u << 20));
   EXPECT_TRUE(matvec_weights_as_texels(llvmpipe, model::TensorType::f16, 1000));
   EXPECT_FALSE(matvec_weights_as_texels(llvmpipe, model::TensorType::q8_0, (4u << 20) + 4));
-  // engine_matvec_blocks.glsl's types keep their storage buffer.
+  // engine_matvec_blocks.glsl's types keep their storage buffer; the matmul reads every type.
   EXPECT_FALSE(matvec_weights_as_texels(llvmpipe, model::TensorType::q4_K, 1000));
+  EXPECT_TRUE(matmul_weights_as_texels(llvmpipe, 4u << 20));
+  EXPECT_FALSE(matmul_weights_as_texels(llvmpipe, (4u << 20) + 4));
   auto gpu = device(core::Api::vulkan, "discrete_gpu");
   gpu.api_limits["maxTexelBufferElements"] = uint32_t{1} << 27;
   EXPECT_FALSE(matvec_weights_as_texels(gpu, model::TensorType::q8_0, 1000));
+  EXPECT_FALSE(matmul_weights_as_texels(gpu, 1000));
   auto pocl = device(core::Api::opencl, "cpu");
   pocl.api_limits["maxTexelBufferElements"] = uint32_t{1} << 27;
   EXPECT_FALSE(matvec_weights_as_texels(pocl, model::TensorType::q8_0, 1000));
@@ -114,6 +117,14 @@ TEST(DeviceConfig, MatvecWeightsAsTexelsOnlyOnCpuVulkanWithinTheTexelLimit) {
       matvec_source(core::Api::vulkan, model::TensorType::q8_0, v, 256, 1)->texel_binding0);
   EXPECT_FALSE(
       matvec_source(core::Api::vulkan, model::TensorType::q4_K, v, 256, 1, false, true).is_ok());
+  planner::KernelVariant mm{planner::KernelOp::matmul, 64, 256};
+  mm.tokens = 16;
+  auto mm_texels =
+      matmul_source(core::Api::vulkan, model::TensorType::q4_K, mm, 256, 2, false, false, true);
+  ASSERT_TRUE(mm_texels.is_ok()) << mm_texels.error().describe();
+  EXPECT_TRUE(mm_texels->texel_binding0);
+  EXPECT_FALSE(
+      matmul_source(core::Api::vulkan, model::TensorType::q4_K, mm, 256, 2)->texel_binding0);
 }
 
 }  // namespace
