@@ -91,7 +91,7 @@ endfunction()
 
 # gauntlet_add_typed_kernels(<target> BODY body.glsl TYPES type ...): one SPIR-V per weight type
 # from one GLSL body. For each type a .comp is generated that declares the weights (binding 0,
-# `uint w[]`), includes core/kernels/types/access.glsl and the type's block decoder
+# `uint w[]`; SOURCE_WORD(i) reads word i), includes core/kernels/types/access.glsl and the type's block decoder
 # core/kernels/types/<type>.glsl, then the body. The prelude requires
 # GL_EXT_control_flow_attributes, so the body may use [[unroll]]. The header <body stem>_typed.h
 # defines gauntlet::kernels::<body stem>_spirv(ggml type id), an empty span for a type not listed.
@@ -105,10 +105,14 @@ function(gauntlet_add_typed_kernels target)
   cmake_parse_arguments(K "TEXELS" "BODY" "TYPES" ${ARGN})
   get_filename_component(body "${K_BODY}" ABSOLUTE)
   get_filename_component(body_stem "${K_BODY}" NAME_WE)
-  set(weights_decl "layout(std430, binding = 0) readonly buffer W { uint w[]; };\n")
+  set(words_file "${body_stem}_words.glsl")
+  # SOURCE_WORD(i) is the weights' 32-bit word i, wherever they are bound.
+  string(CONCAT weights_decl "layout(std430, binding = 0) readonly buffer W { uint w[]; };\n"
+                "#define SOURCE_WORD(i) w[i]\n")
   if(K_TEXELS)
     string(CONCAT weights_decl "layout(binding = 0) uniform usamplerBuffer weight_texels;\n"
-                  "#define WEIGHT_WORD(i) texelFetch(weight_texels, int(i)).x\n")
+                  "#define WEIGHTS_AS_TEXELS 1\n"
+                  "#define SOURCE_WORD(i) texelFetch(weight_texels, int(i)).x\n")
     string(APPEND body_stem "_texels")
   endif()
   if(NOT GLSLC_EXECUTABLE)
@@ -124,9 +128,9 @@ function(gauntlet_add_typed_kernels target)
   file(GLOB type_includes "${types_dir}/types/*.glsl")
   # A body may say where the decoders read words from: <body stem>_words.glsl beside it.
   set(words_include "")
-  if(EXISTS "${body_dir}/${body_stem}_words.glsl")
-    set(words_include "#include \"${body_stem}_words.glsl\"\n")
-    list(APPEND type_includes "${body_dir}/${body_stem}_words.glsl")
+  if(EXISTS "${body_dir}/${words_file}")
+    set(words_include "#include \"${words_file}\"\n")
+    list(APPEND type_includes "${body_dir}/${words_file}")
   endif()
   set(gen "${GAUNTLET_KERNEL_OUT}/kernels/typed")
   set(headers)

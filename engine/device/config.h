@@ -79,29 +79,19 @@ inline planner::KernelVariant effective_attention(const DecodeConfig& c) {
 inline uint32_t matvec_rows(const core::DeviceInfo& device) {
   return device.id.api == core::Api::opencl && device.device_type == "cpu" ? 1 : 4;
 }
-// Whether engine_matvec_texels.comp reads this weight type (engine_matvec.comp's five types).
-inline bool matvec_texels_runs(model::TensorType type) {
-  using T = model::TensorType;
-  return type == T::f32 || type == T::f16 || type == T::bf16 || type == T::q8_0 || type == T::q4_0;
-}
 
-// Whether a pass's matmul reads its `weight_bytes` of weights as a uniform texel buffer of 32-bit
-// words: on a CPU Vulkan driver, where a storage-buffer load inside a loop goes lane by lane
-// (llvmpipe, Mesa 22.3: a branch, a bounds check and a store through the stack per lane) and a
-// texel fetch is one gather (BM_Matmul q8_0 2.11 -> 2.65 GFLOP/s, q4_K 2.32 -> 2.87). Every type:
-// its decoders read words through access.glsl's WEIGHT_WORD. Only where the words fit
-// maxTexelBufferElements; GPUs keep their storage buffers.
-inline bool matmul_weights_as_texels(const core::DeviceInfo& device, uint64_t weight_bytes) {
+// Whether a matvec or a pass's matmul reads its `weight_bytes` of weights as a uniform texel
+// buffer of 32-bit words: on a CPU Vulkan driver, where a storage-buffer load inside a loop goes
+// lane by lane (llvmpipe, Mesa 22.3: a branch, a bounds check and a store through the stack per
+// lane) and a texel fetch is one gather. BM_Matvec GB/s: q8_0 0.39 -> 0.74, q4_0 0.25 -> 0.42,
+// q4_K 0.23 -> 0.31, q6_K 0.26 -> 0.39, mxfp4 0.24 -> 0.38; BM_Matmul GFLOP/s: q8_0 2.11 -> 2.65,
+// q4_K 2.32 -> 2.87. Every type: the decoders read words through access.glsl's WEIGHT_WORD. Only
+// where the words fit maxTexelBufferElements; GPUs keep their storage buffers.
+inline bool weights_as_texels(const core::DeviceInfo& device, uint64_t weight_bytes) {
   if (device.id.api != core::Api::vulkan || device.device_type != "cpu") return false;
   const auto limit = device.api_limits.find("maxTexelBufferElements");
   if (limit == device.api_limits.end() || !limit->is_number_unsigned()) return false;
   return (weight_bytes + 3) / 4 <= limit->get<uint64_t>();
-}
-// The same for a matvec of the types engine_matvec_texels.comp reads (BM_Matvec q8_0 0.39 -> 0.74
-// GB/s, q4_0 0.25 -> 0.42).
-inline bool matvec_weights_as_texels(const core::DeviceInfo& device, model::TensorType type,
-                                     uint64_t weight_bytes) {
-  return matvec_texels_runs(type) && matmul_weights_as_texels(device, weight_bytes);
 }
 
 // Rows one matmul work-item computes for each token of its token tile, for an n_in x n_out matrix.

@@ -33,6 +33,7 @@
 #include "kernels/engine_kv_store_comp.h"
 #include "kernels/engine_matmul_texels_typed.h"
 #include "kernels/engine_matmul_typed.h"
+#include "kernels/engine_matvec_blocks_texels_typed.h"
 #include "kernels/engine_matvec_blocks_typed.h"
 #include "kernels/engine_matvec_comp.h"
 #include "kernels/engine_matvec_texels_comp.h"
@@ -92,11 +93,6 @@ core::Result<KernelSource> matvec_kernel(core::Api api, model::TensorType weight
                                          bool dynamic_local, bool weights_as_texels = false) {
   std::span<const uint32_t> spirv;
   const bool texels = weights_as_texels && api == core::Api::vulkan;
-  if (texels && !matvec_texels_runs(weights)) {
-    return core::make_error(core::ErrorKind::unsupported,
-                            std::string("the matvec reads ") + model::to_string(weights) +
-                                " weights from a storage buffer only, not as texels");
-  }
 #ifdef GAUNTLET_HAVE_SPIRV
   switch (weights) {
     case model::TensorType::f32:
@@ -107,7 +103,8 @@ core::Result<KernelSource> matvec_kernel(core::Api api, model::TensorType weight
       spirv = texels ? kernels::engine_matvec_texels_comp : kernels::engine_matvec_comp;
       break;
     default:
-      spirv = kernels::engine_matvec_blocks_spirv(static_cast<uint32_t>(weights));
+      spirv = texels ? kernels::engine_matvec_blocks_texels_spirv(static_cast<uint32_t>(weights))
+                     : kernels::engine_matvec_blocks_spirv(static_cast<uint32_t>(weights));
   }
 #endif
   auto s = make(api, entry, {kernels::engine_matvec_cl, spirv}, 2, sizeof(MatvecParams), workgroup,

@@ -1,10 +1,11 @@
 // Matrix-vector product out[r] = W[r] . x (MODE 0), or the token-embedding row lookup (MODE 1),
 // for a block type whose decoder (core/kernels/types/<type>.glsl) the generated wrapper includes
-// before this body, with the weights `w[]` at binding 0. The same specialization constants and
-// push constants as engine_matvec.comp (which keeps its own vector paths for the five types it
-// was tuned for): 0 workgroup; 3 WEIGHT_FORMAT; 4 TILE activation elements per pass (whole
-// blocks); 5 ACT_F16; 6 ROWS per invocation; 7 TILE_WORDS shared words for the tile; 8 RED
-// reduction scratch; 9 MODE; 10 ACCUMULATE.
+// before this body, with the weights at binding 0 (SOURCE_WORD: `w[]`, or a texel buffer on a CPU
+// Vulkan driver, engine/device/config.h). The same specialization constants and push constants
+// as engine_matvec.comp (which keeps its own vector paths for the five types it was tuned for):
+// 0 workgroup; 3 WEIGHT_FORMAT; 4 TILE activation elements per pass (whole blocks); 5 ACT_F16;
+// 6 ROWS per invocation; 7 TILE_WORDS shared words for the tile; 8 RED reduction scratch; 9 MODE;
+// 10 ACCUMULATE.
 layout(local_size_x_id = 0) in;
 layout(constant_id = 3) const uint WEIGHT_FORMAT = 12;
 layout(constant_id = 4) const uint TILE = 256;
@@ -79,6 +80,7 @@ void load_tile(uint x_off, uint base, uint len) {
 // `vectors`: every block starts on 16 bytes (whole 16-byte blocks in rows of them), so a block is
 // staged with 16-byte loads.
 void stage_block(uint off, uint row, bool vectors) {
+#ifndef WEIGHTS_AS_TEXELS
   if (BLOCK_BYTES % 16u == 0u && vectors) {
     [[unroll]] for (uint v = 0u; v < BLOCK_BYTES / 16u; ++v) {
       const uvec4 x = w4[(off >> 4) + v];
@@ -89,12 +91,13 @@ void stage_block(uint off, uint row, bool vectors) {
     }
     return;
   }
+#endif
   const uint shift = BLOCK_BYTES % 4u == 0u ? 0u : (off & 3u) << 3;
   const uint words = ((off & 3u) + BLOCK_BYTES + 3u) >> 2;
-  uint next = w[off >> 2];
+  uint next = SOURCE_WORD(off >> 2);
   [[unroll]] for (uint k = 0u; k < (BLOCK_BYTES + 3u) / 4u; ++k) {
     const uint word = next;
-    next = k + 1u < words ? w[(off >> 2) + k + 1u] : 0u;
+    next = k + 1u < words ? SOURCE_WORD((off >> 2) + k + 1u) : 0u;
     staged[row][k] = shift == 0u ? word : (word >> shift) | (next << (32u - shift));
   }
 }

@@ -9,5 +9,8 @@ const uint STAGE_ROWS = 8u;
 uint staged[STAGE_ROWS][STAGE_WORDS];
 uint staged_row = 0u;
 #define WEIGHT_WORD(i) staged[staged_row][i]
-// The weights again as 16-byte vectors, for staging blocks that start on one.
+// The weights again as 16-byte vectors, for staging blocks that start on one (a texel buffer
+// has one view of 32-bit words).
+#ifndef WEIGHTS_AS_TEXELS
 layout(std430, binding = 0) readonly buffer W4 { uvec4 w4[]; };
+#endif

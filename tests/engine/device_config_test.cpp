@@ -92,31 +92,31 @@ TEST(DeviceConfig, AttentionByQueriesOnlyOnCpuVulkanForPlainCachesAndHeadsUpTo12
 TEST(DeviceConfig, WeightsAsTexelsOnlyOnCpuVulkanWithinTheTexelLimit) {
   auto llvmpipe = device(core::Api::vulkan, "cpu");
   // Without the limit in the device's record, a storage buffer.
-  EXPECT_FALSE(matvec_weights_as_texels(llvmpipe, model::TensorType::q8_0, 1 << 20));
+  EXPECT_FALSE(weights_as_texels(llvmpipe, 1 << 20));
   llvmpipe.api_limits["maxTexelBufferElements"] = uint32_t{1} << 20;  // 4 MiB of words
-  EXPECT_TRUE(matvec_weights_as_texels(llvmpipe, model::TensorType::q8_0, 4u << 20));
-  EXPECT_TRUE(matvec_weights_as_texels(llvmpipe, model::TensorType::f16, 1000));
-  EXPECT_FALSE(matvec_weights_as_texels(llvmpipe, model::TensorType::q8_0, (4u << 20) + 4));
-  // engine_matvec_blocks.glsl's types keep their storage buffer; the matmul reads every type.
-  EXPECT_FALSE(matvec_weights_as_texels(llvmpipe, model::TensorType::q4_K, 1000));
-  EXPECT_TRUE(matmul_weights_as_texels(llvmpipe, 4u << 20));
-  EXPECT_FALSE(matmul_weights_as_texels(llvmpipe, (4u << 20) + 4));
+  EXPECT_TRUE(weights_as_texels(llvmpipe, 4u << 20));
+  EXPECT_TRUE(weights_as_texels(llvmpipe, 1000));
+  EXPECT_FALSE(weights_as_texels(llvmpipe, (4u << 20) + 4));
   auto gpu = device(core::Api::vulkan, "discrete_gpu");
   gpu.api_limits["maxTexelBufferElements"] = uint32_t{1} << 27;
-  EXPECT_FALSE(matvec_weights_as_texels(gpu, model::TensorType::q8_0, 1000));
-  EXPECT_FALSE(matmul_weights_as_texels(gpu, 1000));
+  EXPECT_FALSE(weights_as_texels(gpu, 1000));
   auto pocl = device(core::Api::opencl, "cpu");
   pocl.api_limits["maxTexelBufferElements"] = uint32_t{1} << 27;
-  EXPECT_FALSE(matvec_weights_as_texels(pocl, model::TensorType::q8_0, 1000));
-  // The texel kernel's source refuses a type it cannot read, whoever asks.
+  EXPECT_FALSE(weights_as_texels(pocl, 1000));
+  // Every type has a texel matvec on Vulkan: engine_matvec.comp's five and the block types.
   const planner::KernelVariant v{planner::KernelOp::matvec, 64, planner::kWholeVector};
-  auto texels = matvec_source(core::Api::vulkan, model::TensorType::q8_0, v, 256, 1, false, true);
-  ASSERT_TRUE(texels.is_ok());
-  EXPECT_TRUE(texels->texel_binding0);
-  EXPECT_FALSE(
-      matvec_source(core::Api::vulkan, model::TensorType::q8_0, v, 256, 1)->texel_binding0);
-  EXPECT_FALSE(
-      matvec_source(core::Api::vulkan, model::TensorType::q4_K, v, 256, 1, false, true).is_ok());
+  for (auto type : {model::TensorType::q8_0, model::TensorType::q4_K, model::TensorType::mxfp4}) {
+    auto texels = matvec_source(core::Api::vulkan, type, v, 256, 1, false, true);
+    ASSERT_TRUE(texels.is_ok()) << texels.error().describe();
+    EXPECT_TRUE(texels->texel_binding0);
+    auto storage = matvec_source(core::Api::vulkan, type, v, 256, 1);
+    ASSERT_TRUE(storage.is_ok());
+    EXPECT_FALSE(storage->texel_binding0);
+    EXPECT_NE(storage->spirv.data(), texels->spirv.data());
+  }
+  // OpenCL has no texel path: the flag is ignored there.
+  EXPECT_FALSE(matvec_source(core::Api::opencl, model::TensorType::q4_K, v, 256, 1, false, true)
+                   ->texel_binding0);
   planner::KernelVariant mm{planner::KernelOp::matmul, 64, 256};
   mm.tokens = 16;
   auto mm_texels =

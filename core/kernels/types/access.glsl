@@ -6,10 +6,11 @@
 // two words. The buffer's size must be a whole number of words (pad
 // it), or the last word of a row ending at 2 mod 4 lies past the end of w[].
 
-// Where the words come from: w[] unless a body stages blocks elsewhere and defines WEIGHT_WORD
-// first (gauntlet_add_typed_kernels includes <body>_words.glsl before this file).
+// Where the words come from: the weights' binding (SOURCE_WORD, declared with them by
+// gauntlet_add_typed_kernels: w[] or a texel buffer) unless a body stages blocks elsewhere and
+// defines WEIGHT_WORD first (gauntlet_add_typed_kernels includes <body>_words.glsl before this file).
 #ifndef WEIGHT_WORD
-#define WEIGHT_WORD(i) w[i]
+#define WEIGHT_WORD(i) SOURCE_WORD(i)
 #endif
 
 // The byte, u16 (off even) and little-endian u32 (off even) at byte offset off.
