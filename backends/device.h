@@ -79,9 +79,12 @@ struct KernelSource {
   std::array<uint32_t, 3> workgroup{64, 1, 1};
   uint32_t buffer_count = 0;
   uint32_t params_bytes = 0;
-  bool dynamic_local = false;   // OpenCL: a trailing __local argument
-  bool texel_binding0 = false;  // Vulkan: binding 0 is a uniform texel buffer of R32_UINT words
-  std::string build_options;    // extra OpenCL build options, e.g. "-cl-std=CL3.0"
+  bool dynamic_local = false;  // OpenCL: a trailing __local argument
+  // Vulkan: buffers (indices into the dispatch's buffers) read a second time as uniform texel
+  // buffers of R32_UINT words, the i-th at binding buffer_count + i; a CPU driver gathers a texel
+  // fetch where it loads a storage buffer lane by lane.
+  std::vector<uint32_t> texel_views;
+  std::string build_options;  // extra OpenCL build options, e.g. "-cl-std=CL3.0"
 };
 
 class Kernel {

@@ -99,8 +99,9 @@ set(GAUNTLET_TYPE_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}/../core/kernels")
 set(GAUNTLET_TYPE_IDS f32=0 f16=1 q4_0=2 q4_1=3 q5_0=6 q5_1=7 q8_0=8 q2_K=10 q3_K=11 q4_K=12 q5_K=13 q6_K=14 iq4_nl=20 iq4_xs=23 bf16=30 mxfp4=39)
 
 function(gauntlet_add_typed_kernels target)
-  # TEXELS: the weights are a uniform texel buffer of 32-bit words at binding 0 (a CPU Vulkan
-  # driver's faster read, engine/device/config.h), not a storage buffer; the SPIR-V and its lookup
+  # TEXELS: the weights are read from a uniform texel buffer of 32-bit words at binding 2, after
+  # the body's two storage buffers (a CPU Vulkan driver's faster read, engine/device/config.h;
+  # backends::KernelSource::texel_views), not from the storage buffer; the SPIR-V and its lookup
   # are named <body stem>_texels.
   cmake_parse_arguments(K "TEXELS" "BODY" "TYPES" ${ARGN})
   get_filename_component(body "${K_BODY}" ABSOLUTE)
@@ -110,7 +111,7 @@ function(gauntlet_add_typed_kernels target)
   string(CONCAT weights_decl "layout(std430, binding = 0) readonly buffer W { uint w[]; };\n"
                 "#define SOURCE_WORD(i) w[i]\n")
   if(K_TEXELS)
-    string(CONCAT weights_decl "layout(binding = 0) uniform usamplerBuffer weight_texels;\n"
+    string(CONCAT weights_decl "layout(binding = 2) uniform usamplerBuffer weight_texels;\n"
                   "#define WEIGHTS_AS_TEXELS 1\n"
                   "#define SOURCE_WORD(i) texelFetch(weight_texels, int(i)).x\n")
     string(APPEND body_stem "_texels")

@@ -73,6 +73,20 @@ Result<std::unique_ptr<Kernel>> VulkanDevice::do_build(const KernelSource& sourc
                      " buffers; maxPerStageDescriptorStorageBuffers is " +
                      std::to_string(limits.maxPerStageDescriptorStorageBuffers));
   }
+  if (source.texel_views.size() > limits.maxPerStageDescriptorSampledImages ||
+      source.texel_views.size() > kPoolDescriptors) {
+    return error(core::ErrorKind::invalid_argument,
+                 kernel + " reads " + std::to_string(source.texel_views.size()) +
+                     " texel buffers; maxPerStageDescriptorSampledImages is " +
+                     std::to_string(limits.maxPerStageDescriptorSampledImages));
+  }
+  for (uint32_t buffer : source.texel_views) {
+    if (buffer >= source.buffer_count) {
+      return error(core::ErrorKind::invalid_argument,
+                   kernel + " reads buffer " + std::to_string(buffer) + " as texels but takes " +
+                       std::to_string(source.buffer_count) + " buffers");
+    }
+  }
 
   std::vector<uint32_t> spec_data(source.workgroup.begin(), source.workgroup.end());
   std::map<uint32_t, uint32_t> spec_values{{0, spec_data[0]}, {1, spec_data[1]}, {2, spec_data[2]}};
@@ -107,11 +121,12 @@ Result<std::unique_ptr<Kernel>> VulkanDevice::do_build(const KernelSource& sourc
         vk::ShaderModuleCreateInfo({}, source.spirv.size_bytes(), source.spirv.data()));
     std::vector<vk::DescriptorSetLayoutBinding> bindings;
     for (uint32_t b = 0; b < source.buffer_count; ++b) {
-      bindings.emplace_back(b,
-                            b == 0 && source.texel_binding0
-                                ? vk::DescriptorType::eUniformTexelBuffer
-                                : vk::DescriptorType::eStorageBuffer,
-                            1, vk::ShaderStageFlagBits::eCompute);
+      bindings.emplace_back(b, vk::DescriptorType::eStorageBuffer, 1,
+                            vk::ShaderStageFlagBits::eCompute);
+    }
+    for (uint32_t i = 0; i < source.texel_views.size(); ++i) {
+      bindings.emplace_back(source.buffer_count + i, vk::DescriptorType::eUniformTexelBuffer, 1,
+                            vk::ShaderStageFlagBits::eCompute);
     }
     res->set_layout = vk::raii::DescriptorSetLayout(
         core_->device, vk::DescriptorSetLayoutCreateInfo({}, bindings));
@@ -158,7 +173,7 @@ void VulkanDevice::record_dispatch(const VulkanKernel& kernel, const DispatchArg
   const auto& src = kernel.source();
   const auto& res = *kernel.res();
   if (batch_dispatches_ >= kBatchDispatches ||
-      batch_descriptors_ + src.buffer_count > kPoolDescriptors) {
+      batch_descriptors_ + src.buffer_count + src.texel_views.size() > kPoolDescriptors) {
     flush();
   }
   begin_batch_if_idle();
@@ -179,28 +194,30 @@ void VulkanDevice::record_dispatch(const VulkanKernel& kernel, const DispatchArg
       infos.emplace_back(*static_cast<const VulkanBuffer*>(b)->res()->buffer, 0, VK_WHOLE_SIZE);
     }
     std::vector<vk::WriteDescriptorSet> writes;
-    vk::BufferView view_handle;
     for (uint32_t i = 0; i < infos.size(); ++i) {
-      if (i == 0 && src.texel_binding0) {
-        // A texel buffer of R32_UINT words over the whole buffer (its kernel reads 32-bit words).
-        const uint64_t words = args.buffers[0]->size() / 4;
-        if (words > core_->limits.maxTexelBufferElements) {
-          fail(core::ErrorKind::invalid_argument,
-               src.name + " reads binding 0 as " + std::to_string(words) +
-                   " texels; maxTexelBufferElements is " +
-                   std::to_string(core_->limits.maxTexelBufferElements),
-               name());
-        }
-        auto view = std::make_shared<vk::raii::BufferView>(
-            core_->device,
-            vk::BufferViewCreateInfo({}, infos[0].buffer, vk::Format::eR32Uint, 0, VK_WHOLE_SIZE));
-        view_handle = **view;
-        keep_alive_.push_back(view);
-        writes.emplace_back(set, i, 0, 1, vk::DescriptorType::eUniformTexelBuffer, nullptr, nullptr,
-                            &view_handle);
-        continue;
-      }
       writes.emplace_back(set, i, 0, 1, vk::DescriptorType::eStorageBuffer, nullptr, &infos[i]);
+    }
+    std::vector<vk::BufferView> views;
+    views.reserve(src.texel_views.size());
+    for (uint32_t buffer : src.texel_views) {
+      // R32_UINT words over the whole buffer (its kernel reads 32-bit words).
+      const uint64_t words = args.buffers[buffer]->size() / 4;
+      if (words > core_->limits.maxTexelBufferElements) {
+        fail(core::ErrorKind::invalid_argument,
+             src.name + " reads buffer " + std::to_string(buffer) + " as " + std::to_string(words) +
+                 " texels; maxTexelBufferElements is " +
+                 std::to_string(core_->limits.maxTexelBufferElements),
+             name());
+      }
+      auto view = std::make_shared<vk::raii::BufferView>(
+          core_->device, vk::BufferViewCreateInfo({}, infos[buffer].buffer, vk::Format::eR32Uint, 0,
+                                                  VK_WHOLE_SIZE));
+      views.push_back(**view);
+      keep_alive_.push_back(view);
+    }
+    for (uint32_t i = 0; i < views.size(); ++i) {
+      writes.emplace_back(set, src.buffer_count + i, 0, 1, vk::DescriptorType::eUniformTexelBuffer,
+                          nullptr, nullptr, &views[i]);
     }
     core_->device.updateDescriptorSets(writes, {});
     cmd_.bindDescriptorSets(vk::PipelineBindPoint::eCompute, *res.layout, 0, set, {});
@@ -216,7 +233,7 @@ void VulkanDevice::record_dispatch(const VulkanKernel& kernel, const DispatchArg
     keep_alive_.push_back(static_cast<const VulkanBuffer*>(b)->res());
   }
   ++batch_dispatches_;
-  batch_descriptors_ += src.buffer_count;
+  batch_descriptors_ += src.buffer_count + static_cast<uint32_t>(src.texel_views.size());
 }
 
 double VulkanDevice::timed_dispatch(const VulkanKernel& kernel, const DispatchArgs& args) {

@@ -80,18 +80,20 @@ inline uint32_t matvec_rows(const core::DeviceInfo& device) {
   return device.id.api == core::Api::opencl && device.device_type == "cpu" ? 1 : 4;
 }
 
-// Whether a matvec or a pass's matmul reads its `weight_bytes` of weights as a uniform texel
-// buffer of 32-bit words: on a CPU Vulkan driver, where a storage-buffer load inside a loop goes
-// lane by lane (llvmpipe, Mesa 22.3: a branch, a bounds check and a store through the stack per
-// lane) and a texel fetch is one gather. BM_Matvec GB/s: q8_0 0.39 -> 0.74, q4_0 0.25 -> 0.42,
-// q4_K 0.23 -> 0.31, q6_K 0.26 -> 0.39, mxfp4 0.24 -> 0.38; BM_Matmul GFLOP/s: q8_0 2.11 -> 2.65,
-// q4_K 2.32 -> 2.87. Every type: the decoders read words through access.glsl's WEIGHT_WORD. Only
-// where the words fit maxTexelBufferElements; GPUs keep their storage buffers.
-inline bool weights_as_texels(const core::DeviceInfo& device, uint64_t weight_bytes) {
+// Whether a kernel reads a buffer of `bytes` as a uniform texel buffer of 32-bit words: on a CPU
+// Vulkan driver, where a storage-buffer or shared-memory load inside a loop goes lane by lane
+// (llvmpipe, Mesa 22.3: a branch, a bounds check and a store through the stack per lane, even at
+// an address every lane shares) and a texel fetch is one gather. The matvec reads its weights so
+// (BM_Matvec GB/s: q8_0 0.39 -> 0.74, q4_0 0.25 -> 0.42, q4_K 0.23 -> 0.31, q6_K 0.26 -> 0.39,
+// mxfp4 0.24 -> 0.38), a pass's matmul its weights (BM_Matmul GFLOP/s: q8_0 2.11 -> 2.65, q4_K
+// 2.32 -> 2.87) and then its activations in place of a shared tile (2.70 -> 14.0, 2.93 -> 19.0).
+// Every type: the decoders read words through access.glsl's WEIGHT_WORD. Only where the words fit
+// maxTexelBufferElements; GPUs keep their storage buffers and shared tiles.
+inline bool reads_as_texels(const core::DeviceInfo& device, uint64_t bytes) {
   if (device.id.api != core::Api::vulkan || device.device_type != "cpu") return false;
   const auto limit = device.api_limits.find("maxTexelBufferElements");
   if (limit == device.api_limits.end() || !limit->is_number_unsigned()) return false;
-  return (weight_bytes + 3) / 4 <= limit->get<uint64_t>();
+  return (bytes + 3) / 4 <= limit->get<uint64_t>();
 }
 
 // Rows one matmul work-item computes for each token of its token tile, for an n_in x n_out matrix.

@@ -110,7 +110,7 @@ core::Result<KernelSource> matvec_kernel(core::Api api, model::TensorType weight
   auto s = make(api, entry, {kernels::engine_matvec_cl, spirv}, 2, sizeof(MatvecParams), workgroup,
                 dynamic_local);
   if (s && api == core::Api::opencl) s->opencl_headers = core::opencl_type_headers(weights);
-  if (s) s->texel_binding0 = texels;
+  if (s && texels) s->texel_views = {0};
   return s;
 }
 
@@ -195,7 +195,8 @@ core::Result<KernelSource> matmul_source(core::Api api, model::TensorType weight
   auto s = make(api, "matmul", {kernels::engine_matmul_cl, spirv}, 2, sizeof(MatmulParams),
                 v.workgroup, true);
   if (!s) return s;
-  s->texel_binding0 = texels;
+  // The texel matmul reads the activations as texels too (binding 3).
+  if (texels) s->texel_views = {0, 1};
   if (api == core::Api::opencl) s->opencl_headers = core::opencl_type_headers(weights);
   s->constants = {{"WEIGHT_FORMAT", static_cast<int64_t>(weights)},
                   {"TILE", tile},

@@ -136,7 +136,7 @@ inline constexpr uint32_t kSimpleWorkgroup = 64;
 
 // `api` picks the embedded text (OpenCL) or SPIR-V (Vulkan); host has no device kernels.
 // `weights_as_texels`: Vulkan reads the weights through a uniform texel buffer
-// (config.h's weights_as_texels says where).
+// (config.h's reads_as_texels says where).
 core::Result<backends::KernelSource> matvec_source(core::Api api, model::TensorType weights,
                                                    const planner::KernelVariant& variant,
                                                    uint32_t n_in, uint32_t rows,
@@ -144,8 +144,9 @@ core::Result<backends::KernelSource> matvec_source(core::Api api, model::TensorT
                                                    bool weights_as_texels = false);
 // The matrix-matrix kernel of a pass (engine_matmul.cl / .glsl): `variant.tokens` tokens per
 // workgroup, `variant.activation_tile` elements of each in local memory (kWholeVector: n_in);
-// `experts`: the expert-indexed product over grouped picks (mul_mat_id); `weights_as_texels` as
-// matvec_source's (config.h's weights_as_texels).
+// `experts`: the expert-indexed product over grouped picks (mul_mat_id); `weights_as_texels`:
+// Vulkan reads the weights and the activations through uniform texel buffers (config.h's
+// reads_as_texels).
 core::Result<backends::KernelSource> matmul_source(core::Api api, model::TensorType weights,
                                                    const planner::KernelVariant& variant,
                                                    uint32_t n_in, uint32_t rows,

@@ -43,7 +43,16 @@ uint token_base(uint first, uint t, uint slot) {
   return pick / p.k * p.stride + pick % p.k * slot;
 }
 
+#ifdef WEIGHTS_AS_TEXELS
+// On a CPU Vulkan driver the activations are read as texels too, straight from the buffer: llvmpipe
+// loads shared memory lane by lane, even where every lane reads the same address, and a texel fetch
+// is one gather (binding 3, the second texel view: backends::KernelSource::texel_views).
+layout(binding = 3) uniform usamplerBuffer act_texels;
+float act_at(uint i) { return uintBitsToFloat(texelFetch(act_texels, int(i)).x); }
+vec4 act4(uint i) { return vec4(act_at(i), act_at(i + 1u), act_at(i + 2u), act_at(i + 3u)); }
+#else
 shared vec4 tile[TILE_VECS];
+#endif
 
 const uint STEP = BLOCK_ELEMS < 16u ? 16u : BLOCK_ELEMS;
 const uint CHUNKS = BLOCK_ELEMS < 16u ? 1u : BLOCK_ELEMS / 16u;
@@ -73,6 +82,7 @@ void main() {
   [[unroll]] for (uint i = 0u; i < ROWS * TOKENS; ++i) acc[i] = 0.0;
   for (uint base = 0u; base < p.n_in; base += TILE) {
     const uint len = min(TILE, p.n_in - base);
+#ifndef WEIGHTS_AS_TEXELS
     barrier();
     // Tokens past the tile's and elements past len load zeros: they add nothing. Token by token,
     // so that an expert tile looks its pick up once per token.
@@ -89,6 +99,7 @@ void main() {
       }
     }
     barrier();
+#endif
     // Invocations past the last row only help load the tile: where a whole SIMD group of them
     // skips the products, a wide matrix with few rows (ffn_down) costs half as much on llvmpipe.
     const uint my_len = row0 < p.n_out ? len : 0u;
@@ -105,8 +116,13 @@ void main() {
         }
         [[unroll]] for (uint t = 0u; t < TOKENS; ++t) {
           if (t >= tokens) break;  // a short pass (a few sequences' steps) fills part of a tile
+#ifdef WEIGHTS_AS_TEXELS
+          const uint x = token_base(first, t, p.x_slot) + p.x_off + base + b + 16u * c;
+          const vec4 x0 = act4(x), x1 = act4(x + 4u), x2 = act4(x + 8u), x3 = act4(x + 12u);
+#else
           const uint x = (t * TILE + b + 16u * c) / 4u;
           const vec4 x0 = tile[x], x1 = tile[x + 1u], x2 = tile[x + 2u], x3 = tile[x + 3u];
+#endif
           [[unroll]] for (uint r = 0u; r < ROWS; ++r) {
             acc[r * TOKENS + t] +=
                 dot(v[r][0], x0) + dot(v[r][1], x1) + dot(v[r][2], x2) + dot(v[r][3], x3);

@@ -22,8 +22,9 @@ layout(constant_id = 10) const uint ACCUMULATE = 0;
 // The weights as a uniform texel buffer of 32-bit words (engine_matvec_texels.comp): llvmpipe
 // (Mesa 22.3) loads a storage buffer inside a loop lane by lane, each lane a branch, a bounds
 // check and a store through the stack, where a texel fetch is one vector gather (its q8_0 matvec
-// 0.39 -> 0.74 GB/s, q4_0 0.25 -> 0.42, BM_Matvec).
-layout(binding = 0) uniform usamplerBuffer weight_texels;
+// 0.39 -> 0.74 GB/s, q4_0 0.25 -> 0.42, BM_Matvec). Binding 2: the texel view after the two
+// storage bindings (backends::KernelSource::texel_views).
+layout(binding = 2) uniform usamplerBuffer weight_texels;
 uint weight_word(uint i) { return texelFetch(weight_texels, int(i)).x; }
 uvec4 weight_vec4(uint i) {
   return uvec4(weight_word(4u * i), weight_word(4u * i + 1u), weight_word(4u * i + 2u),

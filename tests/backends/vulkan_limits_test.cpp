@@ -1,5 +1,6 @@
 // What the Vulkan device refuses, cleanly and with the limit named: allocations above the
-// driver's limits, buffers of two devices, shared memory above maxComputeSharedMemorySize.
+// driver's limits, buffers of two devices, shared memory above maxComputeSharedMemorySize, a
+// texel view of a buffer the kernel does not take.
 #include <gmock/gmock.h>
 
 #include <string>
@@ -140,6 +141,18 @@ TEST_F(VulkanTest, KernelWithoutSpirvIsUnsupported) {
   ASSERT_FALSE(kernel.is_ok());
   EXPECT_EQ(kernel.error().kind, core::ErrorKind::unsupported);
   EXPECT_THAT(kernel.error().describe(), HasSubstr("kernel saxpy has no SPIR-V"));
+}
+
+TEST_F(VulkanTest, ATexelViewOfABufferTheKernelDoesNotTakeIsRefused) {
+  auto device = backends::vulkan::open(0, options_);
+  ASSERT_TRUE(device.is_ok()) << device.error().describe();
+  auto source = backends::saxpy_kernel();
+  source.texel_views = {source.buffer_count};
+  auto kernel = (*device)->build(source);
+  ASSERT_FALSE(kernel.is_ok());
+  EXPECT_EQ(kernel.error().kind, core::ErrorKind::invalid_argument);
+  EXPECT_THAT(kernel.error().describe(),
+              HasSubstr("reads buffer " + std::to_string(source.buffer_count) + " as texels"));
 }
 
 TEST_F(VulkanTest, WorkgroupAboveTheLimitIsRefused) {

@@ -92,39 +92,40 @@ TEST(DeviceConfig, AttentionByQueriesOnlyOnCpuVulkanForPlainCachesAndHeadsUpTo12
 TEST(DeviceConfig, WeightsAsTexelsOnlyOnCpuVulkanWithinTheTexelLimit) {
   auto llvmpipe = device(core::Api::vulkan, "cpu");
   // Without the limit in the device's record, a storage buffer.
-  EXPECT_FALSE(weights_as_texels(llvmpipe, 1 << 20));
+  EXPECT_FALSE(reads_as_texels(llvmpipe, 1 << 20));
   llvmpipe.api_limits["maxTexelBufferElements"] = uint32_t{1} << 20;  // 4 MiB of words
-  EXPECT_TRUE(weights_as_texels(llvmpipe, 4u << 20));
-  EXPECT_TRUE(weights_as_texels(llvmpipe, 1000));
-  EXPECT_FALSE(weights_as_texels(llvmpipe, (4u << 20) + 4));
+  EXPECT_TRUE(reads_as_texels(llvmpipe, 4u << 20));
+  EXPECT_TRUE(reads_as_texels(llvmpipe, 1000));
+  EXPECT_FALSE(reads_as_texels(llvmpipe, (4u << 20) + 4));
   auto gpu = device(core::Api::vulkan, "discrete_gpu");
   gpu.api_limits["maxTexelBufferElements"] = uint32_t{1} << 27;
-  EXPECT_FALSE(weights_as_texels(gpu, 1000));
+  EXPECT_FALSE(reads_as_texels(gpu, 1000));
   auto pocl = device(core::Api::opencl, "cpu");
   pocl.api_limits["maxTexelBufferElements"] = uint32_t{1} << 27;
-  EXPECT_FALSE(weights_as_texels(pocl, 1000));
+  EXPECT_FALSE(reads_as_texels(pocl, 1000));
   // Every type has a texel matvec on Vulkan: engine_matvec.comp's five and the block types.
   const planner::KernelVariant v{planner::KernelOp::matvec, 64, planner::kWholeVector};
   for (auto type : {model::TensorType::q8_0, model::TensorType::q4_K, model::TensorType::mxfp4}) {
     auto texels = matvec_source(core::Api::vulkan, type, v, 256, 1, false, true);
     ASSERT_TRUE(texels.is_ok()) << texels.error().describe();
-    EXPECT_TRUE(texels->texel_binding0);
+    EXPECT_EQ(texels->texel_views, std::vector<uint32_t>{0});
     auto storage = matvec_source(core::Api::vulkan, type, v, 256, 1);
     ASSERT_TRUE(storage.is_ok());
-    EXPECT_FALSE(storage->texel_binding0);
+    EXPECT_TRUE(storage->texel_views.empty());
     EXPECT_NE(storage->spirv.data(), texels->spirv.data());
   }
   // OpenCL has no texel path: the flag is ignored there.
-  EXPECT_FALSE(matvec_source(core::Api::opencl, model::TensorType::q4_K, v, 256, 1, false, true)
-                   ->texel_binding0);
+  EXPECT_TRUE(matvec_source(core::Api::opencl, model::TensorType::q4_K, v, 256, 1, false, true)
+                  ->texel_views.empty());
   planner::KernelVariant mm{planner::KernelOp::matmul, 64, 256};
   mm.tokens = 16;
   auto mm_texels =
       matmul_source(core::Api::vulkan, model::TensorType::q4_K, mm, 256, 2, false, false, true);
   ASSERT_TRUE(mm_texels.is_ok()) << mm_texels.error().describe();
-  EXPECT_TRUE(mm_texels->texel_binding0);
-  EXPECT_FALSE(
-      matmul_source(core::Api::vulkan, model::TensorType::q4_K, mm, 256, 2)->texel_binding0);
+  // The weights and the activations.
+  EXPECT_EQ(mm_texels->texel_views, (std::vector<uint32_t>{0, 1}));
+  EXPECT_TRUE(
+      matmul_source(core::Api::vulkan, model::TensorType::q4_K, mm, 256, 2)->texel_views.empty());
 }
 
 }  // namespace

@@ -130,13 +130,13 @@ TEST_F(EngineKernels, MatvecEveryFormatWholeAndChunked) {
   }
 }
 
-// On a CPU Vulkan driver every type reads its weights as texels (config.h's weights_as_texels,
+// On a CPU Vulkan driver every type reads its weights as texels (config.h's reads_as_texels,
 // with the limit the device reported), so the tests here cover those shaders there and the
 // storage-buffer ones elsewhere.
 TEST_F(EngineKernels, MatvecReadsItsWeightsAsTexelsOnCpuVulkanOnly) {
   const auto& info = device().info();
   const bool cpu_vulkan = info.id.api == core::Api::vulkan && info.device_type == "cpu";
-  EXPECT_EQ(device::weights_as_texels(info, 1 << 20), cpu_vulkan);
+  EXPECT_EQ(device::reads_as_texels(info, 1 << 20), cpu_vulkan);
 }
 
 // Every type, rows of whole 256-element blocks (the k-quants' super-blocks): the whole vector with
