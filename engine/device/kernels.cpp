@@ -110,7 +110,8 @@ core::Result<KernelSource> matvec_kernel(core::Api api, model::TensorType weight
   auto s = make(api, entry, {kernels::engine_matvec_cl, spirv}, 2, sizeof(MatvecParams), workgroup,
                 dynamic_local);
   if (s && api == core::Api::opencl) s->opencl_headers = core::opencl_type_headers(weights);
-  if (s && texels) s->texel_views = {0};
+  // The texel matvec reads f32 activations as texels too (binding 3).
+  if (s && texels) s->texel_views = {0, 1};
   return s;
 }
 

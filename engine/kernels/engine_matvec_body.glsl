@@ -67,6 +67,16 @@ void expert_addressing(uint rb, out uint w_off, out uint x_off, out uint out_off
 
 shared uvec4 tile[TILE_WORDS / 4];
 shared float red[RED];
+#ifdef WEIGHTS_AS_TEXELS
+// f32 activations are read as texels too, straight from the buffer (binding 3), not through the
+// shared tile, which llvmpipe loads lane by lane although every lane reads the same address;
+// f16 ones keep the tile, where they are rounded.
+layout(binding = 3) uniform usamplerBuffer act_texels;
+const bool TILE_AS_TEXELS = ACT_F16 == 0;
+#else
+const bool TILE_AS_TEXELS = false;
+#endif
+uint tile_origin = 0;  // the tile's first element in act[]
 
 const uint QK = 32;
 
@@ -100,7 +110,18 @@ vec2 weight_pair(uint row_off, uint j) {
   return vec2(uintBitsToFloat(v << 16), uintBitsToFloat(v & 0xffff0000u));
 }
 
-uint tile_word(uint i) { return tile[i >> 2][i & 3u]; }
+uint tile_word(uint i) {
+#ifdef WEIGHTS_AS_TEXELS
+  if (TILE_AS_TEXELS) return texelFetch(act_texels, int(tile_origin + i)).x;
+#endif
+  return tile[i >> 2][i & 3u];
+}
+uvec4 tile_words4(uint i) {
+  if (TILE_AS_TEXELS) {
+    return uvec4(tile_word(i), tile_word(i + 1u), tile_word(i + 2u), tile_word(i + 3u));
+  }
+  return tile[i >> 2];
+}
 
 float tile_at(uint i) {
   if (ACT_F16 != 0) {
@@ -122,7 +143,7 @@ vec4 tile4(uint i) {
     return (i & 4u) != 0u ? vec4(unpackHalf2x16(v.z), unpackHalf2x16(v.w))
                           : vec4(unpackHalf2x16(v.x), unpackHalf2x16(v.y));
   }
-  return uintBitsToFloat(tile[i >> 2]);
+  return uintBitsToFloat(tile_words4(i));
 }
 
 // Elements [i, i + 8) of the tile, i a multiple of 8: one or two vector loads.
@@ -132,8 +153,8 @@ void tile8(uint i, out vec4 a, out vec4 b) {
     a = vec4(unpackHalf2x16(v.x), unpackHalf2x16(v.y));
     b = vec4(unpackHalf2x16(v.z), unpackHalf2x16(v.w));
   } else {
-    a = uintBitsToFloat(tile[i >> 2]);
-    b = uintBitsToFloat(tile[(i >> 2) + 1]);
+    a = uintBitsToFloat(tile_words4(i));
+    b = uintBitsToFloat(tile_words4(i + 4u));
   }
 }
 
@@ -304,8 +325,9 @@ void main() {
 
   for (uint base = 0; base < p.n_in; base += TILE) {
     uint len = min(TILE, p.n_in - base);
+    tile_origin = x_off + base;
     barrier();
-    uint words = ACT_F16 != 0 ? len / 2 : len;
+    uint words = TILE_AS_TEXELS ? 0 : ACT_F16 != 0 ? len / 2 : len;
     for (uint j = lid; j < words / 4; j += gl_WorkGroupSize.x) {
       uint at = x_off + base + (ACT_F16 != 0 ? 8 * j : 4 * j);
       if (ACT_F16 != 0) {
