@@ -135,8 +135,8 @@ enum class Elementwise { add = 0, swiglu = 1, geglu = 2, scale = 3, softcap = 4,
 inline constexpr uint32_t kSimpleWorkgroup = 64;
 
 // `api` picks the embedded text (OpenCL) or SPIR-V (Vulkan); host has no device kernels.
-// `weights_as_texels`: Vulkan reads the weights through a uniform texel buffer
-// (config.h's reads_as_texels says where).
+// `weights_as_texels`: Vulkan reads the weights, and f32 activations, through uniform texel
+// buffers (config.h's reads_as_texels says where).
 core::Result<backends::KernelSource> matvec_source(core::Api api, model::TensorType weights,
                                                    const planner::KernelVariant& variant,
                                                    uint32_t n_in, uint32_t rows,
