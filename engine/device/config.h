@@ -119,7 +119,9 @@ inline bool attention_vector_v(const core::DeviceInfo& device) {
 // most 128 (a multiple of 4), whose query and sums the invocation keeps in registers. A workgroup
 // of 64 tokens then reads each K and V row once, every invocation at the same address, where
 // today's kernel reads it once per token (the quick model's 512-token pass on llvmpipe: its
-// attention 2.39 -> 0.86 s, the pass 46 -> 51-52 tok/s). GPUs keep today's kernel.
+// attention 2.39 -> 0.86 s, the pass 46 -> 51-52 tok/s). It reads the caches as texels
+// (reads_as_texels: the pass 145 -> 250 tok/s), so each of the caches' `cache_bytes` must fit the
+// texel limit. GPUs keep today's kernel.
 // What engine_attention_queries.comp itself can run: f32 or f16 K and V, heads of at most 128
 // that are a multiple of 4.
 inline bool attention_queries_runs(planner::KvPrecision kv, uint32_t head_dim) {
@@ -129,9 +131,8 @@ inline bool attention_queries_runs(planner::KvPrecision kv, uint32_t head_dim) {
   return plain(kv.k) && plain(kv.v) && head_dim % 4 == 0 && head_dim <= 128;
 }
 inline bool attention_by_queries(const core::DeviceInfo& device, planner::KvPrecision kv,
-                                 uint32_t head_dim) {
-  return device.id.api == core::Api::vulkan && device.device_type == "cpu" &&
-         attention_queries_runs(kv, head_dim);
+                                 uint32_t head_dim, uint64_t cache_bytes) {
+  return reads_as_texels(device, cache_bytes) && attention_queries_runs(kv, head_dim);
 }
 
 }  // namespace gauntlet::engine::device

@@ -386,7 +386,8 @@ core::Status DeviceDecoder::attention(uint32_t l) {
   const bool one_sequence =
       std::all_of(pass_.begin(), pass_.end(), [&](const auto& t) { return t.seq == pass_[0].seq; });
   if (n > 1 && one_sequence && !config_.flash_attention &&
-      attention_by_queries(device_.info(), config_.kv, hd)) {
+      attention_by_queries(device_.info(), config_.kv, hd,
+                           std::max(k_cache_->size(), v_cache_->size()))) {
     GAUNTLET_TRY(ops_.attention_queries(act, *k_cache_, *v_cache_, *pass_buffer_, sinks,
                                         attention_.workgroup, s.heads(l), hd, config_.kv, att, n));
   } else {

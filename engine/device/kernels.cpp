@@ -313,6 +313,7 @@ core::Result<KernelSource> attention_queries_source(core::Api api, uint32_t work
   auto s = make(api, "attention_queries", {"", SPIRV(engine_attention_queries_comp)}, 5,
                 sizeof(AttentionQueriesParams), workgroup, false);
   if (!s) return s;
+  s->texel_views = {1, 2};  // the K and V caches
   // Vulkan numbers the constants in this order from 3 (engine_attention_queries.comp).
   s->constants = {{"HEAD_DIM", head_dim},
                   {"K_TYPE", static_cast<int64_t>(kv.k)},

@@ -16,8 +16,13 @@ layout(constant_id = 3) const uint HEAD_DIM = 64;
 layout(constant_id = 4) const uint K_TYPE = 0;
 layout(constant_id = 5) const uint V_TYPE = 0;
 layout(std430, binding = 0) buffer A { float act[]; };
-layout(std430, binding = 1) readonly buffer K { uint k_cache[]; };
-layout(std430, binding = 2) readonly buffer V { uint v_cache[]; };
+// The caches (bindings 1 and 2) are read as texels of 32-bit words (bindings 5 and 6, their views:
+// backends::KernelSource::texel_views): every invocation reads the same K and V row, which
+// llvmpipe loads from a storage buffer lane by lane and fetches from a texel buffer as one gather.
+layout(binding = 5) uniform usamplerBuffer k_texels;
+layout(binding = 6) uniform usamplerBuffer v_texels;
+uint k_cache(uint i) { return texelFetch(k_texels, int(i)).x; }
+uint v_cache(uint i) { return texelFetch(v_texels, int(i)).x; }
 layout(std430, binding = 3) readonly buffer P { uint pass[]; };
 layout(std430, binding = 4) readonly buffer S { float sink_logits[]; };
 layout(push_constant) uniform Params {
@@ -38,12 +43,12 @@ layout(push_constant) uniform Params {
 
 // Elements i .. i + 3 (i a multiple of 4) of a cache row.
 vec4 k_quad(uint i) {
-  if (K_TYPE == 1u) return vec4(unpackHalf2x16(k_cache[i >> 1]), unpackHalf2x16(k_cache[(i >> 1) + 1u]));
-  return uintBitsToFloat(uvec4(k_cache[i], k_cache[i + 1u], k_cache[i + 2u], k_cache[i + 3u]));
+  if (K_TYPE == 1u) return vec4(unpackHalf2x16(k_cache(i >> 1)), unpackHalf2x16(k_cache((i >> 1) + 1u)));
+  return uintBitsToFloat(uvec4(k_cache(i), k_cache(i + 1u), k_cache(i + 2u), k_cache(i + 3u)));
 }
 vec4 v_quad(uint i) {
-  if (V_TYPE == 1u) return vec4(unpackHalf2x16(v_cache[i >> 1]), unpackHalf2x16(v_cache[(i >> 1) + 1u]));
-  return uintBitsToFloat(uvec4(v_cache[i], v_cache[i + 1u], v_cache[i + 2u], v_cache[i + 3u]));
+  if (V_TYPE == 1u) return vec4(unpackHalf2x16(v_cache(i >> 1)), unpackHalf2x16(v_cache((i >> 1) + 1u)));
+  return uintBitsToFloat(uvec4(v_cache(i), v_cache(i + 1u), v_cache(i + 2u), v_cache(i + 3u)));
 }
 
 // The first position a token at `pos` attends to.

@@ -63,15 +63,19 @@ TEST(DeviceConfig, AttentionSumsVFourDimensionsOnlyOnCpuVulkanAndWhereTheHeadFit
 // A pass attends one query per invocation on a CPU Vulkan driver only, for f32 and f16 caches and
 // heads of at most 128 that are a multiple of 4 (the query and sums live in registers).
 TEST(DeviceConfig, AttentionByQueriesOnlyOnCpuVulkanForPlainCachesAndHeadsUpTo128) {
-  const auto llvmpipe = device(core::Api::vulkan, "cpu");
+  auto llvmpipe = device(core::Api::vulkan, "cpu");
   const planner::KvPrecision q8{model::TensorType::q8_0, model::TensorType::q8_0};
   const planner::KvPrecision f16_k_q8_v{model::TensorType::f16, model::TensorType::q8_0};
-  EXPECT_TRUE(attention_by_queries(llvmpipe, planner::KvPrecision::f32, 64));
-  EXPECT_TRUE(attention_by_queries(llvmpipe, planner::KvPrecision::f16, 128));
-  EXPECT_FALSE(attention_by_queries(llvmpipe, planner::KvPrecision::f32, 256));
-  EXPECT_FALSE(attention_by_queries(llvmpipe, planner::KvPrecision::f32, 66));
-  EXPECT_FALSE(attention_by_queries(llvmpipe, q8, 64));
-  EXPECT_FALSE(attention_by_queries(llvmpipe, f16_k_q8_v, 64));
+  // It reads the caches as texels: not without the device's texel limit, nor past it.
+  EXPECT_FALSE(attention_by_queries(llvmpipe, planner::KvPrecision::f32, 64, 1000));
+  llvmpipe.api_limits["maxTexelBufferElements"] = uint32_t{1} << 20;
+  EXPECT_FALSE(attention_by_queries(llvmpipe, planner::KvPrecision::f32, 64, (4u << 20) + 4));
+  EXPECT_TRUE(attention_by_queries(llvmpipe, planner::KvPrecision::f32, 64, 4u << 20));
+  EXPECT_TRUE(attention_by_queries(llvmpipe, planner::KvPrecision::f16, 128, 1000));
+  EXPECT_FALSE(attention_by_queries(llvmpipe, planner::KvPrecision::f32, 256, 1000));
+  EXPECT_FALSE(attention_by_queries(llvmpipe, planner::KvPrecision::f32, 66, 1000));
+  EXPECT_FALSE(attention_by_queries(llvmpipe, q8, 64, 1000));
+  EXPECT_FALSE(attention_by_queries(llvmpipe, f16_k_q8_v, 64, 1000));
   // The kernel's own source refuses what it cannot run, whoever asks: a bf16 cache (which it
   // would read as f32), a quantized one, a head of 256, and OpenCL.
   const planner::KvPrecision bf16{model::TensorType::bf16, model::TensorType::bf16};
@@ -83,10 +87,10 @@ TEST(DeviceConfig, AttentionByQueriesOnlyOnCpuVulkanForPlainCachesAndHeadsUpTo12
       attention_queries_source(core::Api::vulkan, 64, 256, planner::KvPrecision::f32).is_ok());
   EXPECT_FALSE(
       attention_queries_source(core::Api::opencl, 64, 64, planner::KvPrecision::f32).is_ok());
-  EXPECT_FALSE(attention_by_queries(device(core::Api::vulkan, "discrete_gpu"),
-                                    planner::KvPrecision::f32, 64));
-  EXPECT_FALSE(
-      attention_by_queries(device(core::Api::opencl, "cpu"), planner::KvPrecision::f32, 64));
+  for (auto other : {device(core::Api::vulkan, "discrete_gpu"), device(core::Api::opencl, "cpu")}) {
+    other.api_limits["maxTexelBufferElements"] = uint32_t{1} << 20;
+    EXPECT_FALSE(attention_by_queries(other, planner::KvPrecision::f32, 64, 1000));
+  }
 }
 
 TEST(DeviceConfig, WeightsAsTexelsOnlyOnCpuVulkanWithinTheTexelLimit) {
