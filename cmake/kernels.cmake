@@ -126,7 +126,8 @@ function(gauntlet_add_typed_kernels target)
   get_filename_component(body_name "${K_BODY}" NAME)
   get_filename_component(body_dir "${body}" DIRECTORY)
   get_filename_component(types_dir "${GAUNTLET_TYPE_KERNELS_DIR}" ABSOLUTE)
-  file(GLOB type_includes "${types_dir}/types/*.glsl")
+  # The decoders and whatever the body includes beside it.
+  file(GLOB type_includes "${types_dir}/types/*.glsl" "${body_dir}/*.glsl")
   # A body may say where the decoders read words from: <body stem>_words.glsl beside it.
   set(words_include "")
   if(EXISTS "${body_dir}/${words_file}")

@@ -48,26 +48,11 @@ void expert_addressing(uint rb, out uint w_off, out uint x_off, out uint out_off
 shared uvec4 tile[TILE_WORDS / 4];
 shared float red[RED];
 
-#ifdef WEIGHTS_AS_TEXELS
-// f32 activations are read as texels too, straight from the buffer (binding 3), not through the
-// shared tile, which llvmpipe loads lane by lane although every lane reads the same address;
-// f16 ones keep the tile, where they are rounded.
-layout(binding = 3) uniform usamplerBuffer act_texels;
-const bool TILE_AS_TEXELS = ACT_F16 == 0;
-#else
-const bool TILE_AS_TEXELS = false;
-#endif
-uint tile_origin = 0u;  // the tile's first element in act[]
+#include "engine_act_texels.glsl"
 
 // Elements [i, i + 4) of the tile, i a multiple of 4.
 vec4 tile4(uint i) {
-#ifdef WEIGHTS_AS_TEXELS
-  if (TILE_AS_TEXELS) {
-    const int at = int(tile_origin + i);
-    return uintBitsToFloat(uvec4(texelFetch(act_texels, at).x, texelFetch(act_texels, at + 1).x,
-                                 texelFetch(act_texels, at + 2).x, texelFetch(act_texels, at + 3).x));
-  }
-#endif
+  if (TILE_AS_TEXELS) return uintBitsToFloat(act_texels4(tile_origin + i));
   if (ACT_F16 != 0) {
     uvec4 v = tile[i >> 3];
     return (i & 4u) != 0u ? vec4(unpackHalf2x16(v.z), unpackHalf2x16(v.w))

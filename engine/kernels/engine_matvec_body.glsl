@@ -67,16 +67,7 @@ void expert_addressing(uint rb, out uint w_off, out uint x_off, out uint out_off
 
 shared uvec4 tile[TILE_WORDS / 4];
 shared float red[RED];
-#ifdef WEIGHTS_AS_TEXELS
-// f32 activations are read as texels too, straight from the buffer (binding 3), not through the
-// shared tile, which llvmpipe loads lane by lane although every lane reads the same address;
-// f16 ones keep the tile, where they are rounded.
-layout(binding = 3) uniform usamplerBuffer act_texels;
-const bool TILE_AS_TEXELS = ACT_F16 == 0;
-#else
-const bool TILE_AS_TEXELS = false;
-#endif
-uint tile_origin = 0;  // the tile's first element in act[]
+#include "engine_act_texels.glsl"
 
 const uint QK = 32;
 
@@ -111,16 +102,10 @@ vec2 weight_pair(uint row_off, uint j) {
 }
 
 uint tile_word(uint i) {
-#ifdef WEIGHTS_AS_TEXELS
-  if (TILE_AS_TEXELS) return texelFetch(act_texels, int(tile_origin + i)).x;
-#endif
-  return tile[i >> 2][i & 3u];
+  return TILE_AS_TEXELS ? act_texel(tile_origin + i) : tile[i >> 2][i & 3u];
 }
 uvec4 tile_words4(uint i) {
-  if (TILE_AS_TEXELS) {
-    return uvec4(tile_word(i), tile_word(i + 1u), tile_word(i + 2u), tile_word(i + 3u));
-  }
-  return tile[i >> 2];
+  return TILE_AS_TEXELS ? act_texels4(tile_origin + i) : tile[i >> 2];
 }
 
 float tile_at(uint i) {
