@@ -86,7 +86,8 @@ inline uint32_t matvec_rows(const core::DeviceInfo& device) {
 // an address every lane shares) and a texel fetch is one gather. The matvec reads its weights so
 // (BM_Matvec GB/s: q8_0 0.39 -> 0.74, q4_0 0.25 -> 0.42, q4_K 0.23 -> 0.31, q6_K 0.26 -> 0.39,
 // mxfp4 0.24 -> 0.38), a pass's matmul its weights (BM_Matmul GFLOP/s: q8_0 2.11 -> 2.65, q4_K
-// 2.32 -> 2.87) and then its activations in place of a shared tile (2.70 -> 14.0, 2.93 -> 19.0).
+// 2.32 -> 2.87) and then its activations in place of a shared tile (2.70 -> 14.0, 2.93 -> 19.0);
+// the attention its K and V caches (BM_Attention at 512 and 8192 positions 1.6-1.7x).
 // Every type: the decoders read words through access.glsl's WEIGHT_WORD. Only where the words fit
 // maxTexelBufferElements; GPUs keep their storage buffers and shared tiles.
 inline bool reads_as_texels(const core::DeviceInfo& device, uint64_t bytes) {

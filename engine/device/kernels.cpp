@@ -23,6 +23,7 @@
 #include "kernels/engine_add_bias_comp.h"
 #include "kernels/engine_attention_comp.h"
 #include "kernels/engine_attention_queries_comp.h"
+#include "kernels/engine_attention_texels_comp.h"
 #include "kernels/engine_delta_net_comp.h"
 #include "kernels/engine_elementwise_comp.h"
 #include "kernels/engine_expert_combine_comp.h"
@@ -271,7 +272,8 @@ core::Result<KernelSource> hadamard_source(core::Api api, uint32_t chunk) {
 
 core::Result<KernelSource> attention_source(core::Api api, const planner::KernelVariant& v,
                                             uint32_t head_dim, uint32_t context,
-                                            planner::KvPrecision kv, bool vector_v) {
+                                            planner::KvPrecision kv, bool vector_v,
+                                            bool kv_as_texels) {
   GAUNTLET_TRY(check_workgroup(v));
   if (v.activation_tile != planner::kWholeVector && v.activation_tile < head_dim) {
     return core::make_error(core::ErrorKind::invalid_argument,
@@ -286,9 +288,13 @@ core::Result<KernelSource> attention_source(core::Api api, const planner::Kernel
   }
   const uint32_t score_tile = v.score_tile == 0 ? context : std::min(v.score_tile, context);
   const bool f16 = v.activation_type == planner::ActivationType::f16;
-  auto s = make(api, "attention", {kernels::engine_attention_cl, SPIRV(engine_attention_comp)}, 5,
-                sizeof(AttentionParams), v.workgroup, true);
+  const bool texels = kv_as_texels && api == core::Api::vulkan;
+  auto s = make(api, "attention",
+                {kernels::engine_attention_cl,
+                 texels ? SPIRV(engine_attention_texels_comp) : SPIRV(engine_attention_comp)},
+                5, sizeof(AttentionParams), v.workgroup, true);
   if (!s) return s;
+  if (texels) s->texel_views = {1, 2};  // the K and V caches
   if (api == core::Api::opencl) s->opencl_headers = core::opencl_kv_type_headers(kv.k, kv.v);
   // Vulkan numbers the constants in this order from 3 (engine_attention.comp).
   s->constants = {{"HEAD_DIM", head_dim},

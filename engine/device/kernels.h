@@ -163,11 +163,10 @@ core::Result<backends::KernelSource> kv_store_source(core::Api api, planner::KvP
 // `chunk` work-items per workgroup, chunk floats of local memory.
 core::Result<backends::KernelSource> hadamard_source(core::Api api, uint32_t chunk);
 // `vector_v`: V summed four dimensions per work-item (Vulkan; config.h's attention_vector_v).
-core::Result<backends::KernelSource> attention_source(core::Api api,
-                                                      const planner::KernelVariant& variant,
-                                                      uint32_t head_dim, uint32_t context,
-                                                      planner::KvPrecision kv,
-                                                      bool vector_v = false);
+// `kv_as_texels`: Vulkan reads the caches as texels (config.h's reads_as_texels).
+core::Result<backends::KernelSource> attention_source(
+    core::Api api, const planner::KernelVariant& variant, uint32_t head_dim, uint32_t context,
+    planner::KvPrecision kv, bool vector_v = false, bool kv_as_texels = false);
 // One query per invocation (engine_attention_queries.comp, Vulkan; config.h's
 // attention_by_queries): workgroups of `workgroup` tokens of one sequence per query head.
 core::Result<backends::KernelSource> attention_queries_source(core::Api api, uint32_t workgroup,

@@ -177,8 +177,9 @@ core::Status Ops::attention(backends::Buffer& act, backends::Buffer& k_cache,
                tokens);
   }
   const uint64_t local = planner::local_mem_bytes(v, {0, head_dim, context});
+  const bool texels = reads_as_texels(device().info(), std::max(k_cache.size(), v_cache.size()));
   return run(attention_source(device().info().id.api, v, head_dim, context, kv,
-                              attention_vector_v(device().info())),
+                              attention_vector_v(device().info()), texels),
              {&act, &k_cache, &v_cache, &pass, &sinks}, bytes_of(p), n_head, local, tokens);
 }
 

@@ -118,6 +118,14 @@ TEST(DeviceConfig, WeightsAsTexelsOnlyOnCpuVulkanWithinTheTexelLimit) {
     EXPECT_TRUE(storage->texel_views.empty());
     EXPECT_NE(storage->spirv.data(), texels->spirv.data());
   }
+  // The per-token attention reads the K and V caches as texels where asked.
+  const planner::KernelVariant att{planner::KernelOp::attention, 64, planner::kWholeVector};
+  auto att_texels =
+      attention_source(core::Api::vulkan, att, 64, 512, planner::KvPrecision::f32, true, true);
+  ASSERT_TRUE(att_texels.is_ok()) << att_texels.error().describe();
+  EXPECT_EQ(att_texels->texel_views, (std::vector<uint32_t>{1, 2}));
+  EXPECT_TRUE(attention_source(core::Api::vulkan, att, 64, 512, planner::KvPrecision::f32, true)
+                  ->texel_views.empty());
   // OpenCL has no texel path: the flag is ignored there.
   EXPECT_TRUE(matvec_source(core::Api::opencl, model::TensorType::q4_K, v, 256, 1, false, true)
                   ->texel_views.empty());
