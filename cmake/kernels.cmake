@@ -91,8 +91,8 @@ endfunction()
 
 # gauntlet_add_typed_kernels(<target> BODY body.glsl TYPES type ...): one SPIR-V per weight type
 # from one GLSL body. For each type a .comp is generated that declares the weights (binding 0,
-# `uint w[]`; SOURCE_WORD(i) reads word i), includes core/kernels/types/access.glsl and the type's block decoder
-# core/kernels/types/<type>.glsl, then the body. The prelude requires
+# `uint w[]`; SOURCE_WORD(i) reads word i), includes core/kernels/types/access.glsl and the
+# type's block decoder core/kernels/types/<type>.glsl, then the body. The prelude requires
 # GL_EXT_control_flow_attributes, so the body may use [[unroll]]. The header <body stem>_typed.h
 # defines gauntlet::kernels::<body stem>_spirv(ggml type id), an empty span for a type not listed.
 set(GAUNTLET_TYPE_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}/../core/kernels")

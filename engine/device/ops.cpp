@@ -69,8 +69,7 @@ core::Status Ops::matvec(backends::Buffer& w, model::TensorType type,
   GAUNTLET_TRY(check_weights(w, type, n_in, n_out));
   const MatvecParams p{n_in, n_out, x_off, out_off, 0};
   const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
-  const bool texels =
-      reads_as_texels(device().info(), w.size()) && reads_as_texels(device().info(), act.size());
+  const bool texels = reads_as_texels(device().info(), std::max(w.size(), act.size()));
   return run(matvec_source(device().info().id.api, type, v, n_in, rows, accumulate, texels),
              {&w, &act}, bytes_of(p), groups_for(n_out, uint64_t{rows} * v.workgroup), local);
 }
@@ -84,8 +83,7 @@ core::Status Ops::matvec_experts(backends::Buffer& stack, model::TensorType type
   q.n_in = n_in;
   q.n_out = n_out;
   const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
-  const bool texels = reads_as_texels(device().info(), stack.size()) &&
-                      reads_as_texels(device().info(), act.size());
+  const bool texels = reads_as_texels(device().info(), std::max(stack.size(), act.size()));
   return run(matvec_source(device().info().id.api, type, v, n_in, rows, false, texels),
              {&stack, &act}, bytes_of(q), groups_for(n_out, uint64_t{rows} * v.workgroup), local,
              tokens * p.slots);
@@ -112,8 +110,7 @@ core::Status Ops::matmul_experts(backends::Buffer& stack, model::TensorType type
   const uint32_t picks = p.n_tok * p.k;
   const uint32_t tiles = std::min(n_expert, picks) + picks / v.tokens;
   const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
-  const bool texels = reads_as_texels(device().info(), stack.size()) &&
-                      reads_as_texels(device().info(), act.size());
+  const bool texels = reads_as_texels(device().info(), std::max(stack.size(), act.size()));
   return run(matmul_source(device().info().id.api, type, v, n_in, rows, false, true, texels),
              {&stack, &act}, bytes_of(q), groups_for(n_out, uint64_t{rows} * v.workgroup), local,
              tiles);
@@ -132,8 +129,7 @@ core::Status Ops::matmul(backends::Buffer& w, model::TensorType type,
   GAUNTLET_TRY(check_weights(w, type, n_in, n_out));
   const MatmulParams p{n_in, n_out, x_off, out_off, stride, n_tok};
   const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
-  const bool texels =
-      reads_as_texels(device().info(), w.size()) && reads_as_texels(device().info(), act.size());
+  const bool texels = reads_as_texels(device().info(), std::max(w.size(), act.size()));
   return run(matmul_source(device().info().id.api, type, v, n_in, rows, accumulate, false, texels),
              {&w, &act}, bytes_of(p), groups_for(n_out, uint64_t{rows} * v.workgroup), local,
              groups_for(n_tok, v.tokens));

@@ -21,8 +21,6 @@ layout(std430, binding = 0) buffer A { float act[]; };
 // llvmpipe loads from a storage buffer lane by lane and fetches from a texel buffer as one gather.
 layout(binding = 5) uniform usamplerBuffer k_texels;
 layout(binding = 6) uniform usamplerBuffer v_texels;
-uint k_cache(uint i) { return texelFetch(k_texels, int(i)).x; }
-uint v_cache(uint i) { return texelFetch(v_texels, int(i)).x; }
 layout(std430, binding = 3) readonly buffer P { uint pass[]; };
 layout(std430, binding = 4) readonly buffer S { float sink_logits[]; };
 layout(push_constant) uniform Params {
@@ -41,15 +39,19 @@ layout(push_constant) uniform Params {
   uint tokens;
 } p;
 
-// Elements i .. i + 3 (i a multiple of 4) of a cache row.
-vec4 k_quad(uint i) {
-  if (K_TYPE == 1u) return vec4(unpackHalf2x16(k_cache(i >> 1)), unpackHalf2x16(k_cache((i >> 1) + 1u)));
-  return uintBitsToFloat(uvec4(k_cache(i), k_cache(i + 1u), k_cache(i + 2u), k_cache(i + 3u)));
+// Elements i .. i + 3 (i a multiple of 4) of a cache row of `type` (0 f32, 1 f16).
+vec4 cache_quad(usamplerBuffer cache, uint type, uint i) {
+  if (type == 1u) {
+    const int at = int(i >> 1);
+    return vec4(unpackHalf2x16(texelFetch(cache, at).x),
+                unpackHalf2x16(texelFetch(cache, at + 1).x));
+  }
+  const int at = int(i);
+  return uintBitsToFloat(uvec4(texelFetch(cache, at).x, texelFetch(cache, at + 1).x,
+                               texelFetch(cache, at + 2).x, texelFetch(cache, at + 3).x));
 }
-vec4 v_quad(uint i) {
-  if (V_TYPE == 1u) return vec4(unpackHalf2x16(v_cache(i >> 1)), unpackHalf2x16(v_cache((i >> 1) + 1u)));
-  return uintBitsToFloat(uvec4(v_cache(i), v_cache(i + 1u), v_cache(i + 2u), v_cache(i + 3u)));
-}
+vec4 k_quad(uint i) { return cache_quad(k_texels, K_TYPE, i); }
+vec4 v_quad(uint i) { return cache_quad(v_texels, V_TYPE, i); }
 
 // The first position a token at `pos` attends to.
 uint first_position(uint pos) { return p.window > 0u && pos + 1u > p.window ? pos + 1u - p.window : 0u; }

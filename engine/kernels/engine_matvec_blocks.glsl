@@ -2,53 +2,9 @@
 // for a block type whose decoder (core/kernels/types/<type>.glsl) the generated wrapper includes
 // before this body, with the weights at binding 0 (SOURCE_WORD: `w[]`, or a texel buffer on a CPU
 // Vulkan driver, engine/device/config.h). The same specialization constants and push constants
-// as engine_matvec.comp (which keeps its own vector paths for the five types it was tuned for):
-// 0 workgroup; 3 WEIGHT_FORMAT; 4 TILE activation elements per pass (whole blocks); 5 ACT_F16;
-// 6 ROWS per invocation; 7 TILE_WORDS shared words for the tile; 8 RED reduction scratch; 9 MODE;
-// 10 ACCUMULATE.
-layout(local_size_x_id = 0) in;
-layout(constant_id = 3) const uint WEIGHT_FORMAT = 12;
-layout(constant_id = 4) const uint TILE = 256;
-layout(constant_id = 5) const uint ACT_F16 = 0;
-layout(constant_id = 6) const uint ROWS = 1;
-layout(constant_id = 7) const uint TILE_WORDS = 256;
-layout(constant_id = 8) const uint RED = 64;
-layout(constant_id = 9) const uint MODE = 0;
-layout(constant_id = 10) const uint ACCUMULATE = 0;
-
-layout(std430, binding = 1) buffer A { float act[]; };
-// With `slots` > 0 the weights are a stack of expert matrices (mul_mat_id), as in engine_matvec.cl.
-layout(push_constant) uniform Params {
-  uint n_in;
-  uint n_out;
-  uint x_off;
-  uint out_off;
-  uint row;
-  uint stride;
-  uint sel_off;
-  uint slots;
-  uint x_slot;
-  uint out_slot;
-} p;
-
-// The expert stack's byte offset and the input and output offsets of this workgroup row.
-void expert_addressing(uint rb, out uint w_off, out uint x_off, out uint out_off) {
-  w_off = 0;
-  x_off = p.x_off;
-  out_off = p.out_off;
-  if (p.slots == 0) return;
-  uint slot = gl_WorkGroupID.y % p.slots;
-  uint tok = (gl_WorkGroupID.y / p.slots) * p.stride;
-  w_off = uint(act[tok + p.sel_off + slot]) * p.n_out * rb;
-  x_off = tok + p.x_off + slot * p.x_slot;
-  out_off = tok + p.out_off + slot * p.out_slot;
-}
-
-// The activation tile as 16-byte vectors: CPU drivers pay per shared load, not per byte.
-shared uvec4 tile[TILE_WORDS / 4];
-shared float red[RED];
-
-#include "engine_act_texels.glsl"
+// as engine_matvec.comp (engine_matvec_common.glsl; that kernel keeps its own vector paths for the
+// five types it was tuned for); TILE holds whole blocks.
+#include "engine_matvec_common.glsl"
 
 // Elements [i, i + 4) of the tile, i a multiple of 4.
 vec4 tile4(uint i) {

@@ -3,21 +3,9 @@
 // row lookup (MODE 1). The weights are read as 32-bit words and decoded in the shader, so no
 // 8- or 16-bit storage feature is needed: f16 through unpackHalf2x16, bf16 by a shift, q8_0 and
 // q4_0 blocks (34 and 18 bytes, so 2-byte aligned) through 2-byte-aligned word reads.
-// Specialization constants: 0 workgroup; 3 WEIGHT_FORMAT (ggml id); 4 TILE activation elements
-// per pass; 5 ACT_F16; 6 ROWS per invocation; 7 TILE_WORDS shared words for the tile (TILE, or
-// TILE / 2 when ACT_F16, rounded up to a multiple of 4: the tile is read as 16-byte vectors); 8 RED
-// = workgroup (reduction scratch); 9 MODE; 10 ACCUMULATE (1: out[r] += W[r] . x, a residual add in
-// the same pass).
-layout(local_size_x_id = 0) in;
-layout(constant_id = 3) const uint WEIGHT_FORMAT = 0;
-layout(constant_id = 4) const uint TILE = 64;
-layout(constant_id = 5) const uint ACT_F16 = 0;
-layout(constant_id = 6) const uint ROWS = 1;
-layout(constant_id = 7) const uint TILE_WORDS = 64;
-layout(constant_id = 8) const uint RED = 64;
-layout(constant_id = 9) const uint MODE = 0;
-layout(constant_id = 10) const uint ACCUMULATE = 0;
-
+// Specialization constants as engine_matvec_common.glsl lists them: TILE_WORDS is TILE, or TILE / 2
+// when ACT_F16, rounded up to a multiple of 4 (the tile is read as 16-byte vectors); RED is the
+// workgroup; ACCUMULATE 1 makes out[r] += W[r] . x, a residual add in the same pass.
 #ifdef WEIGHTS_AS_TEXELS
 // The weights as a uniform texel buffer of 32-bit words (engine_matvec_texels.comp): llvmpipe
 // (Mesa 22.3) loads a storage buffer inside a loop lane by lane, each lane a branch, a bounds
@@ -26,48 +14,22 @@ layout(constant_id = 10) const uint ACCUMULATE = 0;
 // storage bindings (backends::KernelSource::texel_views).
 layout(binding = 2) uniform usamplerBuffer weight_texels;
 uint weight_word(uint i) { return texelFetch(weight_texels, int(i)).x; }
-uvec4 weight_vec4(uint i) {
-  return uvec4(weight_word(4u * i), weight_word(4u * i + 1u), weight_word(4u * i + 2u),
-               weight_word(4u * i + 3u));
-}
 #else
 layout(std430, binding = 0) readonly buffer W { uint w[]; };
 // The same weights as 16-byte vectors: CPU drivers load a whole vector per invocation at once.
 layout(std430, binding = 0) readonly buffer W4 { uvec4 w4[]; };
 uint weight_word(uint i) { return w[i]; }
+#endif
+// Words i .. i + 3, and the 16-byte vector i (words 4i .. 4i + 3).
+uvec4 weight_words4(uint i) {
+  return uvec4(weight_word(i), weight_word(i + 1u), weight_word(i + 2u), weight_word(i + 3u));
+}
+#ifdef WEIGHTS_AS_TEXELS
+uvec4 weight_vec4(uint i) { return weight_words4(4u * i); }
+#else
 uvec4 weight_vec4(uint i) { return w4[i]; }
 #endif
-layout(std430, binding = 1) buffer A { float act[]; };
-// With `slots` > 0 the weights are a stack of expert matrices (mul_mat_id), as in engine_matvec.cl.
-layout(push_constant) uniform Params {
-  uint n_in;
-  uint n_out;
-  uint x_off;
-  uint out_off;
-  uint row;
-  uint stride;
-  uint sel_off;
-  uint slots;
-  uint x_slot;
-  uint out_slot;
-} p;
-
-// The expert stack's byte offset and the input and output offsets of this workgroup row.
-void expert_addressing(uint rb, out uint w_off, out uint x_off, out uint out_off) {
-  w_off = 0;
-  x_off = p.x_off;
-  out_off = p.out_off;
-  if (p.slots == 0) return;
-  uint slot = gl_WorkGroupID.y % p.slots;
-  uint tok = (gl_WorkGroupID.y / p.slots) * p.stride;
-  w_off = uint(act[tok + p.sel_off + slot]) * p.n_out * rb;
-  x_off = tok + p.x_off + slot * p.x_slot;
-  out_off = tok + p.out_off + slot * p.out_slot;
-}
-
-shared uvec4 tile[TILE_WORDS / 4];
-shared float red[RED];
-#include "engine_act_texels.glsl"
+#include "engine_matvec_common.glsl"
 
 const uint QK = 32;
 
@@ -172,8 +134,7 @@ vec4 row_dot(uint row_off, uint base, uint len) {
       for (; i + 4 <= len; i += 4) acc += uintBitsToFloat(weight_vec4((at + i) >> 2)) * tile4(i);
     }
     for (; i + 4 <= len; i += 4) {
-      acc += uintBitsToFloat(uvec4(weight_word(at + i), weight_word(at + i + 1), weight_word(at + i + 2), weight_word(at + i + 3))) *
-             tile4(i);
+      acc += uintBitsToFloat(weight_words4(at + i)) * tile4(i);
     }
     for (; i < len; i += 2) acc.xy += weight_pair(row_off, (base + i) / 2) * tile_pair(i / 2);
   } else if (WEIGHT_FORMAT == 1 || WEIGHT_FORMAT == 30) {
