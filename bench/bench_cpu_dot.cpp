@@ -63,26 +63,28 @@ void BM_CpuDot(benchmark::State& state) {
   report(state, type, tokens, "integer SIMD");
 }
 
-// q4_0 interleaved eight rows at a time, as the loader lays it out on the cpu device.
-void BM_CpuDotInterleavedQ4_0(benchmark::State& state) {
-  const auto tokens = static_cast<size_t>(state.range(0));
-  const Matrix m = make(TensorType::q4_0, tokens);
+// q4_0 and q8_0 interleaved eight rows at a time, as the loader lays them out on the cpu device.
+void BM_CpuDotInterleaved(benchmark::State& state) {
+  const TensorType type = kTypes[state.range(0)];
+  const auto tokens = static_cast<size_t>(state.range(1));
+  const Matrix m = make(type, tokens);
   if (!cpu::interleaved_kernels()) {
     state.SkipWithError("no interleaved kernels for this processor");
     return;
   }
   std::vector<std::byte> laid(m.w.size());
-  cpu::interleave_q4_0(m.w.data(), kOut, kIn, laid.data());
-  const cpu::InterleavedQ4_0 w{kOut, kIn / 32, reinterpret_cast<const uint8_t*>(laid.data())};
+  cpu::interleave(type, m.w.data(), kOut, kIn, laid.data());
+  const cpu::InterleavedMatrix w{type, kOut, kIn / 32,
+                                 reinterpret_cast<const uint8_t*>(laid.data())};
   reference::ThreadPool one(1);
   cpu::QuantizedActs acts;
   std::vector<float> out(tokens * kOut);
   for (auto _ : state) {
     cpu::quantize_acts(cpu::ActKind::q8_0, m.x.data(), kIn, tokens, kIn, one, acts);
-    cpu::interleaved_q4_0_rows(w, 0, kOut / cpu::kGroupRows, acts, out.data(), kOut);
+    cpu::interleaved_rows(w, 0, kOut / cpu::kGroupRows, acts, out.data(), kOut);
     benchmark::DoNotOptimize(out.data());
   }
-  report(state, TensorType::q4_0, tokens, "interleaved integer SIMD");
+  report(state, type, tokens, "interleaved integer SIMD");
 }
 
 void BM_ExactDot(benchmark::State& state) {
@@ -106,7 +108,10 @@ BENCHMARK(BM_CpuDot)
     ->ArgsProduct({{0, 1, 2, 3}, {1, 32}})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
-BENCHMARK(BM_CpuDotInterleavedQ4_0)->Arg(1)->Arg(32)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_CpuDotInterleaved)
+    ->ArgsProduct({{0, 1}, {1, 32}})  // q8_0, q4_0
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 BENCHMARK(BM_ExactDot)
     ->ArgsProduct({{0, 1, 2, 3}, {1, 32}})
     ->Unit(benchmark::kMicrosecond)

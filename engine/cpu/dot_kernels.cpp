@@ -515,7 +515,7 @@ void Rows(const std::byte* w, uint64_t row_bytes, uint64_t r0, uint64_t r1,
   }
 }
 
-// Eight interleaved q4_0 rows (interleaved_q4_0.h) against NT tokens: per block, each row's
+// Eight interleaved q4_0 rows (interleaved.h) against NT tokens: per block, each row's
 // codes in its own 32-bit lane, so that every row's block sum comes out in its lane and the
 // eight scales apply as one vector, as llama.cpp's AVX2 ggml_gemv/gemm_q4_0_8x8_q8_0 do. The
 // codes stay unsigned (0..15) and their 8 comes off through the activations' block sums; eight
@@ -534,7 +534,7 @@ HWY_INLINE void GroupQ4_0x8(const uint8_t* group, uint64_t nb, const Tokens& tk,
   const VI16 ones = hn::Set(d16, 1);
   VF acc[NT];
   for (size_t t = 0; t < NT; ++t) acc[t] = hn::Zero(df);
-  for (uint64_t b = 0; b < nb; ++b, group += kGroupBlockBytes) {
+  for (uint64_t b = 0; b < nb; ++b, group += group_block_bytes(core::TensorType::q4_0)) {
     const VF dw = hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(group)));
     VU8 lo[4], hi[4];
     for (size_t c = 0; c < 4; ++c) {
@@ -559,12 +559,58 @@ HWY_INLINE void GroupQ4_0x8(const uint8_t* group, uint64_t nb, const Tokens& tk,
   for (size_t t = 0; t < NT; ++t) hn::StoreU(acc[t], df, out + t * stride);
 }
 
+// Eight interleaved q8_0 rows against NT tokens, as GroupQ4_0x8: each chunk holds four codes of
+// every row, one row per 32-bit lane; |w| (once per chunk) times the token's four codes with w's
+// sign (PairsAbs with the roles of weight and activation swapped), in pairs of at most
+// 2 * 128 * 127, each chunk's pairs widened to 32 bits.
+template <size_t NT>
+HWY_INLINE void GroupQ8_0x8(const uint8_t* group, uint64_t nb, const Tokens& tk, float* out,
+                            uint64_t stride) {
+  const D8 d8;
+  const D16 d16;
+  const D32 d32;
+  const DF df;
+  const hn::Rebind<hwy::float16_t, DF> dh;
+  const VI16 ones = hn::Set(d16, 1);
+  VF acc[NT];
+  for (size_t t = 0; t < NT; ++t) acc[t] = hn::Zero(df);
+  for (uint64_t b = 0; b < nb; ++b, group += group_block_bytes(core::TensorType::q8_0)) {
+    const VF dw = hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(group)));
+    VI8 w[8], abs_w[8];
+    for (size_t c = 0; c < 8; ++c) {
+      w[c] = hn::LoadU(d8, reinterpret_cast<const int8_t*>(group) + 16 + 32 * c);
+      abs_w[c] = hn::Abs(w[c]);
+    }
+    for (size_t t = 0; t < NT; ++t) {
+      const int8_t* a = tk.q[t] + b * 32;
+      VI32 dot = hn::Zero(d32);
+      for (size_t c = 0; c < 8; ++c) {
+        int32_t a4;
+        std::memcpy(&a4, a + 4 * c, 4);
+        const VI8 a_all = hn::BitCast(d8, hn::Set(d32, a4));
+        dot = hn::Add(dot, Pairs16(PairsAbs(a_all, w[c], abs_w[c]), ones));
+      }
+      acc[t] = hn::MulAdd(hn::ConvertTo(df, dot), hn::Mul(dw, hn::Set(df, tk.d[t][b])), acc[t]);
+    }
+  }
+  for (size_t t = 0; t < NT; ++t) hn::StoreU(acc[t], df, out + t * stride);
+}
+
+// One group of an interleaved matrix against up to four tokens.
+template <size_t NT>
+HWY_INLINE void Group(const InterleavedMatrix& m, uint64_t g, const Tokens& tk, float* out,
+                      uint64_t stride) {
+  if (m.type == core::TensorType::q8_0)
+    return GroupQ8_0x8<NT>(m.group(g), m.blocks, tk, out, stride);
+  GroupQ4_0x8<NT>(m.group(g), m.blocks, tk, out, stride);
+}
+
 #endif  // HWY_TARGET != HWY_SCALAR
 
-// Groups [g0, g1) of an interleaved q4_0 matrix against every token of `acts`; only where a
-// vector holds eight floats (InterleavedAvailable).
-void InterleavedQ4_0Rows(const InterleavedQ4_0& m, uint64_t g0, uint64_t g1,
-                         const QuantizedActs& acts, float* out, uint64_t out_stride) {
+// Groups [g0, g1) of an interleaved matrix against every token of `acts`; only where a vector
+// holds eight floats (InterleavedAvailable).
+void InterleavedRows(const InterleavedMatrix& m, uint64_t g0, uint64_t g1,
+                     const QuantizedActs& acts, float* out, uint64_t out_stride) {
 #if HWY_TARGET != HWY_SCALAR
   if constexpr (hn::MaxLanes(DF()) == kGroupRows) {
     for (size_t c0 = 0; c0 < acts.tokens; c0 += kTokenChunk) {
@@ -581,16 +627,16 @@ void InterleavedQ4_0Rows(const InterleavedQ4_0& m, uint64_t g0, uint64_t g1,
           float* o = out + t0 * out_stride + g * kGroupRows;
           switch (nt) {
             case 4:
-              GroupQ4_0x8<4>(m.group(g), m.blocks, tk, o, out_stride);
+              Group<4>(m, g, tk, o, out_stride);
               break;
             case 3:
-              GroupQ4_0x8<3>(m.group(g), m.blocks, tk, o, out_stride);
+              Group<3>(m, g, tk, o, out_stride);
               break;
             case 2:
-              GroupQ4_0x8<2>(m.group(g), m.blocks, tk, o, out_stride);
+              Group<2>(m, g, tk, o, out_stride);
               break;
             default:
-              GroupQ4_0x8<1>(m.group(g), m.blocks, tk, o, out_stride);
+              Group<1>(m, g, tk, o, out_stride);
           }
         }
       }
@@ -645,7 +691,7 @@ namespace gauntlet::engine::cpu {
 
 HWY_EXPORT(FastRows);
 HWY_EXPORT(TargetName);
-HWY_EXPORT(InterleavedQ4_0Rows);
+HWY_EXPORT(InterleavedRows);
 HWY_EXPORT(InterleavedAvailable);
 
 std::optional<ActKind> fast_kernel_acts(core::TensorType type) {
@@ -670,9 +716,9 @@ const char* simd_target() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
 
 bool interleaved_kernels() { return HWY_DYNAMIC_DISPATCH(InterleavedAvailable)(); }
 
-void interleaved_q4_0_rows(const InterleavedQ4_0& m, uint64_t g0, uint64_t g1,
-                           const QuantizedActs& acts, float* out, uint64_t out_stride) {
-  HWY_DYNAMIC_DISPATCH(InterleavedQ4_0Rows)(m, g0, g1, acts, out, out_stride);
+void interleaved_rows(const InterleavedMatrix& m, uint64_t g0, uint64_t g1,
+                      const QuantizedActs& acts, float* out, uint64_t out_stride) {
+  HWY_DYNAMIC_DISPATCH(InterleavedRows)(m, g0, g1, acts, out, out_stride);
 }
 
 }  // namespace gauntlet::engine::cpu

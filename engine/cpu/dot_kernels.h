@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "core/tensor_type.h"
-#include "engine/cpu/interleaved_q4_0.h"
+#include "engine/cpu/interleaved.h"
 #include "engine/cpu/quantized_acts.h"
 
 namespace gauntlet::engine::cpu {
@@ -22,12 +22,12 @@ void fast_rows(core::TensorType type, const std::byte* w, uint64_t row_bytes, ui
                uint64_t r1, const QuantizedActs& acts, float* out, uint64_t out_stride);
 
 // Whether this processor runs the interleaved kernels (vectors of eight floats: AVX2, AVX-512);
-// elsewhere q4_0 stays in its file's layout.
+// elsewhere q4_0 and q8_0 stay in their file's layout.
 bool interleaved_kernels();
-// Groups [g0, g1) of eight rows of an interleaved q4_0 matrix against every token of `acts`:
-// token t's result for row r into out[t * out_stride + r].
-void interleaved_q4_0_rows(const InterleavedQ4_0& m, uint64_t g0, uint64_t g1,
-                           const QuantizedActs& acts, float* out, uint64_t out_stride);
+// Groups [g0, g1) of eight rows of an interleaved matrix against every token of `acts`: token t's
+// result for row r into out[t * out_stride + r].
+void interleaved_rows(const InterleavedMatrix& m, uint64_t g0, uint64_t g1,
+                      const QuantizedActs& acts, float* out, uint64_t out_stride);
 // The instruction set the kernels run with here (Highway's target name: "AVX2", "SSE4", ...).
 const char* simd_target();
 

@@ -47,13 +47,13 @@ class FastProducts final : public reference::Products {
       quantize_acts(inputs[k].kind, act + inputs[k].x_off, stride, n_tokens, inputs[k].n, pool,
                     acts_[k]);
     }
-    // An interleaved q4_0 matrix (interleaved_q4_0.h) goes in units of a group of eight rows.
-    std::vector<std::optional<InterleavedQ4_0>> grouped(ops.size());
+    // An interleaved matrix (interleaved.h) goes in units of a group of eight rows.
+    std::vector<std::optional<InterleavedMatrix>> grouped(ops.size());
     for (size_t i = 0; i < ops.size(); ++i) {
       const auto& w = *ops[i].w;
-      if (input_of[i] >= 0 && w.type == core::TensorType::q4_0 && interleaved_.count(w.data)) {
-        grouped[i] =
-            InterleavedQ4_0{w.n_out, w.n_in / 32, reinterpret_cast<const uint8_t*>(w.data)};
+      if (input_of[i] >= 0 && has_interleaved_layout(w.type) && interleaved_.count(w.data)) {
+        grouped[i] = InterleavedMatrix{w.type, w.n_out, w.n_in / 32,
+                                       reinterpret_cast<const uint8_t*>(w.data)};
       }
     }
     auto units = [&](size_t i) {
@@ -69,8 +69,8 @@ class FastProducts final : public reference::Products {
         if (lo < hi && input_of[i] < 0) {
           reference::exact_rows(ops.subspan(i, 1), act, stride, n_tokens, lo - base, hi - base);
         } else if (lo < hi && grouped[i]) {
-          interleaved_q4_0_rows(*grouped[i], lo - base, hi - base,
-                                acts_[static_cast<size_t>(input_of[i])], act + op.out_off, stride);
+          interleaved_rows(*grouped[i], lo - base, hi - base,
+                           acts_[static_cast<size_t>(input_of[i])], act + op.out_off, stride);
         } else if (lo < hi) {
           fast_rows(op.w->type, op.w->data, op.w->row_size(), lo - base, hi - base,
                     acts_[static_cast<size_t>(input_of[i])], act + op.out_off, stride);

@@ -12,8 +12,8 @@
 namespace gauntlet::engine::cpu {
 
 // One per decoder: it keeps the rounded activations between calls (not shared across threads
-// that run passes at the same time). `interleaved`: the data of the q4_0 matrices the loader laid
-// out interleaved (interleaved_q4_0.h); every other matrix is in its file's layout.
+// that run passes at the same time). `interleaved`: the data of the q4_0 and q8_0 matrices the
+// loader laid out interleaved (interleaved.h); every other matrix is in its file's layout.
 std::unique_ptr<reference::Products> make_fast_products(
     std::span<const std::byte* const> interleaved = {});
 

@@ -95,9 +95,8 @@ core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::
     // fills exactly their bytes), rearranged in a second staging vector.
     const uint64_t n_in = t.ne.empty() ? 0 : t.ne[0];
     const uint64_t group_bytes = cpu::kGroupRows * model::row_bytes(t.type, n_in);
-    const bool interleave = interleave_here && t.type == model::TensorType::q4_0 &&
-                            t.ne.size() == 2 && group_bytes <= staging.size() &&
-                            cpu::interleaves_q4_0(t.name, t.ne[1], 1);
+    const bool interleave = interleave_here && t.ne.size() == 2 && group_bytes <= staging.size() &&
+                            cpu::interleaves(t.type, t.name, t.ne[1], 1);
     const uint64_t slice = interleave ? staging.size() / group_bytes * group_bytes : staging.size();
     if (interleave) rearranged.resize(slice);
     for (uint64_t done = 0; done < t.bytes;) {
@@ -111,8 +110,8 @@ core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::
       }
       const std::byte* from = staging.data();
       if (interleave) {
-        cpu::interleave_q4_0(staging.data(), n / group_bytes * cpu::kGroupRows, n_in,
-                             rearranged.data());
+        cpu::interleave(t.type, staging.data(), n / group_bytes * cpu::kGroupRows, n_in,
+                        rearranged.data());
         from = rearranged.data();
       }
       GAUNTLET_TRY(device.upload(**buffer, std::span<const std::byte>(from, n), done));

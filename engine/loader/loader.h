@@ -25,7 +25,7 @@ struct LoadOptions {
 struct DeviceTensor {
   model::TensorInfo info;
   std::unique_ptr<backends::Buffer> buffer;
-  // Laid out for the cpu device's interleaved kernels (cpu/interleaved_q4_0.h), not the file's.
+  // Laid out for the cpu device's interleaved kernels (cpu/interleaved.h), not the file's.
   bool interleaved = false;
 };
 
@@ -47,8 +47,8 @@ struct LoadStats {
 };
 
 // Validates the model, then uploads every tensor its architecture uses (in options.layers). On the
-// cpu device, where its processor has the kernels, the q4_0 projections go interleaved, as
-// llama.cpp repacks them on load (cpu::interleaves_q4_0 says which).
+// cpu device, where its processor has the kernels, the q4_0 and q8_0 projections go interleaved, as
+// llama.cpp repacks them on load (cpu::interleaves says which).
 core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::Device& device,
                                          const LoadOptions& options, LoadStats* stats = nullptr);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <set>
 
@@ -195,37 +196,49 @@ TEST(CpuKernel, OnlyItsTypesHaveKernels) {
   EXPECT_NE(std::string(cpu::simd_target()), "");
 }
 
-// q4_0 rows interleaved eight at a time (interleaved_q4_0.h): the same sums as the rows decoded,
-// groups split as two threads take them, and a token alone gives its place in a tile bit for bit.
-TEST(CpuKernel, InterleavedQ4_0EqualsDecodedDotProducts) {
+// q4_0 and q8_0 rows interleaved eight at a time (interleaved.h): the same sums as the rows
+// decoded, groups split as two threads take them, and a token alone gives its place in a tile bit
+// for bit.
+class CpuInterleaved : public ::testing::TestWithParam<TensorType> {};
+
+TEST_P(CpuInterleaved, EqualsDecodedDotProducts) {
   if (!interleaved_kernels_expected()) GTEST_SKIP() << "no AVX2 on this processor";
   ASSERT_TRUE(cpu::interleaved_kernels()) << cpu::simd_target();
+  const TensorType type = GetParam();
   const uint64_t n = 512, rows = 16;
   const size_t tokens = 6;
-  const uint64_t rb = model::row_bytes(TensorType::q4_0, n);
+  const uint64_t rb = model::row_bytes(type, n);
   std::vector<std::byte> w(rows * rb);
   std::vector<std::vector<float>> decoded(rows, std::vector<float>(n));
   for (uint64_t r = 0; r < rows; ++r) {
     const auto f = random_floats(n, static_cast<uint32_t>(r + 3));
-    model::quantize_row(TensorType::q4_0, f.data(), w.data() + r * rb, n);
-    model::dequantize_row(TensorType::q4_0, w.data() + r * rb, decoded[r].data(), n);
+    model::quantize_row(type, f.data(), w.data() + r * rb, n);
+    model::dequantize_row(type, w.data() + r * rb, decoded[r].data(), n);
   }
-  EXPECT_TRUE(cpu::interleaves_q4_0("blk.3.ffn_up.weight", rows, 1));
-  EXPECT_FALSE(cpu::interleaves_q4_0("blk.3.ffn_up.weight", rows + 4, 1));  // not whole groups
-  EXPECT_FALSE(cpu::interleaves_q4_0("blk.3.ffn_up_exps.weight", rows, 4));
-  EXPECT_FALSE(cpu::interleaves_q4_0("token_embd.weight", rows, 1));
+  if (type == TensorType::q8_0) {
+    // A code of -128 (ggml's quantizer never writes one; a file may hold it): |w| is 128.
+    w[2 + 5] = std::byte{0x80};
+    uint16_t d = 0;
+    std::memcpy(&d, w.data(), 2);
+    decoded[0][5] = -128 * core::f16_to_f32(d);
+  }
+  EXPECT_TRUE(cpu::interleaves(type, "blk.3.ffn_up.weight", rows, 1));
+  EXPECT_FALSE(cpu::interleaves(type, "blk.3.ffn_up.weight", rows + 4, 1));  // not whole groups
+  EXPECT_FALSE(cpu::interleaves(type, "blk.3.ffn_up_exps.weight", rows, 4));
+  EXPECT_FALSE(cpu::interleaves(type, "token_embd.weight", rows, 1));
+  EXPECT_FALSE(cpu::interleaves(TensorType::q4_K, "blk.3.ffn_up.weight", rows, 1));
   std::vector<std::byte> laid(w.size());
-  cpu::interleave_q4_0(w.data(), rows, n, laid.data());
-  const cpu::InterleavedQ4_0 m{rows, n / 32, reinterpret_cast<const uint8_t*>(laid.data())};
+  cpu::interleave(type, w.data(), rows, n, laid.data());
+  const cpu::InterleavedMatrix m{type, rows, n / 32, reinterpret_cast<const uint8_t*>(laid.data())};
   const auto x = random_floats(tokens * n, 5);
   reference::ThreadPool pool(2);
   cpu::QuantizedActs q, one;
   cpu::quantize_acts(cpu::ActKind::q8_0, x.data(), n, tokens, n, pool, q);
   cpu::quantize_acts(cpu::ActKind::q8_0, x.data() + n, n, 1, n, pool, one);  // token 1
   std::vector<float> out(tokens * rows, -1.0f), single(rows, -1.0f);
-  cpu::interleaved_q4_0_rows(m, 0, 1, q, out.data(), rows);
-  cpu::interleaved_q4_0_rows(m, 1, 2, q, out.data(), rows);
-  cpu::interleaved_q4_0_rows(m, 0, 2, one, single.data(), rows);
+  cpu::interleaved_rows(m, 0, 1, q, out.data(), rows);
+  cpu::interleaved_rows(m, 1, 2, q, out.data(), rows);
+  cpu::interleaved_rows(m, 0, 2, one, single.data(), rows);
   for (size_t t = 0; t < tokens; ++t) {
     for (uint64_t r = 0; r < rows; ++r) {
       double want = 0, scale = 0;
@@ -238,6 +251,12 @@ TEST(CpuKernel, InterleavedQ4_0EqualsDecodedDotProducts) {
   }
   for (uint64_t r = 0; r < rows; ++r) EXPECT_EQ(single[r], out[rows + r]) << "row " << r;
 }
+
+INSTANTIATE_TEST_SUITE_P(Types, CpuInterleaved,
+                         ::testing::Values(TensorType::q4_0, TensorType::q8_0),
+                         [](const auto& info) {
+                           return std::string(model::to_string(info.param));
+                         });
 
 class CpuDecode : public ::testing::TestWithParam<FileType> {};
 
@@ -330,7 +349,8 @@ TEST(CpuDevice, IsAddressedListedAndDecodesWithTheFastProducts) {
 
   auto shape = model::preset_shape("test-gqa").value();
   auto path = test::temp_path("cpudev.gguf");
-  ASSERT_TRUE(model::write_synthetic_model(shape, FileType::q8_0, 3, path, true).is_ok());
+  // Q4_K_M: no matrix interleaved (interleaved.h), so the same sums in the same order.
+  ASSERT_TRUE(model::write_synthetic_model(shape, FileType::q4_K_M, 3, path, true).is_ok());
   auto file = model::GgufFile::open(path).value();
   auto loaded = loader::load_to_device(*file, **device, {4096});
   ASSERT_TRUE(loaded.is_ok()) << loaded.error().describe();
@@ -340,20 +360,23 @@ TEST(CpuDevice, IsAddressedListedAndDecodesWithTheFastProducts) {
   std::filesystem::remove(path);
 }
 
-// On the cpu device the loader lays the q4_0 projections out interleaved (as llama.cpp repacks
-// them): the embedding table keeps the file's layout, the exact products refuse the model, and the
-// fast ones give the in-memory decoder's logits to float rounding.
-TEST(CpuDevice, LoadsQ4_0InterleavedAndDecodesAsTheFileLayout) {
+// On the cpu device the loader lays the q4_0 and q8_0 projections out interleaved (as llama.cpp
+// repacks q4_0): the embedding table keeps the file's layout, the exact products refuse the
+// model, and the fast ones give the in-memory decoder's logits to float rounding.
+class CpuDeviceInterleaved : public ::testing::TestWithParam<FileType> {};
+
+TEST_P(CpuDeviceInterleaved, LoadsAndDecodesAsTheFileLayout) {
   if (!interleaved_kernels_expected()) GTEST_SKIP() << "no AVX2 on this processor";
   ASSERT_TRUE(cpu::interleaved_kernels()) << cpu::simd_target();
   auto device = backends::open(*core::DeviceId::parse("cpu"), {});
   ASSERT_TRUE(device.is_ok()) << device.error().describe();
   auto shape = model::preset_shape("test-gqa").value();
-  auto path = test::temp_path("cpu_q4_0.gguf");
-  ASSERT_TRUE(model::write_synthetic_model(shape, FileType::q4_0, 5, path, true).is_ok());
+  auto path = test::temp_path("cpu_interleaved.gguf");
+  ASSERT_TRUE(model::write_synthetic_model(shape, GetParam(), 5, path, true).is_ok());
   auto file = model::GgufFile::open(path).value();
-  // A small staging chunk: the tensors go in several slices of whole groups.
-  auto loaded = loader::load_to_device(*file, **device, {4096});
+  // A small staging chunk: the tensors go in several slices of whole groups (q8_0's ffn_down
+  // groups are 4352 bytes).
+  auto loaded = loader::load_to_device(*file, **device, {8192});
   ASSERT_TRUE(loaded.is_ok()) << loaded.error().describe();
   std::set<std::string> interleaved;
   for (const auto& t : loaded->tensors) {
@@ -378,6 +401,11 @@ TEST(CpuDevice, LoadsQ4_0InterleavedAndDecodesAsTheFileLayout) {
   }
   std::filesystem::remove(path);
 }
+
+INSTANTIATE_TEST_SUITE_P(Files, CpuDeviceInterleaved,
+                         ::testing::Values(FileType::q4_0, FileType::q8_0), [](const auto& info) {
+                           return std::string(model::to_string(info.param));
+                         });
 
 }  // namespace
 }  // namespace gauntlet::engine

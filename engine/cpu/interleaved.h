@@ -1,0 +1,55 @@
+#pragma once
+// q4_0 and q8_0 rows interleaved eight at a time for the cpu device, as llama.cpp's CPU backend
+// repacks a q4_0 matrix on AVX2 when it loads it (ggml-cpu/repack.cpp: block_q4_0x8, chosen by
+// ggml_repack_get_optimal_repack_type for rows in multiples of 8; it repacks q8_0 only on ARM,
+// block_q8_0x4, and this project does it here too because a decode step then reads a q8_0 matrix
+// as one stream). The kernel sums eight rows at once, one per 32-bit lane. The layout has the
+// rows' own size, so the loader writes it in place of theirs; its byte order is this project's own
+// (dot_kernels.cpp's GroupQ4_0x8 and GroupQ8_0x8 read it):
+//   for each group of rows 8g..8g+7, for each block b of the row (group_block_bytes each):
+//     bytes 0..15    the eight rows' f16 scales, row order
+//     then chunks of 32 bytes, chunk c holding bytes 4c..4c+3 of each row's code bytes, row order
+//     (q4_0: 4 chunks of its 16 code bytes, each byte element j in the low nibble and j + 16 in
+//     the high; q8_0: 8 chunks of its 32 codes)
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "core/tensor_type.h"
+
+namespace gauntlet::engine::cpu {
+
+inline constexpr uint64_t kGroupRows = 8;
+
+// Whether a type has an interleaved layout and kernel: q4_0 and q8_0.
+bool has_interleaved_layout(core::TensorType type);
+// The code bytes of a block (ggml's block_q4_0 and block_q8_0: an f16 scale, then 16 or 32 bytes),
+// and the bytes of one block position of a group: the eight rows' blocks (144 and 272).
+constexpr uint64_t block_code_bytes(core::TensorType type) {
+  return type == core::TensorType::q8_0 ? 32 : 16;
+}
+constexpr uint64_t group_block_bytes(core::TensorType type) {
+  return kGroupRows * (2 + block_code_bytes(type));
+}
+
+// An interleaved matrix in memory: n_out rows of `blocks` blocks of `type`.
+struct InterleavedMatrix {
+  core::TensorType type = core::TensorType::q4_0;
+  uint64_t n_out = 0;
+  uint64_t blocks = 0;
+  const uint8_t* data = nullptr;
+  const uint8_t* group(uint64_t g) const { return data + g * blocks * group_block_bytes(type); }
+};
+
+// Whether the loader lays a tensor out interleaved for the cpu device: a matrix of a type with a
+// layout (2-D, rows in whole groups) that the forward pass only multiplies by, never reads rows
+// of: the blocks' projections and the output layer. Embedding tables, expert stacks and matrices
+// read in slices keep the file's layout.
+bool interleaves(core::TensorType type, std::string_view name, uint64_t n_out, uint64_t n_matrices);
+
+// Rows [0, n_rows) of n_in elements at `rows` (`type`, row after row; n_rows a multiple of 8)
+// interleaved into `out`, which has their size.
+void interleave(core::TensorType type, const std::byte* rows, uint64_t n_rows, uint64_t n_in,
+                std::byte* out);
+
+}  // namespace gauntlet::engine::cpu
