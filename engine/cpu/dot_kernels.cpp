@@ -538,94 +538,96 @@ void Rows(const std::byte* w, uint64_t row_bytes, uint64_t r0, uint64_t r1,
   }
 }
 
-// Eight interleaved q4_0 rows (interleaved.h) against NT tokens: per block, each row's
-// codes in its own 32-bit lane, so that every row's block sum comes out in its lane and the
-// eight scales apply as one vector, as llama.cpp's AVX2 ggml_gemv/gemm_q4_0_8x8_q8_0 do. The
-// codes stay unsigned (0..15) and their 8 comes off through the activations' block sums; eight
-// pair sums of at most 2 * 15 * 127 fit a 16-bit lane.
-template <size_t NT>
-HWY_INLINE void GroupQ4_0x8(const uint8_t* group, uint64_t nb, const Tokens& tk, float* out,
-                            uint64_t stride) {
-  const D8 d8;
-  const DU8 du8;
-  const DU16 du16;
-  const D16 d16;
-  const D32 d32;
+// Eight interleaved rows (interleaved.h) against NT tokens: per block, each row's codes in its
+// own 32-bit lane, so that every row's block sum comes out in its lane and the eight scales apply
+// as one vector, as llama.cpp's AVX2 ggml_gemv/gemm_q4_0_8x8_q8_0 do. G takes a block position's
+// codes once (Load) and gives one token's eight integer block sums (Dot).
+template <class G, size_t NT>
+HWY_INLINE void GroupRows(const uint8_t* group, uint64_t nb, const Tokens& tk, float* out,
+                          uint64_t stride) {
   const DF df;
   const hn::Rebind<hwy::float16_t, DF> dh;
-  const VU8 low = hn::Set(du8, 0x0F);
-  const VI16 ones = hn::Set(d16, 1);
   VF acc[NT];
   for (size_t t = 0; t < NT; ++t) acc[t] = hn::Zero(df);
-  for (uint64_t b = 0; b < nb; ++b, group += group_block_bytes(core::TensorType::q4_0)) {
+  for (uint64_t b = 0; b < nb; ++b, group += group_block_bytes(G::kType)) {
     const VF dw = hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(group)));
-    VU8 lo[4], hi[4];
-    for (size_t c = 0; c < 4; ++c) {
-      const VU8 x = hn::LoadU(du8, group + 16 + 32 * c);
-      lo[c] = hn::And(x, low);
-      hi[c] = hn::And(hn::BitCast(du8, hn::ShiftRight<4>(hn::BitCast(du16, x))), low);
-    }
+    G g;
+    g.Load(group + 16);
     for (size_t t = 0; t < NT; ++t) {
-      const int8_t* a = tk.q[t] + b * 32;
-      VI16 sum = hn::Zero(d16);
-      for (size_t c = 0; c < 4; ++c) {
-        int32_t a_lo, a_hi;
-        std::memcpy(&a_lo, a + 4 * c, 4);
-        std::memcpy(&a_hi, a + 16 + 4 * c, 4);
-        sum = hn::Add(sum, PairsU8(lo[c], hn::BitCast(d8, hn::Set(d32, a_lo))));
-        sum = hn::Add(sum, PairsU8(hi[c], hn::BitCast(d8, hn::Set(d32, a_hi))));
-      }
-      const VI32 dot = hn::Sub(Pairs16(sum, ones), hn::Set(d32, 8 * tk.s[t][b]));
+      const VI32 dot = g.Dot(tk.q[t] + b * 32, tk.s[t][b]);
       acc[t] = hn::MulAdd(hn::ConvertTo(df, dot), hn::Mul(dw, hn::Set(df, tk.d[t][b])), acc[t]);
     }
   }
   for (size_t t = 0; t < NT; ++t) hn::StoreU(acc[t], df, out + t * stride);
 }
 
-// Eight interleaved q8_0 rows against NT tokens, as GroupQ4_0x8: each chunk holds four codes of
-// every row, one row per 32-bit lane; |w| (once per chunk) times the token's four codes with w's
-// sign (PairsAbs with the roles of weight and activation swapped), in pairs of at most
-// 2 * 128 * 127, each chunk's pairs widened to 32 bits.
-template <size_t NT>
-HWY_INLINE void GroupQ8_0x8(const uint8_t* group, uint64_t nb, const Tokens& tk, float* out,
-                            uint64_t stride) {
-  const D8 d8;
-  const D16 d16;
-  const D32 d32;
-  const DF df;
-  const hn::Rebind<hwy::float16_t, DF> dh;
-  const VI16 ones = hn::Set(d16, 1);
-  VF acc[NT];
-  for (size_t t = 0; t < NT; ++t) acc[t] = hn::Zero(df);
-  for (uint64_t b = 0; b < nb; ++b, group += group_block_bytes(core::TensorType::q8_0)) {
-    const VF dw = hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(group)));
-    VI8 w[8], abs_w[8];
-    for (size_t c = 0; c < 8; ++c) {
-      w[c] = hn::LoadU(d8, reinterpret_cast<const int8_t*>(group) + 16 + 32 * c);
-      abs_w[c] = hn::Abs(w[c]);
-    }
-    for (size_t t = 0; t < NT; ++t) {
-      const int8_t* a = tk.q[t] + b * 32;
-      VI32 dot = hn::Zero(d32);
-      for (size_t c = 0; c < 8; ++c) {
-        int32_t a4;
-        std::memcpy(&a4, a + 4 * c, 4);
-        const VI8 a_all = hn::BitCast(d8, hn::Set(d32, a4));
-        dot = hn::Add(dot, Pairs16(PairsAbs(a_all, w[c], abs_w[c]), ones));
-      }
-      acc[t] = hn::MulAdd(hn::ConvertTo(df, dot), hn::Mul(dw, hn::Set(df, tk.d[t][b])), acc[t]);
+// q4_0: the codes stay unsigned (0..15) and their 8 comes off through the activations' block
+// sums; eight pair sums of at most 2 * 15 * 127 fit a 16-bit lane.
+struct GroupQ4_0 {
+  static constexpr core::TensorType kType = core::TensorType::q4_0;
+  VU8 lo[4], hi[4];
+  HWY_INLINE void Load(const uint8_t* codes) {
+    const DU8 du8;
+    const DU16 du16;
+    const VU8 low = hn::Set(du8, 0x0F);
+    for (size_t c = 0; c < 4; ++c) {
+      const VU8 x = hn::LoadU(du8, codes + 32 * c);
+      lo[c] = hn::And(x, low);
+      hi[c] = hn::And(hn::BitCast(du8, hn::ShiftRight<4>(hn::BitCast(du16, x))), low);
     }
   }
-  for (size_t t = 0; t < NT; ++t) hn::StoreU(acc[t], df, out + t * stride);
-}
+  HWY_INLINE VI32 Dot(const int8_t* a, int16_t a_sum) const {
+    const D8 d8;
+    const D16 d16;
+    const D32 d32;
+    VI16 sum = hn::Zero(d16);
+    for (size_t c = 0; c < 4; ++c) {
+      int32_t a_lo, a_hi;
+      std::memcpy(&a_lo, a + 4 * c, 4);
+      std::memcpy(&a_hi, a + 16 + 4 * c, 4);
+      sum = hn::Add(sum, PairsU8(lo[c], hn::BitCast(d8, hn::Set(d32, a_lo))));
+      sum = hn::Add(sum, PairsU8(hi[c], hn::BitCast(d8, hn::Set(d32, a_hi))));
+    }
+    return hn::Sub(Pairs16(sum, hn::Set(d16, 1)), hn::Set(d32, 8 * a_sum));
+  }
+};
+
+// q8_0: |w| (once per chunk) times the token's four codes with w's sign (PairsAbs with the roles
+// of weight and activation swapped), in pairs of at most 2 * 128 * 127, each chunk's pairs
+// widened to 32 bits.
+struct GroupQ8_0 {
+  static constexpr core::TensorType kType = core::TensorType::q8_0;
+  VI8 w[8], abs_w[8];
+  HWY_INLINE void Load(const uint8_t* codes) {
+    const D8 d8;
+    for (size_t c = 0; c < 8; ++c) {
+      w[c] = hn::LoadU(d8, reinterpret_cast<const int8_t*>(codes) + 32 * c);
+      abs_w[c] = hn::Abs(w[c]);
+    }
+  }
+  HWY_INLINE VI32 Dot(const int8_t* a, int16_t /*a_sum*/) const {
+    const D8 d8;
+    const D16 d16;
+    const D32 d32;
+    VI32 dot = hn::Zero(d32);
+    for (size_t c = 0; c < 8; ++c) {
+      int32_t a4;
+      std::memcpy(&a4, a + 4 * c, 4);
+      const VI8 a_all = hn::BitCast(d8, hn::Set(d32, a4));
+      dot = hn::Add(dot, Pairs16(PairsAbs(a_all, w[c], abs_w[c]), hn::Set(d16, 1)));
+    }
+    return dot;
+  }
+};
 
 // One group of an interleaved matrix against up to four tokens.
 template <size_t NT>
 HWY_INLINE void Group(const InterleavedMatrix& m, uint64_t g, const Tokens& tk, float* out,
                       uint64_t stride) {
-  if (m.type == core::TensorType::q8_0)
-    return GroupQ8_0x8<NT>(m.group(g), m.blocks, tk, out, stride);
-  GroupQ4_0x8<NT>(m.group(g), m.blocks, tk, out, stride);
+  if (m.type == core::TensorType::q8_0) {
+    return GroupRows<GroupQ8_0, NT>(m.group(g), m.blocks, tk, out, stride);
+  }
+  GroupRows<GroupQ4_0, NT>(m.group(g), m.blocks, tk, out, stride);
 }
 
 #endif  // HWY_TARGET != HWY_SCALAR

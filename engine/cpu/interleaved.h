@@ -5,7 +5,7 @@
 // block_q8_0x4, and this project does it here too because a decode step then reads a q8_0 matrix
 // as one stream). The kernel sums eight rows at once, one per 32-bit lane. The layout has the
 // rows' own size, so the loader writes it in place of theirs; its byte order is this project's own
-// (dot_kernels.cpp's GroupQ4_0x8 and GroupQ8_0x8 read it):
+// (dot_kernels.cpp's GroupRows reads it):
 //   for each group of rows 8g..8g+7, for each block b of the row (group_block_bytes each):
 //     bytes 0..15    the eight rows' f16 scales, row order
 //     then chunks of 32 bytes, chunk c holding bytes 4c..4c+3 of each row's code bytes, row order
