@@ -1,7 +1,8 @@
 #pragma once
 // The value tables of ggml's 4-bit non-linear codes (ggml-common.h): mxfp4's E2M1 values doubled
 // (kvalues_mxfp4) with its E8M0 scale halved (ggml-impl.h ggml_e8m0_to_fp32_half), and iq4_nl's
-// and iq4_xs's (kvalues_iq4nl). Internal to core/types/.
+// and iq4_xs's (kvalues_iq4nl). Internal to core/types/ and the cpu device's kernels
+// (engine/cpu/dot_kernels.cpp).
 #include <bit>
 #include <cstdint>
 

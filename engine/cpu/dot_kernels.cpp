@@ -3,11 +3,13 @@
 // pairs follow llama.cpp's AVX2 kernels (ggml-cpu/arch/x86/quants.c): unsigned weight codes times
 // signed activation codes summed in pairs (maddubs), the pairs times a sub-block's scale summed
 // into 32 bits (madd); a code's offset (q4_0's 8, q6_K's 32) and q4_K's minimum come off through
-// the activations' block sums.
+// the activations' block sums; mxfp4's codes look their values up in one byte shuffle.
 #include "engine/cpu/dot_kernels.h"
 
 #include <algorithm>
 #include <cstring>
+
+#include "core/types/nonlinear_values.h"
 
 // Sizeless vectors (SVE, RVV) cannot sit in the per-token arrays below.
 #ifndef HWY_DISABLED_TARGETS
@@ -63,6 +65,17 @@ inline float row_dot(core::TensorType type, const uint8_t* row, const QuantizedA
         isum += w * a[b * 32 + j];
       }
       sum += f16(blk) * da[b] * static_cast<float>(isum);
+    }
+  } else if (type == core::TensorType::mxfp4) {
+    // llama.cpp's ggml_vec_dot_mxfp4_q8_0: kvalues_mxfp4 times the codes, the half E8M0 scale.
+    for (uint64_t b = 0; b < acts.n / 32; ++b) {
+      const uint8_t* blk = row + b * 17;
+      int isum = 0;
+      for (int j = 0; j < 32; ++j) {
+        const int code = j < 16 ? blk[1 + j] & 15 : blk[1 + j - 16] >> 4;
+        isum += core::types::kMxfp4Values[code] * a[b * 32 + j];
+      }
+      sum += core::types::e8m0_to_f32_half(blk[0]) * da[b] * static_cast<float>(isum);
     }
   } else if (type == core::TensorType::q4_K) {
     for (uint64_t b = 0; b < acts.n / 256; ++b) {
@@ -224,8 +237,8 @@ HWY_INLINE VI16 PairsAbs(VI8 w, VI8 a, VI8 abs_a) {
 #endif
 }
 
-// The 32-element kernels (q8_0, q4_0): each block's signed weight codes (q4_0's less its 8, as
-// llama.cpp's AVX2 ggml_vec_dot_q4_0_q8_0 takes them) against each token's, rows and tokens in a
+// The 32-element kernels (q8_0, q4_0, mxfp4): each block's signed weight codes (q4_0's less its 8,
+// as llama.cpp's AVX2 ggml_vec_dot_q4_0_q8_0 takes them) against each token's, rows and tokens in a
 // tile: each activation load serves every row and each weight load every token. A prompt's tiles
 // are two rows by four tokens (eight accumulators and the codes in the 16 AVX2 registers); a
 // single token's are four rows, so that four rows stream from memory at once.
@@ -247,14 +260,13 @@ struct K32 {
     }
     for (uint64_t b = 0; b < nb; ++b) {
       VI8 w[MR][kParts];
-      uint16_t bits[4] = {};
+      const uint8_t* blk[4];
       float dw[4];
       for (size_t m = 0; m < MR; ++m) {
-        const uint8_t* blk = rows[m] + b * kBytes;
-        std::memcpy(&bits[m], blk, 2);
-        W::Codes(blk + 2, w[m]);
+        blk[m] = rows[m] + b * kBytes;
+        W::Codes(blk[m] + W::kScaleBytes, w[m]);
       }
-      F16s(bits, dw);
+      W::Scales(blk, MR, dw);
       for (size_t t = 0; t < NT; ++t) {
         const float da = tk.d[t][b];
         for (size_t p = 0; p < kParts; ++p) {
@@ -275,9 +287,19 @@ struct K32 {
   }
 };
 
+// The f16 scales at the start of n blocks (n at most 4), as floats.
+HWY_INLINE void F16Scales(const uint8_t* const* blk, size_t n, float* out) {
+  uint16_t bits[4] = {};
+  for (size_t m = 0; m < n; ++m) std::memcpy(&bits[m], blk[m], 2);
+  F16s(bits, out);
+}
+
 // q8_0's codes as they lie.
 struct WQ8_0 {
-  static constexpr uint64_t kBytes = 34;
+  static constexpr uint64_t kBytes = 34, kScaleBytes = 2;
+  static HWY_INLINE void Scales(const uint8_t* const* blk, size_t n, float* out) {
+    F16Scales(blk, n, out);
+  }
   static HWY_INLINE void Codes(const uint8_t* qs, VI8* w) {
     const D8 d8;
     for (size_t p = 0; p < 32 / kLanes; ++p) {
@@ -288,7 +310,10 @@ struct WQ8_0 {
 
 // q4_0's 32 codes (the low nibbles first) less 8.
 struct WQ4_0 {
-  static constexpr uint64_t kBytes = 18;
+  static constexpr uint64_t kBytes = 18, kScaleBytes = 2;
+  static HWY_INLINE void Scales(const uint8_t* const* blk, size_t n, float* out) {
+    F16Scales(blk, n, out);
+  }
   static HWY_INLINE void Codes(const uint8_t* qs, VI8* w) {
     const D8 d8;
     const DU8 du8;
@@ -307,8 +332,47 @@ struct WQ4_0 {
   }
 };
 
+// kvalues_mxfp4 (E2M1 doubled, -12..12) in every 16-byte block of a vector: the table the codes
+// look up, one byte shuffle for all of them (llama.cpp's AVX2 ggml_vec_dot_mxfp4_q8_0).
+HWY_INLINE VI8 Mxfp4Table() {
+  const D8 d8;
+  if constexpr (kLanes == 32) {
+    const hn::Half<D8> dh;
+    const auto t = hn::LoadU(dh, core::types::kMxfp4Values);
+    return hn::Combine(d8, t, t);
+  } else {
+    return hn::LoadU(d8, core::types::kMxfp4Values);
+  }
+}
+
+// mxfp4's 32 values (the low nibbles first) as signed bytes; its scale the half E8M0
+// (ggml_e8m0_to_fp32_half), so that the values times it are the block's.
+struct WMxfp4 {
+  static constexpr uint64_t kBytes = 17, kScaleBytes = 1;
+  static HWY_INLINE void Scales(const uint8_t* const* blk, size_t n, float* out) {
+    for (size_t m = 0; m < n; ++m) out[m] = core::types::e8m0_to_f32_half(blk[m][0]);
+  }
+  static HWY_INLINE void Codes(const uint8_t* qs, VI8* w) {
+    const D8 d8;
+    const DU8 du8;
+    const VU8 low = hn::Set(du8, 0x0F);
+    const VI8 table = Mxfp4Table();
+    if constexpr (kLanes == 32) {
+      const hn::Half<DU8> dh;
+      const auto v = hn::LoadU(dh, qs);
+      w[0] = hn::TableLookupBytes(
+          table, hn::BitCast(d8, hn::And(hn::Combine(du8, hn::ShiftRight<4>(v), v), low)));
+    } else {
+      const VU8 v = hn::LoadU(du8, qs);
+      w[0] = hn::TableLookupBytes(table, hn::BitCast(d8, hn::And(v, low)));
+      w[1] = hn::TableLookupBytes(table, hn::BitCast(d8, hn::ShiftRight<4>(v)));
+    }
+  }
+};
+
 using KQ8_0 = K32<WQ8_0>;
 using KQ4_0 = K32<WQ4_0>;
+using KMxfp4 = K32<WMxfp4>;
 
 // Lanes that sum to q4_K's minimums times the activations' sums per sub-block of 32 (two sums
 // of 16 each): with eight 32-bit lanes, lane k is minimum k times its two sums; narrower vectors
@@ -546,13 +610,12 @@ template <class G, size_t NT>
 HWY_INLINE void GroupRows(const uint8_t* group, uint64_t nb, const Tokens& tk, float* out,
                           uint64_t stride) {
   const DF df;
-  const hn::Rebind<hwy::float16_t, DF> dh;
   VF acc[NT];
   for (size_t t = 0; t < NT; ++t) acc[t] = hn::Zero(df);
   for (uint64_t b = 0; b < nb; ++b, group += group_block_bytes(G::kType)) {
-    const VF dw = hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(group)));
+    const VF dw = G::Scales(group);
     G g;
-    g.Load(group + 16);
+    g.Load(group + kGroupRows * block_scale_bytes(G::kType));
     for (size_t t = 0; t < NT; ++t) {
       const VI32 dot = g.Dot(tk.q[t] + b * 32, tk.s[t][b]);
       acc[t] = hn::MulAdd(hn::ConvertTo(df, dot), hn::Mul(dw, hn::Set(df, tk.d[t][b])), acc[t]);
@@ -563,8 +626,16 @@ HWY_INLINE void GroupRows(const uint8_t* group, uint64_t nb, const Tokens& tk, f
 
 // q4_0: the codes stay unsigned (0..15) and their 8 comes off through the activations' block
 // sums; eight pair sums of at most 2 * 15 * 127 fit a 16-bit lane.
+// The eight rows' f16 scales at the start of a group's block position.
+HWY_INLINE VF GroupF16Scales(const uint8_t* group) {
+  const DF df;
+  const hn::Rebind<hwy::float16_t, DF> dh;
+  return hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(group)));
+}
+
 struct GroupQ4_0 {
   static constexpr core::TensorType kType = core::TensorType::q4_0;
+  static HWY_INLINE VF Scales(const uint8_t* group) { return GroupF16Scales(group); }
   VU8 lo[4], hi[4];
   HWY_INLINE void Load(const uint8_t* codes) {
     const DU8 du8;
@@ -597,6 +668,7 @@ struct GroupQ4_0 {
 // widened to 32 bits.
 struct GroupQ8_0 {
   static constexpr core::TensorType kType = core::TensorType::q8_0;
+  static HWY_INLINE VF Scales(const uint8_t* group) { return GroupF16Scales(group); }
   VI8 w[8], abs_w[8];
   HWY_INLINE void Load(const uint8_t* codes) {
     const D8 d8;
@@ -620,14 +692,65 @@ struct GroupQ8_0 {
   }
 };
 
+// mxfp4: each nibble looks its value up (-12..12, signed bytes), taken times the token's codes as
+// q8_0's are; eight pair sums of at most 2 * 12 * 127 fit a 16-bit lane. The eight E8M0 scales
+// halved as ggml_e8m0_to_fp32_half: exponent field e - 1, or the subnormal 2^21 << e for e < 2.
+struct GroupMxfp4 {
+  static constexpr core::TensorType kType = core::TensorType::mxfp4;
+  VI8 lo[4], hi[4], abs_lo[4], abs_hi[4];
+  static HWY_INLINE VF Scales(const uint8_t* group) {
+    const DF df;
+    const hn::Repartition<uint32_t, DF> du32;
+    const auto e = hn::PromoteTo(du32, hn::LoadU(hn::Rebind<uint8_t, decltype(du32)>(), group));
+    const auto one = hn::Set(du32, 1);
+    const auto normal = hn::ShiftLeft<23>(hn::Sub(e, one));
+    const auto tiny = hn::Set(du32, 0x00200000u) << hn::Min(e, one);
+    return hn::BitCast(df, hn::IfThenElse(hn::Lt(e, hn::Set(du32, 2)), tiny, normal));
+  }
+  HWY_INLINE void Load(const uint8_t* codes) {
+    const D8 d8;
+    const DU8 du8;
+    const DU16 du16;
+    const VU8 low = hn::Set(du8, 0x0F);
+    const VI8 table = Mxfp4Table();
+    for (size_t c = 0; c < 4; ++c) {
+      const VU8 x = hn::LoadU(du8, codes + 32 * c);
+      lo[c] = hn::TableLookupBytes(table, hn::BitCast(d8, hn::And(x, low)));
+      hi[c] = hn::TableLookupBytes(
+          table,
+          hn::BitCast(d8, hn::And(hn::BitCast(du8, hn::ShiftRight<4>(hn::BitCast(du16, x))), low)));
+      abs_lo[c] = hn::Abs(lo[c]);
+      abs_hi[c] = hn::Abs(hi[c]);
+    }
+  }
+  HWY_INLINE VI32 Dot(const int8_t* a, int16_t /*a_sum*/) const {
+    const D8 d8;
+    const D16 d16;
+    const D32 d32;
+    VI16 sum = hn::Zero(d16);
+    for (size_t c = 0; c < 4; ++c) {
+      int32_t a_lo, a_hi;
+      std::memcpy(&a_lo, a + 4 * c, 4);
+      std::memcpy(&a_hi, a + 16 + 4 * c, 4);
+      sum = hn::Add(sum, PairsAbs(hn::BitCast(d8, hn::Set(d32, a_lo)), lo[c], abs_lo[c]));
+      sum = hn::Add(sum, PairsAbs(hn::BitCast(d8, hn::Set(d32, a_hi)), hi[c], abs_hi[c]));
+    }
+    return Pairs16(sum, hn::Set(d16, 1));
+  }
+};
+
 // One group of an interleaved matrix against up to four tokens.
 template <size_t NT>
 HWY_INLINE void Group(const InterleavedMatrix& m, uint64_t g, const Tokens& tk, float* out,
                       uint64_t stride) {
-  if (m.type == core::TensorType::q8_0) {
-    return GroupRows<GroupQ8_0, NT>(m.group(g), m.blocks, tk, out, stride);
+  switch (m.type) {
+    case core::TensorType::q8_0:
+      return GroupRows<GroupQ8_0, NT>(m.group(g), m.blocks, tk, out, stride);
+    case core::TensorType::mxfp4:
+      return GroupRows<GroupMxfp4, NT>(m.group(g), m.blocks, tk, out, stride);
+    default:
+      return GroupRows<GroupQ4_0, NT>(m.group(g), m.blocks, tk, out, stride);
   }
-  GroupRows<GroupQ4_0, NT>(m.group(g), m.blocks, tk, out, stride);
 }
 
 #endif  // HWY_TARGET != HWY_SCALAR
@@ -695,6 +818,8 @@ void FastRows(core::TensorType type, const std::byte* w, uint64_t row_bytes, uin
       return Rows<KQ8_0>(w, row_bytes, r0, r1, acts, out, out_stride);
     case core::TensorType::q4_0:
       return Rows<KQ4_0>(w, row_bytes, r0, r1, acts, out, out_stride);
+    case core::TensorType::mxfp4:
+      return Rows<KMxfp4>(w, row_bytes, r0, r1, acts, out, out_stride);
     case core::TensorType::q4_K:
       return Rows<KQ4_K>(w, row_bytes, r0, r1, acts, out, out_stride);
     case core::TensorType::q6_K:
@@ -723,6 +848,7 @@ std::optional<ActKind> fast_kernel_acts(core::TensorType type) {
   switch (type) {
     case core::TensorType::q8_0:
     case core::TensorType::q4_0:
+    case core::TensorType::mxfp4:
       return ActKind::q8_0;
     case core::TensorType::q4_K:
     case core::TensorType::q6_K:

@@ -2,7 +2,8 @@
 // The cpu device's integer dot products of weight rows in their own types with activations
 // rounded to 8 bits (quantized_acts.h), in SIMD through Google Highway, dispatched at run time to
 // the best instruction set the processor has. Each follows llama.cpp's ggml_vec_dot_<type>_q8_*
-// (ggml-cpu/quants.c, and arch/x86/quants.c for the AVX2 forms): q8_0, q4_0, q4_K and q6_K.
+// (ggml-cpu/quants.c, and arch/x86/quants.c for the AVX2 forms): q8_0, q4_0, mxfp4, q4_K and
+// q6_K.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -22,7 +23,7 @@ void fast_rows(core::TensorType type, const std::byte* w, uint64_t row_bytes, ui
                uint64_t r1, const QuantizedActs& acts, float* out, uint64_t out_stride);
 
 // Whether this processor runs the interleaved kernels (vectors of eight floats: AVX2, AVX-512);
-// elsewhere q4_0 and q8_0 stay in their file's layout.
+// elsewhere q4_0, q8_0 and mxfp4 stay in their file's layout.
 bool interleaved_kernels();
 // Groups [g0, g1) of eight rows of an interleaved matrix against every token of `acts`: token t's
 // result for row r into out[t * out_stride + r].

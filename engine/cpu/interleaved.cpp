@@ -7,7 +7,8 @@
 namespace gauntlet::engine::cpu {
 
 bool has_interleaved_layout(core::TensorType type) {
-  return type == core::TensorType::q4_0 || type == core::TensorType::q8_0;
+  return type == core::TensorType::q4_0 || type == core::TensorType::q8_0 ||
+         type == core::TensorType::mxfp4;
 }
 
 bool interleaves(core::TensorType type, std::string_view name, uint64_t n_out,
@@ -27,7 +28,8 @@ bool interleaves(core::TensorType type, std::string_view name, uint64_t n_out,
 
 void interleave(core::TensorType type, const std::byte* rows, uint64_t n_rows, uint64_t n_in,
                 std::byte* out) {
-  const uint64_t codes = block_code_bytes(type), block_bytes = 2 + codes;
+  const uint64_t scale = block_scale_bytes(type), codes = block_code_bytes(type);
+  const uint64_t block_bytes = scale + codes, codes_at = kGroupRows * scale;
   const uint64_t blocks = n_in / 32;
   const auto* src = reinterpret_cast<const uint8_t*>(rows);
   auto* dst = reinterpret_cast<uint8_t*>(out);
@@ -35,9 +37,9 @@ void interleave(core::TensorType type, const std::byte* rows, uint64_t n_rows, u
     for (uint64_t b = 0; b < blocks; ++b, dst += group_block_bytes(type)) {
       for (uint64_t r = 0; r < kGroupRows; ++r) {
         const uint8_t* blk = src + ((g * kGroupRows + r) * blocks + b) * block_bytes;
-        std::memcpy(dst + 2 * r, blk, 2);
+        std::memcpy(dst + scale * r, blk, scale);
         for (uint64_t c = 0; c < codes / 4; ++c) {
-          std::memcpy(dst + 16 + 32 * c + 4 * r, blk + 2 + 4 * c, 4);
+          std::memcpy(dst + codes_at + 32 * c + 4 * r, blk + scale + 4 * c, 4);
         }
       }
     }

@@ -1,16 +1,16 @@
 #pragma once
-// q4_0 and q8_0 rows interleaved eight at a time for the cpu device, as llama.cpp's CPU backend
-// repacks a q4_0 matrix on AVX2 when it loads it (ggml-cpu/repack.cpp: block_q4_0x8, chosen by
-// ggml_repack_get_optimal_repack_type for rows in multiples of 8; it repacks q8_0 only on ARM,
-// block_q8_0x4, and this project does it here too because a decode step then reads a q8_0 matrix
-// as one stream). The kernel sums eight rows at once, one per 32-bit lane. The layout has the
-// rows' own size, so the loader writes it in place of theirs; its byte order is this project's own
-// (dot_kernels.cpp's GroupRows reads it):
+// q4_0, q8_0 and mxfp4 rows interleaved eight at a time for the cpu device, as llama.cpp's CPU
+// backend repacks a q4_0 matrix on AVX2 when it loads it (ggml-cpu/repack.cpp: block_q4_0x8, chosen
+// by ggml_repack_get_optimal_repack_type for rows in multiples of 8; it repacks q8_0 only on ARM,
+// block_q8_0x4, and mxfp4 not at all; this project does both here too, because a decode step then
+// reads the matrix as one stream). The kernel sums eight rows at once, one per 32-bit lane. The
+// layout has the rows' own size, so the loader writes it in place of theirs; its byte order is this
+// project's own (dot_kernels.cpp's GroupRows reads it):
 //   for each group of rows 8g..8g+7, for each block b of the row (group_block_bytes each):
-//     bytes 0..15    the eight rows' f16 scales, row order
+//     the eight rows' scales, row order (f16: bytes 0..15; mxfp4's E8M0: bytes 0..7)
 //     then chunks of 32 bytes, chunk c holding bytes 4c..4c+3 of each row's code bytes, row order
-//     (q4_0: 4 chunks of its 16 code bytes, each byte element j in the low nibble and j + 16 in
-//     the high; q8_0: 8 chunks of its 32 codes)
+//     (q4_0 and mxfp4: 4 chunks of their 16 code bytes, each byte element j in the low nibble and
+//     j + 16 in the high; q8_0: 8 chunks of its 32 codes)
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -21,15 +21,19 @@ namespace gauntlet::engine::cpu {
 
 inline constexpr uint64_t kGroupRows = 8;
 
-// Whether a type has an interleaved layout and kernel: q4_0 and q8_0.
+// Whether a type has an interleaved layout and kernel: q4_0, q8_0 and mxfp4.
 bool has_interleaved_layout(core::TensorType type);
-// The code bytes of a block (ggml's block_q4_0 and block_q8_0: an f16 scale, then 16 or 32 bytes),
-// and the bytes of one block position of a group: the eight rows' blocks (144 and 272).
+// A block's scale and code bytes (ggml's block_q4_0 and block_q8_0: an f16 scale, then 16 or 32
+// code bytes; block_mxfp4: an E8M0 byte, then 16), and the bytes of one block position of a
+// group: the eight rows' blocks (144, 272 and 136).
+constexpr uint64_t block_scale_bytes(core::TensorType type) {
+  return type == core::TensorType::mxfp4 ? 1 : 2;
+}
 constexpr uint64_t block_code_bytes(core::TensorType type) {
   return type == core::TensorType::q8_0 ? 32 : 16;
 }
 constexpr uint64_t group_block_bytes(core::TensorType type) {
-  return kGroupRows * (2 + block_code_bytes(type));
+  return kGroupRows * (block_scale_bytes(type) + block_code_bytes(type));
 }
 
 // An interleaved matrix in memory: n_out rows of `blocks` blocks of `type`.

@@ -182,21 +182,22 @@ TEST_P(CpuKernel, OneTokenEqualsItsPlaceInATile) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, CpuKernel,
-                         ::testing::Values(TensorType::q8_0, TensorType::q4_0, TensorType::q4_K,
-                                           TensorType::q6_K),
+                         ::testing::Values(TensorType::q8_0, TensorType::q4_0, TensorType::mxfp4,
+                                           TensorType::q4_K, TensorType::q6_K),
                          [](const auto& info) {
                            return std::string(model::to_string(info.param));
                          });
 
 TEST(CpuKernel, OnlyItsTypesHaveKernels) {
   EXPECT_EQ(cpu::fast_kernel_acts(TensorType::q8_0), cpu::ActKind::q8_0);
+  EXPECT_EQ(cpu::fast_kernel_acts(TensorType::mxfp4), cpu::ActKind::q8_0);
   EXPECT_EQ(cpu::fast_kernel_acts(TensorType::q4_K), cpu::ActKind::q8_K);
   EXPECT_FALSE(cpu::fast_kernel_acts(TensorType::f32).has_value());
   EXPECT_FALSE(cpu::fast_kernel_acts(TensorType::q5_K).has_value());
   EXPECT_NE(std::string(cpu::simd_target()), "");
 }
 
-// q4_0 and q8_0 rows interleaved eight at a time (interleaved.h): the same sums as the rows
+// q4_0, q8_0 and mxfp4 rows interleaved eight at a time (interleaved.h): the same sums as the rows
 // decoded, groups split as two threads take them, and a token alone gives its place in a tile bit
 // for bit.
 class CpuInterleaved : public ::testing::TestWithParam<TensorType> {};
@@ -213,14 +214,20 @@ TEST_P(CpuInterleaved, EqualsDecodedDotProducts) {
   for (uint64_t r = 0; r < rows; ++r) {
     const auto f = random_floats(n, static_cast<uint32_t>(r + 3));
     model::quantize_row(type, f.data(), w.data() + r * rb, n);
-    model::dequantize_row(type, w.data() + r * rb, decoded[r].data(), n);
   }
   if (type == TensorType::q8_0) {
     // A code of -128 (ggml's quantizer never writes one; a file may hold it): |w| is 128.
     w[2 + 5] = std::byte{0x80};
-    uint16_t d = 0;
-    std::memcpy(&d, w.data(), 2);
-    decoded[0][5] = -128 * core::f16_to_f32(d);
+  }
+  if (type == TensorType::mxfp4) {
+    // E8M0 scales 0 and 1, whose halves are subnormal, in every block of rows 0 and 9.
+    for (uint64_t b = 0; b < n / 32; ++b) {
+      w[b * 17] = std::byte{0};
+      w[9 * rb + b * 17] = std::byte{1};
+    }
+  }
+  for (uint64_t r = 0; r < rows; ++r) {
+    model::dequantize_row(type, w.data() + r * rb, decoded[r].data(), n);
   }
   EXPECT_TRUE(cpu::interleaves(type, "blk.3.ffn_up.weight", rows, 1));
   EXPECT_FALSE(cpu::interleaves(type, "blk.3.ffn_up.weight", rows + 4, 1));  // not whole groups
@@ -253,7 +260,7 @@ TEST_P(CpuInterleaved, EqualsDecodedDotProducts) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, CpuInterleaved,
-                         ::testing::Values(TensorType::q4_0, TensorType::q8_0),
+                         ::testing::Values(TensorType::q4_0, TensorType::q8_0, TensorType::mxfp4),
                          [](const auto& info) {
                            return std::string(model::to_string(info.param));
                          });
