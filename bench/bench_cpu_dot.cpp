@@ -3,6 +3,9 @@
 // weights) and against 32 (a prompt's pass: GFLOP/s), the activations' rounding included.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <string>
+
 #include "core/rng.h"
 #include "engine/cpu/dot_kernels.h"
 #include "engine/cpu/quantized_acts.h"
@@ -14,7 +17,7 @@ using namespace gauntlet::engine;
 using gauntlet::core::TensorType;
 
 constexpr TensorType kTypes[] = {TensorType::q8_0, TensorType::q4_0, TensorType::q4_K,
-                                 TensorType::q6_K};
+                                 TensorType::q6_K, TensorType::mxfp4};
 constexpr uint64_t kIn = 4096, kOut = 1024;
 
 struct Matrix {
@@ -63,7 +66,8 @@ void BM_CpuDot(benchmark::State& state) {
   report(state, type, tokens, "integer SIMD");
 }
 
-// q4_0 and q8_0 interleaved eight rows at a time, as the loader lays them out on the cpu device.
+// q8_0, q4_0 and mxfp4 interleaved eight rows at a time, as the loader lays them out on the cpu
+// device.
 void BM_CpuDotInterleaved(benchmark::State& state) {
   const TensorType type = kTypes[state.range(0)];
   const auto tokens = static_cast<size_t>(state.range(1));
@@ -87,6 +91,42 @@ void BM_CpuDotInterleaved(benchmark::State& state) {
   report(state, type, tokens, "interleaved integer SIMD");
 }
 
+// A decode step's product from memory: 96 MiB of interleaved rows (far past the caches), one
+// token, every thread, as the cpu device runs a projection; bytes per second of weights, so that
+// formats compare as decode reads them (MXFP4 against Q4_0: issue 26's target).
+void BM_CpuDecodeFromMemory(benchmark::State& state) {
+  const TensorType type = kTypes[state.range(0)];
+  if (!cpu::interleaved_kernels()) {
+    state.SkipWithError("no interleaved kernels for this processor");
+    return;
+  }
+  const uint64_t row_bytes = model::row_bytes(type, kIn);
+  const uint64_t rows = (96ull << 20) / row_bytes / cpu::kGroupRows * cpu::kGroupRows;
+  // 64 quantized rows repeated: the values do not change the speed.
+  const Matrix seed = make(type, 1);
+  std::vector<std::byte> w(rows * row_bytes), laid(w.size());
+  for (uint64_t r = 0; r < rows; ++r) {
+    std::copy_n(seed.w.data() + (r % 64) * row_bytes, row_bytes, w.data() + r * row_bytes);
+  }
+  cpu::interleave(type, w.data(), rows, kIn, laid.data());
+  const cpu::InterleavedMatrix m{type, rows, kIn / 32,
+                                 reinterpret_cast<const uint8_t*>(laid.data())};
+  reference::ThreadPool pool;
+  cpu::QuantizedActs acts;
+  cpu::quantize_acts(cpu::ActKind::q8_0, seed.x.data(), kIn, 1, kIn, pool, acts);
+  std::vector<float> out(rows);
+  for (auto _ : state) {
+    pool.parallel_for(rows / cpu::kGroupRows, [&](uint64_t g0, uint64_t g1) {
+      cpu::interleaved_rows(m, g0, g1, acts, out.data(), rows);
+    });
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(rows * row_bytes) *
+                          static_cast<int64_t>(state.iterations()));
+  state.SetLabel(std::string(model::to_string(type)) +
+                 " interleaved, 1 token, 96 MiB, every thread, " + cpu::simd_target());
+}
+
 void BM_ExactDot(benchmark::State& state) {
   const TensorType type = kTypes[state.range(0)];
   const auto tokens = static_cast<size_t>(state.range(1));
@@ -105,15 +145,20 @@ void BM_ExactDot(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_CpuDot)
-    ->ArgsProduct({{0, 1, 2, 3}, {1, 32}})
+    ->ArgsProduct({{0, 1, 2, 3, 4}, {1, 32}})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 BENCHMARK(BM_CpuDotInterleaved)
-    ->ArgsProduct({{0, 1}, {1, 32}})  // q8_0, q4_0
+    ->ArgsProduct({{0, 1, 4}, {1, 32}})  // q8_0, q4_0, mxfp4
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
+BENCHMARK(BM_CpuDecodeFromMemory)
+    ->Arg(1)  // q4_0
+    ->Arg(4)  // mxfp4
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_ExactDot)
-    ->ArgsProduct({{0, 1, 2, 3}, {1, 32}})
+    ->ArgsProduct({{0, 1, 2, 3, 4}, {1, 32}})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
