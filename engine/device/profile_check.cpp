@@ -79,6 +79,23 @@ void finish_result(CheckResult& r, const DecodeConfig& config, uint32_t position
   }
 }
 
+// Where the tested decoder's greedy token (`got`) first parts from the reference's (`want`) at
+// `step`: a note when the reference's logits of the two differ by no more than the error scale
+// (the square root of the NMSE bound, times the RMS of the logits), a near tie that an error within
+// the bound may part; empty otherwise (the parting fails the check).
+std::string near_tie_note(std::span<const float> host, int32_t want, int32_t got, size_t step,
+                          double error_scale) {
+  double sum = 0;
+  for (float x : host) sum += static_cast<double>(x) * x;
+  const double rms = std::sqrt(sum / static_cast<double>(host.size()));
+  const double gap = host[static_cast<size_t>(want)] - host[static_cast<size_t>(got)];
+  if (gap > error_scale * rms) return {};
+  return "greedy tokens part at step " + std::to_string(step) + " on a near tie: host logits " +
+         scientific(host[static_cast<size_t>(want)]) + " (token " + std::to_string(want) +
+         ") and " + scientific(host[static_cast<size_t>(got)]) + " (token " + std::to_string(got) +
+         ") differ by less than the error scale " + scientific(error_scale * rms);
+}
+
 }  // namespace
 
 core::Result<CheckResult> compare_greedy(Decoder& tested, Decoder& reference,
@@ -115,17 +132,7 @@ core::Result<CheckResult> compare_greedy(Decoder& tested, Decoder& reference,
     const int32_t want = reference::argmax(host.logits[i]);
     const int32_t got = reference::argmax(dev.logits[i]);
     if (want != got && i + 1 >= prompt.size()) {
-      double sum = 0;
-      for (float x : host.logits[i]) sum += static_cast<double>(x) * x;
-      const double rms = std::sqrt(sum / static_cast<double>(host.logits[i].size()));
-      const double gap = host.logits[i][want] - host.logits[i][got];
-      if (gap <= error_scale * rms) {
-        r.note = "greedy tokens part at step " + std::to_string(i) +
-                 " on a near tie: host logits " + scientific(host.logits[i][want]) + " (token " +
-                 std::to_string(want) + ") and " + scientific(host.logits[i][got]) + " (token " +
-                 std::to_string(got) + ") differ by less than the error scale " +
-                 scientific(error_scale * rms);
-      }
+      r.note = near_tie_note(host.logits[i], want, got, i, error_scale);
       break;
     }
   }
@@ -280,7 +287,8 @@ core::Status build_kernels(Decoder& decoder, int32_t token, bool two_sequences) 
 // twice the reference's time.
 core::Status prompt_against_reference(Decoder& tested, const model::GgufFile& file,
                                       const model::LoadedModel& host, const PassSpec& c,
-                                      CheckResult& r, double& prompt_seconds, double& gen_seconds) {
+                                      double error_scale, CheckResult& r, double& prompt_seconds,
+                                      double& gen_seconds) {
   const uint32_t n_vocab = host.shape.n_vocab, prompt_tokens = c.prompt_tokens, steps = c.steps;
   Decoder* batched = &tested;
   const auto prompt = bench_tokens(prompt_tokens, n_vocab, 1);
@@ -325,6 +333,14 @@ core::Status prompt_against_reference(Decoder& tested, const model::GgufFile& fi
     r.logits_nmse = std::max(r.logits_nmse, nmse(got[i], want->logits[i]));
   }
   r.host_tokens = want->tokens;
+  // The reference was fed the tested decoder's tokens: logits row first_step + k gave token k.
+  const size_t first_step = want->logits.size() - want->tokens.size();
+  for (size_t k = 0; k < r.device_tokens.size() && k < want->tokens.size(); ++k) {
+    if (r.device_tokens[k] == want->tokens[k]) continue;
+    r.note = near_tie_note(want->logits[first_step + k], want->tokens[k], r.device_tokens[k], k,
+                           error_scale);
+    break;
+  }
   return core::Status::ok();
 }
 
@@ -338,11 +354,18 @@ core::Result<CheckResult> compare_with_reference(Decoder& tested, const model::G
   const uint32_t n_seq = std::max(spec.sequences, 1u);
   const uint32_t prompt_tokens = spec.prompt_tokens, steps = spec.steps, context = spec.context;
   CheckResult r;
+  DecodeConfig bound;
+  bound.kv = spec.kv;
+  bound.compute = spec.compute;
+  bound.q8_activations = spec.q8_activations;
+  const double error_scale = std::sqrt(logits_nmse_bound(bound, prompt_tokens + steps));
   double prompt_seconds = 0, gen_seconds = 0;
   if (n_seq == 1) {
-    GAUNTLET_TRY(
-        prompt_against_reference(tested, file, *host, spec, r, prompt_seconds, gen_seconds));
+    GAUNTLET_TRY(prompt_against_reference(tested, file, *host, spec, error_scale, r, prompt_seconds,
+                                          gen_seconds));
   } else {
+    // A parting in any sequence that is not a near tie fails the check, whatever the others'.
+    bool every_part_near_tie = true;
     // Sequences together: each against its own decode on the host reference (short prompts).
     std::vector<SequenceRun> dev(n_seq);
     for (uint32_t q = 0; q < n_seq; ++q) {
@@ -372,9 +395,15 @@ core::Result<CheckResult> compare_with_reference(Decoder& tested, const model::G
       r.host_tokens.insert(r.host_tokens.end(), host_run->tokens.begin(), host_run->tokens.end());
       for (size_t i = 0; i < std::min(dev[q].logits.size(), host_run->logits.size()); ++i) {
         r.logits_nmse = std::max(r.logits_nmse, nmse(dev[q].logits[i], host_run->logits[i]));
-        if (dev[q].generated[i] != host_run->tokens[i]) break;
+        if (dev[q].generated[i] == host_run->tokens[i]) continue;
+        auto note = near_tie_note(host_run->logits[i], host_run->tokens[i], dev[q].generated[i], i,
+                                  error_scale);
+        every_part_near_tie = every_part_near_tie && !note.empty();
+        if (r.note.empty() && !note.empty()) r.note = "sequence " + std::to_string(q) + ": " + note;
+        break;
       }
     }
+    if (!every_part_near_tie) r.note.clear();
   }
   if (prompt_seconds > 0) {
     r.prompt_tokens_per_second = static_cast<double>(prompt_tokens) * n_seq / prompt_seconds;
@@ -383,10 +412,6 @@ core::Result<CheckResult> compare_with_reference(Decoder& tested, const model::G
   if (steps > 1 && gen_seconds > 0) {
     r.tokens_per_second = static_cast<double>(steps - 1) * n_seq / gen_seconds;
   }
-  DecodeConfig bound;
-  bound.kv = spec.kv;
-  bound.compute = spec.compute;
-  bound.q8_activations = spec.q8_activations;
   finish_result(r, bound, prompt_tokens + steps);
   return r;
 }

@@ -1,6 +1,10 @@
 // A profile check of sequences decoded together feeds their prompts position by position, so that
-// a micro-batch of one still gives passes that hold a token of every sequence.
+// a micro-batch of one still gives passes that hold a token of every sequence; a check's greedy
+// tokens may part from the reference's only at a near tie.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
 
 #include "engine/device/profile_check.h"
 #include "engine/loader/loader.h"
@@ -60,6 +64,81 @@ TEST(SequencesCheck, FeedsThePromptsPositionByPosition) {
   ASSERT_EQ(tested.batches.end() - at, steps);  // the prompts, then steps - 1 passes
   for (++at; at != tested.batches.end(); ++at) {
     EXPECT_EQ(*at, (std::vector<uint32_t>{0, 1, 2}));
+  }
+}
+
+// The host reference, but at one generated step another token is made the greedy one (its logit
+// raised just past the best): the first step whose runner-up lies within `near` times the logits'
+// RMS of the best (a near tie), or with `near` 0 the first step, the worst token (a far parting).
+class PartingDecoder : public Decoder {
+ public:
+  PartingDecoder(std::unique_ptr<reference::Decoder> inner, double near)
+      : inner_(std::move(inner)), near_(near) {}
+  core::Result<std::span<const float>> forward(std::span<const BatchToken> batch) override {
+    auto logits = inner_->forward(batch);
+    if (!logits || batch.size() != 1 || parted_at >= 0) return logits;
+    own_.assign(logits->begin(), logits->end());
+    const auto best = std::max_element(own_.begin(), own_.end()) - own_.begin();
+    double sum = 0;
+    for (float x : own_) sum += static_cast<double>(x) * x;
+    const double rms = std::sqrt(sum / static_cast<double>(own_.size()));
+    std::vector<float> others = own_;
+    others[static_cast<size_t>(best)] = -INFINITY;
+    auto target = std::max_element(others.begin(), others.end()) - others.begin();
+    if (near_ == 0) {
+      target = std::min_element(own_.begin(), own_.end()) - own_.begin();
+    } else if (own_[static_cast<size_t>(best)] - own_[static_cast<size_t>(target)] > near_ * rms) {
+      ++steps_;
+      return logits;
+    }
+    own_[static_cast<size_t>(target)] =
+        own_[static_cast<size_t>(best)] + 1e-4f * static_cast<float>(rms);
+    parted_at = steps_++;
+    return std::span<const float>(own_);
+  }
+  void reset() override {
+    inner_->reset();
+    parted_at = -1;
+    steps_ = 0;
+  }
+  uint32_t position(uint32_t seq) const override { return inner_->position(seq); }
+  int parted_at = -1;
+
+ private:
+  std::unique_ptr<reference::Decoder> inner_;
+  double near_;
+  std::vector<float> own_;
+  int steps_ = 0;
+};
+
+TEST(ProfileCheck, GreedyTokensMayPartOnlyAtANearTie) {
+  gauntlet::testing::TempDir dir("near-tie");
+  auto shape = model::parse_dims("n_embd=64,n_layer=1,n_head=2,n_ff=128,n_vocab=64,context=32");
+  ASSERT_TRUE(shape.is_ok());
+  const auto path = dir.path() / "m.gguf";
+  ASSERT_TRUE(model::write_synthetic_model(*shape, model::FileType::q8_0, 3, path, true).is_ok());
+  auto file = model::GgufFile::open(path);
+  ASSERT_TRUE(file.is_ok());
+  auto host = model::load_model((*file)->info(), (*file)->bytes());
+  ASSERT_TRUE(host.is_ok());
+  // The cpu device's bound (8-bit activations, NMSE 1e-2): the error scale is 0.1 of the RMS.
+  const device::PassSpec spec{
+      planner::KvPrecision::f32, planner::ActivationType::f32, 32, 1, 1, 4, 24, true};
+  for (const double near : {0.1, 0.0}) {
+    auto inner = reference::Decoder::create(*host, {0, planner::KvPrecision::f32, 32, 1, 4});
+    ASSERT_TRUE(inner.is_ok());
+    PartingDecoder tested(std::move(*inner), near);
+    auto r = device::compare_with_reference(tested, **file, spec);
+    ASSERT_TRUE(r.is_ok()) << r.error().describe();
+    ASSERT_GE(tested.parted_at, 0) << "no step parted (near " << near << ")";
+    EXPECT_FALSE(r->tokens_match);
+    if (near > 0) {
+      EXPECT_TRUE(r->reason.empty()) << r->reason;
+      EXPECT_NE(r->note.find("near tie"), std::string::npos) << r->note;
+    } else {
+      EXPECT_NE(r->reason.find("greedy tokens differ"), std::string::npos) << r->reason;
+      EXPECT_TRUE(r->note.empty()) << r->note;
+    }
   }
 }
 
