@@ -624,8 +624,6 @@ HWY_INLINE void GroupRows(const uint8_t* group, uint64_t nb, const Tokens& tk, f
   for (size_t t = 0; t < NT; ++t) hn::StoreU(acc[t], df, out + t * stride);
 }
 
-// q4_0: the codes stay unsigned (0..15) and their 8 comes off through the activations' block
-// sums; eight pair sums of at most 2 * 15 * 127 fit a 16-bit lane.
 // The eight rows' f16 scales at the start of a group's block position.
 HWY_INLINE VF GroupF16Scales(const uint8_t* group) {
   const DF df;
@@ -633,6 +631,8 @@ HWY_INLINE VF GroupF16Scales(const uint8_t* group) {
   return hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(group)));
 }
 
+// q4_0: the codes stay unsigned (0..15) and their 8 comes off through the activations' block
+// sums; eight pair sums of at most 2 * 15 * 127 fit a 16-bit lane.
 struct GroupQ4_0 {
   static constexpr core::TensorType kType = core::TensorType::q4_0;
   static HWY_INLINE VF Scales(const uint8_t* group) { return GroupF16Scales(group); }
@@ -694,11 +694,10 @@ struct GroupQ8_0 {
 
 // mxfp4: each nibble looks its value plus 12 up (0..24, unsigned bytes) and the 12 comes off
 // through the activations' block sums, as q4_0's 8 does; four pair sums of at most 2 * 24 * 127
-// fit a 16-bit lane, so each half of the block's chunks is widened on its own. (Signed values
-// with the sign trick, as the file-layout kernel takes them, cost a sign and an abs more per
-// chunk: 0.91 of q4_0's bytes per second from memory, BM_CpuDecodeFromMemory.) The eight E8M0
-// scales halved as ggml_e8m0_to_fp32_half: exponent field e - 1, or the subnormal 2^21 << e for
-// e < 2.
+// fit a 16-bit lane, so each half of the block's chunks is widened on its own (signed values with
+// the sign trick, as the file-layout kernel takes them, would take a sign and an abs more per
+// chunk). The eight E8M0 scales halved as ggml_e8m0_to_fp32_half: exponent field e - 1, or the
+// subnormal 2^21 << e for e < 2, which rarely occurs and takes a branch.
 struct GroupMxfp4 {
   static constexpr core::TensorType kType = core::TensorType::mxfp4;
   VU8 lo[4], hi[4];
