@@ -631,35 +631,48 @@ HWY_INLINE VF GroupF16Scales(const uint8_t* group) {
   return hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(group)));
 }
 
+// The four 32-byte chunks of a 4-bit type's block position (q4_0, mxfp4) split into their low and
+// high nibbles: each row's elements j..j+3 and j+16..j+19 of its block in its 32-bit lane.
+HWY_INLINE void GroupNibbles(const uint8_t* codes, VU8* lo, VU8* hi) {
+  const DU8 du8;
+  const DU16 du16;
+  const VU8 low = hn::Set(du8, 0x0F);
+  for (size_t c = 0; c < 4; ++c) {
+    const VU8 x = hn::LoadU(du8, codes + 32 * c);
+    lo[c] = hn::And(x, low);
+    hi[c] = hn::And(hn::BitCast(du8, hn::ShiftRight<4>(hn::BitCast(du16, x))), low);
+  }
+}
+
+// One token's pair sums over chunks [c0, c1) of a 4-bit block position's nibbles (GroupNibbles):
+// each chunk's low nibbles against the token's codes 4c..4c+3, its high ones against 16+4c.., the
+// four codes the same in every row's lane.
+HWY_INLINE VI16 NibblePairs(const VU8* lo, const VU8* hi, const int8_t* a, size_t c0, size_t c1) {
+  const D8 d8;
+  const D16 d16;
+  const D32 d32;
+  VI16 sum = hn::Zero(d16);
+  for (size_t c = c0; c < c1; ++c) {
+    int32_t a_lo, a_hi;
+    std::memcpy(&a_lo, a + 4 * c, 4);
+    std::memcpy(&a_hi, a + 16 + 4 * c, 4);
+    sum = hn::Add(sum, PairsU8(lo[c], hn::BitCast(d8, hn::Set(d32, a_lo))));
+    sum = hn::Add(sum, PairsU8(hi[c], hn::BitCast(d8, hn::Set(d32, a_hi))));
+  }
+  return sum;
+}
+
 // q4_0: the codes stay unsigned (0..15) and their 8 comes off through the activations' block
 // sums; eight pair sums of at most 2 * 15 * 127 fit a 16-bit lane.
 struct GroupQ4_0 {
   static constexpr core::TensorType kType = core::TensorType::q4_0;
   static HWY_INLINE VF Scales(const uint8_t* group) { return GroupF16Scales(group); }
   VU8 lo[4], hi[4];
-  HWY_INLINE void Load(const uint8_t* codes) {
-    const DU8 du8;
-    const DU16 du16;
-    const VU8 low = hn::Set(du8, 0x0F);
-    for (size_t c = 0; c < 4; ++c) {
-      const VU8 x = hn::LoadU(du8, codes + 32 * c);
-      lo[c] = hn::And(x, low);
-      hi[c] = hn::And(hn::BitCast(du8, hn::ShiftRight<4>(hn::BitCast(du16, x))), low);
-    }
-  }
+  HWY_INLINE void Load(const uint8_t* codes) { GroupNibbles(codes, lo, hi); }
   HWY_INLINE VI32 Dot(const int8_t* a, int16_t a_sum) const {
-    const D8 d8;
     const D16 d16;
     const D32 d32;
-    VI16 sum = hn::Zero(d16);
-    for (size_t c = 0; c < 4; ++c) {
-      int32_t a_lo, a_hi;
-      std::memcpy(&a_lo, a + 4 * c, 4);
-      std::memcpy(&a_hi, a + 16 + 4 * c, 4);
-      sum = hn::Add(sum, PairsU8(lo[c], hn::BitCast(d8, hn::Set(d32, a_lo))));
-      sum = hn::Add(sum, PairsU8(hi[c], hn::BitCast(d8, hn::Set(d32, a_hi))));
-    }
-    return hn::Sub(Pairs16(sum, hn::Set(d16, 1)), hn::Set(d32, 8 * a_sum));
+    return hn::Sub(Pairs16(NibblePairs(lo, hi, a, 0, 4), hn::Set(d16, 1)), hn::Set(d32, 8 * a_sum));
   }
 };
 
@@ -716,33 +729,19 @@ struct GroupMxfp4 {
   HWY_INLINE void Load(const uint8_t* codes) {
     const D8 d8;
     const DU8 du8;
-    const DU16 du16;
-    const VU8 low = hn::Set(du8, 0x0F);
     const VU8 table = hn::BitCast(du8, hn::Add(Mxfp4Table(), hn::Set(d8, 12)));
+    GroupNibbles(codes, lo, hi);
     for (size_t c = 0; c < 4; ++c) {
-      const VU8 x = hn::LoadU(du8, codes + 32 * c);
-      lo[c] = hn::TableLookupBytes(table, hn::And(x, low));
-      hi[c] = hn::TableLookupBytes(
-          table, hn::And(hn::BitCast(du8, hn::ShiftRight<4>(hn::BitCast(du16, x))), low));
+      lo[c] = hn::TableLookupBytes(table, lo[c]);
+      hi[c] = hn::TableLookupBytes(table, hi[c]);
     }
   }
   HWY_INLINE VI32 Dot(const int8_t* a, int16_t a_sum) const {
-    const D8 d8;
     const D16 d16;
     const D32 d32;
-    VI32 dot = hn::Set(d32, -12 * a_sum);
-    for (size_t half = 0; half < 2; ++half) {
-      VI16 sum = hn::Zero(d16);
-      for (size_t c = 2 * half; c < 2 * half + 2; ++c) {
-        int32_t a_lo, a_hi;
-        std::memcpy(&a_lo, a + 4 * c, 4);
-        std::memcpy(&a_hi, a + 16 + 4 * c, 4);
-        sum = hn::Add(sum, PairsU8(lo[c], hn::BitCast(d8, hn::Set(d32, a_lo))));
-        sum = hn::Add(sum, PairsU8(hi[c], hn::BitCast(d8, hn::Set(d32, a_hi))));
-      }
-      dot = hn::Add(dot, Pairs16(sum, hn::Set(d16, 1)));
-    }
-    return dot;
+    const VI16 ones = hn::Set(d16, 1);
+    return hn::Add(hn::Set(d32, -12 * a_sum), hn::Add(Pairs16(NibblePairs(lo, hi, a, 0, 2), ones),
+                                                      Pairs16(NibblePairs(lo, hi, a, 2, 4), ones)));
   }
 };
 

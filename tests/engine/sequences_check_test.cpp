@@ -32,22 +32,32 @@ class RecordingDecoder : public Decoder {
   std::unique_ptr<reference::Decoder> inner_;
 };
 
-TEST(SequencesCheck, FeedsThePromptsPositionByPosition) {
-  gauntlet::testing::TempDir dir("sequences-check");
+// A one-layer Q8_0 model of 64 tokens written at `path` and opened, its weights loaded for the
+// host reference.
+void make_tiny_model(const std::filesystem::path& path, std::unique_ptr<model::GgufFile>& file,
+                     model::LoadedModel& host) {
   auto shape = model::parse_dims("n_embd=64,n_layer=1,n_head=2,n_ff=128,n_vocab=64,context=32");
   ASSERT_TRUE(shape.is_ok());
-  const auto path = dir.path() / "m.gguf";
   ASSERT_TRUE(model::write_synthetic_model(*shape, model::FileType::q8_0, 3, path, true).is_ok());
-  auto file = model::GgufFile::open(path);
-  ASSERT_TRUE(file.is_ok());
-  auto host = model::load_model((*file)->info(), (*file)->bytes());
-  ASSERT_TRUE(host.is_ok());
+  auto opened = model::GgufFile::open(path);
+  ASSERT_TRUE(opened.is_ok());
+  file = std::move(*opened);
+  auto loaded = model::load_model(file->info(), file->bytes());
+  ASSERT_TRUE(loaded.is_ok());
+  host = std::move(*loaded);
+}
+
+TEST(SequencesCheck, FeedsThePromptsPositionByPosition) {
+  gauntlet::testing::TempDir dir("sequences-check");
+  std::unique_ptr<model::GgufFile> file;
+  model::LoadedModel host;
+  ASSERT_NO_FATAL_FAILURE(make_tiny_model(dir.path() / "m.gguf", file, host));
   const uint32_t sequences = 3, prompt = 4, steps = 3;
-  auto inner = reference::Decoder::create(*host, {0, planner::KvPrecision::f32, 32, sequences, 1});
+  auto inner = reference::Decoder::create(host, {0, planner::KvPrecision::f32, 32, sequences, 1});
   ASSERT_TRUE(inner.is_ok());
   RecordingDecoder tested(std::move(*inner));
   auto r = device::compare_with_reference(
-      tested, **file,
+      tested, *file,
       {planner::KvPrecision::f32, planner::ActivationType::f32, 32, 1, sequences, prompt, steps});
   ASSERT_TRUE(r.is_ok()) << r.error().describe();
   EXPECT_TRUE(r->reason.empty()) << r->reason;
@@ -113,22 +123,17 @@ class PartingDecoder : public Decoder {
 
 TEST(ProfileCheck, GreedyTokensMayPartOnlyAtANearTie) {
   gauntlet::testing::TempDir dir("near-tie");
-  auto shape = model::parse_dims("n_embd=64,n_layer=1,n_head=2,n_ff=128,n_vocab=64,context=32");
-  ASSERT_TRUE(shape.is_ok());
-  const auto path = dir.path() / "m.gguf";
-  ASSERT_TRUE(model::write_synthetic_model(*shape, model::FileType::q8_0, 3, path, true).is_ok());
-  auto file = model::GgufFile::open(path);
-  ASSERT_TRUE(file.is_ok());
-  auto host = model::load_model((*file)->info(), (*file)->bytes());
-  ASSERT_TRUE(host.is_ok());
+  std::unique_ptr<model::GgufFile> file;
+  model::LoadedModel host;
+  ASSERT_NO_FATAL_FAILURE(make_tiny_model(dir.path() / "m.gguf", file, host));
   // The cpu device's bound (8-bit activations, NMSE 1e-2): the error scale is 0.1 of the RMS.
   const device::PassSpec spec{
       planner::KvPrecision::f32, planner::ActivationType::f32, 32, 1, 1, 4, 24, true};
   for (const double near : {0.1, 0.0}) {
-    auto inner = reference::Decoder::create(*host, {0, planner::KvPrecision::f32, 32, 1, 4});
+    auto inner = reference::Decoder::create(host, {0, planner::KvPrecision::f32, 32, 1, 4});
     ASSERT_TRUE(inner.is_ok());
     PartingDecoder tested(std::move(*inner), near);
-    auto r = device::compare_with_reference(tested, **file, spec);
+    auto r = device::compare_with_reference(tested, *file, spec);
     ASSERT_TRUE(r.is_ok()) << r.error().describe();
     ASSERT_GE(tested.parted_at, 0) << "no step parted (near " << near << ")";
     EXPECT_FALSE(r->tokens_match);
