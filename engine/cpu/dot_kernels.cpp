@@ -1,9 +1,11 @@
-// Highway compiles this file once per instruction set (foreach_target.h) and picks the best one at
-// run time (HWY_DYNAMIC_DISPATCH). Vectors are capped at 32 bytes, one q8_0 block. The integer
-// pairs follow llama.cpp's AVX2 kernels (ggml-cpu/arch/x86/quants.c): unsigned weight codes times
-// signed activation codes summed in pairs (maddubs), the pairs times a sub-block's scale summed
-// into 32 bits (madd); a code's offset (q4_0's 8, q6_K's 32) and q4_K's minimum come off through
-// the activations' block sums; mxfp4's codes look their values up in one byte shuffle.
+// The cpu device's kernels for rows in their file's layout (interleaved rows:
+// interleaved_kernels.cpp). Highway compiles this file once per instruction set (foreach_target.h)
+// and picks the best one at run time (HWY_DYNAMIC_DISPATCH). Vectors are capped at 32 bytes, one
+// q8_0 block. The integer pairs (dot_pairs-inl.h) follow llama.cpp's AVX2 kernels
+// (ggml-cpu/arch/x86/quants.c): unsigned weight codes times signed activation codes summed in pairs
+// (maddubs), the pairs times a sub-block's scale summed into 32 bits (madd); a code's offset
+// (q4_0's 8, q6_K's 32) and q4_K's minimum come off through the activations' block sums; mxfp4's
+// codes look their values up in one byte shuffle.
 #include "engine/cpu/dot_kernels.h"
 
 #include <algorithm>
@@ -20,6 +22,7 @@
 #define HWY_TARGET_INCLUDE "engine/cpu/dot_kernels.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // foreach_target.h must come first.
+#include "engine/cpu/dot_pairs-inl.h"
 #include "hwy/highway.h"
 
 #ifndef GAUNTLET_ENGINE_CPU_DOT_SCALAR
@@ -124,66 +127,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET != HWY_SCALAR
 
-using D8 = hn::CappedTag<int8_t, 32>;
-using DU8 = hn::RebindToUnsigned<D8>;
-using D16 = hn::Repartition<int16_t, D8>;
-using DU16 = hn::RebindToUnsigned<D16>;
-using D32 = hn::Repartition<int32_t, D8>;
-using DF = hn::Repartition<float, D8>;
-using VI8 = hn::Vec<D8>;
-using VU8 = hn::Vec<DU8>;
-using VI16 = hn::Vec<D16>;
-using VI32 = hn::Vec<D32>;
-using VF = hn::Vec<DF>;
-constexpr size_t kLanes = hn::MaxLanes(D8());
-
-// AVX2 and AVX-512 take llama.cpp's two instructions for what the generic form does in shifts
-// (this file is read once per target, so the switch is set afresh each time).
-#undef GAUNTLET_X86_PAIRS
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-#define GAUNTLET_X86_PAIRS 1
-#endif
-
-// Lane k: u[2k] * s[2k] + u[2k + 1] * s[2k + 1], u unsigned codes below 64 (no lane saturates).
-HWY_INLINE VI16 PairsU8(VU8 u, VI8 s) {
-#ifdef GAUNTLET_X86_PAIRS
-  return VI16{_mm256_maddubs_epi16(u.raw, s.raw)};
-#else
-  const D16 d16;
-  const DU16 du16;
-  const auto uw = hn::BitCast(du16, u);
-  const VI16 ue = hn::BitCast(d16, hn::And(uw, hn::Set(du16, 0xFF)));
-  const VI16 uo = hn::BitCast(d16, hn::ShiftRight<8>(uw));
-  const VI16 sw = hn::BitCast(d16, s);
-  return hn::Add(ue * hn::ShiftRight<8>(hn::ShiftLeft<8>(sw)), uo * hn::ShiftRight<8>(sw));
-#endif
-}
-
-// As PairsU8 for two signed codes (llama.cpp's sign trick: |w| times a with w's sign).
-HWY_INLINE VI16 PairsI8(VI8 w, VI8 a) {
-#ifdef GAUNTLET_X86_PAIRS
-  return VI16{_mm256_maddubs_epi16(_mm256_sign_epi8(w.raw, w.raw), _mm256_sign_epi8(a.raw, w.raw))};
-#else
-  const D16 d16;
-  const VI16 ww = hn::BitCast(d16, w), aw = hn::BitCast(d16, a);
-  return hn::Add(hn::ShiftRight<8>(hn::ShiftLeft<8>(ww)) * hn::ShiftRight<8>(hn::ShiftLeft<8>(aw)),
-                 hn::ShiftRight<8>(ww) * hn::ShiftRight<8>(aw));
-#endif
-}
-
-// Lane k of 32 bits: a[2k] * s[2k] + a[2k + 1] * s[2k + 1].
-HWY_INLINE VI32 Pairs16(VI16 a, VI16 s) {
-#ifdef GAUNTLET_X86_PAIRS
-  return VI32{_mm256_madd_epi16(a.raw, s.raw)};
-#else
-  const D32 d32;
-  const VI32 aw = hn::BitCast(d32, a), sw = hn::BitCast(d32, s);
-  return hn::Add(
-      hn::ShiftRight<16>(hn::ShiftLeft<16>(aw)) * hn::ShiftRight<16>(hn::ShiftLeft<16>(sw)),
-      hn::ShiftRight<16>(aw) * hn::ShiftRight<16>(sw));
-#endif
-}
-
 HWY_INLINE float F16(const uint8_t* p) { return scalar::f16(p); }
 
 // The i16 scales of kLanes codes that start at sub-block s of 16 (q6_K).
@@ -207,34 +150,6 @@ HWY_INLINE VI32 Dot16(const int16_t* sums, const int16_t* w) {
     r = hn::Add(r, Pairs16(hn::LoadU(d16, sums + p), hn::LoadU(d16, w + p)));
   }
   return r;
-}
-
-// Up to four tokens' rounded activations. Each kernel's Row<MR, NT> runs MR weight rows (kRows at
-// most) against NT of them: per block, integer sums per token, then the block's float scales, and
-// the offsets through the activations' block sums.
-struct Tokens {
-  const int8_t* q[4];
-  const float* d[4];
-  const int16_t* s[4];
-};
-
-// n (at most 4) f16 scales as floats in one conversion (F16C on AVX2), not a table lookup each.
-HWY_INLINE void F16s(const uint16_t* bits, float* out) {
-  const hn::CappedTag<float, 4> d4;
-  const hn::Rebind<hwy::float16_t, decltype(d4)> dh;
-  hn::StoreU(hn::PromoteTo(d4, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(bits))), d4,
-             out);
-}
-
-// a . w over pairs for signed weight codes: on x86 |a| times w with a's sign (|a| is taken once
-// per token and block and serves every row; llama.cpp's sign trick the other way round).
-HWY_INLINE VI16 PairsAbs(VI8 w, VI8 a, VI8 abs_a) {
-#ifdef GAUNTLET_X86_PAIRS
-  return VI16{_mm256_maddubs_epi16(abs_a.raw, _mm256_sign_epi8(w.raw, a.raw))};
-#else
-  (void)abs_a;
-  return PairsI8(w, a);
-#endif
 }
 
 // The 32-element kernels (q8_0, q4_0, mxfp4): each block's signed weight codes (q4_0's less its 8,
@@ -331,19 +246,6 @@ struct WQ4_0 {
     }
   }
 };
-
-// kvalues_mxfp4 (E2M1 doubled, -12..12) in every 16-byte block of a vector: the table the codes
-// look up, one byte shuffle for all of them (llama.cpp's AVX2 ggml_vec_dot_mxfp4_q8_0).
-HWY_INLINE VI8 Mxfp4Table() {
-  const D8 d8;
-  if constexpr (kLanes == 32) {
-    const hn::Half<D8> dh;
-    const auto t = hn::LoadU(dh, core::types::kMxfp4Values);
-    return hn::Combine(d8, t, t);
-  } else {
-    return hn::LoadU(d8, core::types::kMxfp4Values);
-  }
-}
 
 // mxfp4's 32 values (the low nibbles first) as signed bytes; its scale the half E8M0
 // (ggml_e8m0_to_fp32_half), so that the values times it are the block's.
@@ -534,10 +436,6 @@ struct KQ6_K {
   }
 };
 
-// Tokens in chunks that stay in cache while every row of the range passes over them, four at a
-// time against each row.
-constexpr size_t kTokenChunk = 32;
-
 // MR rows of K against up to four tokens starting at t0.
 template <class K, size_t MR>
 HWY_INLINE void Tile(const uint8_t* const* rows, uint64_t nb, const QuantizedActs& acts, size_t t0,
@@ -602,212 +500,7 @@ void Rows(const std::byte* w, uint64_t row_bytes, uint64_t r0, uint64_t r1,
   }
 }
 
-// Eight interleaved rows (interleaved.h) against NT tokens: per block, each row's codes in its
-// own 32-bit lane, so that every row's block sum comes out in its lane and the eight scales apply
-// as one vector, as llama.cpp's AVX2 ggml_gemv/gemm_q4_0_8x8_q8_0 do. G takes a block position's
-// codes once (Load) and gives one token's eight integer block sums (Dot).
-template <class G, size_t NT>
-HWY_INLINE void GroupRows(const uint8_t* group, uint64_t nb, const Tokens& tk, float* out,
-                          uint64_t stride) {
-  const DF df;
-  VF acc[NT];
-  for (size_t t = 0; t < NT; ++t) acc[t] = hn::Zero(df);
-  for (uint64_t b = 0; b < nb; ++b, group += group_block_bytes(G::kType)) {
-    const VF dw = G::Scales(group);
-    G g;
-    g.Load(group + kGroupRows * block_scale_bytes(G::kType));
-    for (size_t t = 0; t < NT; ++t) {
-      const VI32 dot = g.Dot(tk.q[t] + b * 32, tk.s[t][b]);
-      acc[t] = hn::MulAdd(hn::ConvertTo(df, dot), hn::Mul(dw, hn::Set(df, tk.d[t][b])), acc[t]);
-    }
-  }
-  for (size_t t = 0; t < NT; ++t) hn::StoreU(acc[t], df, out + t * stride);
-}
-
-// The eight rows' f16 scales at the start of a group's block position.
-HWY_INLINE VF GroupF16Scales(const uint8_t* group) {
-  const DF df;
-  const hn::Rebind<hwy::float16_t, DF> dh;
-  return hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(group)));
-}
-
-// The four 32-byte chunks of a 4-bit type's block position (q4_0, mxfp4) split into their low and
-// high nibbles: each row's elements j..j+3 and j+16..j+19 of its block in its 32-bit lane.
-HWY_INLINE void GroupNibbles(const uint8_t* codes, VU8* lo, VU8* hi) {
-  const DU8 du8;
-  const DU16 du16;
-  const VU8 low = hn::Set(du8, 0x0F);
-  for (size_t c = 0; c < 4; ++c) {
-    const VU8 x = hn::LoadU(du8, codes + 32 * c);
-    lo[c] = hn::And(x, low);
-    hi[c] = hn::And(hn::BitCast(du8, hn::ShiftRight<4>(hn::BitCast(du16, x))), low);
-  }
-}
-
-// One token's pair sums over chunks [c0, c1) of a 4-bit block position's nibbles (GroupNibbles):
-// each chunk's low nibbles against the token's codes 4c..4c+3, its high ones against 16+4c.., the
-// four codes the same in every row's lane.
-HWY_INLINE VI16 NibblePairs(const VU8* lo, const VU8* hi, const int8_t* a, size_t c0, size_t c1) {
-  const D8 d8;
-  const D16 d16;
-  const D32 d32;
-  VI16 sum = hn::Zero(d16);
-  for (size_t c = c0; c < c1; ++c) {
-    int32_t a_lo, a_hi;
-    std::memcpy(&a_lo, a + 4 * c, 4);
-    std::memcpy(&a_hi, a + 16 + 4 * c, 4);
-    sum = hn::Add(sum, PairsU8(lo[c], hn::BitCast(d8, hn::Set(d32, a_lo))));
-    sum = hn::Add(sum, PairsU8(hi[c], hn::BitCast(d8, hn::Set(d32, a_hi))));
-  }
-  return sum;
-}
-
-// q4_0: the codes stay unsigned (0..15) and their 8 comes off through the activations' block
-// sums; eight pair sums of at most 2 * 15 * 127 fit a 16-bit lane.
-struct GroupQ4_0 {
-  static constexpr core::TensorType kType = core::TensorType::q4_0;
-  static HWY_INLINE VF Scales(const uint8_t* group) { return GroupF16Scales(group); }
-  VU8 lo[4], hi[4];
-  HWY_INLINE void Load(const uint8_t* codes) { GroupNibbles(codes, lo, hi); }
-  HWY_INLINE VI32 Dot(const int8_t* a, int16_t a_sum) const {
-    const D16 d16;
-    const D32 d32;
-    return hn::Sub(Pairs16(NibblePairs(lo, hi, a, 0, 4), hn::Set(d16, 1)), hn::Set(d32, 8 * a_sum));
-  }
-};
-
-// q8_0: |w| (once per chunk) times the token's four codes with w's sign (PairsAbs with the roles
-// of weight and activation swapped), in pairs of at most 2 * 128 * 127, each chunk's pairs
-// widened to 32 bits.
-struct GroupQ8_0 {
-  static constexpr core::TensorType kType = core::TensorType::q8_0;
-  static HWY_INLINE VF Scales(const uint8_t* group) { return GroupF16Scales(group); }
-  VI8 w[8], abs_w[8];
-  HWY_INLINE void Load(const uint8_t* codes) {
-    const D8 d8;
-    for (size_t c = 0; c < 8; ++c) {
-      w[c] = hn::LoadU(d8, reinterpret_cast<const int8_t*>(codes) + 32 * c);
-      abs_w[c] = hn::Abs(w[c]);
-    }
-  }
-  HWY_INLINE VI32 Dot(const int8_t* a, int16_t /*a_sum*/) const {
-    const D8 d8;
-    const D16 d16;
-    const D32 d32;
-    VI32 dot = hn::Zero(d32);
-    for (size_t c = 0; c < 8; ++c) {
-      int32_t a4;
-      std::memcpy(&a4, a + 4 * c, 4);
-      const VI8 a_all = hn::BitCast(d8, hn::Set(d32, a4));
-      dot = hn::Add(dot, Pairs16(PairsAbs(a_all, w[c], abs_w[c]), hn::Set(d16, 1)));
-    }
-    return dot;
-  }
-};
-
-// mxfp4: each nibble looks its value plus 12 up (0..24, unsigned bytes) and the 12 comes off
-// through the activations' block sums, as q4_0's 8 does; four pair sums of at most 2 * 24 * 127
-// fit a 16-bit lane, so each half of the block's chunks is widened on its own (signed values with
-// the sign trick, as the file-layout kernel takes them, would take a sign and an abs more per
-// chunk). The eight E8M0 scales halved as ggml_e8m0_to_fp32_half: exponent field e - 1, or the
-// subnormal 2^21 << e for e < 2, which rarely occurs and takes a branch.
-struct GroupMxfp4 {
-  static constexpr core::TensorType kType = core::TensorType::mxfp4;
-  VU8 lo[4], hi[4];
-  static HWY_INLINE VF Scales(const uint8_t* group) {
-    const DF df;
-    const hn::Repartition<uint32_t, DF> du32;
-    const auto e = hn::PromoteTo(du32, hn::LoadU(hn::Rebind<uint8_t, decltype(du32)>(), group));
-    const auto one = hn::Set(du32, 1);
-    auto bits = hn::ShiftLeft<23>(hn::Sub(e, one));
-    const auto tiny = hn::Lt(e, hn::Set(du32, 2));
-    if (!hn::AllFalse(du32, tiny)) {
-      bits = hn::IfThenElse(tiny, hn::Set(du32, 0x00200000u) << hn::Min(e, one), bits);
-    }
-    return hn::BitCast(df, bits);
-  }
-  HWY_INLINE void Load(const uint8_t* codes) {
-    const D8 d8;
-    const DU8 du8;
-    const VU8 table = hn::BitCast(du8, hn::Add(Mxfp4Table(), hn::Set(d8, 12)));
-    GroupNibbles(codes, lo, hi);
-    for (size_t c = 0; c < 4; ++c) {
-      lo[c] = hn::TableLookupBytes(table, lo[c]);
-      hi[c] = hn::TableLookupBytes(table, hi[c]);
-    }
-  }
-  HWY_INLINE VI32 Dot(const int8_t* a, int16_t a_sum) const {
-    const D16 d16;
-    const D32 d32;
-    const VI16 ones = hn::Set(d16, 1);
-    return hn::Add(hn::Set(d32, -12 * a_sum), hn::Add(Pairs16(NibblePairs(lo, hi, a, 0, 2), ones),
-                                                      Pairs16(NibblePairs(lo, hi, a, 2, 4), ones)));
-  }
-};
-
-// One group of an interleaved matrix against up to four tokens.
-template <size_t NT>
-HWY_INLINE void Group(const InterleavedMatrix& m, uint64_t g, const Tokens& tk, float* out,
-                      uint64_t stride) {
-  switch (m.type) {
-    case core::TensorType::q8_0:
-      return GroupRows<GroupQ8_0, NT>(m.group(g), m.blocks, tk, out, stride);
-    case core::TensorType::mxfp4:
-      return GroupRows<GroupMxfp4, NT>(m.group(g), m.blocks, tk, out, stride);
-    default:
-      return GroupRows<GroupQ4_0, NT>(m.group(g), m.blocks, tk, out, stride);
-  }
-}
-
 #endif  // HWY_TARGET != HWY_SCALAR
-
-// Groups [g0, g1) of an interleaved matrix against every token of `acts`; only where a vector
-// holds eight floats (InterleavedAvailable).
-void InterleavedRows(const InterleavedMatrix& m, uint64_t g0, uint64_t g1,
-                     const QuantizedActs& acts, float* out, uint64_t out_stride) {
-#if HWY_TARGET != HWY_SCALAR
-  if constexpr (hn::MaxLanes(DF()) == kGroupRows) {
-    for (size_t c0 = 0; c0 < acts.tokens; c0 += kTokenChunk) {
-      const size_t c1 = std::min(acts.tokens, c0 + kTokenChunk);
-      for (uint64_t g = g0; g < g1; ++g) {
-        for (size_t t0 = c0; t0 < c1; t0 += 4) {
-          const size_t nt = std::min<size_t>(4, c1 - t0);
-          Tokens tk{};
-          for (size_t t = 0; t < nt; ++t) {
-            tk.q[t] = acts.codes(t0 + t);
-            tk.d[t] = acts.scale(t0 + t);
-            tk.s[t] = acts.sum(t0 + t);
-          }
-          float* o = out + t0 * out_stride + g * kGroupRows;
-          switch (nt) {
-            case 4:
-              Group<4>(m, g, tk, o, out_stride);
-              break;
-            case 3:
-              Group<3>(m, g, tk, o, out_stride);
-              break;
-            case 2:
-              Group<2>(m, g, tk, o, out_stride);
-              break;
-            default:
-              Group<1>(m, g, tk, o, out_stride);
-          }
-        }
-      }
-    }
-  }
-#else
-  (void)m, (void)g0, (void)g1, (void)acts, (void)out, (void)out_stride;
-#endif
-}
-
-bool InterleavedAvailable() {
-#if HWY_TARGET != HWY_SCALAR
-  return hn::MaxLanes(DF()) == kGroupRows;
-#else
-  return false;
-#endif
-}
 
 void FastRows(core::TensorType type, const std::byte* w, uint64_t row_bytes, uint64_t r0,
               uint64_t r1, const QuantizedActs& acts, float* out, uint64_t out_stride) {
@@ -847,8 +540,6 @@ namespace gauntlet::engine::cpu {
 
 HWY_EXPORT(FastRows);
 HWY_EXPORT(TargetName);
-HWY_EXPORT(InterleavedRows);
-HWY_EXPORT(InterleavedAvailable);
 
 std::optional<ActKind> fast_kernel_acts(core::TensorType type) {
   switch (type) {
@@ -870,13 +561,6 @@ void fast_rows(core::TensorType type, const std::byte* w, uint64_t row_bytes, ui
 }
 
 const char* simd_target() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
-
-bool interleaved_kernels() { return HWY_DYNAMIC_DISPATCH(InterleavedAvailable)(); }
-
-void interleaved_rows(const InterleavedMatrix& m, uint64_t g0, uint64_t g1,
-                      const QuantizedActs& acts, float* out, uint64_t out_stride) {
-  HWY_DYNAMIC_DISPATCH(InterleavedRows)(m, g0, g1, acts, out, out_stride);
-}
 
 }  // namespace gauntlet::engine::cpu
 #endif

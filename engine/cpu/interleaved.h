@@ -5,7 +5,7 @@
 // block_q8_0x4, and mxfp4 not at all; this project does both here too, because a decode step then
 // reads the matrix as one stream). The kernel sums eight rows at once, one per 32-bit lane. The
 // layout has the rows' own size, so the loader writes it in place of theirs; its byte order is this
-// project's own (dot_kernels.cpp's GroupRows reads it):
+// project's own (interleaved_kernels.cpp's GroupRows reads it):
 //   for each group of rows 8g..8g+7, for each block b of the row (group_block_bytes each):
 //     the eight rows' scales, row order (f16: bytes 0..15; mxfp4's E8M0: bytes 0..7)
 //     then chunks of 32 bytes, chunk c holding bytes 4c..4c+3 of each row's code bytes, row order
