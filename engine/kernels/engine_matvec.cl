@@ -9,7 +9,8 @@
 //   ACCUMULATE     1: out[r] += W[r] . x (a residual add in the same pass); 0: out[r] = W[r] . x
 //   ROWS           rows per work-item (a workgroup computes WG_X * ROWS rows and shares each
 //                  loaded tile)
-// Local memory (the dynamic __local argument): WG_X floats of reduction scratch, then the tile;
+// Local memory (the dynamic __local argument): WG_X floats of reduction scratch, the tile (rounded
+// up to 16 bytes), then the tile's sums of 32 elements (f32, used by BLOCK_NIBBLE_WORDS types);
 // the planner's local_mem_bytes() gives the same number.
 // With `slots` > 0 the weights are a stack of expert matrices of n_out rows (mul_mat_id): group
 // row y serves token y / slots (its activations at that times `stride`) and its pick y % slots,
@@ -32,11 +33,20 @@ typedef struct {
 #define TILE_T half
 #define TILE_LOAD(t, i) vload_half((i), (t))
 #define TILE_LOAD16(t, i) vload_half16(0, (t) + (i))
+#define TILE_LOAD8(t, i) vload_half8(0, (t) + (i))
 #define TILE_STORE(t, i, v) vstore_half((v), (i), (t))
 #else
 #define TILE_T float
 #define TILE_LOAD(t, i) ((t)[i])
 #define TILE_LOAD16(t, i) vload16(0, (t) + (i))
+#if WG_X >= 8
+// Eight floats at a multiple of 8: the tile starts WG_X floats into local memory, so they are
+// 32-byte aligned and read as one vector (as vload8, PoCL recomputed each address in two scalar
+// instructions: a quarter of q4_K's loop).
+#define TILE_LOAD8(t, i) (*(const __local float8*)((t) + (i)))
+#else
+#define TILE_LOAD8(t, i) vload8(0, (t) + (i))
+#endif
 #define TILE_STORE(t, i, v) ((t)[i] = (v))
 #endif
 
@@ -58,9 +68,37 @@ GAUNTLET_INLINE float8 block_scales8(const __global uchar* blk) {
 }
 #endif
 
+// Where activation i of a tile is kept. A type of nibble words (BLOCK_NIBBLE_WORDS) keeps each 32
+// in the order its code words give them: byte k of word j holds element 4j + k, so element i goes
+// to 8 * (i % 4) + (i % 32) / 4 and the codes of byte k of eight words meet eight consecutive
+// activations. The tile holds whole blocks there (the host checks a chunk's size).
+GAUNTLET_INLINE uint tile_slot(uint i) {
+#ifdef BLOCK_NIBBLE_WORDS
+  return (i & ~31u) | ((i & 3u) << 3) | ((i >> 2) & 7u);
+#else
+  return i;
+#endif
+}
+
+#ifdef BLOCK_NIBBLE_WORDS
+// The codes of byte k (0..3) of eight words, each at bit `shift` of its byte (0 or 4), as floats:
+// a shift and a mask on the words themselves, no byte shuffles (on PoCL, widening the bytes of
+// each 16 codes took more of the vector pipes than the products did).
+#define NIBBLES8(w, k, shift) convert_float8(as_int8(((w) >> (8u * (k) + (shift))) & 15u))
+// sum(q * a) over a sub-block of 32 whose codes are the nibbles at bit `shift` of the words w, the
+// tile in nibble-word order from element t.
+GAUNTLET_INLINE float8 nibble_dot(uint8 w, uint shift, const __local TILE_T* tile, uint t) {
+  return NIBBLES8(w, 0, shift) * TILE_LOAD8(tile, t) +
+         NIBBLES8(w, 1, shift) * TILE_LOAD8(tile, t + 8) +
+         (NIBBLES8(w, 2, shift) * TILE_LOAD8(tile, t + 16) +
+          NIBBLES8(w, 3, shift) * TILE_LOAD8(tile, t + 24));
+}
+#endif
+
 // The dot product of one row's elements [base, base + len) with the tile, as 16 lanes. One
 // work-item walks its row from start to end: CPU drivers read it as one sequential stream.
-GAUNTLET_INLINE float16 row_dot(const __global uchar* row, uint base, uint len, const __local TILE_T* tile) {
+GAUNTLET_INLINE float16 row_dot(const __global uchar* row, uint base, uint len,
+                               const __local TILE_T* tile, const __local float* sums) {
   float16 acc = (float16)(0.0f);
 #if BLOCK_ELEMS == 1
   // Float types: 16 elements at a time, then the tail one by one.
@@ -89,6 +127,24 @@ GAUNTLET_INLINE float16 row_dot(const __global uchar* row, uint base, uint len, 
   for (; b < len; b += BLOCK_ELEMS, blk += BLOCK_BYTES) acc += block_scale(blk) * GAUNTLET_BLOCK_SUM(0);
 #undef GAUNTLET_BLOCK_SUM
 #endif
+#ifdef BLOCK_NIBBLE_WORDS
+  // Sub-blocks of 32 whose values are step * q - offset (q4_K), in the tile's nibble-word order:
+  // each sub-block's code products are summed and scaled once, and the offsets meet the tile's
+  // sums of 32 (`sums`, which the workgroup adds once for all its rows) as one vector a block.
+  float8 offsets = (float8)(0.0f);
+  for (; b < len; b += BLOCK_ELEMS, blk += BLOCK_BYTES) {
+    const float16 so = sub_steps(blk);
+    const float s[8] = {so.s0, so.s1, so.s2, so.s3, so.s4, so.s5, so.s6, so.s7};
+#pragma unroll
+    for (uint p = 0; p < 4; ++p) {
+      const uint8 w = nibble_words(blk, p);
+      acc.lo += s[2 * p] * nibble_dot(w, 0u, tile, b + 64 * p);
+      acc.hi += s[2 * p + 1] * nibble_dot(w, 4u, tile, b + 64 * p + 32);
+    }
+    offsets += so.hi * vload8(0, sums + b / 32);
+  }
+  acc.lo -= offsets;
+#else
   for (; b < len; b += BLOCK_ELEMS, blk += BLOCK_BYTES) {
     // Unrolled, each chunk index is a constant: a k-quant sub-block's scale and shifts fold.
 #pragma unroll
@@ -96,6 +152,7 @@ GAUNTLET_INLINE float16 row_dot(const __global uchar* row, uint base, uint len, 
       acc += decode16(blk, c) * TILE_LOAD16(tile, b + 16 * c);
     }
   }
+#endif
 #endif
   return acc;
 }
@@ -113,6 +170,8 @@ __kernel void matvec(__global const uchar* w, __global float* act, MatvecParams 
                      __local float* lmem) {
   __local float* red = lmem;
   __local TILE_T* tile = (__local TILE_T*)(lmem + WG_X);
+  // After the tile (rounded to 16 bytes): its sums of 32 (BLOCK_NIBBLE_WORDS).
+  __local float* sums = (__local float*)(tile + (ACT_F16 ? (TILE + 7) / 8 * 8 : (TILE + 3) / 4 * 4));
   const uint lid = get_local_id(0);
   const uint row0 = (uint)get_global_id(0) * ROWS;
   const ulong row_bytes = ROW_BYTES(p.n_in);
@@ -131,11 +190,19 @@ __kernel void matvec(__global const uchar* w, __global float* act, MatvecParams 
   for (uint base = 0; base < p.n_in; base += TILE) {
     const uint len = min((uint)TILE, p.n_in - base);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint i = lid; i < len; i += WG_X) TILE_STORE(tile, i, act[x_off + base + i]);
+    for (uint i = lid; i < len; i += WG_X) TILE_STORE(tile, tile_slot(i), act[x_off + base + i]);
     barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef BLOCK_NIBBLE_WORDS
+    for (uint g = lid; g < len / 32; g += WG_X) {
+      const float8 a = (TILE_LOAD8(tile, 32 * g) + TILE_LOAD8(tile, 32 * g + 8)) +
+                       (TILE_LOAD8(tile, 32 * g + 16) + TILE_LOAD8(tile, 32 * g + 24));
+      sums[g] = (a.s0 + a.s1 + a.s2 + a.s3) + (a.s4 + a.s5 + a.s6 + a.s7);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
     for (uint r = 0; r < ROWS; ++r) {
       const uint row = min(row0 + r, p.n_out - 1);
-      acc[r] += row_dot(w + row * row_bytes, base, len, tile);
+      acc[r] += row_dot(w + row * row_bytes, base, len, tile, sums);
     }
   }
   // The reduction scratch stages this work-item's results (it is part of the variant's local

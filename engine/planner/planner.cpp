@@ -271,6 +271,12 @@ uint64_t activation_tile_bytes(const KernelVariant& v, uint64_t n_in) {
   return elements * activation_element_bytes(v.activation_type);
 }
 
+uint64_t tile_sums_bytes(const KernelVariant& v, uint64_t n_in) {
+  const uint64_t elements =
+      activation_tile_bytes(v, n_in) / activation_element_bytes(v.activation_type);
+  return ((elements + 31) / 32 * sizeof(float) + 15) / 16 * 16;
+}
+
 uint64_t score_tile_bytes(const KernelVariant& v, uint32_t context) {
   const uint64_t n = v.score_tile == 0 ? context : std::min(v.score_tile, context);
   return n * sizeof(float);
@@ -287,8 +293,11 @@ uint64_t reduction_scratch_bytes(const KernelVariant& v) {
 uint64_t local_mem_bytes(const KernelVariant& v, const KernelDims& d) {
   switch (v.op) {
     case KernelOp::matvec:
-      // The tile is read as 16-byte vectors, so it is rounded up to a multiple of 16 bytes.
-      return (activation_tile_bytes(v, d.n_in) + 15) / 16 * 16 + reduction_scratch_bytes(v);
+      // The tile is read as 16-byte vectors, so it is rounded up to a multiple of 16 bytes; then
+      // the tile's sums of 32 elements (f32, rounded likewise), which a type whose values carry
+      // an offset (q4_K) applies once per 32.
+      return (activation_tile_bytes(v, d.n_in) + 15) / 16 * 16 + tile_sums_bytes(v, d.n_in) +
+             reduction_scratch_bytes(v);
     case KernelOp::attention:
       // The query head's vector, the score tile, and the reduction scratch.
       return activation_tile_bytes(v, d.head_dim) + score_tile_bytes(v, d.context) +

@@ -226,6 +226,8 @@ uint32_t flash_tile(const KernelVariant& variant, uint32_t context);
 
 // The activation tile: n_in (whole) or min(tile, n_in) elements times the element size.
 uint64_t activation_tile_bytes(const KernelVariant& variant, uint64_t n_in);
+// The matvec's sums of each 32 activations of its tile (f32, rounded up to 16 bytes).
+uint64_t tile_sums_bytes(const KernelVariant& variant, uint64_t n_in);
 // Attention scores: min(score_tile, context) (or context) floats.
 uint64_t score_tile_bytes(const KernelVariant& variant, uint32_t context);
 uint64_t reduction_scratch_bytes(const KernelVariant& variant);

@@ -6,6 +6,16 @@
 #define BLOCK_ELEMS 256
 #define BLOCK_BYTES 144
 
+// The matvec's nibble-word form (engine_matvec.cl's BLOCK_NIBBLE_WORDS): the codes of sub-blocks
+// 2p and 2p + 1 are the low and high nibbles of the 32 bytes at 16 + 32p, read as eight words,
+// and each sub-block's values are step * q - offset (sub_steps: steps s0..s7, offsets s8..sf).
+#define BLOCK_NIBBLE_WORDS 1
+GAUNTLET_INLINE uint8 nibble_words(const __global uchar* blk, uint p) {
+  const __global uchar* q = blk + 16 + 32 * p;
+  return (uint8)(as_uint4(vload16(0, q)), as_uint4(vload16(0, q + 16)));
+}
+GAUNTLET_INLINE float16 sub_steps(const __global uchar* blk) { return k_sub_scales(blk); }
+
 // Elements [16c, 16c + 16), c in 0..15: sub-block c / 2.
 GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
   const uint sub = c >> 1;
