@@ -46,7 +46,7 @@ const char* reason_of(ProfileVerdict v) {
     case ProfileVerdict::safe:
       return "decoded and matched the host reference";
     case ProfileVerdict::unsafe:
-      return "local memory 45664 > 32768 (matvec.wg64.whole.f32, n_in 11008); these fit: f32 "
+      return "local memory 47040 > 32768 (matvec.wg64.whole.f32, n_in 11008); these fit: f32 "
              "activations wg64-t1024-s256 (4352 bytes), f16 activations wg64-whole (22272 bytes)";
     case ProfileVerdict::derived:
       return "fits by the planner; decode verified at ctx 512 and attention at ctx 65536";

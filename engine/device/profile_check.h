@@ -19,7 +19,7 @@ namespace gauntlet::engine::device {
 
 // Before any dispatch: every kernel's local memory (planner::local_mem_bytes) against
 // `local_mem_limit`, and the features the config needs against the device's claims. The reason
-// names both numbers and the kernel, e.g. "local memory 45664 > 32768
+// names both numbers and the kernel, e.g. "local memory 47040 > 32768
 // (matvec.wg64.whole.f32, n_in 11008)", or the feature and device, e.g. "f16 arithmetic not
 // supported by opencl:0". A configuration whose passes hold several tokens (micro_batch or
 // sequences above 1) is checked with its matmul variant too.

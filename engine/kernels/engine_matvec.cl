@@ -10,7 +10,7 @@
 //   ROWS           rows per work-item (a workgroup computes WG_X * ROWS rows and shares each
 //                  loaded tile)
 // Local memory (the dynamic __local argument): WG_X floats of reduction scratch, the tile (rounded
-// up to 16 bytes), then the tile's sums of 32 elements (f32, used by BLOCK_NIBBLE_WORDS types);
+// up to 16 bytes), then the tile's sums of 16 elements (f32, used by BLOCK_CODE_WORDS types);
 // the planner's local_mem_bytes() gives the same number.
 // With `slots` > 0 the weights are a stack of expert matrices of n_out rows (mul_mat_id): group
 // row y serves token y / slots (its activations at that times `stride`) and its pick y % slots,
@@ -49,6 +49,14 @@ typedef struct {
 #endif
 #define TILE_STORE(t, i, v) ((t)[i] = (v))
 #endif
+// Eight of the tile's sums at a multiple of 8: they start 16-byte aligned (after WG_X floats and
+// the tile rounded up to 16 bytes), so two aligned float4 reads.
+#if WG_X >= 4
+#define SUMS8(s, i) \
+  ((float8)(*(const __local float4*)((s) + (i)), *(const __local float4*)((s) + (i) + 4)))
+#else
+#define SUMS8(s, i) vload8(0, (s) + (i))
+#endif
 
 // The weight type's block decoder (core/kernels/types/<type>.cl, placed before this file) defines
 // BLOCK_ELEMS, BLOCK_BYTES, decode16(block, c) and value_at(block, j).
@@ -68,31 +76,40 @@ GAUNTLET_INLINE float8 block_scales8(const __global uchar* blk) {
 }
 #endif
 
-// Where activation i of a tile is kept. A type of nibble words (BLOCK_NIBBLE_WORDS) keeps each 32
-// in the order its code words give them: byte k of word j holds element 4j + k, so element i goes
-// to 8 * (i % 4) + (i % 32) / 4 and the codes of byte k of eight words meet eight consecutive
-// activations. The tile holds whole blocks there (the host checks a chunk's size).
+// Where activation i of a tile is kept. A type of code words (BLOCK_CODE_WORDS) keeps each 32 in
+// the order its words give them: byte k of word j holds element 4j + k, so element i goes to
+// 8 * (i % 4) + (i % 32) / 4 and byte k of eight words meets eight consecutive activations. The
+// tile holds whole blocks there (the host checks a chunk's size).
 GAUNTLET_INLINE uint tile_slot(uint i) {
-#ifdef BLOCK_NIBBLE_WORDS
+#ifdef BLOCK_CODE_WORDS
   return (i & ~31u) | ((i & 3u) << 3) | ((i >> 2) & 7u);
 #else
   return i;
 #endif
 }
 
-#ifdef BLOCK_NIBBLE_WORDS
-// The codes of byte k (0..3) of eight words, each at bit `shift` of its byte (0 or 4), as floats:
-// a shift and a mask on the words themselves, no byte shuffles (on PoCL, widening the bytes of
-// each 16 codes took more of the vector pipes than the products did).
-#define NIBBLES8(w, k, shift) convert_float8(as_int8(((w) >> (8u * (k) + (shift))) & 15u))
-// sum(q * a) over a sub-block of 32 whose codes are the nibbles at bit `shift` of the words w, the
-// tile in nibble-word order from element t.
-GAUNTLET_INLINE float8 nibble_dot(uint8 w, uint shift, const __local TILE_T* tile, uint t) {
-  return NIBBLES8(w, 0, shift) * TILE_LOAD8(tile, t) +
-         NIBBLES8(w, 1, shift) * TILE_LOAD8(tile, t + 8) +
-         (NIBBLES8(w, 2, shift) * TILE_LOAD8(tile, t + 16) +
-          NIBBLES8(w, 3, shift) * TILE_LOAD8(tile, t + 24));
+#ifdef BLOCK_CODE_WORDS
+#if ACT_F16
+// The codes of byte k (0..3) of eight words as floats: a shift and a mask on the words themselves,
+// no byte shuffles (on PoCL, widening the bytes of each 16 codes took more of the vector pipes
+// than the products did).
+#define CODES8(w, k) convert_float8(as_int8(((w) >> (8u * (k))) & CODE_MASK))
+#define TILE_SCALE(i) 1.0f
+#else
+// An f32 tile keeps activation 4j + k times 2^-8k, so byte k's codes are taken in place, q * 2^8k
+// (below 2^31, and exact as a float), with a mask alone: the products are the same. An activation
+// under 2^-101 in magnitude would lose bits as a subnormal, far below any product that counts.
+#define CODES8(w, k) convert_float8(as_int8((w) & (CODE_MASK << (8u * (k)))))
+#define TILE_SCALE(i) as_float((127u - 8u * ((i) & 3u)) << 23)
+#endif
+// sum(q * a) per word lane over a group of 32 whose codes are in the words w, the tile in
+// code-word order from element t.
+GAUNTLET_INLINE float8 group_dot(uint8 w, const __local TILE_T* tile, uint t) {
+  return CODES8(w, 0) * TILE_LOAD8(tile, t) + CODES8(w, 1) * TILE_LOAD8(tile, t + 8) +
+         CODES8(w, 2) * TILE_LOAD8(tile, t + 16) + CODES8(w, 3) * TILE_LOAD8(tile, t + 24);
 }
+#else
+#define TILE_SCALE(i) 1.0f
 #endif
 
 // The dot product of one row's elements [base, base + len) with the tile, as 16 lanes. One
@@ -127,21 +144,19 @@ GAUNTLET_INLINE float16 row_dot(const __global uchar* row, uint base, uint len,
   for (; b < len; b += BLOCK_ELEMS, blk += BLOCK_BYTES) acc += block_scale(blk) * GAUNTLET_BLOCK_SUM(0);
 #undef GAUNTLET_BLOCK_SUM
 #endif
-#ifdef BLOCK_NIBBLE_WORDS
-  // Sub-blocks of 32 whose values are step * q - offset (q4_K), in the tile's nibble-word order:
-  // each sub-block's code products are summed and scaled once, and the offsets meet the tile's
-  // sums of 32 (`sums`, which the workgroup adds once for all its rows) as one vector a block.
+#ifdef BLOCK_CODE_WORDS
+  // Groups of 32 whose values are step * q less an offset per 16 (q4_K, q6_K), in the tile's
+  // code-word order: each group's code products are scaled once per lane, and the offsets meet
+  // the tile's sums of 16 (which the workgroup adds once for all its rows) once per block.
   float8 offsets = (float8)(0.0f);
   for (; b < len; b += BLOCK_ELEMS, blk += BLOCK_BYTES) {
-    const float16 so = sub_steps(blk);
-    const float s[8] = {so.s0, so.s1, so.s2, so.s3, so.s4, so.s5, so.s6, so.s7};
+    const float16 steps = block_steps(blk);
 #pragma unroll
-    for (uint p = 0; p < 4; ++p) {
-      const uint8 w = nibble_words(blk, p);
-      acc.lo += s[2 * p] * nibble_dot(w, 0u, tile, b + 64 * p);
-      acc.hi += s[2 * p + 1] * nibble_dot(w, 4u, tile, b + 64 * p + 32);
+    for (uint g = 0; g < 8; g += 2) {
+      acc.lo += group_steps(steps, g) * group_dot(group_words(blk, g), tile, b + 32 * g);
+      acc.hi += group_steps(steps, g + 1) * group_dot(group_words(blk, g + 1), tile, b + 32 * g + 32);
     }
-    offsets += so.hi * vload8(0, sums + b / 32);
+    offsets += block_offsets(steps, SUMS8(sums, b / 16), SUMS8(sums, b / 16 + 8));
   }
   acc.lo -= offsets;
 #else
@@ -170,7 +185,8 @@ __kernel void matvec(__global const uchar* w, __global float* act, MatvecParams 
                      __local float* lmem) {
   __local float* red = lmem;
   __local TILE_T* tile = (__local TILE_T*)(lmem + WG_X);
-  // After the tile (rounded to 16 bytes): its sums of 32 (BLOCK_NIBBLE_WORDS).
+  // After the tile (rounded to 16 bytes): its sums of 16 (BLOCK_CODE_WORDS), per 256 elements the
+  // first 16 of each 32, then the last 16.
   __local float* sums = (__local float*)(tile + (ACT_F16 ? (TILE + 7) / 8 * 8 : (TILE + 3) / 4 * 4));
   const uint lid = get_local_id(0);
   const uint row0 = (uint)get_global_id(0) * ROWS;
@@ -190,13 +206,18 @@ __kernel void matvec(__global const uchar* w, __global float* act, MatvecParams 
   for (uint base = 0; base < p.n_in; base += TILE) {
     const uint len = min((uint)TILE, p.n_in - base);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint i = lid; i < len; i += WG_X) TILE_STORE(tile, tile_slot(i), act[x_off + base + i]);
+    for (uint i = lid; i < len; i += WG_X) {
+      TILE_STORE(tile, tile_slot(i), act[x_off + base + i] * TILE_SCALE(i));
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
-#ifdef BLOCK_NIBBLE_WORDS
+#ifdef BLOCK_CODE_WORDS
     for (uint g = lid; g < len / 32; g += WG_X) {
-      const float8 a = (TILE_LOAD8(tile, 32 * g) + TILE_LOAD8(tile, 32 * g + 8)) +
-                       (TILE_LOAD8(tile, 32 * g + 16) + TILE_LOAD8(tile, 32 * g + 24));
-      sums[g] = (a.s0 + a.s1 + a.s2 + a.s3) + (a.s4 + a.s5 + a.s6 + a.s7);
+      // Each byte position's activations back to their own scale (TILE_SCALE(k) is 2^-8k or 1).
+      const float8 a =
+          (TILE_LOAD8(tile, 32 * g) + TILE_LOAD8(tile, 32 * g + 8) / TILE_SCALE(1u)) +
+          (TILE_LOAD8(tile, 32 * g + 16) / TILE_SCALE(2u) + TILE_LOAD8(tile, 32 * g + 24) / TILE_SCALE(3u));
+      sums[g / 8 * 16 + g % 8] = (a.s0 + a.s1) + (a.s2 + a.s3);
+      sums[g / 8 * 16 + 8 + g % 8] = (a.s4 + a.s5) + (a.s6 + a.s7);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif

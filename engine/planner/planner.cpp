@@ -274,7 +274,7 @@ uint64_t activation_tile_bytes(const KernelVariant& v, uint64_t n_in) {
 uint64_t tile_sums_bytes(const KernelVariant& v, uint64_t n_in) {
   const uint64_t elements =
       activation_tile_bytes(v, n_in) / activation_element_bytes(v.activation_type);
-  return ((elements + 31) / 32 * sizeof(float) + 15) / 16 * 16;
+  return (elements + 255) / 256 * 16 * sizeof(float);
 }
 
 uint64_t score_tile_bytes(const KernelVariant& v, uint32_t context) {
@@ -294,8 +294,8 @@ uint64_t local_mem_bytes(const KernelVariant& v, const KernelDims& d) {
   switch (v.op) {
     case KernelOp::matvec:
       // The tile is read as 16-byte vectors, so it is rounded up to a multiple of 16 bytes; then
-      // the tile's sums of 32 elements (f32, rounded likewise), which a type whose values carry
-      // an offset (q4_K) applies once per 32.
+      // the tile's sums of 16 elements (f32, 16 per 256), which a type whose values carry an
+      // offset (q4_K, q6_K) applies once per block.
       return (activation_tile_bytes(v, d.n_in) + 15) / 16 * 16 + tile_sums_bytes(v, d.n_in) +
              reduction_scratch_bytes(v);
     case KernelOp::attention:

@@ -226,7 +226,7 @@ uint32_t flash_tile(const KernelVariant& variant, uint32_t context);
 
 // The activation tile: n_in (whole) or min(tile, n_in) elements times the element size.
 uint64_t activation_tile_bytes(const KernelVariant& variant, uint64_t n_in);
-// The matvec's sums of each 32 activations of its tile (f32, rounded up to 16 bytes).
+// The matvec's sums of each 16 activations of its tile (f32, 16 per 256 elements or part).
 uint64_t tile_sums_bytes(const KernelVariant& variant, uint64_t n_in);
 // Attention scores: min(score_tile, context) (or context) floats.
 uint64_t score_tile_bytes(const KernelVariant& variant, uint32_t context);

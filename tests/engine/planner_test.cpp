@@ -66,25 +66,25 @@ TEST(Planner, LocalMemoryOfKernelVariants) {
   KernelVariant whole;  // matvec, whole f32 activation vector, workgroup 64
   whole.local_reduction = false;
   // Case 2's arithmetic: an 11008-wide f32 vector needs 44032 bytes, over 32 KiB, and its sums of
-  // 32 elements 344 floats more.
+  // 16 elements 16 floats per 256 (43 blocks) more.
   EXPECT_EQ(activation_tile_bytes(whole, 11008), 44032u);
-  EXPECT_EQ(tile_sums_bytes(whole, 11008), 344u * 4);
-  EXPECT_EQ(local_mem_bytes(whole, {11008, 0, 0}), 44032u + 344 * 4);
+  EXPECT_EQ(tile_sums_bytes(whole, 11008), 43u * 64);
+  EXPECT_EQ(local_mem_bytes(whole, {11008, 0, 0}), 44032u + 43 * 64);
   whole.local_reduction = true;
-  EXPECT_EQ(local_mem_bytes(whole, {11008, 0, 0}), 44032u + 344 * 4 + 64 * 4);
+  EXPECT_EQ(local_mem_bytes(whole, {11008, 0, 0}), 44032u + 43 * 64 + 64 * 4);
   KernelVariant half = whole;
   half.activation_type = ActivationType::f16;
   EXPECT_EQ(activation_tile_bytes(half, 11008), 22016u);
   EXPECT_LE(local_mem_bytes(half, {11008, 0, 0}), 32768u);
   KernelVariant chunked = whole;
   chunked.activation_tile = 4096;
-  EXPECT_EQ(local_mem_bytes(chunked, {11008, 0, 0}), 4096u * 4 + 128 * 4 + 256);
-  // 1000 elements: 32 sums (the last of 8 elements), 128 bytes.
-  EXPECT_EQ(local_mem_bytes(chunked, {1000, 0, 0}), 1000u * 4 + 128 + 256);
+  EXPECT_EQ(local_mem_bytes(chunked, {11008, 0, 0}), 4096u * 4 + 16 * 64 + 256);
+  // 1000 elements: the sums of 4 blocks (the last one part of a block).
+  EXPECT_EQ(local_mem_bytes(chunked, {1000, 0, 0}), 1000u * 4 + 4 * 64 + 256);
   KernelVariant half_chunk = chunked;
   half_chunk.activation_type = ActivationType::f16;
-  // 100 f16 elements: 200 bytes rounded to 208, then 4 sums (16 bytes).
-  EXPECT_EQ(local_mem_bytes(half_chunk, {100, 0, 0}), 208u + 16 + 256);
+  // 100 f16 elements: 200 bytes rounded to 208, then one block's sums.
+  EXPECT_EQ(local_mem_bytes(half_chunk, {100, 0, 0}), 208u + 64 + 256);
   KernelVariant att;
   att.op = KernelOp::attention;
   att.workgroup = 128;
@@ -98,7 +98,7 @@ TEST(Planner, LocalMemoryOfKernelVariants) {
   auto s = model::preset_shape("llama-7b").value();
   KernelVariant att256 = att;
   att256.score_tile = 256;
-  EXPECT_EQ(decode_local_mem_bytes(whole, att256, s, 4096), 44032u + 344 * 4 + 256);
+  EXPECT_EQ(decode_local_mem_bytes(whole, att256, s, 4096), 44032u + 43 * 64 + 256);
   EXPECT_LE(decode_local_mem_bytes(chunked, att256, s, 4096), 32768u);
 }
 

@@ -161,7 +161,7 @@ TEST_F(EngineDecode, F16ComputeNeedsClaimedF16Arithmetic) {
 }
 
 // Field case 2 on a 32 KiB device: an 11008-wide f32 activation vector in local memory needs
-// 44032 bytes, its sums of 32 1376 and the reduction 256. The whole-vector variant is refused
+// 44032 bytes, its sums of 16 2752 and the reduction 256. The whole-vector variant is refused
 // before dispatch with both numbers; the default picks a chunk that fits, and that decodes
 // correctly.
 TEST_F(EngineDecode, WideActivationOverLocalMemoryIsRefusedAndDefaultRuns) {
@@ -174,7 +174,7 @@ TEST_F(EngineDecode, WideActivationOverLocalMemoryIsRefusedAndDefaultRuns) {
   whole.weights = FileType::f32;
   auto st = device::check_config(device().info(), limit, *shape, whole);
   ASSERT_FALSE(st.is_ok());
-  EXPECT_EQ(st.error().message, "local memory 45664 > 32768 (matvec.wg64.whole.f32, n_in 11008)");
+  EXPECT_EQ(st.error().message, "local memory 47040 > 32768 (matvec.wg64.whole.f32, n_in 11008)");
 
   const DecodeConfig def = device::default_config(device().info(), limit, *shape, FileType::f32);
   EXPECT_NE(def.matvec.activation_tile, planner::kWholeVector);
@@ -192,7 +192,7 @@ TEST_F(EngineDecode, WideActivationOverLocalMemoryIsRefusedAndDefaultRuns) {
     // The device itself has the small limit (llvmpipe): check_decode refuses the whole vector.
     auto refused = device::check_decode(device(), *file, whole, {3}, 2);
     ASSERT_FALSE(refused.is_ok());
-    EXPECT_NE(refused.error().message.find("45664 > 32768"), std::string::npos)
+    EXPECT_NE(refused.error().message.find("47040 > 32768"), std::string::npos)
         << refused.error().message;
   }
 }

@@ -6,15 +6,23 @@
 #define BLOCK_ELEMS 256
 #define BLOCK_BYTES 144
 
-// The matvec's nibble-word form (engine_matvec.cl's BLOCK_NIBBLE_WORDS): the codes of sub-blocks
-// 2p and 2p + 1 are the low and high nibbles of the 32 bytes at 16 + 32p, read as eight words,
-// and each sub-block's values are step * q - offset (sub_steps: steps s0..s7, offsets s8..sf).
-#define BLOCK_NIBBLE_WORDS 1
-GAUNTLET_INLINE uint8 nibble_words(const __global uchar* blk, uint p) {
-  const __global uchar* q = blk + 16 + 32 * p;
-  return (uint8)(as_uint4(vload16(0, q)), as_uint4(vload16(0, q + 16)));
+// The matvec's code-word form (engine_matvec.cl's BLOCK_CODE_WORDS), per group g of 32 (sub-block
+// g): byte k of word j of group_words holds, under CODE_MASK, the code of element 4j + k; the
+// group's values are step * q - offset (block_steps: steps s0..s7, offsets s8..sf).
+#define BLOCK_CODE_WORDS 1
+#define CODE_MASK 15u
+GAUNTLET_INLINE float16 block_steps(const __global uchar* blk) { return k_sub_scales(blk); }
+// Sub-blocks 2p and 2p + 1 are the low and high nibbles of the 32 bytes at 16 + 32p.
+GAUNTLET_INLINE uint8 group_words(const __global uchar* blk, uint g) {
+  const __global uchar* q = blk + 16 + 32 * (g >> 1);
+  return (uint8)(as_uint4(vload16(0, q)), as_uint4(vload16(0, q + 16))) >> (4u * (g & 1));
 }
-GAUNTLET_INLINE float16 sub_steps(const __global uchar* blk) { return k_sub_scales(blk); }
+// Group g's step for each lane j of its words, and what the block's offsets take from the tile's
+// sums of each group's first 16 and last 16 activations.
+GAUNTLET_INLINE float8 group_steps(float16 steps, uint g) { return shuffle(steps, (uint8)(g)); }
+GAUNTLET_INLINE float8 block_offsets(float16 steps, float8 first, float8 second) {
+  return steps.hi * (first + second);
+}
 
 // Elements [16c, 16c + 16), c in 0..15: sub-block c / 2.
 GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {

@@ -6,6 +6,33 @@
 #define BLOCK_ELEMS 256
 #define BLOCK_BYTES 210
 
+// The matvec's code-word form (engine_matvec.cl's BLOCK_CODE_WORDS), per group g = 4h + k of 32:
+// byte l of the eight ql words at 64h + 32(k & 1) gives the low 4 bits (its high nibble for
+// k >= 2), byte l of the qh words at 128 + 32h the top 2 (bits 2k, 2k + 1), four bytes a word at
+// once; words j 0..3 are the group's first 16 (scale 2g), 4..7 its last 16 (scale 2g + 1). The
+// values are step * q - 32 * step (block_steps: the 16 steps d * sc).
+#define BLOCK_CODE_WORDS 1
+#define CODE_MASK 63u
+GAUNTLET_INLINE float16 block_steps(const __global uchar* blk) {
+  return load_f16(blk + 208) * convert_float16(vload16(0, (const __global char*)(blk + 192)));
+}
+GAUNTLET_INLINE uint8 words8(const __global uchar* p) {
+  return (uint8)(as_uint4(vload16(0, p)), as_uint4(vload16(0, p + 16)));
+}
+GAUNTLET_INLINE uint8 group_words(const __global uchar* blk, uint g) {
+  const uint h = g >> 2, k = g & 3;
+  const uint8 lo = (words8(blk + 64 * h + 32 * (k & 1)) >> (4u * (k >> 1))) & 0x0f0f0f0fu;
+  const uint8 hi = (words8(blk + 128 + 32 * h) >> (2u * k)) & 0x03030303u;
+  return lo | (hi << 4u);
+}
+GAUNTLET_INLINE float8 group_steps(float16 steps, uint g) {
+  return shuffle(steps, (uint8)(2 * g, 2 * g, 2 * g, 2 * g, 2 * g + 1, 2 * g + 1, 2 * g + 1,
+                                2 * g + 1));
+}
+GAUNTLET_INLINE float8 block_offsets(float16 steps, float8 first, float8 second) {
+  return 32.0f * (steps.even * first + steps.odd * second);
+}
+
 // Elements [16c, 16c + 16), c in 0..15: scale c.
 GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
   const uint h = c >> 3, k = (c >> 1) & 3, l = 16 * (c & 1);
