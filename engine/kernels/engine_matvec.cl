@@ -145,9 +145,9 @@ GAUNTLET_INLINE float16 row_dot(const __global uchar* row, uint base, uint len,
 #undef GAUNTLET_BLOCK_SUM
 #endif
 #ifdef BLOCK_CODE_WORDS
-  // Groups of 32 whose values are step * q less an offset per 16 (q4_K, q6_K), in the tile's
-  // code-word order: each group's code products are scaled once per lane, and the offsets meet
-  // the tile's sums of 16 (which the workgroup adds once for all its rows) once per block.
+  // Groups of 32 whose values are step * q less an offset per 16 (q4_K, q5_K, q6_K), in the
+  // tile's code-word order: each group's code products are scaled once per lane, and the offsets
+  // meet the tile's sums of 16 (which the workgroup adds once for all its rows) once per block.
   float8 offsets = (float8)(0.0f);
   for (; b < len; b += BLOCK_ELEMS, blk += BLOCK_BYTES) {
     const float16 steps = block_steps(blk);

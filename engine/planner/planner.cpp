@@ -295,7 +295,7 @@ uint64_t local_mem_bytes(const KernelVariant& v, const KernelDims& d) {
     case KernelOp::matvec:
       // The tile is read as 16-byte vectors, so it is rounded up to a multiple of 16 bytes; then
       // the tile's sums of 16 elements (f32, 16 per 256), which a type whose values carry an
-      // offset (q4_K, q6_K) applies once per block.
+      // offset (q4_K, q5_K, q6_K) applies once per block.
       return (activation_tile_bytes(v, d.n_in) + 15) / 16 * 16 + tile_sums_bytes(v, d.n_in) +
              reduction_scratch_bytes(v);
     case KernelOp::attention:

@@ -91,6 +91,18 @@ GAUNTLET_INLINE float16 k_sub_scales(const __global uchar* blk) {
   return (float16)(dm.x * convert_float8(sc), dm.y * convert_float8(m));
 }
 
+// The matvec's code-word form (engine_matvec.cl's BLOCK_CODE_WORDS) reads codes as eight
+// little-endian 32-bit words from 32 bytes at p.
+GAUNTLET_INLINE uint8 load_words8(const __global uchar* p) {
+  return (uint8)(as_uint4(vload16(0, p)), as_uint4(vload16(0, p + 16)));
+}
+// q4_K and q5_K in that form: sub-block g's step on every lane, and the offsets dmin * m against
+// the sums of each sub-block's first and last 16 activations.
+GAUNTLET_INLINE float8 k_group_steps(float16 steps, uint g) { return shuffle(steps, (uint8)(g)); }
+GAUNTLET_INLINE float8 k_block_offsets(float16 steps, float8 first, float8 second) {
+  return steps.hi * (first + second);
+}
+
 // ggml's kvalues_iq4nl (ggml-common.h), the 16 levels of iq4_nl and iq4_xs codes.
 __constant char kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                      1,    13,   25,  38,  53,  69,  89,  113};

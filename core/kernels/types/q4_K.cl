@@ -14,14 +14,11 @@
 GAUNTLET_INLINE float16 block_steps(const __global uchar* blk) { return k_sub_scales(blk); }
 // Sub-blocks 2p and 2p + 1 are the low and high nibbles of the 32 bytes at 16 + 32p.
 GAUNTLET_INLINE uint8 group_words(const __global uchar* blk, uint g) {
-  const __global uchar* q = blk + 16 + 32 * (g >> 1);
-  return (uint8)(as_uint4(vload16(0, q)), as_uint4(vload16(0, q + 16))) >> (4u * (g & 1));
+  return load_words8(blk + 16 + 32 * (g >> 1)) >> (4u * (g & 1));
 }
-// Group g's step for each lane j of its words, and what the block's offsets take from the tile's
-// sums of each group's first 16 and last 16 activations.
-GAUNTLET_INLINE float8 group_steps(float16 steps, uint g) { return shuffle(steps, (uint8)(g)); }
+GAUNTLET_INLINE float8 group_steps(float16 steps, uint g) { return k_group_steps(steps, g); }
 GAUNTLET_INLINE float8 block_offsets(float16 steps, float8 first, float8 second) {
-  return steps.hi * (first + second);
+  return k_block_offsets(steps, first, second);
 }
 
 // Elements [16c, 16c + 16), c in 0..15: sub-block c / 2.

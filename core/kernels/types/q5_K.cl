@@ -5,6 +5,21 @@
 #define BLOCK_ELEMS 256
 #define BLOCK_BYTES 176
 
+// The matvec's code-word form (engine_matvec.cl's BLOCK_CODE_WORDS), per sub-block g of 32: byte
+// l of the words holds q4_K's nibble of element l (the 32 bytes at 48 + 32(g / 2), the high
+// nibbles for g odd) and bit g of qh[l] above it; the values are step * q - offset.
+#define BLOCK_CODE_WORDS 1
+#define CODE_MASK 31u
+GAUNTLET_INLINE float16 block_steps(const __global uchar* blk) { return k_sub_scales(blk); }
+GAUNTLET_INLINE uint8 group_words(const __global uchar* blk, uint g) {
+  const uint8 lo = (load_words8(blk + 48 + 32 * (g >> 1)) >> (4u * (g & 1))) & 0x0f0f0f0fu;
+  return lo | (((load_words8(blk + 16) >> g) & 0x01010101u) << 4u);
+}
+GAUNTLET_INLINE float8 group_steps(float16 steps, uint g) { return k_group_steps(steps, g); }
+GAUNTLET_INLINE float8 block_offsets(float16 steps, float8 first, float8 second) {
+  return k_block_offsets(steps, first, second);
+}
+
 // Elements [16c, 16c + 16), c in 0..15: sub-block c / 2.
 GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
   const uint sub = c >> 1;

@@ -16,13 +16,10 @@
 GAUNTLET_INLINE float16 block_steps(const __global uchar* blk) {
   return load_f16(blk + 208) * convert_float16(vload16(0, (const __global char*)(blk + 192)));
 }
-GAUNTLET_INLINE uint8 words8(const __global uchar* p) {
-  return (uint8)(as_uint4(vload16(0, p)), as_uint4(vload16(0, p + 16)));
-}
 GAUNTLET_INLINE uint8 group_words(const __global uchar* blk, uint g) {
   const uint h = g >> 2, k = g & 3;
-  const uint8 lo = (words8(blk + 64 * h + 32 * (k & 1)) >> (4u * (k >> 1))) & 0x0f0f0f0fu;
-  const uint8 hi = (words8(blk + 128 + 32 * h) >> (2u * k)) & 0x03030303u;
+  const uint8 lo = (load_words8(blk + 64 * h + 32 * (k & 1)) >> (4u * (k >> 1))) & 0x0f0f0f0fu;
+  const uint8 hi = (load_words8(blk + 128 + 32 * h) >> (2u * k)) & 0x03030303u;
   return lo | (hi << 4u);
 }
 GAUNTLET_INLINE float8 group_steps(float16 steps, uint g) {
