@@ -98,7 +98,7 @@ GAUNTLET_INLINE uint tile_slot(uint i) {
 #else
 // An f32 tile keeps activation 4j + k times 2^-8k, so byte k's codes are taken in place, q * 2^8k
 // (below 2^31, and exact as a float), with a mask alone: the products are the same. An activation
-// under 2^-101 in magnitude would lose bits as a subnormal, far below any product that counts.
+// under 2^-102 in magnitude would lose bits as a subnormal, far below any product that counts.
 #define CODES8(w, k) convert_float8(as_int8((w) & (CODE_MASK << (8u * (k)))))
 #define TILE_SCALE(i) as_float((127u - 8u * ((i) & 3u)) << 23)
 #endif
@@ -153,8 +153,9 @@ GAUNTLET_INLINE float16 row_dot(const __global uchar* row, uint base, uint len,
     const float16 steps = block_steps(blk);
 #pragma unroll
     for (uint g = 0; g < 8; g += 2) {
-      acc.lo += group_steps(steps, g) * group_dot(group_words(blk, g), tile, b + 32 * g);
-      acc.hi += group_steps(steps, g + 1) * group_dot(group_words(blk, g + 1), tile, b + 32 * g + 32);
+      const uint t = b + 32 * g;
+      acc.lo += group_steps(steps, g) * group_dot(group_words(blk, g), tile, t);
+      acc.hi += group_steps(steps, g + 1) * group_dot(group_words(blk, g + 1), tile, t + 32);
     }
     offsets += block_offsets(steps, SUMS8(sums, b / 16), SUMS8(sums, b / 16 + 8));
   }
@@ -187,7 +188,8 @@ __kernel void matvec(__global const uchar* w, __global float* act, MatvecParams 
   __local TILE_T* tile = (__local TILE_T*)(lmem + WG_X);
   // After the tile (rounded to 16 bytes): its sums of 16 (BLOCK_CODE_WORDS), per 256 elements the
   // first 16 of each 32, then the last 16.
-  __local float* sums = (__local float*)(tile + (ACT_F16 ? (TILE + 7) / 8 * 8 : (TILE + 3) / 4 * 4));
+  __local float* sums =
+      (__local float*)(tile + (ACT_F16 ? (TILE + 7) / 8 * 8 : (TILE + 3) / 4 * 4));
   const uint lid = get_local_id(0);
   const uint row0 = (uint)get_global_id(0) * ROWS;
   const ulong row_bytes = ROW_BYTES(p.n_in);
@@ -213,9 +215,10 @@ __kernel void matvec(__global const uchar* w, __global float* act, MatvecParams 
 #ifdef BLOCK_CODE_WORDS
     for (uint g = lid; g < len / 32; g += WG_X) {
       // Each byte position's activations back to their own scale (TILE_SCALE(k) is 2^-8k or 1).
-      const float8 a =
-          (TILE_LOAD8(tile, 32 * g) + TILE_LOAD8(tile, 32 * g + 8) / TILE_SCALE(1u)) +
-          (TILE_LOAD8(tile, 32 * g + 16) / TILE_SCALE(2u) + TILE_LOAD8(tile, 32 * g + 24) / TILE_SCALE(3u));
+      const uint t = 32 * g;
+      const float8 a = (TILE_LOAD8(tile, t) + TILE_LOAD8(tile, t + 8) / TILE_SCALE(1u)) +
+                       (TILE_LOAD8(tile, t + 16) / TILE_SCALE(2u) +
+                        TILE_LOAD8(tile, t + 24) / TILE_SCALE(3u));
       sums[g / 8 * 16 + g % 8] = (a.s0 + a.s1) + (a.s2 + a.s3);
       sums[g / 8 * 16 + 8 + g % 8] = (a.s4 + a.s5) + (a.s6 + a.s7);
     }
