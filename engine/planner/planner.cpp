@@ -265,16 +265,18 @@ std::string KernelVariant::name() const {
   return n;
 }
 
+namespace {
+uint64_t activation_tile_elements(const KernelVariant& v, uint64_t n_in) {
+  return v.activation_tile == kWholeVector ? n_in : std::min<uint64_t>(v.activation_tile, n_in);
+}
+}  // namespace
+
 uint64_t activation_tile_bytes(const KernelVariant& v, uint64_t n_in) {
-  const uint64_t elements =
-      v.activation_tile == kWholeVector ? n_in : std::min<uint64_t>(v.activation_tile, n_in);
-  return elements * activation_element_bytes(v.activation_type);
+  return activation_tile_elements(v, n_in) * activation_element_bytes(v.activation_type);
 }
 
 uint64_t tile_sums_bytes(const KernelVariant& v, uint64_t n_in) {
-  const uint64_t elements =
-      activation_tile_bytes(v, n_in) / activation_element_bytes(v.activation_type);
-  return (elements + 255) / 256 * 16 * sizeof(float);
+  return (activation_tile_elements(v, n_in) + 255) / 256 * 16 * sizeof(float);
 }
 
 uint64_t score_tile_bytes(const KernelVariant& v, uint32_t context) {

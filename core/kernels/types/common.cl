@@ -50,7 +50,6 @@ GAUNTLET_F16_TO_F32(f16_to_f32, uint, float)
     bits = em >= (UT)0x7c00u ? special : bits;                                        \
     return as_##FT(bits | ((h & (UT)0x8000u) << 16));                                 \
   }
-GAUNTLET_F16_TO_F32_VEC(f16_to_f32x2, uint2, int2, float2)
 GAUNTLET_F16_TO_F32_VEC(f16_to_f32x8, uint8, int8, float8)
 GAUNTLET_F16_TO_F32_VEC(f16_to_f32x16, uint16, int16, float16)
 #undef GAUNTLET_F16_TO_F32_VEC
@@ -87,8 +86,7 @@ GAUNTLET_INLINE float16 k_sub_scales(const __global uchar* blk) {
   const uchar4 a = vload4(0, blk + 4), b = vload4(0, blk + 8), c = vload4(0, blk + 12);
   const uchar8 sc = (uchar8)(a & (uchar)63, (c & (uchar)15) | ((a >> (uchar)6) << (uchar)4));
   const uchar8 m = (uchar8)(b & (uchar)63, (c >> (uchar)4) | ((b >> (uchar)6) << (uchar)4));
-  const float2 dm = f16_to_f32x2((uint2)(load_u16(blk), load_u16(blk + 2)));
-  return (float16)(dm.x * convert_float8(sc), dm.y * convert_float8(m));
+  return (float16)(load_f16(blk) * convert_float8(sc), load_f16(blk + 2) * convert_float8(m));
 }
 
 // The matvec's code-word form (engine_matvec.cl's BLOCK_CODE_WORDS) reads codes as eight

@@ -13,6 +13,7 @@
 // values are step * q - 32 * step (block_steps: the 16 steps d * sc).
 #define BLOCK_CODE_WORDS 1
 #define CODE_MASK 63u
+// The 16 steps d * sc (decode16 takes a lane of them too).
 GAUNTLET_INLINE float16 block_steps(const __global uchar* blk) {
   return load_f16(blk + 208) * convert_float16(vload16(0, (const __global char*)(blk + 192)));
 }
@@ -38,8 +39,7 @@ GAUNTLET_INLINE float16 decode16(const __global uchar* blk, uint c) {
   const uchar16 hi = ((vload16(0, blk + 128 + 32 * h + l) >> (uchar)(2 * k)) & (uchar)3)
                      << (uchar)4;
   // The block's 16 steps as one vector (computed once per block in the unrolled matvec).
-  const float16 steps =
-      load_f16(blk + 208) * convert_float16(vload16(0, (const __global char*)(blk + 192)));
+  const float16 steps = block_steps(blk);
   // q - 32 on the bytes (it fits a char): one subtraction per 16 codes rather than per 8 lanes.
   return shuffle(steps, (uint2)(c)).s0 * convert_float16(as_char16((lo | hi) - (uchar)32));
 }
