@@ -21,7 +21,8 @@ forbid() {  # folder, the folders it may not include
     status=1
   fi
 }
-forbid core 'backends|probes|conformance|stress|engine|harness|reports|cli'
+forbid core 'backends|probes|conformance|stress|engine|harness|reports|cli|signals'
+forbid signals 'backends|probes|conformance|stress|engine|harness|reports|cli'
 forbid backends 'probes|conformance|stress|engine|harness|reports|cli'
 forbid probes 'conformance|stress|engine|harness|reports|cli'
 forbid conformance 'stress|engine|harness|reports|cli'
@@ -31,7 +32,7 @@ forbid reports 'backends|probes|conformance|stress|engine|harness|cli'
 forbid harness 'cli'
 
 # Only backends/<api>/ may include that API's headers.
-api_hits=$(git ls-files core probes conformance stress engine harness reports cli | grep -E '\.(cpp|h)$' |
+api_hits=$(git ls-files core signals probes conformance stress engine harness reports cli | grep -E '\.(cpp|h)$' |
   xargs -r grep -nE '#include [<"](CL/|vulkan/|xf86drm|libdrm)' || true)
 if [ -n "$api_hits" ]; then
   echo "check-repo: an OpenCL, Vulkan or DRM header outside backends/:"

@@ -1,0 +1,47 @@
+#pragma once
+// NVIDIA's NVML, loaded at run time (dlopen): no NVIDIA header or library at build time. The
+// library is GAUNTLET_NVML_LIBRARY's value, or libnvidia-ml.so.1.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "signals/counters.h"
+#include "signals/snapshot.h"
+
+namespace gauntlet::signals {
+
+class Nvml {
+ public:
+  // Loads the library and calls nvmlInit_v2. No library: a not_found error
+  // "telemetry: NVML not found (<what dlopen said>)"; a library without the functions or whose
+  // nvmlInit_v2 fails: an unsupported error that says which.
+  static core::Result<std::shared_ptr<Nvml>> load(const std::string& library);
+  // load(library_name()): GAUNTLET_NVML_LIBRARY's value, or libnvidia-ml.so.1.
+  static core::Result<std::shared_ptr<Nvml>> load();
+  static std::string library_name();
+
+  ~Nvml();
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+
+  core::Result<unsigned> device_count() const;
+  // "0000:01:00.0", the form sysfs and dev_printk use.
+  core::Result<std::string> bus_id(unsigned index) const;
+  // Temperature, power, graphics/SM/memory clocks, clock-event reasons, PCIe link.
+  void read(unsigned index, Snapshot& into) const;
+  // ECC totals (volatile and aggregate), remapped rows, the PCIe replay counter.
+  void read_counters(unsigned index, Counters& into) const;
+
+  struct Api;
+
+ private:
+  Nvml(void* library, std::unique_ptr<Api> api);
+  void* library_;
+  std::unique_ptr<Api> api_;
+};
+
+// The names of the set bits of an NVML clock-event reason mask ("sw_power_cap", ...).
+std::vector<std::string> nvml_clock_event_names(unsigned long long mask);
+
+}  // namespace gauntlet::signals
