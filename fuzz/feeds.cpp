@@ -11,6 +11,10 @@
 #include "reports/io.h"
 #include "reports/merge.h"
 #include "reports/render.h"
+#include "signals/gpu_log.h"
+#include "signals/gpu_metrics.h"
+#include "signals/json.h"
+#include "signals/kmsg_record.h"
 
 namespace gauntlet::fuzz {
 
@@ -81,6 +85,43 @@ Fed feed_simulate(std::span<const std::byte> bytes) {
   (void)harness::clamp_memory_budget(1ull << 33, *clamps);
   (void)clamps->to_json().dump();
   return {true, {}};
+}
+
+// An amdgpu gpu_metrics file: decoded, its throttle bits named.
+Fed feed_gpu_metrics(std::span<const std::byte> bytes) {
+  auto metrics = signals::decode_gpu_metrics(bytes);
+  if (!metrics) return refused(metrics);
+  (void)metrics->throttle_reasons();
+  return {true, {}};
+}
+
+// Kernel log text: the whole input as one /dev/kmsg record, then each line as one, each record
+// classified as the cursor's reader does; accepted when some line is a record.
+Fed feed_kmsg(std::span<const std::byte> bytes) {
+  const std::string text = text_of(bytes);
+  bool any = false;
+  std::string error = "no kmsg record in the input";
+  const auto feed_record = [&](std::string_view record_text) {
+    auto record = signals::parse_kmsg_record(record_text);
+    if (!record) {
+      error = record.error().message;
+      return;
+    }
+    any = true;
+    if (auto event = signals::classify_kernel_record(*record)) {
+      (void)signals::to_json(*event).dump();
+      (void)signals::names_device(*event, "0000:01:00.0");
+    }
+  };
+  feed_record(text);
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    feed_record(std::string_view(text).substr(start, end - start));
+    (void)signals::classify_kernel_message(std::string_view(text).substr(start, end - start));
+    start = end + 1;
+  }
+  return {any, any ? std::string{} : error};
 }
 
 }  // namespace gauntlet::fuzz

@@ -17,5 +17,7 @@ Fed feed_gguf(std::span<const std::byte> bytes);
 Fed feed_report(std::span<const std::byte> bytes);
 Fed feed_journal(std::span<const std::byte> bytes);
 Fed feed_simulate(std::span<const std::byte> bytes);
+Fed feed_gpu_metrics(std::span<const std::byte> bytes);
+Fed feed_kmsg(std::span<const std::byte> bytes);
 
 }  // namespace gauntlet::fuzz

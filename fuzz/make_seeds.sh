@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes the fuzz targets' seed corpora from files gauntlet itself writes: synthetic GGUF models
 # (every tensor type the engine runs, several architectures, mixtures of experts), a report and a journal of a short
-# `gauntlet run` on the host, and the shipped --simulate presets.
+# `gauntlet run` on the host, the shipped --simulate presets, and the signals tests' gpu_metrics
+# files and kernel log (tests/signals/fixtures).
 # Usage: make_seeds.sh GAUNTLET_EXE SOURCE_DIR OUT_DIR
 set -euo pipefail
 exe=$1 src=$2 out=$3
@@ -10,7 +11,7 @@ if [ ! -x "$exe" ]; then
   exit 1
 fi
 rm -rf "$out"
-mkdir -p "$out/gguf" "$out/report" "$out/journal" "$out/simulate"
+mkdir -p "$out/gguf" "$out/report" "$out/journal" "$out/simulate" "$out/gpu_metrics" "$out/kmsg"
 work=$(mktemp -d "$out/work.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -63,4 +64,6 @@ fi
 cp "$work/journal" "$out/journal/host-quick.journal"
 
 cp "$src"/harness/presets/*.json "$out/simulate/"
+cp "$src"/tests/signals/fixtures/gpu_metrics/*.bin "$out/gpu_metrics/"
+cp "$src"/tests/signals/fixtures/kmsg/records.txt "$out/kmsg/"
 echo "make_seeds: $(find "$out" -type f | wc -l) seeds in $out"

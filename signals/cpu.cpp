@@ -14,8 +14,7 @@ namespace {
 std::string first_line(const fs::path& path) {
   auto text = read_attribute(path);
   if (!text || !text->has_value()) return {};
-  const std::string& value = **text;
-  return value.substr(0, value.find('\n'));
+  return printable_line(**text);
 }
 
 void read_cpufreq(const fs::path& sysfs_root, Snapshot& into) {

@@ -52,7 +52,8 @@ std::optional<GpuLogEvent> nvidia_xid(std::string_view message) {
   int number = 0;
   const auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), number);
   if (error != std::errc{} || end == rest.data()) return std::nullopt;
-  GpuLogEvent event{GpuLogKind::nvidia_xid, lower(bus), number, {}, std::string(message)};
+  GpuLogEvent event{
+      GpuLogKind::nvidia_xid, kmsg_escaped(lower(bus)), number, {}, kmsg_escaped(message)};
   return event;
 }
 
@@ -116,7 +117,8 @@ std::optional<GpuLogEvent> classify_kernel_message(std::string_view message) {
   std::string detail;
   const auto kind = kind_of(message, detail);
   if (!kind) return std::nullopt;
-  return GpuLogEvent{*kind, find_bus_id(message), std::nullopt, detail, std::string(message)};
+  return GpuLogEvent{*kind, find_bus_id(message), std::nullopt, kmsg_escaped(detail),
+                     kmsg_escaped(message)};
 }
 
 std::optional<GpuLogEvent> classify_kernel_record(const KmsgRecord& record) {

@@ -24,11 +24,8 @@ std::optional<double> integer_file(const fs::path& path, Snapshot& into) {
 std::string label_of(const fs::path& file, const std::string& fallback) {
   auto text = read_attribute(file);
   if (!text || !text->has_value()) return fallback;
-  std::string label;
-  for (const char c : **text) {
-    if (c == '\n') break;
-    label += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
+  std::string label = printable_line(**text);
+  for (char& c : label) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return label.empty() ? fallback : label;
 }
 

@@ -12,7 +12,7 @@ namespace {
 
 fs::path xe_freq_dir(const fs::path& card_dir) { return card_dir / "device/tile0/gt0/freq0"; }
 
-std::optional<int64_t> integer_file(const fs::path& path, Snapshot& into) {
+std::optional<int64_t> gt_integer(const fs::path& path, Snapshot& into) {
   auto value = read_integer(path);
   if (!value) {
     into.problems.push_back(value.error().message);
@@ -33,12 +33,12 @@ void read_reasons(const fs::path& dir, const std::string& prefix, const fs::path
   bool any = false;
   for (const auto& file : files) {
     if (file == status) continue;
-    if (auto set = integer_file(file, into); set && *set != 0) {
+    if (auto set = gt_integer(file, into); set && *set != 0) {
       into.throttle_reasons.insert(file.filename().string().substr(prefix.size()));
       any = true;
     }
   }
-  const auto overall = integer_file(status, into);
+  const auto overall = gt_integer(status, into);
   if (!overall && files.empty()) into.absent.push_back("throttle reasons: absent");
   if (overall && *overall != 0 && !any) into.throttle_reasons.insert("unspecified");
 }
@@ -62,8 +62,8 @@ void read_intel_gt(const fs::path& card_dir, Snapshot& into) {
   switch (intel_driver_of(card_dir)) {
     case IntelDriver::xe: {
       const fs::path freq = xe_freq_dir(card_dir);
-      put_clock(into.clocks_mhz, integer_file(freq / "act_freq", into));
-      put_clock(into.max_clocks_mhz, integer_file(freq / "max_freq", into));
+      put_clock(into.clocks_mhz, gt_integer(freq / "act_freq", into));
+      put_clock(into.max_clocks_mhz, gt_integer(freq / "max_freq", into));
       read_reasons(freq / "throttle", "reason_", freq / "throttle/status", into);
       return;
     }
@@ -71,12 +71,12 @@ void read_intel_gt(const fs::path& card_dir, Snapshot& into) {
       const fs::path gt = card_dir / "gt/gt0";
       std::error_code ec;
       if (fs::exists(gt, ec)) {
-        put_clock(into.clocks_mhz, integer_file(gt / "rps_act_freq_mhz", into));
-        put_clock(into.max_clocks_mhz, integer_file(gt / "rps_max_freq_mhz", into));
+        put_clock(into.clocks_mhz, gt_integer(gt / "rps_act_freq_mhz", into));
+        put_clock(into.max_clocks_mhz, gt_integer(gt / "rps_max_freq_mhz", into));
         read_reasons(gt, "throttle_reason_", gt / "throttle_reason_status", into);
       } else {
-        put_clock(into.clocks_mhz, integer_file(card_dir / "gt_act_freq_mhz", into));
-        put_clock(into.max_clocks_mhz, integer_file(card_dir / "gt_max_freq_mhz", into));
+        put_clock(into.clocks_mhz, gt_integer(card_dir / "gt_act_freq_mhz", into));
+        put_clock(into.max_clocks_mhz, gt_integer(card_dir / "gt_max_freq_mhz", into));
         into.absent.push_back("throttle reasons: this i915 has no gt/gt0 folder");
       }
       return;

@@ -20,6 +20,23 @@ bool parse_number(std::string_view field, uint64_t& out) {
 
 }  // namespace
 
+std::string kmsg_escaped(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      static constexpr char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[byte >> 4];
+      out += hex[byte & 15];
+    }
+  }
+  return out;
+}
+
 core::Result<KmsgRecord> parse_kmsg_record(std::string_view text) {
   const size_t line_end = text.find('\n');
   const std::string_view line = text.substr(0, line_end);
@@ -43,7 +60,7 @@ core::Result<KmsgRecord> parse_kmsg_record(std::string_view text) {
   record.level = static_cast<int>(prio & 7);
   record.facility = static_cast<int>(prio >> 3);
   record.flags = std::string(fields[3]);
-  record.message = std::string(line.substr(semicolon + 1));
+  record.message = kmsg_escaped(line.substr(semicolon + 1));
   if (line_end == std::string_view::npos) return record;
   std::string_view rest = text.substr(line_end + 1);
   while (!rest.empty()) {
@@ -54,8 +71,8 @@ core::Result<KmsgRecord> parse_kmsg_record(std::string_view text) {
     if (continuation.front() != ' ') return not_a_record(text, "a second record in one");
     const size_t equals = continuation.find('=');
     if (equals == std::string_view::npos) continue;
-    record.dictionary[std::string(continuation.substr(1, equals - 1))] =
-        std::string(continuation.substr(equals + 1));
+    record.dictionary[kmsg_escaped(continuation.substr(1, equals - 1))] =
+        kmsg_escaped(continuation.substr(equals + 1));
   }
   return record;
 }

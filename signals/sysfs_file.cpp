@@ -45,13 +45,17 @@ core::Result<std::optional<std::string>> read_attribute(const fs::path& path, si
   return std::optional<std::string>{std::move(text)};
 }
 
+std::string printable_line(std::string_view text) {
+  std::string out;
+  for (const char c : text.substr(0, text.find('\n'))) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  return out;
+}
+
 namespace {
 
 std::string shown(std::string_view text) {
   std::string out;
-  for (const char c : text.substr(0, 40)) {
-    out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  }
+  for (const char c : text.substr(0, 40)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
   return text.size() > 40 ? out + "..." : out;
 }
 

@@ -16,6 +16,10 @@ namespace gauntlet::signals {
 core::Result<std::optional<std::string>> read_attribute(const std::filesystem::path& path,
                                                         size_t max_bytes = 65536);
 
+// `text` up to its first newline, each byte outside printable ASCII as '?': a label read from a
+// file, safe to put in a report.
+std::string printable_line(std::string_view text);
+
 // One decimal integer with an optional trailing newline; `what` names it in the error.
 core::Result<int64_t> parse_integer(std::string_view text, const std::string& what);
 

@@ -43,6 +43,24 @@ TEST(KmsgRecord, ParsesPriorityFacilitySequenceTimeAndDictionary) {
   EXPECT_TRUE(parse_kmsg_record("6,1,2,-,caller=T1;x"));
 }
 
+// The kernel escapes bytes outside printable ASCII; a file or FIFO may not: they are escaped the
+// same way, so that an event's JSON always dumps (a fuzzer found raw bytes making dump() throw).
+TEST(KmsgRecord, BytesOutsidePrintableAsciiAreEscapedAsTheKernelDoes) {
+  const auto record = parse_kmsg_record(
+      "3,1,2,-;amdgpu 0000:c1:00.0: ring gfx timeout \xff\x01\n"
+      " DEVICE=+pci:\xc3\n");
+  ASSERT_TRUE(record) << record.error().message;
+  EXPECT_EQ(record->message, "amdgpu 0000:c1:00.0: ring gfx timeout \\xff\\x01");
+  EXPECT_EQ(record->dictionary.at("DEVICE"), "+pci:\\xc3");
+  const auto event = classify_kernel_record(*record);
+  ASSERT_TRUE(event);
+  EXPECT_NO_THROW((void)to_json(*event).dump());
+  const auto raw = classify_kernel_message("NVRM: Xid (PCI:\xfe): 13, x");
+  ASSERT_TRUE(raw);
+  EXPECT_EQ(raw->bus_id, "\\xfe");
+  EXPECT_NO_THROW((void)to_json(*raw).dump());
+}
+
 TEST(KmsgRecord, GarbageIsANamedError) {
   for (const char* bad : {"not a record at all", "a,b,c,d;x", "1,2,3;x", "1,2,3,;x", "1,2,x,-;m",
                           "-1,2,3,-;m", "", ";", "6,1,2,-;m\nsecond record"}) {

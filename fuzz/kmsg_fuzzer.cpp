@@ -1,0 +1,10 @@
+// libFuzzer target: the kernel-log record parser and classifier (fuzz/feeds.cpp).
+#include <cstddef>
+#include <cstdint>
+
+#include "fuzz/feeds.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  (void)gauntlet::fuzz::feed_kmsg({reinterpret_cast<const std::byte*>(data), size});
+  return 0;
+}
