@@ -73,6 +73,10 @@ Result<Options> Options::from_environment() {
     options.dev_root = *root;
     options.sources["dev_root"] = "environment GAUNTLET_DEV_ROOT";
   }
+  if (auto kmsg = env("GAUNTLET_KMSG"); kmsg && !kmsg->empty()) {
+    options.kmsg_path = *kmsg;
+    options.sources["kmsg_path"] = "environment GAUNTLET_KMSG";
+  }
   if (auto validation = env("GAUNTLET_VK_VALIDATION"); validation && *validation == "1") {
     options.vulkan_validation = true;
     options.sources["vulkan_validation"] = "environment GAUNTLET_VK_VALIDATION";

@@ -29,6 +29,8 @@ struct Options {
   // Where DRM enumeration looks (GAUNTLET_SYSFS_ROOT, GAUNTLET_DEV_ROOT); fixture trees in tests.
   std::string sysfs_root = "/sys";
   std::string dev_root = "/dev";
+  // The kernel log a run reads between each unit's cursors (GAUNTLET_KMSG): a fake one in tests.
+  std::string kmsg_path = "/dev/kmsg";
   // Run Vulkan work under VK_LAYER_KHRONOS_validation and fail on any message
   // (GAUNTLET_VK_VALIDATION=1).
   bool vulkan_validation = false;

@@ -66,7 +66,8 @@ void StageProgress::done(const std::string& found) const {
 core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
                                          const core::Options& options,
                                          const std::optional<SimulateClamps>& clamps,
-                                         Journal& journal, const Progress& progress) {
+                                         Journal& journal, const Progress& progress,
+                                         DeviceWatch& watch) {
   DeviceStage stage;
   const std::string dev = claimed.id.to_string();
   stage.facts.info = claimed;
@@ -85,7 +86,9 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
     } else {
       conformance::ConformanceOptions conf;
       conf.level = options.level;
+      watch.begin(unit);
       result = conformance::run_conformance(claimed, options, conf);
+      watch.end();
       GAUNTLET_TRY(journal.append(unit, core::Json(result)));
       const auto passed = std::count_if(result.rows.begin(), result.rows.end(), [](const auto& r) {
         return r.status == core::RowStatus::pass;
@@ -112,7 +115,9 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
     stress::StressOptions stress_options;
     stress_options.level = options.level;
     if (clamps && clamps->global_mem_size) stress_options.cap_bytes = *clamps->global_mem_size;
+    watch.begin(unit);
     measured = stress::run_stress(claimed, options, stress_options);
+    watch.end();
     GAUNTLET_TRY(journal.append(unit, core::Json(measured)));
     stress_stage.done("budget " + std::to_string(measured.safe_budget_bytes >> 20) + " MiB");
   }
@@ -141,8 +146,10 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
     stage.compute_peak = std::move(*decoded);
     peak_stage.done("from the journal");
   } else {
+    watch.begin(peak_unit);
     stage.compute_peak = stress::run_compute_peak(
         claimed, options, peak_options(stage.verified, options.level), core::IsolationLimits{});
+    watch.end();
     GAUNTLET_TRY(journal.append(peak_unit, core::Json(*stage.compute_peak)));
     char tail[64];
     std::snprintf(tail, sizeof tail, ", copy %.1f GB/s", stage.stress->copy_bandwidth_gbps);

@@ -441,6 +441,20 @@ void apply_result(Candidate& c, const core::Json& r, const std::string& device, 
   p.rows.push_back(row);
 }
 
+// What the machine's signals add to a check's verdict: a cause makes it unsafe whatever its
+// logits did; throttling is said beside a safe verdict's figures.
+void apply_evidence(Candidate& c, const UnitEvidence& evidence) {
+  auto& p = c.profile;
+  if (const auto cause = evidence.cause()) {
+    p.verdict = reports::ProfileVerdict::unsafe;
+    p.reason = describe(*cause);
+    p.cause = *cause;
+    return;
+  }
+  const std::string note = evidence.throttle_note();
+  if (!note.empty() && p.verdict == reports::ProfileVerdict::safe) p.reason += "; " + note;
+}
+
 // Profiles that were not run take their verdict from the runs of their key: a one-token key from
 // its decode and attention checks, a pass key from its pass check and the attention checks of its
 // family's one-token key.
@@ -518,7 +532,7 @@ void settle_unrun(std::vector<Candidate>& candidates, core::Level level, bool in
 core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models,
                           std::vector<Candidate>& candidates, const core::Options& options,
                           Journal& journal, const Progress& progress,
-                          const std::atomic<bool>* interrupted) {
+                          const std::atomic<bool>* interrupted, DeviceWatch& watch) {
   const std::string dev = device.id.to_string();
   const bool host = device.id.api == core::Api::host;
   auto plan = plan_runs(candidates, models, options.level, host);
@@ -531,6 +545,7 @@ core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models
     }
     const std::string unit = "profiles:" + dev + ":" + engine::model::to_string(format);
     core::Json results;
+    std::optional<UnitEvidence> evidence;
     if (const auto* saved = journal.find(unit)) {
       results = *saved;
       progress(ProgressKind::detail,
@@ -541,9 +556,11 @@ core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models
       core::IsolationLimits limits;
       limits.timeout = std::chrono::seconds(options.level == core::Level::quick ? 180 : 600);
       const auto& file = models.files.at(format);
+      watch.begin(unit);
       auto run = core::run_isolated(unit, dev, limits, [&] {
         return run_items_in_child(device, file, candidates, items, options, options.level);
       });
+      evidence = watch.end();
       if (run.completed) {
         results = run.payload;
       } else {
@@ -569,6 +586,7 @@ core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models
     try {
       for (size_t i = 0; i < items.size() && i < results.size(); ++i) {
         apply_result(candidates[items[i].candidate], results.at(i), dev, items[i].kind);
+        if (evidence) apply_evidence(candidates[items[i].candidate], *evidence);
       }
     } catch (const core::Json::exception& e) {
       return core::make_error(core::ErrorKind::invalid_argument,

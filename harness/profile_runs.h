@@ -16,9 +16,11 @@ namespace gauntlet::harness {
 // Runs what `level` runs of `candidates` on `device` and turns every candidate's verdict into
 // its final one: safe (ran and matched the host reference), unsafe (with the reason), derived
 // (fits by the planner, between contexts that ran) or untested (the level did not reach it).
+// Each weight format's child is watched by `watch`: a hang or reset the kernel logged, or an
+// error counter that moved, makes its profiles unsafe; a throttled one says so in its reason.
 core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models,
                           std::vector<Candidate>& candidates, const core::Options& options,
                           Journal& journal, const Progress& progress,
-                          const std::atomic<bool>* interrupted);
+                          const std::atomic<bool>* interrupted, DeviceWatch& watch);
 
 }  // namespace gauntlet::harness

@@ -244,7 +244,8 @@ core::Result<RunOutcome> run(const RunConfig& config) {
     device.name = found->name;
     device.simulation = simulation_of(clamps);
 
-    auto stage = measure_device(claimed, options, clamps, *journal, progress);
+    DeviceWatch watch(claimed, options);
+    auto stage = measure_device(claimed, options, clamps, *journal, progress, watch);
     if (!stage) return stage.error();
     device.verified = stage->verified;
     device.conformance = stage->conformance;
@@ -256,7 +257,9 @@ core::Result<RunOutcome> run(const RunConfig& config) {
                                     options.level, placed_request(config, *selection, device.fit),
                                     {config.fit_cache.type_k, config.fit_cache.type_v});
     GAUNTLET_TRY(run_profiles(claimed, *models, candidates, options, *journal, progress,
-                              config.interrupted));
+                              config.interrupted, watch));
+    device.telemetry = watch.telemetry();
+    device.machine_rows = watch.rows();
     for (auto& c : candidates) {
       auto& f = c.profile.figures;
       if (f.achieved_gflops && device.compute_peak) {

@@ -31,6 +31,25 @@ std::string peak_cell(const ProfileFigures& f) {
   return "-";
 }
 
+// "  signals: link, temperature; none of: hwmon, ...; NVML not found", then a line per unit whose
+// signals gave a cause.
+std::string telemetry_text(const DeviceReport& d) {
+  if (!d.telemetry.is_object()) return "";
+  const auto joined = [&](const char* key) {
+    std::string text;
+    for (const auto& item : d.telemetry.value(key, core::Json::array())) {
+      text += (text.empty() ? "" : ", ") + item.get<std::string>();
+    }
+    return text;
+  };
+  std::string out = "  signals: " + (joined("sources").empty() ? "none" : joined("sources"));
+  if (!joined("absent").empty()) out += "; absent: " + joined("absent");
+  if (!joined("notes").empty()) out += "; " + joined("notes");
+  out += "\n";
+  for (const auto& row : d.machine_rows) out += "  " + row.id + ": " + row.reason + "\n";
+  return out;
+}
+
 std::string device_text(const DeviceReport& d, bool all) {
   std::string out = "\nDevice " + d.key + "  " + d.name + "\n";
   if (d.simulation.simulated) {
@@ -85,6 +104,7 @@ std::string device_text(const DeviceReport& d, bool all) {
            (d.stress ? ", copy " + format_number(d.stress->copy_bandwidth_gbps) + " GB/s" : "") +
            " (measured in " + format_number(d.compute_peak->seconds, 1) + " s)\n";
   }
+  out += telemetry_text(d);
 
   Table safe({"SAFE PROFILE", "FAMILIAR", "API", "CONTEXT", "TOK/S", "PEAK"});
   for (const auto& p : d.profiles) {

@@ -83,6 +83,7 @@ std::vector<const core::Row*> all_rows(const Report& report) {
   for (const auto& r : report.rows) rows.push_back(&r);
   for (const auto& d : report.devices) {
     for (const auto& r : d.conformance) rows.push_back(&r);
+    for (const auto& r : d.machine_rows) rows.push_back(&r);
     if (d.stress) {
       for (const auto& r : d.stress->rows) rows.push_back(&r);
     }
@@ -408,6 +409,8 @@ void to_json(Json& j, const DeviceReport& v) {
            {"largest_safe_context", v.largest_safe_context},
            {"recommendation", optional_json(v.recommendation)},
            {"fit", v.fit}};
+  if (v.telemetry.is_object()) j["telemetry"] = v.telemetry;
+  if (!v.machine_rows.empty()) j["machine_rows"] = v.machine_rows;
 }
 void from_json(const Json& j, DeviceReport& v) {
   v.key = j.at("key").get<std::string>();
@@ -421,7 +424,9 @@ void from_json(const Json& j, DeviceReport& v) {
   v.profiles = j.at("profiles").get<std::vector<Profile>>();
   v.largest_safe_context = j.at("largest_safe_context").get<std::vector<LargestContext>>();
   v.recommendation = optional_from<Recommendation>(j, "recommendation");
-  v.fit = j.value("fit", std::vector<FitAnswer>{});  // absent before schema 1.2
+  v.fit = j.value("fit", std::vector<FitAnswer>{});              // absent before schema 1.2
+  if (j.contains("telemetry")) v.telemetry = j.at("telemetry");  // absent before 1.6
+  v.machine_rows = j.value("machine_rows", std::vector<core::Row>{});
 }
 
 void to_json(Json& j, const Summary& v) {

@@ -25,7 +25,7 @@ using core::StressPoint;
 using core::StressResult;
 using core::to_string;  // FeatureVerdict's, beside ProfileVerdict's below
 
-inline constexpr const char* kSchemaVersion = "1.5";
+inline constexpr const char* kSchemaVersion = "1.6";
 
 struct ToolInfo {
   std::string name = "gauntlet";
@@ -133,8 +133,9 @@ struct Cause {
 // verify; local_memory: a kernel's local memory over the verified limit; memory_budget: the
 // planned peak over the safe budget (budget_unverified: over the budget the level verified, so
 // untested); mismatch, error, crash, timeout: the engine's run; not_run: the level, an
-// interruption or a failed check of the same configuration left it untested.
-inline constexpr std::array<const char*, 11> kCauseKeys{"feature_unsupported",
+// interruption or a failed check of the same configuration left it untested; hang_or_reset,
+// memory_errors, link_errors, link_degraded: the machine's signals during the check (1.6).
+inline constexpr std::array<const char*, 15> kCauseKeys{"feature_unsupported",
                                                         "feature_failed",
                                                         "feature_not_tested",
                                                         "local_memory",
@@ -144,7 +145,11 @@ inline constexpr std::array<const char*, 11> kCauseKeys{"feature_unsupported",
                                                         "error",
                                                         "crash",
                                                         "timeout",
-                                                        "not_run"};
+                                                        "not_run",
+                                                        "hang_or_reset",
+                                                        "memory_errors",
+                                                        "link_errors",
+                                                        "link_degraded"};
 
 struct Profile {
   std::string name;           // "q4_0/f16/kv-f16/wg64-tile-chunk1024/ctx2048/b1"
@@ -234,6 +239,10 @@ struct DeviceReport {
   std::vector<LargestContext> largest_safe_context;
   std::optional<Recommendation> recommendation;
   std::vector<FitAnswer> fit;
+  // The machine's own signals around each unit (absent before schema 1.6): which sources exist,
+  // which do not, and each unit's evidence; a failed row for each unit whose signals gave a cause.
+  core::Json telemetry;
+  std::vector<core::Row> machine_rows;
 };
 
 struct Summary {
