@@ -28,28 +28,14 @@ std::vector<CounterChange> diff(const Counters& before, const Counters& after) {
 
 core::Result<std::map<std::string, uint64_t>> parse_ras_count(std::string_view text,
                                                               const std::string& what) {
-  std::map<std::string, uint64_t> counts;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(start, end - start);
-    start = end + 1;
-    if (line.empty()) continue;
-    const size_t colon = line.find(": ");
-    const std::string_view key = line.substr(0, colon);
-    if (colon == std::string_view::npos || (key != "ue" && key != "ce" && key != "de")) {
-      return core::invalid_argument("garbage in " + what + ": '" + std::string(line.substr(0, 40)) +
-                                    "'");
+  auto counts = parse_named_counts(text, what, ": ", false);
+  if (!counts) return counts.error();
+  for (const auto& [key, count] : *counts) {
+    if (key != "ue" && key != "ce" && key != "de") {
+      return core::invalid_argument("garbage in " + what + ": '" + key + "'");
     }
-    auto count = parse_integer(line.substr(colon + 2), what);
-    if (!count || *count < 0) {
-      return core::invalid_argument("garbage in " + what + ": '" + std::string(line.substr(0, 40)) +
-                                    "'");
-    }
-    counts[std::string(key)] = static_cast<uint64_t>(*count);
   }
-  if (!counts.contains("ue") || !counts.contains("ce")) {
+  if (!counts->contains("ue") || !counts->contains("ce")) {
     return core::invalid_argument(what + " lacks its ue: and ce: lines");
   }
   return counts;

@@ -66,27 +66,8 @@ LinkRead read_pci_link(const fs::path& device_dir) {
 
 core::Result<std::map<std::string, uint64_t>> parse_aer_counters(std::string_view text,
                                                                  const std::string& what) {
-  std::map<std::string, uint64_t> counters;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(start, end - start);
-    start = end + 1;
-    if (line.empty()) continue;
-    const size_t space = line.rfind(' ');
-    if (space == std::string_view::npos || space == 0) {
-      return core::invalid_argument("garbage in " + what + ": '" + std::string(line.substr(0, 40)) +
-                                    "'");
-    }
-    auto count = parse_integer(line.substr(space + 1), what);
-    if (!count || *count < 0) {
-      return core::invalid_argument("garbage in " + what + ": '" + std::string(line.substr(0, 40)) +
-                                    "'");
-    }
-    counters[std::string(line.substr(0, space))] = static_cast<uint64_t>(*count);
-  }
-  if (counters.empty()) return core::invalid_argument(what + " holds no counters");
+  auto counters = parse_named_counts(text, what, " ", true);
+  if (counters && counters->empty()) return core::invalid_argument(what + " holds no counters");
   return counters;
 }
 

@@ -100,4 +100,31 @@ std::vector<fs::path> numbered_entries(const fs::path& folder, std::string_view 
   return paths;
 }
 
+core::Result<std::map<std::string, uint64_t>> parse_named_counts(std::string_view text,
+                                                                 const std::string& what,
+                                                                 std::string_view separator,
+                                                                 bool last) {
+  std::map<std::string, uint64_t> counts;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.empty()) continue;
+    const size_t at = last ? line.rfind(separator) : line.find(separator);
+    std::optional<int64_t> count;
+    if (at != std::string_view::npos && at != 0) {
+      auto parsed = parse_integer(line.substr(at + separator.size()), what);
+      if (parsed && *parsed >= 0) count = *parsed;
+    }
+    if (!count) {
+      return core::invalid_argument("garbage in " + what + ": '" + std::string(line.substr(0, 40)) +
+                                    "'");
+    }
+    counts[std::string(line.substr(0, at))] = static_cast<uint64_t>(*count);
+  }
+  return counts;
+}
+
 }  // namespace gauntlet::signals

@@ -3,6 +3,7 @@
 // that is there but cannot be read, or holds what its attribute never holds, is a named error.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,14 @@ core::Result<int64_t> parse_integer(std::string_view text, const std::string& wh
 
 // read_attribute and parse_integer together: absent, the value, or "garbage in <path>: '<text>'".
 core::Result<std::optional<int64_t>> read_integer(const std::filesystem::path& path);
+
+// "name<separator>count" lines (blank ones skipped; the last separator of a line where `last`),
+// by name: a line without a name, the separator or a non-negative count is
+// "garbage in <what>: '<line>'".
+core::Result<std::map<std::string, uint64_t>> parse_named_counts(std::string_view text,
+                                                                 const std::string& what,
+                                                                 std::string_view separator,
+                                                                 bool last);
 
 // The folders under `folder` whose names start with `prefix` and go on with digits, in numeric
 // order (hwmon0, hwmon1, ..., hwmon10): empty when `folder` is absent.

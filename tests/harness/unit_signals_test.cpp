@@ -132,6 +132,60 @@ TEST(UnitSignals, AnUnreadableKernelLogIsSaidOnce) {
   EXPECT_EQ(said, 1u) << telemetry.dump();
 }
 
+// NVIDIA's path through the scripted NVML stand-in (tests/signals/fake_nvml.cpp) in place of
+// libnvidia-ml.so.1: an Xid line, an ECC count that moves and a clock-event reason during a unit.
+class UnitSignalsNvml : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::setenv("GAUNTLET_FAKE_NVML_SCRIPT", (tree_.root() / "nvml-script").c_str(), 1);
+    ::setenv("GAUNTLET_NVML_LIBRARY", GAUNTLET_FAKE_NVML, 1);
+    append(kmsg(), "6,1,100,-;boot");
+  }
+  void TearDown() override {
+    ::unsetenv("GAUNTLET_NVML_LIBRARY");
+    ::unsetenv("GAUNTLET_FAKE_NVML_SCRIPT");
+  }
+  void script(const std::string& text) { tree_.write("nvml-script", text); }
+  std::filesystem::path kmsg() const { return tree_.root() / "kmsg"; }
+
+  FixtureCopy tree_{"pci"};
+};
+
+TEST_F(UnitSignalsNvml, AnXidLineDuringTheUnitIsAHangOrReset) {
+  script("");
+  DeviceWatch watch(gpu("0000:01:00.0"), options_for(tree_, kmsg()));
+  watch.begin("profiles:opencl:0:Q8_0");
+  append(kmsg(), "4,2,200,-;NVRM: Xid (PCI:0000:01:00): 79, pid=1234, GPU has fallen off the bus.");
+  const auto cause = watch.end().cause();
+  ASSERT_TRUE(cause.has_value());
+  EXPECT_EQ(cause->key, "hang_or_reset");
+  EXPECT_DOUBLE_EQ(cause->figures.at("xid"), 79);
+}
+
+TEST_F(UnitSignalsNvml, AnEccCountThatMovesIsAMemoryErrorAndAReasonIsSaid) {
+  script("reasons=0\n");
+  DeviceWatch watch(gpu("0000:01:00.0"), options_for(tree_, kmsg()));
+  watch.begin("profiles:opencl:0:Q8_0");
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  script("reasons=0x4\necc_corrected=7\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(350));
+  const UnitEvidence e = watch.end();
+  const auto cause = e.cause();
+  ASSERT_TRUE(cause.has_value());
+  EXPECT_EQ(describe(*cause), "memory error counter moved: ecc.volatile.corrected +7");
+  EXPECT_NE(e.throttle_note().find("sw_power_cap"), std::string::npos) << e.throttle_note();
+  const auto telemetry = watch.telemetry();
+  EXPECT_NE(telemetry["sources"].dump().find("temperature"), std::string::npos) << telemetry.dump();
+}
+
+TEST_F(UnitSignalsNvml, WithoutTheLibraryTheReportSaysNvmlNotFound) {
+  ::setenv("GAUNTLET_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+  DeviceWatch watch(gpu("0000:01:00.0"), options_for(tree_, kmsg()));
+  const auto telemetry = watch.telemetry();
+  ASSERT_FALSE(telemetry["notes"].empty());
+  EXPECT_EQ(telemetry["notes"][0].get<std::string>().rfind("telemetry: NVML not found", 0), 0u);
+}
+
 // This machine's CPU: its sysfs exposes no temperature, clock or power (the absent list says
 // which sources were looked for), and the real /dev/kmsg is read around the unit where root may.
 TEST(UnitSignals, TheCpuOnThisMachineSaysWhichSignalsExist) {
