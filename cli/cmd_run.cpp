@@ -161,6 +161,11 @@ void add_run_command(CLI::App& app, CommandContext& context) {
     if (!outcome->rendered_path.empty()) std::cout << ", " << outcome->rendered_path.string();
     std::cout << (outcome->report.complete ? "" : " (incomplete: interrupted; --resume continues)")
               << "\n";
+    if (!outcome->baseline_path.empty()) {
+      std::cout << "baseline for `gauntlet health`: " << outcome->baseline_path.string() << "\n";
+    } else if (!outcome->baseline_note.empty()) {
+      std::cerr << "gauntlet run: " << outcome->baseline_note << "\n";
+    }
     context.exit_code = outcome->report.complete ? outcome->exit_code : kExitInterrupted;
   });
 }

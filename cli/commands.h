@@ -83,6 +83,8 @@ void add_decode_command(CLI::App& app, CommandContext& context);
 void add_bench_command(CLI::App& app, CommandContext& context);
 // gauntlet stress (stress/).
 void add_stress_command(CLI::App& app, CommandContext& context);
+// gauntlet health: the node gate (harness/health.h).
+void add_health_command(CLI::App& app, CommandContext& context);
 // gauntlet conform (conformance/).
 void add_conform_command(CLI::App& app, CommandContext& context);
 

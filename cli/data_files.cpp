@@ -59,6 +59,8 @@ std::string version_text() {
          schema_line(*data / "schema" / "report.schema.json", reports::report_schema_text()) + "\n";
   out += "fleet schema: " +
          schema_line(*data / "schema" / "fleet.schema.json", reports::fleet_schema_text()) + "\n";
+  out += "health schema: " +
+         schema_line(*data / "schema" / "health.schema.json", reports::health_schema_text()) + "\n";
   std::string presets;
   for (const auto& name : installed_preset_names(*data)) {
     presets += (presets.empty() ? "" : ", ") + name;

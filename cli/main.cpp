@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "gauntlet: what can this GPU really do, and which LLM decode configurations are safe on it?\n"
       "Exit codes: 0 all required checks passed, 1 failures found, 2 usage or input error,\n"
-      "3 no usable device, 130 run interrupted (an incomplete report was written).",
+      "3 no usable device, 130 run interrupted (an incomplete report was written);\n"
+      "health: 0 pass or warning, 1 critical, 2 could not run.",
       "gauntlet"};
   app.set_version_flag("--version", [] {
     auto text = cli::version_text();
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   cli::add_decode_command(app, context);
   cli::add_bench_command(app, context);
   cli::add_stress_command(app, context);
+  cli::add_health_command(app, context);
 
   // llama.cpp's single-dash flags (-ngl, -ts, -ub, -ot) in their long spellings; CLI11 takes the
   // arguments last first.

@@ -5,7 +5,8 @@
 include(GNUInstallDirs)
 
 set(gauntlet_schemas "${PROJECT_SOURCE_DIR}/reports/schema/report.schema.json"
-                     "${PROJECT_SOURCE_DIR}/reports/schema/fleet.schema.json")
+                     "${PROJECT_SOURCE_DIR}/reports/schema/fleet.schema.json"
+                     "${PROJECT_SOURCE_DIR}/reports/schema/health.schema.json")
 file(GLOB gauntlet_presets CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/harness/presets/*.json")
 foreach(file ${gauntlet_schemas})
   get_filename_component(name "${file}" NAME)

@@ -1,5 +1,7 @@
 #include "core/options.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -90,6 +92,18 @@ Result<Options> Options::from_environment() {
     options.cache_dir = *home + "/.cache/gauntlet";
   } else {
     options.cache_dir = "/tmp/gauntlet-cache";
+  }
+  if (auto dir = env("GAUNTLET_STATE_DIR"); dir && !dir->empty()) {
+    options.state_dir = *dir;
+    options.sources["state_dir"] = "environment GAUNTLET_STATE_DIR";
+  } else if (::geteuid() == 0) {
+    options.state_dir = "/var/lib/gauntlet";
+  } else if (auto xdg = env("XDG_STATE_HOME"); xdg && !xdg->empty()) {
+    options.state_dir = *xdg + "/gauntlet";
+  } else if (auto home = env("HOME"); home && !home->empty()) {
+    options.state_dir = *home + "/.local/state/gauntlet";
+  } else {
+    options.state_dir = "/tmp/gauntlet-state";
   }
   if (auto staging = env("GAUNTLET_VK_FORCE_STAGING"); staging && *staging == "1") {
     options.vulkan_force_staging = true;

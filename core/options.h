@@ -43,6 +43,10 @@ struct Options {
   // Where `gauntlet run` keeps synthetic models: GAUNTLET_CACHE_DIR, else
   // $XDG_CACHE_HOME/gauntlet, else ~/.cache/gauntlet, else a folder under /tmp.
   std::string cache_dir;
+  // Where `gauntlet run` writes the baseline `gauntlet health` reads, and health keeps its state:
+  // GAUNTLET_STATE_DIR, else /var/lib/gauntlet for root, else $XDG_STATE_HOME/gauntlet, else
+  // ~/.local/state/gauntlet.
+  std::string state_dir;
   // Where settings came from, for the report: name -> "flag" / "environment".
   std::map<std::string, std::string> sources;
 

@@ -8,6 +8,7 @@
 #include "engine/placement/placement.h"
 #include "harness/device_stage.h"
 #include "harness/fit.h"
+#include "harness/health_state.h"
 #include "harness/journal.h"
 #include "harness/profile_runs.h"
 #include "harness/quick_model.h"
@@ -280,7 +281,15 @@ core::Result<RunOutcome> run(const RunConfig& config) {
   outcome.exit_code = report.summary.exit_code;
   outcome.report = report;
   GAUNTLET_TRY(write_outputs(report, config, outcome));
-  if (report.complete) GAUNTLET_TRY(journal->remove());
+  if (report.complete) {
+    GAUNTLET_TRY(journal->remove());
+    // The gate's baseline, only ever in the state folder: a user's file is never overwritten.
+    if (auto saved = write_baseline(options, reports::report_json_text(report)); saved) {
+      outcome.baseline_path = baseline_path(options);
+    } else {
+      outcome.baseline_note = "baseline not written: " + saved.error().message;
+    }
+  }
   return outcome;
 }
 

@@ -50,6 +50,10 @@ struct RunOutcome {
   int exit_code = 0;
   std::filesystem::path json_path;      // the JSON report
   std::filesystem::path rendered_path;  // the --format rendering, when not JSON
+  // A complete run's report, copied as the baseline `gauntlet health` reads (health_state.h);
+  // empty with `baseline_note` saying why when it could not be written.
+  std::filesystem::path baseline_path;
+  std::string baseline_note;
 };
 
 // Errors are usage or input errors (a bad model, a bad simulate file, an existing journal

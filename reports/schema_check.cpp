@@ -19,6 +19,7 @@
 #pragma GCC diagnostic pop
 
 #include "kernels/fleet_schema_json.h"
+#include "kernels/health_schema_json.h"
 #include "kernels/report_schema_json.h"
 
 namespace gauntlet::reports {
@@ -117,6 +118,7 @@ std::unique_ptr<Parsed> parsed_schema(std::string_view text) {
 
 std::string_view report_schema_text() { return kernels::report_schema_json; }
 std::string_view fleet_schema_text() { return kernels::fleet_schema_json; }
+std::string_view health_schema_text() { return kernels::health_schema_json; }
 
 std::vector<SchemaViolation> check_against_schema(const core::Json& document,
                                                   const core::Json& schema, size_t limit) {
@@ -132,6 +134,11 @@ std::vector<SchemaViolation> check_report_schema(const core::Json& document, siz
 
 std::vector<SchemaViolation> check_fleet_schema(const core::Json& document, size_t limit) {
   static const std::unique_ptr<Parsed> parsed = parsed_schema(fleet_schema_text());
+  return validate(document, *parsed, limit);
+}
+
+std::vector<SchemaViolation> check_health_schema(const core::Json& document, size_t limit) {
+  static const std::unique_ptr<Parsed> parsed = parsed_schema(health_schema_text());
   return validate(document, *parsed, limit);
 }
 

@@ -21,6 +21,7 @@ struct SchemaViolation {
 // The schema texts shipped with this build.
 std::string_view report_schema_text();
 std::string_view fleet_schema_text();
+std::string_view health_schema_text();
 
 // Every violation of `schema` by `document` (at most `limit`).
 std::vector<SchemaViolation> check_against_schema(const core::Json& document,
@@ -29,5 +30,7 @@ std::vector<SchemaViolation> check_against_schema(const core::Json& document,
 std::vector<SchemaViolation> check_report_schema(const core::Json& document, size_t limit = 20);
 // The same against the fleet report schema (`gauntlet report merge --format json`).
 std::vector<SchemaViolation> check_fleet_schema(const core::Json& document, size_t limit = 20);
+// The same against the health verdict's schema (`gauntlet health --format json`).
+std::vector<SchemaViolation> check_health_schema(const core::Json& document, size_t limit = 20);
 
 }  // namespace gauntlet::reports

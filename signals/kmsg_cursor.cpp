@@ -28,6 +28,15 @@ core::Result<KmsgCursor> KmsgCursor::take(const std::string& path) {
   return KmsgCursor(fd, path);
 }
 
+core::Result<KmsgCursor> KmsgCursor::from_start(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    return core::make_error(core::ErrorKind::unsupported,
+                            "kernel log not readable (" + path + ": " + std::strerror(errno) + ")");
+  }
+  return KmsgCursor(fd, path);
+}
+
 KmsgCursor::KmsgCursor(KmsgCursor&& other) noexcept
     : fd_(other.fd_), path_(std::move(other.path_)), pending_(std::move(other.pending_)) {
   other.fd_ = -1;

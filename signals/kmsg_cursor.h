@@ -23,6 +23,9 @@ class KmsgCursor {
   // Opens `path` (O_RDONLY | O_NONBLOCK) and seeks to its end. A refusal (no permission,
   // dmesg_restrict, no such file) is "kernel log not readable (<path>: <reason>)".
   static core::Result<KmsgCursor> take(const std::string& path = "/dev/kmsg");
+  // Opens `path` at its oldest record (/dev/kmsg: the oldest the ring still holds), for a reader
+  // that skips what it saw by record number (`gauntlet health`).
+  static core::Result<KmsgCursor> from_start(const std::string& path = "/dev/kmsg");
 
   KmsgCursor(KmsgCursor&& other) noexcept;
   KmsgCursor& operator=(KmsgCursor&& other) noexcept;
