@@ -4,6 +4,7 @@
 #   slurm_cluster_start DIR   writes DIR/slurm.conf, starts munged, slurmctld and slurmd, waits
 #                             for the node to be idle, and exports SLURM_CONF
 #   slurm_cluster_stop        stops the three daemons it started (by their pid files)
+# SLURM_EXTRA_CONF, when set, is appended to slurm.conf (e.g. a HealthCheckProgram).
 # A cluster that does not come up is a failure with the daemons' own words, never a skip.
 
 slurm_cluster_fail() {
@@ -66,6 +67,7 @@ SchedulerType=sched/backfill
 MinJobAge=300
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
+${SLURM_EXTRA_CONF:-}
 CONF
   export SLURM_CONF=$dir/slurm.conf
   slurmctld -i -f "$SLURM_CONF" || { slurm_cluster_fail "slurmctld did not start"; return 1; }
