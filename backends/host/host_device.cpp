@@ -11,6 +11,8 @@
 #include <new>
 #include <thread>
 
+#include "hwy/targets.h"
+
 namespace gauntlet::backends::host {
 
 namespace {
@@ -122,11 +124,27 @@ core::DeviceInfo describe() {
   return info;
 }
 
+namespace {
+
+// The best instruction set this processor supports among those the build compiles (HWY_TARGETS):
+// the one Highway's dispatch runs the cpu device's kernels and its peak on.
+int64_t simd_target() {
+  const int64_t usable = hwy::SupportedTargets() & HWY_TARGETS;
+  return usable & -usable;  // the lowest bit is the best target
+}
+
+}  // namespace
+
 core::DeviceInfo describe_cpu() {
   core::DeviceInfo info = describe();
   info.id = core::DeviceId{core::Api::host, kCpuIndex};
   info.vendor = "cpu";
   info.driver_name = "gauntlet cpu (8-bit activations, integer SIMD dot products via Highway)";
+  // As llama.cpp's system info names its CPU variant: the instruction set the products run on.
+  const int64_t target = simd_target();
+  info.driver_version = target != 0 ? hwy::TargetName(target) : "none";
+  // AVX-512 VNNI's vpdpbusd (engine/cpu/dot_pairs-inl.h); other targets pair bytes in two steps.
+  info.features.integer_dot_product = target == HWY_AVX3_DL;
   info.platform_name = "cpu";
   return info;
 }

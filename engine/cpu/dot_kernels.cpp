@@ -165,9 +165,7 @@ struct K32 {
   static HWY_INLINE void Row(const uint8_t* const* rows, uint64_t nb, const Tokens& tk, float* out,
                              uint64_t stride) {
     const D8 d8;
-    const D16 d16;
     const DF df;
-    const VI16 ones = hn::Set(d16, 1);
     constexpr size_t kParts = 32 / kLanes;
     VF acc[MR][NT];
     for (size_t m = 0; m < MR; ++m) {
@@ -188,7 +186,7 @@ struct K32 {
           const VI8 a = hn::LoadU(d8, tk.q[t] + b * 32 + p * kLanes);
           const VI8 abs_a = hn::Abs(a);
           for (size_t m = 0; m < MR; ++m) {
-            const VI32 sum = Pairs16(PairsAbs(w[m][p], a, abs_a), ones);
+            const VI32 sum = AddQuadsSigned(hn::Zero(D32()), a, abs_a, w[m][p]);
             acc[m][t] = hn::MulAdd(hn::Set(df, dw[m] * da), hn::ConvertTo(df, sum), acc[m][t]);
           }
         }

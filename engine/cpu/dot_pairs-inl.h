@@ -42,6 +42,14 @@ constexpr size_t kLanes = hn::MaxLanes(D8());
 #define GAUNTLET_X86_PAIRS 1
 #endif
 
+// AVX-512 VNNI (Highway's AVX3_DL target) sums four byte products into a 32-bit lane in one
+// instruction (vpdpbusd), where the others take maddubs then madd; llama.cpp's AVX512-VNNI
+// builds do the same (ggml-cpu/arch/x86/quants.c, mul_sum_us8_pairs_float).
+#undef GAUNTLET_X86_VNNI
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3_DL
+#define GAUNTLET_X86_VNNI 1
+#endif
+
 // Lane k: u[2k] * s[2k] + u[2k + 1] * s[2k + 1], u unsigned codes below 64 (no lane saturates).
 HWY_INLINE VI16 PairsU8(VU8 u, VI8 s) {
 #ifdef GAUNTLET_X86_PAIRS
@@ -107,6 +115,27 @@ HWY_INLINE VI16 PairsAbs(VI8 w, VI8 a, VI8 abs_a) {
 #else
   (void)abs_a;
   return PairsI8(w, a);
+#endif
+}
+
+// acc + the sums of four products u * s per 32-bit lane (u unsigned, s signed). Without VNNI, the
+// pairs' 16-bit sums must not saturate: |u * s| summed in pairs stays below 32768 for every code
+// this file's kernels pass (at most 2 * 128 * 127).
+HWY_INLINE VI32 AddQuads(VI32 acc, VU8 u, VI8 s) {
+#ifdef GAUNTLET_X86_VNNI
+  return VI32{_mm256_dpbusd_epi32(acc.raw, u.raw, s.raw)};
+#else
+  return hn::Add(acc, Pairs16(PairsU8(u, s), hn::Set(D16(), 1)));
+#endif
+}
+
+// acc + the sums of four products w * a per 32-bit lane for signed w and a, through |w| and a
+// with w's sign (abs_w = |w|, taken once and reused).
+HWY_INLINE VI32 AddQuadsSigned(VI32 acc, VI8 w, VI8 abs_w, VI8 a) {
+#ifdef GAUNTLET_X86_VNNI
+  return VI32{_mm256_dpbusd_epi32(acc.raw, abs_w.raw, _mm256_sign_epi8(a.raw, w.raw))};
+#else
+  return hn::Add(acc, Pairs16(PairsAbs(a, w, abs_w), hn::Set(D16(), 1)));
 #endif
 }
 

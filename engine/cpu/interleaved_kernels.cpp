@@ -85,6 +85,26 @@ HWY_INLINE VI16 NibblePairs(const VU8* lo, const VU8* hi, const int8_t* a, size_
   return sum;
 }
 
+// The same over chunks [c0, c1) summed into 32-bit lanes: with VNNI four products at a time
+// straight into them, elsewhere the pairs widened once at the end.
+HWY_INLINE VI32 NibbleSums(const VU8* lo, const VU8* hi, const int8_t* a, size_t c0, size_t c1) {
+#ifdef GAUNTLET_X86_VNNI
+  const D8 d8;
+  const D32 d32;
+  VI32 sum_lo = hn::Zero(d32), sum_hi = hn::Zero(d32);  // two chains hide vpdpbusd's latency
+  for (size_t c = c0; c < c1; ++c) {
+    int32_t a_lo, a_hi;
+    std::memcpy(&a_lo, a + 4 * c, 4);
+    std::memcpy(&a_hi, a + 16 + 4 * c, 4);
+    sum_lo = AddQuads(sum_lo, lo[c], hn::BitCast(d8, hn::Set(d32, a_lo)));
+    sum_hi = AddQuads(sum_hi, hi[c], hn::BitCast(d8, hn::Set(d32, a_hi)));
+  }
+  return hn::Add(sum_lo, sum_hi);
+#else
+  return Pairs16(NibblePairs(lo, hi, a, c0, c1), hn::Set(D16(), 1));
+#endif
+}
+
 // q4_0: the codes stay unsigned (0..15) and their 8 comes off through the activations' block
 // sums; eight pair sums of at most 2 * 15 * 127 fit a 16-bit lane.
 struct GroupQ4_0 {
@@ -93,9 +113,7 @@ struct GroupQ4_0 {
   VU8 lo[4], hi[4];
   HWY_INLINE void Load(const uint8_t* codes) { GroupNibbles(codes, lo, hi); }
   HWY_INLINE VI32 Dot(const int8_t* a, int16_t a_sum) const {
-    const D16 d16;
-    const D32 d32;
-    return hn::Sub(Pairs16(NibblePairs(lo, hi, a, 0, 4), hn::Set(d16, 1)), hn::Set(d32, 8 * a_sum));
+    return hn::Sub(NibbleSums(lo, hi, a, 0, 4), hn::Set(D32(), 8 * a_sum));
   }
 };
 
@@ -115,16 +133,14 @@ struct GroupQ8_0 {
   }
   HWY_INLINE VI32 Dot(const int8_t* a, int16_t /*a_sum*/) const {
     const D8 d8;
-    const D16 d16;
     const D32 d32;
-    VI32 dot = hn::Zero(d32);
+    VI32 dot[2] = {hn::Zero(d32), hn::Zero(d32)};  // two chains hide vpdpbusd's latency
     for (size_t c = 0; c < 8; ++c) {
       int32_t a4;
       std::memcpy(&a4, a + 4 * c, 4);
-      const VI8 a_all = hn::BitCast(d8, hn::Set(d32, a4));
-      dot = hn::Add(dot, Pairs16(PairsAbs(a_all, w[c], abs_w[c]), hn::Set(d16, 1)));
+      dot[c % 2] = AddQuadsSigned(dot[c % 2], w[c], abs_w[c], hn::BitCast(d8, hn::Set(d32, a4)));
     }
-    return dot;
+    return hn::Add(dot[0], dot[1]);
   }
 };
 
@@ -160,11 +176,8 @@ struct GroupMxfp4 {
     }
   }
   HWY_INLINE VI32 Dot(const int8_t* a, int16_t a_sum) const {
-    const D16 d16;
-    const D32 d32;
-    const VI16 ones = hn::Set(d16, 1);
-    return hn::Add(hn::Set(d32, -12 * a_sum), hn::Add(Pairs16(NibblePairs(lo, hi, a, 0, 2), ones),
-                                                      Pairs16(NibblePairs(lo, hi, a, 2, 4), ones)));
+    return hn::Add(hn::Set(D32(), -12 * a_sum),
+                   hn::Add(NibbleSums(lo, hi, a, 0, 2), NibbleSums(lo, hi, a, 2, 4)));
   }
 };
 

@@ -19,6 +19,7 @@
 #include "engine/device/profile_check.h"
 #include "engine/host_decoder.h"
 #include "engine/reference/decoder.h"
+#include "hwy/targets.h"
 #include "test_models.h"
 
 namespace gauntlet::engine {
@@ -116,8 +117,9 @@ bool interleaved_kernels_expected() {
 
 class CpuKernel : public ::testing::TestWithParam<TensorType> {};
 
-TEST_P(CpuKernel, EqualsDecodedDotProducts) {
-  const TensorType type = GetParam();
+// The rows in their file's layout against six tokens: the kernel's sums are the decoded rows'
+// against the rounded activations.
+void expect_kernel_equals_decoded(TensorType type) {
   const uint64_t n = 512, rows = 5;
   const size_t tokens = 6;  // one group of four and one of two
   const auto kind = cpu::fast_kernel_acts(type);
@@ -157,6 +159,8 @@ TEST_P(CpuKernel, EqualsDecodedDotProducts) {
     }
   }
 }
+
+TEST_P(CpuKernel, EqualsDecodedDotProducts) { expect_kernel_equals_decoded(GetParam()); }
 
 // A single token takes its rows four at a time (a decode step's tiles), several tokens two rows
 // by four tokens: the same sums, bit for bit.
@@ -202,10 +206,7 @@ TEST(CpuKernel, OnlyItsTypesHaveKernels) {
 // for bit.
 class CpuInterleaved : public ::testing::TestWithParam<TensorType> {};
 
-TEST_P(CpuInterleaved, EqualsDecodedDotProducts) {
-  if (!interleaved_kernels_expected()) GTEST_SKIP() << "no AVX2 on this processor";
-  ASSERT_TRUE(cpu::interleaved_kernels()) << cpu::simd_target();
-  const TensorType type = GetParam();
+void expect_interleaved_equals_decoded(TensorType type) {
   const uint64_t n = 512, rows = 16;
   const size_t tokens = 6;
   const uint64_t rb = model::row_bytes(type, n);
@@ -257,6 +258,39 @@ TEST_P(CpuInterleaved, EqualsDecodedDotProducts) {
     }
   }
   for (uint64_t r = 0; r < rows; ++r) EXPECT_EQ(single[r], out[rows + r]) << "row " << r;
+}
+
+TEST_P(CpuInterleaved, EqualsDecodedDotProducts) {
+  if (!interleaved_kernels_expected()) GTEST_SKIP() << "no AVX2 on this processor";
+  ASSERT_TRUE(cpu::interleaved_kernels()) << cpu::simd_target();
+  expect_interleaved_equals_decoded(GetParam());
+}
+
+// Highway's per-target pattern: every instruction set this build compiles and this processor
+// runs (here AVX3_DL with VNNI, AVX3, AVX2, SSE4, SSSE3 and the scalar one), each in turn, gives
+// the decoded sums, in the file's layout and interleaved where the target interleaves.
+TEST(CpuTargets, EveryTargetThisProcessorRunsGivesTheDecodedSums) {
+  const auto targets = hwy::SupportedAndGeneratedTargets();
+  ASSERT_FALSE(targets.empty());
+  for (const auto target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    EXPECT_EQ(std::string(cpu::simd_target()), hwy::TargetName(target));
+    for (const TensorType type : {TensorType::q8_0, TensorType::q4_0, TensorType::mxfp4,
+                                  TensorType::q4_K, TensorType::q6_K}) {
+      SCOPED_TRACE(model::to_string(type));
+      expect_kernel_equals_decoded(type);
+      if (cpu::interleaved_kernels() && type != TensorType::q4_K && type != TensorType::q6_K) {
+        expect_interleaved_equals_decoded(type);
+      }
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vbmi")) {
+    EXPECT_EQ(std::string(cpu::simd_target()), "AVX3_DL");  // the VNNI products are dispatched
+  }
+#endif
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, CpuInterleaved,
