@@ -77,6 +77,7 @@ Suite device_suite(const DeviceReport& d) {
   const std::string base = "gauntlet." + class_part(d.key);
   add_rows(suite, base + ".conformance", d.conformance);
   if (d.stress) add_rows(suite, base + ".stress", d.stress->rows);
+  add_rows(suite, base + ".signals", d.machine_rows);
   for (const auto& p : d.profiles) {
     double time = 0.0;
     for (const auto& row : p.rows) time += row.duration_s;

@@ -288,6 +288,24 @@ TEST(RenderJunit, ValidatesAndCounts) {
             std::string::npos);
 }
 
+// A unit whose machine signals gave a cause (a hang or reset the kernel logged) is a failure of
+// its own, beside the profiles it made unsafe.
+TEST(RenderJunit, AMachineSignalIsAFailure) {
+  auto r = sample_report();
+  r.devices[0].machine_rows.push_back(core::make_row(
+      "signals:profiles:vulkan:0:Q8_0", "vulkan:0", core::RowStatus::fail,
+      "hang or reset: the kernel logged \"amdgpu 0000:c1:00.0: amdgpu: ring gfx_0.0.0 timeout\""));
+  auto dir = test_dir("junit_signals");
+  ASSERT_TRUE(write_rendered(dir / "report.xml", r, Format::junit).is_ok());
+  auto xml = core::read_text_file(dir / "report.xml");
+  ASSERT_TRUE(xml.is_ok());
+  EXPECT_EQ(xmllint(dir / "report.xml", true), "");
+  EXPECT_EQ(attribute(*xml, "testsuites", "tests"), "33");
+  EXPECT_EQ(attribute(*xml, "testsuites", "failures"), "6");
+  EXPECT_NE(xml->find("name=\"signals:profiles:vulkan:0:Q8_0\""), std::string::npos);
+  EXPECT_NE(xml->find("ring gfx_0.0.0 timeout"), std::string::npos);
+}
+
 TEST(RenderJunit, EscapingKeepsTheFileValid) {
   auto r = sample_report();
   r.devices[0].conformance[4].reason = "expected <1 & \"2\"> got 'x'\x01";
