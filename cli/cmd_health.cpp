@@ -24,6 +24,7 @@ struct HealthFlags {
 };
 
 std::string render(const reports::HealthReport& report, const HealthFlags& flags) {
+  if (flags.format == "line") return "";
   if (flags.format == "json") return reports::health_to_json(report).dump(2) + "\n";
   if (flags.format == "prometheus") {
     const double now =
@@ -63,11 +64,13 @@ void add_health_command(CLI::App& app, CommandContext& context) {
                       "it there)");
   command
       ->add_option("--format", flags->format,
-                   "text (default), json (reports/schema/health.schema.json), prometheus "
+                   "text (default), line (the reason line alone, e.g. for node-problem-detector), "
+                   "json (reports/schema/health.schema.json), prometheus "
                    "(node_exporter's textfile format), node-condition (a Kubernetes "
                    "NodeCondition), device-taint (a DeviceTaintRule per failing device); the "
                    "reason line comes first on stdout (in prometheus as a comment)")
-      ->check(CLI::IsMember({"text", "json", "prometheus", "node-condition", "device-taint"}));
+      ->check(
+          CLI::IsMember({"text", "line", "json", "prometheus", "node-condition", "device-taint"}));
   command
       ->add_option("--fail-on", flags->fail_on,
                    "critical (default): exit 1 on a critical finding only; warning: a warning "

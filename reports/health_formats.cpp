@@ -109,7 +109,7 @@ core::Json health_device_taints(const HealthReport& report, const std::string& d
     const bool critical = d.status != HealthStatus::warning;
     const std::string device = k8s_name(d.device);
     items.push_back(
-        {{"apiVersion", "resource.k8s.io/v1alpha3"},
+        {{"apiVersion", "resource.k8s.io/v1beta2"},
          {"kind", "DeviceTaintRule"},
          {"metadata",
           {{"name", k8s_name("gauntlet-" + report.node + "-" + d.device)},

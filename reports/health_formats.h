@@ -1,8 +1,8 @@
 #pragma once
 // The node gate's verdict in the formats fleets read: node_exporter's textfile format
 // (Prometheus' text exposition format, its first line a comment holding the reason), a
-// Kubernetes NodeCondition, and a resource.k8s.io DeviceTaintRule per failing device (NoSchedule
-// for critical, None for a warning) in a v1 List.
+// Kubernetes NodeCondition, and a resource.k8s.io/v1beta2 DeviceTaintRule per failing device
+// (NoSchedule for critical, None for a warning) in a v1 List.
 #include <string>
 
 #include "core/json.h"

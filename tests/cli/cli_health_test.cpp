@@ -294,6 +294,7 @@ TEST_F(HealthTest, KubernetesObjectsCarryTheVerdict) {
   const auto list = core::Json::parse(taint.rest);
   ASSERT_EQ(list["items"].size(), 1u) << taint.rest;
   const auto& rule = list["items"][0];
+  EXPECT_EQ(rule["apiVersion"], "resource.k8s.io/v1beta2");
   EXPECT_EQ(rule["kind"], "DeviceTaintRule");
   EXPECT_EQ(rule["spec"]["taint"]["effect"], "NoSchedule");
   EXPECT_EQ(rule["spec"]["deviceSelector"]["driver"], "gpu.example.com");
@@ -306,6 +307,30 @@ TEST_F(HealthTest, KubernetesObjectsCarryTheVerdict) {
   EXPECT_EQ(c["status"], "False");
   EXPECT_EQ(c["reason"], "GauntletHealthy");
   EXPECT_EQ(c["message"], condition.first_line);
+}
+
+// The node-problem-detector plugin's own command line (its path replaced by the binary under
+// test): one line of output, exit 0 on a pass, 1 (NPD's NonOK) on a wrong decode.
+TEST_F(HealthTest, NodeProblemDetectorPluginGetsOneLineAndTheExitCode) {
+  const auto config =
+      core::Json::parse(read_text(fs::path(GAUNTLET_SOURCE_DIR) /
+                                  "recipes/kubernetes/node-problem-detector/gauntlet-health.json"));
+  ASSERT_EQ(config["rules"].size(), 1u);
+  const auto& rule = config["rules"][0];
+  EXPECT_EQ(rule["condition"], config["conditions"][0]["type"]);
+  std::string args;
+  for (const auto& a : rule["args"]) {
+    if (a != "health") args += " " + a.get<std::string>();
+  }
+  const auto ok = health("--device host" + args);
+  EXPECT_LT(ok.wall_s, 60.0);
+  EXPECT_EQ(ok.exit_code, 0);
+  EXPECT_EQ(ok.rest, "");
+  EXPECT_LE(ok.first_line.size(), config["pluginConfig"]["max_output_length"].get<size_t>());
+  const auto bad = health("--device host" + args, "GAUNTLET_TEST_FAULT=health.decode=wrong");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.rest, "");
+  EXPECT_EQ(bad.first_line.rfind("gauntlet: host decode wrong: ", 0), 0u) << bad.first_line;
 }
 
 }  // namespace

@@ -90,8 +90,7 @@ TEST(HealthSignals, ALinkOnFewerLanesAndThrottlingAtIdleAreWarnings) {
   auto s = read_signals_since(health_options(tree, kmsg), core::Json::object());
   const auto* idle = find_check(s.by_bus_id["0000:03:00.0"], "signals.idle", HealthStatus::warning);
   ASSERT_NE(idle, nullptr);
-  EXPECT_NE(idle->reason.find("link trained at x1 of x16"), std::string::npos)
-      << idle->reason;
+  EXPECT_NE(idle->reason.find("link trained at x1 of x16"), std::string::npos) << idle->reason;
   EXPECT_NE(idle->reason.find("throttled at idle (pl1)"), std::string::npos) << idle->reason;
 }
 
