@@ -281,9 +281,12 @@ core::Result<RunOutcome> run(const RunConfig& config) {
   outcome.exit_code = report.summary.exit_code;
   outcome.report = report;
   GAUNTLET_TRY(write_outputs(report, config, outcome));
-  if (report.complete) {
-    GAUNTLET_TRY(journal->remove());
-    // The gate's baseline, only ever in the state folder: a user's file is never overwritten.
+  if (report.complete) GAUNTLET_TRY(journal->remove());
+  // The gate's baseline, only ever in the state folder: a user's file is never overwritten. A
+  // simulated run describes another device, so it is no baseline of this one.
+  if (report.complete && clamps) {
+    outcome.baseline_note = "baseline not written: a --simulate run describes another device";
+  } else if (report.complete) {
     if (auto saved = write_baseline(options, reports::report_json_text(report)); saved) {
       outcome.baseline_path = baseline_path(options);
     } else {

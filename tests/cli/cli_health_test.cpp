@@ -333,5 +333,18 @@ TEST_F(HealthTest, NodeProblemDetectorPluginGetsOneLineAndTheExitCode) {
   EXPECT_EQ(bad.first_line.rfind("gauntlet: host decode wrong: ", 0), 0u) << bad.first_line;
 }
 
+TEST_F(HealthTest, ASimulatedRunWritesNoBaseline) {
+  const auto state = state_->path() / "simulated";
+  const auto r = run_command("GAUNTLET_STATE_DIR=" + state.string() + " GAUNTLET_CACHE_DIR=" +
+                             (dir_->path() / "cache").string() + " " + gauntlet_exe() +
+                             " run --quiet --device host --simulate arc-8g --shape " + kTinyShape +
+                             " --out " + (state_->path() / "sim.json").string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(fs::exists(state / "baseline.json"));
+  EXPECT_NE(r.output.find("baseline not written: a --simulate run describes another device"),
+            std::string::npos)
+      << r.output;
+}
+
 }  // namespace
 }  // namespace gauntlet::testing
