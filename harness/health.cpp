@@ -138,7 +138,24 @@ reports::HealthReport run_health(const HealthConfig& config) {
     return finish();
   }
 
-  auto inventory = probes::enumerate_all(options);
+  // Enumeration is bounded too: each API's child gets a share of what is left. A driver that
+  // crashes or hangs while it enumerates is critical; an API without a loader or devices is not.
+  core::IsolationLimits limits = probes::default_probe_limits();
+  limits.timeout = std::min(
+      limits.timeout,
+      std::max(std::chrono::milliseconds{1000}, std::chrono::milliseconds{deadline.left() / 4}));
+  limits.grace = std::chrono::milliseconds{500};
+  auto inventory = probes::enumerate_all(options, limits);
+  HealthCheck enumerate;
+  enumerate.id = "enumerate";
+  for (const auto& row : inventory.rows()) {
+    enumerate.metrics[row.id] = core::to_string(row.status);
+    if (row.status != core::RowStatus::crash && row.status != core::RowStatus::timeout) continue;
+    enumerate.status = HealthStatus::critical;
+    enumerate.reason += (enumerate.reason.empty() ? "" : "; ") + row.id + " " +
+                        core::to_string(row.status) + ": " + row.reason;
+  }
+  report.node_checks.push_back(enumerate);
   auto selection = probes::select_devices(options.device, options.fallback, inventory);
   if (!selection) {
     report.node_checks.push_back(could_not_run("devices", selection.error().message));

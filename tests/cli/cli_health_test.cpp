@@ -346,5 +346,14 @@ TEST_F(HealthTest, ASimulatedRunWritesNoBaseline) {
       << r.output;
 }
 
+// A driver that hangs while it enumerates: its child is cut within the deadline, and a hang is
+// critical.
+TEST_F(HealthTest, ADriverThatHangsEnumeratingIsCutAndCritical) {
+  const auto h = health("--device host --deadline 12", "GAUNTLET_TEST_FAULT=probe.vulkan=hang");
+  EXPECT_LT(h.wall_s, 20.0);
+  EXPECT_EQ(h.exit_code, 1) << h.first_line;
+  EXPECT_EQ(h.first_line.rfind("gauntlet: enumerate.vulkan timeout", 0), 0u) << h.first_line;
+}
+
 }  // namespace
 }  // namespace gauntlet::testing
