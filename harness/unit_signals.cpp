@@ -46,23 +46,32 @@ signals::DeviceSignals gpu_signals(const std::filesystem::path& sysfs_root,
 // The signals' names with their last part dropped ("temperature.edge" -> "temperature").
 std::string family(const std::string& name) { return name.substr(0, name.find('.')); }
 
+// The first counter that moved up and is of the kind `is_kind` names, as a cause `key`.
+std::optional<reports::Cause> moved_counter(const std::vector<signals::CounterChange>& moved,
+                                            bool (*is_kind)(const std::string&), const char* key) {
+  for (const auto& m : moved) {
+    if (is_kind(m.name) && m.delta > 0) {
+      return reports::Cause{key, m.name, {{"delta", static_cast<double>(m.delta)}}};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<reports::Cause> UnitEvidence::cause() const {
-  for (const auto& e : kernel) {
-    if (e.kind == signals::GpuLogKind::devcoredump && kernel.size() > 1) continue;
+  if (!kernel.empty()) {
+    // The line that says what happened, ahead of a devcoredump's path where there is one.
+    const auto telling = std::find_if(kernel.begin(), kernel.end(), [](const auto& e) {
+      return e.kind != signals::GpuLogKind::devcoredump;
+    });
+    const auto& e = telling != kernel.end() ? *telling : kernel.front();
     reports::Cause c{"hang_or_reset", e.message, {}};
     if (e.xid) c.figures["xid"] = *e.xid;
     return c;
   }
-  for (const char* kind : {"memory_errors", "link_errors"}) {
-    for (const auto& m : moved) {
-      const bool memory = is_memory_counter(m.name);
-      if (std::string(kind) == "memory_errors" ? !memory : !is_link_counter(m.name)) continue;
-      if (m.delta <= 0) continue;
-      return reports::Cause{kind, m.name, {{"delta", static_cast<double>(m.delta)}}};
-    }
-  }
+  if (auto c = moved_counter(moved, is_memory_counter, "memory_errors")) return c;
+  if (auto c = moved_counter(moved, is_link_counter, "link_errors")) return c;
   for (const auto& d : during) {
     if (!d.link_degraded()) continue;
     reports::Cause c{"link_degraded", d.device, {}};
@@ -118,7 +127,10 @@ std::string describe(const reports::Cause& cause) {
   if (cause.key == "link_degraded") {
     const auto figure = [&](const char* name) {
       const auto it = cause.figures.find(name);
-      return it == cause.figures.end() ? std::string("?") : std::to_string(it->second).substr(0, 4);
+      if (it == cause.figures.end()) return std::string("?");
+      char text[32];
+      std::snprintf(text, sizeof text, "%g", it->second);  // 2.5, 16
+      return std::string(text);
     };
     return "link degraded: trained at " + figure("link.speed_gts") + " GT/s x" +
            figure("link.width") + " against " + figure("link.max_speed_gts") + " GT/s x" +

@@ -115,6 +115,22 @@ TEST(UnitSignals, ALinkBelowItsMaximumThroughTheUnitIsDegraded) {
   EXPECT_EQ(cause->key, "link_degraded");
   EXPECT_DOUBLE_EQ(cause->figures.at("link.speed_gts"), 2.5);
   EXPECT_DOUBLE_EQ(cause->figures.at("link.max_speed_gts"), 16);
+  EXPECT_EQ(describe(*cause).rfind("link degraded: trained at 2.5 GT/s x", 0), 0u)
+      << describe(*cause);
+  EXPECT_NE(describe(*cause).find(" against 16 GT/s x"), std::string::npos) << describe(*cause);
+}
+
+// A devcoredump's path says where the dump went; the reset line beside it says what happened. A
+// dump alone is still a hang or reset.
+TEST(UnitSignals, TheResetLineNotTheCoredumpNamesTheCause) {
+  UnitEvidence e;
+  e.kernel.push_back({signals::GpuLogKind::devcoredump, "0000:c1:00.0", std::nullopt,
+                      "/sys/class/drm/card0/device/devcoredump/data", "devcoredump written"});
+  ASSERT_EQ(e.cause()->subject, "devcoredump written");
+  e.kernel.push_back({signals::GpuLogKind::reset_begin, "0000:c1:00.0", std::nullopt, "",
+                      "amdgpu: GPU reset begin!"});
+  EXPECT_EQ(e.cause()->key, "hang_or_reset");
+  EXPECT_EQ(e.cause()->subject, "amdgpu: GPU reset begin!");
 }
 
 TEST(UnitSignals, AnUnreadableKernelLogIsSaidOnce) {
