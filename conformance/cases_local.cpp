@@ -3,7 +3,13 @@
 // (and 41216 bytes, field case 2, where the limit is below that) must be refused cleanly; where
 // 100 % fails, a bisection finds the largest size that works. OpenCL: a __local argument and a
 // static array sized by a define; Vulkan: a shared array sized by a specialization constant.
+//
+// A size within the advertised limit that the driver refuses cleanly is over-advertising (NVIDIA's
+// OpenCL refuses a __local argument of exactly CL_DEVICE_LOCAL_MEM_SIZE): a finding, reported as
+// unsupported with the figure that works, which the planner then uses. Only a wrong result
+// within the limit fails. The test fault conform.local.over_advertise=N refuses the top N bytes.
 #include <algorithm>
+#include <optional>
 
 #include "conformance/case_util.h"
 #include "conformance/run_kernel.h"
@@ -50,7 +56,19 @@ struct Attempt {
   std::string detail;
 };
 
+// The test fault's refusal of the top N advertised bytes, as a driver that over-advertises gives.
+std::optional<Attempt> injected_refusal(const CaseContext& ctx, uint64_t bytes) {
+  const std::string fault = ctx.fault("conform.local.over_advertise");
+  if (fault.empty()) return std::nullopt;
+  const uint64_t over = std::stoull(fault);
+  const uint64_t limit = ctx.claimed.local_mem_size;
+  if (bytes + over <= limit || bytes > limit) return std::nullopt;
+  return Attempt{Attempt::refused, "CL_OUT_OF_RESOURCES (fault conform.local.over_advertise=" +
+                                       fault + ")"};
+}
+
 Attempt attempt(CaseContext& ctx, const Form& form, uint64_t bytes, uint32_t group) {
+  if (auto refused = injected_refusal(ctx, bytes)) return *refused;
   const uint32_t seed = static_cast<uint32_t>(case_seed(ctx, "conform.local", 0));
   backends::KernelSource s;
   s.opencl_c = kernels::limits_cl;
@@ -97,9 +115,9 @@ core::Row size_row(CaseContext& ctx, const Form& form, const std::string& id, ui
   Attempt a = attempt(ctx, form, bytes, group);
   core::Row row = pass_row(ctx, id);
   if (a.kind == Attempt::refused) {
-    row = row_with(ctx, id, RowStatus::fail,
+    row = row_with(ctx, id, RowStatus::unsupported,
                    "local memory " + std::to_string(bytes) + " <= " + std::to_string(limit) + " (" +
-                       form.limit_name + ") was refused: " + a.detail);
+                       form.limit_name + ") was refused, the driver over-advertises: " + a.detail);
   } else if (a.kind == Attempt::wrong) {
     row = row_with(ctx, id, RowStatus::fail,
                    "local memory " + std::to_string(bytes) + " of " + std::to_string(limit) + " (" +
@@ -151,6 +169,7 @@ std::vector<core::Row> run_local(CaseContext& ctx) {
     const std::string prefix = "conform.local." + form.name + ".";
     uint64_t largest_ok = 0;
     bool full_ok = false;
+    bool wrong = false;
     for (int pct : {25, 50, 75, 100}) {
       const std::string id = prefix + std::to_string(pct) + "pct";
       if (!ctx.wants(id)) continue;
@@ -162,6 +181,7 @@ std::vector<core::Row> run_local(CaseContext& ctx) {
         largest_ok = std::max(largest_ok, bytes);
         full_ok = full_ok || pct == 100;
       }
+      wrong = wrong || rows.back().status == RowStatus::fail;
     }
     if (!full_ok && largest_ok > 0 && ctx.wants(prefix + "largest")) {
       uint64_t lo = largest_ok, hi = limit;  // lo works, hi does not
@@ -173,11 +193,15 @@ std::vector<core::Row> run_local(CaseContext& ctx) {
         else
           hi = mid;
       }
-      core::Row row =
-          row_with(ctx, prefix + "largest", RowStatus::fail,
-                   "the advertised " + std::to_string(limit) + " bytes (" + form.limit_name +
-                       ") fail; the largest that works is about " + std::to_string(lo) + " bytes");
+      // Refusals alone are a finding (the figure that works is planned against); a wrong
+      // result within the limit is a failure of the device.
+      core::Row row = row_with(
+          ctx, prefix + "largest", wrong ? RowStatus::fail : RowStatus::unsupported,
+          "the advertised " + std::to_string(limit) + " bytes (" + form.limit_name + ") " +
+              (wrong ? "fail" : "are over-advertised") + "; the largest that works is about " +
+              std::to_string(lo) + " bytes");
       row.metrics["bytes"] = lo;
+      row.metrics["over_advertised_bytes"] = limit - lo;
       row.metrics["limit"] = limit;
       row.metrics["form"] = form.name;
       rows.push_back(row);

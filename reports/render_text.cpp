@@ -50,6 +50,18 @@ std::string telemetry_text(const DeviceReport& d) {
   return out;
 }
 
+// A driver that refuses local memory it advertises: the finding, and the figure planned against.
+std::string over_advertised_note(const DeviceReport& d) {
+  uint64_t advertised = 0;
+  for (const auto& v : d.views) advertised = std::max(advertised, v.info.local_mem_size);
+  if (d.verified.local_mem_verified_bytes == 0 ||
+      d.verified.local_mem_verified_bytes >= advertised) {
+    return "";
+  }
+  return " (" + std::to_string(advertised) +
+         " advertised, the rest refused: planned against the verified figure)";
+}
+
 std::string device_text(const DeviceReport& d, bool all) {
   std::string out = "\nDevice " + d.key + "  " + d.name + "\n";
   if (d.simulation.simulated) {
@@ -72,7 +84,8 @@ std::string device_text(const DeviceReport& d, bool all) {
     out += "  limits verified: none apply (the host runs the C++ reference)";
   } else {
     out += "  limits verified: local memory " +
-           std::to_string(d.verified.local_mem_verified_bytes) + " B, workgroup " +
+           std::to_string(d.verified.local_mem_verified_bytes) + " B" +
+           over_advertised_note(d) + ", workgroup " +
            std::to_string(d.verified.max_workgroup_verified);
   }
   if (d.verified.subgroup_size_observed) {

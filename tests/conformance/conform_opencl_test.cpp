@@ -63,6 +63,34 @@ TEST(ConformOpenCL, LocalMemoryBothFormsAndRefusalOverTheLimit) {
   EXPECT_GE(r.max_workgroup_verified, 64u);
 }
 
+// A driver that refuses the top byte it advertises (NVIDIA's OpenCL does, for a __local argument)
+// is a finding: the refused sizes are unsupported, not failed, and the figure that works is the
+// one verified.
+TEST(ConformOpenCL, OverAdvertisedLocalMemoryIsAFindingWithTheFigureThatWorks) {
+  auto r = run(kDevice, "conform.local.*", "conform.local.over_advertise=1");
+  const auto claimed = claimed_device(core::Options{}, kDevice);
+  const uint64_t limit = claimed.local_mem_size;
+  ASSERT_GT(limit, 0u);
+  for (const char* form : {"opencl_arg", "opencl_static"}) {
+    const std::string prefix = std::string("conform.local.") + form + ".";
+    const core::Row* full = find_row(r, prefix + "100pct");
+    ASSERT_NE(full, nullptr) << rows_text(r);
+    EXPECT_EQ(full->status, core::RowStatus::unsupported) << full->reason;
+    EXPECT_NE(full->reason.find("the driver over-advertises"), std::string::npos) << full->reason;
+    const core::Row* largest = find_row(r, prefix + "largest");
+    ASSERT_NE(largest, nullptr) << rows_text(r);
+    EXPECT_EQ(largest->status, core::RowStatus::unsupported) << largest->reason;
+    EXPECT_LT(largest->metrics["bytes"].get<uint64_t>(), limit);
+    EXPECT_GE(largest->metrics["bytes"].get<uint64_t>(), limit - limit / 256 - 1);
+  }
+  EXPECT_LT(r.local_mem_verified_bytes, limit);
+  EXPECT_GE(r.local_mem_verified_bytes, limit - limit / 256 - 1);
+  EXPECT_EQ(verdict(r, "local_memory"), Verdict::verified) << rows_text(r);
+  for (const auto& row : r.rows) {
+    EXPECT_NE(row.status, core::RowStatus::fail) << row.id << ": " << row.reason;
+  }
+}
+
 TEST(ConformOpenCL, WrongConversionFailsWithEvidence) {
   auto r = run(kDevice, "conform.convert.f32_to_f16", "conform.convert.f32_to_f16=wrong");
   const core::Row* row = find_row(r, "conform.convert.f32_to_f16");
