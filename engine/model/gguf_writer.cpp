@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <thread>
+#include <vector>
 
 namespace gauntlet::engine::model {
 
@@ -165,6 +168,27 @@ void GgufWriter::add_tensor_bytes(const std::string& name, std::vector<uint64_t>
   tensors_.push_back({name, std::move(ne), type, nullptr, std::move(bytes)});
 }
 
+namespace {
+
+constexpr uint64_t kChunkValues = uint64_t{1} << 24;  // 64 MiB of f32 rows at a time
+
+// `count` rows of `n_in` values each, quantized on every hardware thread (each row alone).
+void quantize_rows(TensorType type, const float* in, std::byte* out, uint64_t n_in,
+                   uint64_t count) {
+  const uint64_t bytes = row_bytes(type, n_in);
+  const uint64_t threads = std::clamp<uint64_t>(std::thread::hardware_concurrency(), 1,
+                                                std::max<uint64_t>(1, count * n_in / 65536));
+  auto rows_of = [&](uint64_t k) {
+    for (uint64_t r = k; r < count; r += threads)
+      quantize_row(type, in + r * n_in, out + r * bytes, n_in);
+  };
+  std::vector<std::jthread> helpers;
+  for (uint64_t k = 1; k < threads; ++k) helpers.emplace_back(rows_of, k);
+  rows_of(0);
+}
+
+}  // namespace
+
 template <typename Sink>
 core::Status GgufWriter::emit(Sink& sink) const {
   std::vector<uint64_t> sizes, offsets;
@@ -207,7 +231,7 @@ core::Status GgufWriter::emit(Sink& sink) const {
   }
   const uint64_t data_start = (out.pos + alignment_ - 1) / alignment_ * alignment_;
   ok = ok && out.pad_to(data_start);
-  std::vector<float> row;
+  std::vector<float> rows;
   std::vector<std::byte> encoded;
   for (size_t i = 0; i < tensors_.size() && ok; ++i) {
     const auto& t = tensors_[i];
@@ -216,13 +240,17 @@ core::Status GgufWriter::emit(Sink& sink) const {
       ok = ok && out.put(t.bytes.data(), t.bytes.size());
       continue;
     }
+    // Rows are generated in order (a tensor's values come from one generator), then a chunk of
+    // them is quantized on every core: an 8B model's K-quants take minutes on one.
     const uint64_t n_in = t.ne[0];
     const uint64_t n_rows = sizes[i] / row_bytes(t.type, n_in);
-    row.resize(n_in);
-    encoded.resize(row_bytes(t.type, n_in));
-    for (uint64_t r = 0; r < n_rows && ok; ++r) {
-      t.rows(r, row.data());
-      quantize_row(t.type, row.data(), encoded.data(), n_in);
+    const uint64_t chunk = std::max<uint64_t>(1, kChunkValues / n_in);
+    for (uint64_t r0 = 0; r0 < n_rows && ok; r0 += chunk) {
+      const uint64_t count = std::min(chunk, n_rows - r0);
+      rows.resize(count * n_in);
+      encoded.resize(count * row_bytes(t.type, n_in));
+      for (uint64_t r = 0; r < count; ++r) t.rows(r0 + r, rows.data() + r * n_in);
+      quantize_rows(t.type, rows.data(), encoded.data(), n_in, count);
       ok = out.put(encoded.data(), encoded.size());
     }
   }
