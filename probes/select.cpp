@@ -42,8 +42,8 @@ std::string describe_available(const Inventory& inventory) {
   return out.empty() ? "none" : out;
 }
 
-// "all" is every usable compute device and the host, not the cpu device (the host's processor
-// again, which runs when named).
+// "all" is every usable compute device and the cpu device, not the host: the host is the C++
+// reference every device is compared with, judged only when named.
 core::Result<Selection> select_devices(const std::string& spec, core::Fallback fallback,
                                        const Inventory& inventory) {
   Selection selection;
@@ -55,8 +55,7 @@ core::Result<Selection> select_devices(const std::string& spec, core::Fallback f
   for (const auto& part : parts) {
     if (part == "all") {
       for (const auto& device : inventory.devices()) {
-        // cpu is the host's processor again, run only when named.
-        if (!is_compute(device) || backends::host::is_cpu(device.id)) continue;
+        if (!is_compute(device) || backends::host::is_reference(device.id)) continue;
         if (device.usable) {
           add_unique(selection.devices, device.id);
         } else {

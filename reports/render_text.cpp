@@ -50,6 +50,23 @@ std::string telemetry_text(const DeviceReport& d) {
   return out;
 }
 
+// The host's C++ engine: the reference every other device is compared with.
+bool is_host_reference(const DeviceReport& d) {
+  for (const auto& v : d.views) {
+    if (v.info.id == core::DeviceId{core::Api::host, 0}) return true;
+  }
+  return false;
+}
+
+// Said once per report where the host reference was not itself judged.
+std::string reference_line(const Report& r) {
+  for (const auto& d : r.devices) {
+    if (is_host_reference(d)) return "";
+  }
+  return "reference: host, the C++ engine each device's tokens and logits are compared with "
+         "(judged itself only with --device host)\n";
+}
+
 // A driver that refuses local memory it advertises: the finding, and the figure planned against.
 std::string over_advertised_note(const DeviceReport& d) {
   uint64_t advertised = 0;
@@ -81,7 +98,8 @@ std::string device_text(const DeviceReport& d, bool all) {
            (v.usable ? "usable" : "NOT usable: " + v.reason) + "\n";
   }
   if (d.verified.local_mem_verified_bytes == 0 && d.verified.max_workgroup_verified == 0) {
-    out += "  limits verified: none apply (the host runs the C++ reference)";
+    out += is_host_reference(d) ? "  limits verified: none apply (the host runs the C++ reference)"
+                                : "  limits verified: none apply (no local memory or workgroups)";
   } else {
     out += "  limits verified: local memory " +
            std::to_string(d.verified.local_mem_verified_bytes) + " B" +
@@ -113,7 +131,10 @@ std::string device_text(const DeviceReport& d, bool all) {
     out += "  memory: not measured\n";
   }
   if (d.compute_peak) {
-    out += "  compute peak: " + core::describe(*d.compute_peak) +
+    out += std::string(is_host_reference(d) ? "  the reference's compute peak (its exact C++, not a "
+                                              "device's speed): "
+                                            : "  compute peak: ") +
+           core::describe(*d.compute_peak) +
            (d.stress ? ", copy " + format_number(d.stress->copy_bandwidth_gbps) + " GB/s" : "") +
            " (measured in " + format_number(d.compute_peak->seconds, 1) + " s)\n";
   }
@@ -211,6 +232,7 @@ std::string render_text(const Report& r, const RenderOptions& options) {
     out += "model: " + r.model->name + " (" + r.model->shape + "), " + r.model->format + ", " +
            format_bytes(r.model->bytes) + "\n";
   }
+  out += reference_line(r);
   for (const auto& d : r.devices) out += device_text(d, options.all);
   out += problem_rows(r);
   const auto& s = r.summary;

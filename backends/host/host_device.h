@@ -15,6 +15,10 @@ inline constexpr int kCpuIndex = 1;
 inline bool is_cpu(const core::DeviceId& id) {
   return id.api == core::Api::host && id.index == kCpuIndex;
 }
+// The host device itself (index 0): the C++ reference, not one of the devices judged by default.
+inline bool is_reference(const core::DeviceId& id) {
+  return id.api == core::Api::host && id.index != kCpuIndex;
+}
 core::DeviceInfo describe_cpu();
 // The host device, or the cpu device for describe_cpu()'s info.
 std::unique_ptr<Device> open(const core::DeviceInfo& info = describe());

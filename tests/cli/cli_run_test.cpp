@@ -125,7 +125,15 @@ void RunOnEveryDevice::WritesAReportValidAgainstTheSchemaAndLeavesNoJournal() {
   EXPECT_TRUE(report["complete"].get<bool>());
   EXPECT_NE(device_with_view(report, "opencl"), nullptr);
   EXPECT_NE(device_with_view(report, "vulkan"), nullptr);
-  EXPECT_NE(device_with_view(report, "host"), nullptr);
+  // The cpu device is judged; the host is the reference, named once and not judged.
+  const auto* cpu = device_with_view(report, "host");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ((*cpu)["key"], "cpu");
+  EXPECT_EQ(report["devices"].size(), 3u);
+  EXPECT_NE(summary_.find("reference: host, the C++ engine each device's tokens and logits are "
+                          "compared with"),
+            std::string::npos)
+      << summary_;
   EXPECT_NE(result_.output.find("recommended:"), std::string::npos) << result_.output;
 }
 

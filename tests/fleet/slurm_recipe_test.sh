@@ -12,9 +12,9 @@ mkdir -p "$work"
 trap 'slurm_cluster_stop; rm -rf "$work"' EXIT
 slurm_cluster_start "$work/cluster"
 
-# The three devices this machine has (gauntlet list): PoCL, llvmpipe and the host. The test is
+# The three devices `gauntlet run` judges here: PoCL, llvmpipe and the cpu device. The test is
 # about the scheduling, so each task decodes a tiny synthetic model (half the quick run's time).
-devices="opencl:0 vulkan:0 host"
+devices="opencl:0 vulkan:0 cpu"
 tiny="--shape n_embd=64,n_layer=1,n_head=1,n_ff=128,n_vocab=256,context=512"
 submitted=$(cd "$work" && GAUNTLET="$gauntlet" GAUNTLET_DEVICES="$devices" GAUNTLET_NODES=3 \
   GAUNTLET_LEVEL=quick GAUNTLET_RUN_ARGS="$tiny" GAUNTLET_SHARED="$work/shared" \
