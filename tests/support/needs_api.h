@@ -1,0 +1,38 @@
+#pragma once
+// The tests that need a compute API, by GoogleTest filter pattern: a build without that API
+// (-DGAUNTLET_WITH_OPENCL=OFF or -DGAUNTLET_WITH_VULKAN=OFF) leaves them out (test_main.cpp).
+// Most are named for the driver they run on (Pocl, OpenCL, Llvmpipe, Vulkan, or the parameter
+// /opencl, /vulkan); the others are listed by name.
+#include <initializer_list>
+
+namespace gauntlet::testing {
+
+inline constexpr const char* kSkippedBecauseOfTheBuild = "SKIPPED: needs a compute API";
+
+inline constexpr std::initializer_list<const char*> kNeedsOpenCl = {
+    "*OpenCL*", "*OpenCl*", "*opencl*", "*Pocl*", "*pocl*",
+};
+
+inline constexpr std::initializer_list<const char*> kNeedsVulkan = {
+    "*Vulkan*", "*vulkan*", "*Llvmpipe*", "*llvmpipe*",
+    // It hangs Vulkan's enumeration (the fault probe.vulkan=hang).
+    "HealthTest.ADriverThatHangsEnumeratingIsCutAndCritical",
+};
+
+// Tests over every device, or over a device of each API at once.
+inline constexpr std::initializer_list<const char*> kNeedsEveryApi = {
+    "RunOnEveryDevice.*",
+    "Inventory.*",
+    "CliPlacement.BadPlacementFlagsAreUsageErrors",
+    "CliPlacement.NglAndTensorSplitDecodeTheHostsTokens",
+    "CliPlacement.RunRefusesASplitThatDoesNotMatchItsDevices",
+    "CliDecode.EffectiveBandwidthBesideCopyAndReadOnEachDevice",
+    "CliDecode.ProfileCountsEveryDispatchOfTheGeneratedSteps",
+    "CliKvCache.AQuantizedCacheWithFlashAttentionDecodesTheHostsTokensOnEachDevice",
+    "CliKvCache.BenchShowsTheCacheAsLlamaBenchDoes",
+    "CliProbe.AMissingDeviceExitsTwoNamingTheDevicesThatExist",
+    "CliProbe.SaxpyPassesOnEveryDevice",
+    "RunAModelFile.AQ4KMFileGetsVerdictsOnEveryDevice",
+};
+
+}  // namespace gauntlet::testing
