@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/rng.h"
+#include "core/tensor_type.h"
 #include "engine/model/gguf.h"
 #include "engine/model/loaded_model.h"
 #include "engine/model/synthetic.h"
@@ -45,13 +46,6 @@ Loaded& model_for(const std::string& shape_name, model::FileType format) {
 const model::FileType kFileTypes[] = {model::FileType::f32,  model::FileType::f16,
                                       model::FileType::bf16, model::FileType::q8_0,
                                       model::FileType::q4_0, model::FileType::q4_K_M};
-const model::TensorType kTypes[] = {
-    model::TensorType::f32,  model::TensorType::f16,    model::TensorType::bf16,
-    model::TensorType::q8_0, model::TensorType::q4_0,   model::TensorType::q4_1,
-    model::TensorType::q5_0, model::TensorType::q5_1,   model::TensorType::q2_K,
-    model::TensorType::q3_K, model::TensorType::q4_K,   model::TensorType::q5_K,
-    model::TensorType::q6_K, model::TensorType::iq4_nl, model::TensorType::iq4_xs,
-    model::TensorType::mxfp4};
 
 void BM_HostDecode(benchmark::State& state, const std::string& shape_name) {
   const auto format = kFileTypes[state.range(0)];
@@ -79,7 +73,8 @@ void BM_HostDecode(benchmark::State& state, const std::string& shape_name) {
 }
 
 void BM_MatVec(benchmark::State& state) {
-  const auto format = kTypes[state.range(0)];
+  // Every weight type (core/weight_types.def), in ggml id order.
+  const auto format = gauntlet::core::all_tensor_types()[state.range(0)].type;
   const uint64_t n_in = 4096, n_out = 1024;
   gauntlet::core::Rng rng(3);
   std::vector<float> row(n_in), x(n_in), y(n_out);
@@ -112,6 +107,9 @@ BENCHMARK_CAPTURE(BM_HostDecode, bench_110m, std::string("bench-110m"))
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0)
     ->UseRealTime();
-BENCHMARK(BM_MatVec)->DenseRange(0, 15)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_MatVec)
+    ->DenseRange(0, static_cast<int64_t>(gauntlet::core::all_tensor_types().size()) - 1)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 BENCHMARK_MAIN();

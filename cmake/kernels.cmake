@@ -6,6 +6,7 @@
 #   gauntlet_add_kernels(<target> [CL file.cl ...] [COMP file.comp ...])
 
 set(GAUNTLET_KERNEL_OUT "${CMAKE_BINARY_DIR}/generated")
+include("${CMAKE_CURRENT_LIST_DIR}/weight_types.cmake")
 set(GAUNTLET_EMBED_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/embed_file.cmake")
 
 # Writes a header without SPIR-V: PATH gets the declaration DECLARATION (one line of C++) unless it
@@ -89,6 +90,30 @@ function(gauntlet_embed_text target suffix)
   target_include_directories(${target} PUBLIC "${GAUNTLET_KERNEL_OUT}")
 endfunction()
 
+# gauntlet_embed_type_decoders(<target>): embeds the OpenCL C block decoder of every weight type of
+# core/weight_types.def, core/kernels/types/<type>.cl, and common.cl, which they all follow (each
+# as gauntlet_embed_text's <stem>_cl). The header kernels/type_decoders_cl.h defines
+# gauntlet::kernels::type_decoder_cl(ggml type id), an empty string_view for a type not listed.
+function(gauntlet_embed_type_decoders target)
+  set(dir "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../core/kernels/types")
+  set(files "${dir}/common.cl")
+  set(includes_text "")
+  set(cases "")
+  foreach(type IN LISTS GAUNTLET_WEIGHT_TYPES)
+    list(APPEND files "${dir}/${type}.cl")
+    string(APPEND includes_text "#include \"kernels/${type}_cl.h\"\n")
+    string(APPEND cases "    case ${GAUNTLET_WEIGHT_TYPE_ID_${type}}: return ${type}_cl;\n")
+  endforeach()
+  gauntlet_embed_text(${target} cl ${files})
+  set(lookup "${GAUNTLET_KERNEL_OUT}/kernels/type_decoders_cl.h")
+  file(WRITE "${lookup}.in"
+    "#pragma once\n#include <cstdint>\n#include <string_view>\n${includes_text}"
+    "namespace gauntlet::kernels {\n"
+    "inline std::string_view type_decoder_cl(uint32_t type_id) {\n"
+    "  switch (type_id) {\n${cases}    default: return {};\n  }\n}\n}  // namespace gauntlet::kernels\n")
+  configure_file("${lookup}.in" "${lookup}" COPYONLY)
+endfunction()
+
 # gauntlet_add_typed_kernels(<target> BODY body.glsl TYPES type ...): one SPIR-V per weight type
 # from one GLSL body. For each type a .comp is generated that declares the weights (binding 0,
 # `uint w[]`; SOURCE_WORD(i) reads word i), includes core/kernels/types/access.glsl and the
@@ -96,7 +121,6 @@ endfunction()
 # GL_EXT_control_flow_attributes, so the body may use [[unroll]]. The header <body stem>_typed.h
 # defines gauntlet::kernels::<body stem>_spirv(ggml type id), an empty span for a type not listed.
 set(GAUNTLET_TYPE_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}/../core/kernels")
-set(GAUNTLET_TYPE_IDS f32=0 f16=1 q4_0=2 q4_1=3 q5_0=6 q5_1=7 q8_0=8 q2_K=10 q3_K=11 q4_K=12 q5_K=13 q6_K=14 iq4_nl=20 iq4_xs=23 bf16=30 mxfp4=39)
 
 function(gauntlet_add_typed_kernels target)
   # TEXELS: the weights are read from a uniform texel buffer of 32-bit words at binding 2, after
@@ -139,14 +163,9 @@ function(gauntlet_add_typed_kernels target)
   set(includes_text "")
   set(cases "")
   foreach(type IN LISTS K_TYPES)
-    set(id "")
-    foreach(pair IN LISTS GAUNTLET_TYPE_IDS)
-      if(pair MATCHES "^${type}=([0-9]+)$")
-        set(id "${CMAKE_MATCH_1}")
-      endif()
-    endforeach()
+    set(id "${GAUNTLET_WEIGHT_TYPE_ID_${type}}")
     if(id STREQUAL "")
-      message(FATAL_ERROR "gauntlet_add_typed_kernels: unknown weight type ${type}")
+      message(FATAL_ERROR "gauntlet_add_typed_kernels: ${type} is not in core/weight_types.def")
     endif()
     set(stem "${body_stem}_${type}")
     set(comp "${gen}/${stem}.comp")

@@ -15,20 +15,13 @@ namespace {
 
 using namespace types;
 
-#define GAUNTLET_TYPE(name, elements, bytes) \
-  TypeTraits { TensorType::name, #name, elements, bytes, quantize_##name, dequantize_##name }
-
-// In ggml id order. Block sizes from ggml-common.h.
+// In ggml id order, one entry a line of the registry.
 constexpr TypeTraits kTypes[] = {
-    GAUNTLET_TYPE(f32, 1, 4),      GAUNTLET_TYPE(f16, 1, 2),        GAUNTLET_TYPE(q4_0, 32, 18),
-    GAUNTLET_TYPE(q4_1, 32, 20),   GAUNTLET_TYPE(q5_0, 32, 22),     GAUNTLET_TYPE(q5_1, 32, 24),
-    GAUNTLET_TYPE(q8_0, 32, 34),   GAUNTLET_TYPE(q2_K, 256, 84),    GAUNTLET_TYPE(q3_K, 256, 110),
-    GAUNTLET_TYPE(q4_K, 256, 144), GAUNTLET_TYPE(q5_K, 256, 176),   GAUNTLET_TYPE(q6_K, 256, 210),
-    GAUNTLET_TYPE(iq4_nl, 32, 18), GAUNTLET_TYPE(iq4_xs, 256, 136), GAUNTLET_TYPE(bf16, 1, 2),
-    GAUNTLET_TYPE(mxfp4, 32, 17),
+#define GAUNTLET_WEIGHT_TYPE(name, id, elements, bytes, codec, matvec) \
+  TypeTraits{TensorType::name, #name, elements, bytes, quantize_##name, dequantize_##name},
+#include "core/weight_types.def"
+#undef GAUNTLET_WEIGHT_TYPE
 };
-
-#undef GAUNTLET_TYPE
 
 const std::array<float, 65536>& f16_table() {
   static const auto table = [] {

@@ -1,10 +1,11 @@
 #pragma once
 // The tensor (weight) types gauntlet reads and writes: ggml's type ids, names and block layouts.
-// A type is one TypeTraits entry (block size, bytes per block, name, id, and its host encode and
-// decode); the planner's bytes, the GGUF reader and writer, the host reference and the kernel
-// choice all read from it. Each type's layout is written down once per language: the C++ in
-// core/types/*.cpp, the OpenCL C in core/kernels/types/<name>.cl, the GLSL in
-// core/kernels/types/<name>.glsl.
+// A type is one line of the registry core/weight_types.def (name, id, block size, bytes per block,
+// codec file, Vulkan matvec kind), which C++ reads as an X-macro and CMake as a table; here it is
+// one TypeTraits entry (with its host encode and decode); the planner's bytes, the GGUF reader and
+// writer, the host reference and the kernel choice all read from it. Each type's layout is written
+// down once per language: the C++ in core/types/*.cpp, the OpenCL C in
+// core/kernels/types/<name>.cl, the GLSL in core/kernels/types/<name>.glsl.
 //
 // Layouts (ggml's ggml-common.h; d, dmin and m are f16; QK_K = 256):
 //   f32, f16, bf16   one element per "block"
@@ -39,23 +40,11 @@
 
 namespace gauntlet::core {
 
+// One value a line of the registry core/weight_types.def, its ggml id.
 enum class TensorType : uint32_t {
-  f32 = 0,
-  f16 = 1,
-  q4_0 = 2,
-  q4_1 = 3,
-  q5_0 = 6,
-  q5_1 = 7,
-  q8_0 = 8,
-  q2_K = 10,
-  q3_K = 11,
-  q4_K = 12,
-  q5_K = 13,
-  q6_K = 14,
-  iq4_nl = 20,
-  iq4_xs = 23,
-  bf16 = 30,
-  mxfp4 = 39,
+#define GAUNTLET_WEIGHT_TYPE(name, id, elements, bytes, codec, matvec) name = id,
+#include "core/weight_types.def"
+#undef GAUNTLET_WEIGHT_TYPE
 };
 
 // Encodes n floats (whole blocks) into the type's bytes / decodes them back.

@@ -1,63 +1,16 @@
 #include "core/type_kernels.h"
 
-#include "kernels/bf16_cl.h"
 #include "kernels/common_cl.h"
-#include "kernels/f16_cl.h"
-#include "kernels/f32_cl.h"
-#include "kernels/iq4_nl_cl.h"
-#include "kernels/iq4_xs_cl.h"
-#include "kernels/mxfp4_cl.h"
-#include "kernels/q2_K_cl.h"
-#include "kernels/q3_K_cl.h"
-#include "kernels/q4_0_cl.h"
-#include "kernels/q4_1_cl.h"
-#include "kernels/q4_K_cl.h"
-#include "kernels/q5_0_cl.h"
-#include "kernels/q5_1_cl.h"
-#include "kernels/q5_K_cl.h"
-#include "kernels/q6_K_cl.h"
-#include "kernels/q8_0_cl.h"
+#include "kernels/type_decoders_cl.h"
 
 namespace gauntlet::core {
 
 namespace {
 
+// The type's OpenCL C block decoder, core/kernels/types/<name>.cl (every type of
+// core/weight_types.def, embedded by cmake/kernels.cmake's gauntlet_embed_type_decoders).
 std::string_view decoder_cl(TensorType type) {
-  switch (type) {
-    case TensorType::f32:
-      return kernels::f32_cl;
-    case TensorType::f16:
-      return kernels::f16_cl;
-    case TensorType::q4_0:
-      return kernels::q4_0_cl;
-    case TensorType::q4_1:
-      return kernels::q4_1_cl;
-    case TensorType::q5_0:
-      return kernels::q5_0_cl;
-    case TensorType::q5_1:
-      return kernels::q5_1_cl;
-    case TensorType::q8_0:
-      return kernels::q8_0_cl;
-    case TensorType::q2_K:
-      return kernels::q2_K_cl;
-    case TensorType::q3_K:
-      return kernels::q3_K_cl;
-    case TensorType::q4_K:
-      return kernels::q4_K_cl;
-    case TensorType::q5_K:
-      return kernels::q5_K_cl;
-    case TensorType::q6_K:
-      return kernels::q6_K_cl;
-    case TensorType::iq4_nl:
-      return kernels::iq4_nl_cl;
-    case TensorType::iq4_xs:
-      return kernels::iq4_xs_cl;
-    case TensorType::bf16:
-      return kernels::bf16_cl;
-    case TensorType::mxfp4:
-      return kernels::mxfp4_cl;
-  }
-  return {};
+  return kernels::type_decoder_cl(static_cast<uint32_t>(type));
 }
 
 }  // namespace

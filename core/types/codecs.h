@@ -6,27 +6,11 @@
 
 namespace gauntlet::core::types {
 
-#define GAUNTLET_TYPE_CODEC(name)                                     \
-  void quantize_##name(const float* src, std::byte* dst, uint64_t n); \
-  void dequantize_##name(const std::byte* src, float* dst, uint64_t n)
-
-GAUNTLET_TYPE_CODEC(f32);
-GAUNTLET_TYPE_CODEC(f16);
-GAUNTLET_TYPE_CODEC(bf16);
-GAUNTLET_TYPE_CODEC(q4_0);
-GAUNTLET_TYPE_CODEC(q4_1);
-GAUNTLET_TYPE_CODEC(q5_0);
-GAUNTLET_TYPE_CODEC(q5_1);
-GAUNTLET_TYPE_CODEC(q8_0);
-GAUNTLET_TYPE_CODEC(q2_K);
-GAUNTLET_TYPE_CODEC(q3_K);
-GAUNTLET_TYPE_CODEC(q4_K);
-GAUNTLET_TYPE_CODEC(q5_K);
-GAUNTLET_TYPE_CODEC(q6_K);
-GAUNTLET_TYPE_CODEC(iq4_nl);
-GAUNTLET_TYPE_CODEC(iq4_xs);
-GAUNTLET_TYPE_CODEC(mxfp4);
-
-#undef GAUNTLET_TYPE_CODEC
+// core/weight_types.def's codec column names the file (core/types/<codec>.cpp) that defines them.
+#define GAUNTLET_WEIGHT_TYPE(name, id, elements, bytes, codec, matvec) \
+  void quantize_##name(const float* src, std::byte* dst, uint64_t n);  \
+  void dequantize_##name(const std::byte* src, float* dst, uint64_t n);
+#include "core/weight_types.def"
+#undef GAUNTLET_WEIGHT_TYPE
 
 }  // namespace gauntlet::core::types

@@ -86,26 +86,36 @@ core::Result<KernelSource> make(core::Api api, const std::string& entry, Embedde
 #define SPIRV(x) std::span<const uint32_t>()
 #endif
 
+#ifdef GAUNTLET_HAVE_SPIRV
+// Whether the type's Vulkan matvec is one of engine_matvec.comp's tuned paths:
+// core/weight_types.def's matvec column says tuned (the others, blocks, have one SPIR-V each from
+// engine_matvec_blocks.glsl).
+bool has_tuned_vulkan_matvec(model::TensorType type) {
+  switch (type) {
+#define GAUNTLET_WEIGHT_TYPE(name, id, elements, bytes, codec, matvec) \
+  case model::TensorType::name:                                        \
+    return std::string_view(#matvec) == "tuned";
+#include "core/weight_types.def"
+#undef GAUNTLET_WEIGHT_TYPE
+  }
+  return false;
+}
+#endif
+
 // The matvec and embed kernels of a weight type: OpenCL builds one text with the type's block
-// decoder in front; Vulkan has engine_matvec.comp's tuned paths for the first five types and one
-// SPIR-V per block type from engine_matvec_blocks.glsl.
+// decoder in front; Vulkan has engine_matvec.comp's tuned paths for some types and one SPIR-V per
+// block type from engine_matvec_blocks.glsl for the others.
 core::Result<KernelSource> matvec_kernel(core::Api api, model::TensorType weights,
                                          const std::string& entry, uint32_t workgroup,
                                          bool dynamic_local, bool weights_as_texels = false) {
   std::span<const uint32_t> spirv;
   const bool texels = weights_as_texels && api == core::Api::vulkan;
 #ifdef GAUNTLET_HAVE_SPIRV
-  switch (weights) {
-    case model::TensorType::f32:
-    case model::TensorType::f16:
-    case model::TensorType::bf16:
-    case model::TensorType::q8_0:
-    case model::TensorType::q4_0:
-      spirv = texels ? kernels::engine_matvec_texels_comp : kernels::engine_matvec_comp;
-      break;
-    default:
-      spirv = texels ? kernels::engine_matvec_blocks_texels_spirv(static_cast<uint32_t>(weights))
-                     : kernels::engine_matvec_blocks_spirv(static_cast<uint32_t>(weights));
+  if (has_tuned_vulkan_matvec(weights)) {
+    spirv = texels ? kernels::engine_matvec_texels_comp : kernels::engine_matvec_comp;
+  } else {
+    spirv = texels ? kernels::engine_matvec_blocks_texels_spirv(static_cast<uint32_t>(weights))
+                   : kernels::engine_matvec_blocks_spirv(static_cast<uint32_t>(weights));
   }
 #endif
   auto s = make(api, entry, {kernels::engine_matvec_cl, spirv}, 2, sizeof(MatvecParams), workgroup,
