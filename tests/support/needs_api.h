@@ -10,7 +10,22 @@ namespace gauntlet::testing {
 inline constexpr const char* kSkippedBecauseOfTheBuild = "SKIPPED: needs a compute API";
 
 inline constexpr std::initializer_list<const char*> kNeedsOpenCl = {
-    "*OpenCL*", "*OpenCl*", "*opencl*", "*Pocl*", "*pocl*",
+    "*OpenCL*",
+    "*OpenCl*",
+    "*opencl*",
+    "*Pocl*",
+    "*pocl*",
+    // They run on opencl:0 without naming it.
+    "CliExperts.*",
+    "CliDecode.TextOutputNamesTheFigures",
+    "CliBenchFlags.BadInputIsAUsageErrorNamingIt",
+    "CliPlacement.NglPastTheLayersIsClampedAndSaidSo",
+    "CliPlacement.BenchReportsThePlacementsSpeed",
+    "CliPlacement.RunAnswersAnEightBillionF16ModelOnAnEightGigabyteCardWithAPlacement",
+    "CliPlacement.RunPlacesItsPlacedProfilesAsNglSays",
+    "CliPlacement.AQ8_0CacheWithFlashAttentionFitsALongerContextThanF16",
+    "CliKvCache.AQuantizedVWithoutFlashAttentionIsAUsageErrorNamingTheFlag",
+    "RunTimeBudget.*",
 };
 
 inline constexpr std::initializer_list<const char*> kNeedsVulkan = {
