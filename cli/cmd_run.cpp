@@ -98,7 +98,15 @@ void add_run_command(CLI::App& app, CommandContext& context) {
       ->excludes(model);
   command->add_option("--simulate", flags->simulate,
                       "clamp device limits to a target device: a JSON file, or a preset: "
-                      "m2-32k-local, mali-3g-no-bf16, arc-16g, arc-8g");
+                      "m2-32k-local, mali-3g-no-bf16, arc-16g, arc-8g, rtx-24g, h100-80g, "
+                      "h200-141g");
+  command
+      ->add_option("--time-budget", context.options.time_budget_s,
+                   "seconds each device may take (default: the level's, quick 120, standard "
+                   "900, full 3600); the memory steps verify a sample of their chunks and the "
+                   "profile checks run by priority to stay within it, and the report says what "
+                   "it left out")
+      ->check(CLI::Range(10.0, 86400.0));
   command->add_option("--n-gpu-layers", flags->n_gpu_layers,
                       "-ngl: the placed profiles' layer slots on each device, the rest on the "
                       "host (default: the fit answer's for a format that does not fit whole, "

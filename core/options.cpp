@@ -3,8 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 extern char** environ;
 
@@ -144,6 +147,14 @@ std::vector<std::pair<std::string, std::string>> driver_environment() {
   }
   std::sort(found.begin(), found.end());
   return found;
+}
+
+void Options::slow_down_as_faulted(double seconds) const {
+  const auto fault = fault_for("device.slow");
+  if (!fault) return;
+  const double factor = std::strtod(fault->c_str(), nullptr);
+  if (!(factor > 1) || !std::isfinite(factor)) return;
+  std::this_thread::sleep_for(std::chrono::duration<double>((factor - 1) * seconds));
 }
 
 }  // namespace gauntlet::core

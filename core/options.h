@@ -24,6 +24,8 @@ struct Options {
   std::string device = "all";
   Fallback fallback = Fallback::none;
   Level level = Level::quick;
+  // Seconds each device may take (run --time-budget); 0: the level's (harness/time_budget.h).
+  double time_budget_s = 0;
   // Test-only fault switches, e.g. "probe.opencl=crash,probe.vulkan=hang". Never set in production.
   std::string test_faults;
   // Where DRM enumeration looks (GAUNTLET_SYSFS_ROOT, GAUNTLET_DEV_ROOT); fixture trees in tests.
@@ -55,6 +57,9 @@ struct Options {
 
   // The fault named for `site` ("crash", "hang", ...), if the test switches name one.
   std::optional<std::string> fault_for(const std::string& site) const;
+  // The test fault device.slow=F: a unit that took `seconds` waits (F - 1) times as long again,
+  // as on a device F times slower.
+  void slow_down_as_faulted(double seconds) const;
 };
 
 // Environment variables of other software that change driver behaviour, as name=value lines.

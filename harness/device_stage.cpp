@@ -67,7 +67,7 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
                                          const core::Options& options,
                                          const std::optional<SimulateClamps>& clamps,
                                          Journal& journal, const Progress& progress,
-                                         DeviceWatch& watch) {
+                                         DeviceWatch& watch, const DeviceClock& clock) {
   DeviceStage stage;
   const std::string dev = claimed.id.to_string();
   stage.facts.info = claimed;
@@ -114,6 +114,7 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
   } else {
     stress::StressOptions stress_options;
     stress_options.level = options.level;
+    stress_options.time_budget_s = clock.left_s() * kStressShare;
     if (clamps && clamps->global_mem_size) stress_options.cap_bytes = *clamps->global_mem_size;
     watch.begin(unit);
     measured = stress::run_stress(claimed, options, stress_options);

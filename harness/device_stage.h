@@ -12,6 +12,7 @@
 #include "harness/journal.h"
 #include "harness/profiles.h"
 #include "harness/simulate.h"
+#include "harness/time_budget.h"
 #include "harness/unit_signals.h"
 #include "reports/report.h"
 
@@ -46,11 +47,12 @@ class StageProgress {
 
 // Runs (or, on resume, reads back from the journal) conformance, stress and the compute peak for
 // `claimed`, which already carries the --simulate clamps, each unit it runs watched by `watch`,
-// and derives the facts the planner uses.
+// and derives the facts the planner uses. The stress takes at most kStressShare of `clock`'s
+// budget.
 core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
                                          const core::Options& options,
                                          const std::optional<SimulateClamps>& clamps,
                                          Journal& journal, const Progress& progress,
-                                         DeviceWatch& watch);
+                                         DeviceWatch& watch, const DeviceClock& clock);
 
 }  // namespace gauntlet::harness

@@ -8,6 +8,7 @@
 
 #include "backends/catalog.h"
 #include "backends/host/host_device.h"
+#include "core/clock.h"
 #include "core/isolate.h"
 #include "engine/decode.h"
 #include "engine/device/profile_check.h"
@@ -174,6 +175,13 @@ core::Json placed_check(const engine::model::GgufFile& model, const DecodeSetup&
   return j;
 }
 
+std::string check_name(CheckKind kind) {
+  return kind == CheckKind::decode   ? "decode"
+         : kind == CheckKind::pass   ? "pass"
+         : kind == CheckKind::placed ? "placed"
+                                     : "context";
+}
+
 // One check of a child, its result appended to `results`.
 void run_item(const core::DeviceInfo& device, const std::filesystem::path& file,
               const DecodeSetup& setup, CheckKind kind, core::Level level, backends::Device& opened,
@@ -233,7 +241,7 @@ void run_item(const core::DeviceInfo& device, const std::filesystem::path& file,
 core::Json run_items_in_child(const core::DeviceInfo& device, const std::filesystem::path& file,
                               const std::vector<Candidate>& candidates,
                               const std::vector<RunItem>& items, const core::Options& options,
-                              core::Level level) {
+                              core::Level level, double share_s) {
   core::Json results = core::Json::array();
   auto fail_all = [&](const std::string& reason) {
     for (size_t i = 0; i < items.size(); ++i) results.push_back({{"error", reason}});
@@ -245,12 +253,20 @@ core::Json run_items_in_child(const core::DeviceInfo& device, const std::filesys
   if (!model) return fail_all(model.error().describe());
   // Each kernel is built once for all the checks of this child.
   engine::device::KernelCache kernels(**opened);
+  CheckBudget budget(share_s);
   for (const auto& item : items) {
+    const std::string kind = check_name(item.kind);
+    if (!budget.fits(kind)) {
+      results.push_back({{"not_run", "time_budget"}});
+      continue;
+    }
     const auto started = std::chrono::steady_clock::now();
     run_item(device, file, candidates[item.candidate].setup, item.kind, level, **opened, **model,
              kernels, options, results);
-    results.back()["seconds"] =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    options.slow_down_as_faulted(core::seconds_since(started));
+    const double seconds = core::seconds_since(started);
+    results.back()["seconds"] = seconds;
+    budget.took(kind, seconds);
   }
   return results;
 }
@@ -307,32 +323,34 @@ std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>&
   }
   std::map<FileType, std::vector<RunItem>> plan;
   for (auto& [format, keys] : by_key) {
+    // The quick level's choice for the format; the levels above run it first, then the rest,
+    // so that a time budget that runs out leaves out the least telling checks.
     std::vector<std::string> chosen;
-    if (level == core::Level::quick) {
-      // The default: f32 activations and KV cache, the whole vector when it fits (fewer passes).
-      std::vector<std::string> suffixes{"/b1"};
-      if (models.user_file || runs_passes_at_quick_level(format)) {
-        for (const auto& pass : planned_passes(level, models.shape)) {
-          if (pass.micro_batch == 1 && pass.sequences == 1) continue;
-          suffixes.push_back(
-              "/b" + std::to_string(pass.sequences) +
-              (pass.micro_batch > 1 ? "/mb" + std::to_string(pass.micro_batch) : ""));
+    // The default: f32 activations and KV cache, the whole vector when it fits (fewer passes).
+    std::vector<std::string> suffixes{"/b1"};
+    if (models.user_file || runs_passes_at_quick_level(format)) {
+      for (const auto& pass : planned_passes(core::Level::quick, models.shape)) {
+        if (pass.micro_batch == 1 && pass.sequences == 1) continue;
+        suffixes.push_back("/b" + std::to_string(pass.sequences) +
+                           (pass.micro_batch > 1 ? "/mb" + std::to_string(pass.micro_batch) : ""));
+      }
+    }
+    for (const auto& suffix : suffixes) {
+      for (const char* family : {"f32/f32/whole", "f32/f32/tiled"}) {
+        if (keys.count(family + suffix)) {
+          chosen.push_back(family + suffix);
+          break;
         }
       }
-      for (const auto& suffix : suffixes) {
-        for (const char* family : {"f32/f32/whole", "f32/f32/tiled"}) {
-          if (keys.count(family + suffix)) {
-            chosen.push_back(family + suffix);
-            break;
-          }
-        }
+    }
+    // And one decode with the quantized KV cache, through flash attention.
+    if (models.user_file || runs_passes_at_quick_level(format)) {
+      if (auto key = quantized_kv_decode_key(keys, candidates)) chosen.push_back(*key);
+    }
+    if (level != core::Level::quick) {
+      for (const auto& [key, indices] : keys) {
+        if (std::find(chosen.begin(), chosen.end(), key) == chosen.end()) chosen.push_back(key);
       }
-      // And one decode with the quantized KV cache, through flash attention.
-      if (models.user_file || runs_passes_at_quick_level(format)) {
-        if (auto key = quantized_kv_decode_key(keys, candidates)) chosen.push_back(*key);
-      }
-    } else {
-      for (const auto& [key, indices] : keys) chosen.push_back(key);
     }
     for (const auto& key : chosen) {
       auto& indices = keys[key];
@@ -365,15 +383,14 @@ std::map<FileType, std::vector<RunItem>> plan_runs(const std::vector<Candidate>&
   return plan;
 }
 
-std::string check_name(CheckKind kind) {
-  return kind == CheckKind::decode   ? "decode"
-         : kind == CheckKind::pass   ? "pass"
-         : kind == CheckKind::placed ? "placed"
-                                     : "context";
-}
-
-void apply_result(Candidate& c, const core::Json& r, const std::string& device, CheckKind kind) {
+void apply_result(Candidate& c, const core::Json& r, const std::string& device, CheckKind kind,
+                  const core::Options& options) {
   auto& p = c.profile;
+  if (r.contains("not_run")) {
+    p.reason = left_out_by_budget(options);
+    p.cause = reports::Cause{"not_run", "time_budget", {{"budget_s", level_budget_s(options)}}};
+    return;
+  }
   core::Row row = core::make_row(check_name(kind) + ":" + p.name, device, core::RowStatus::pass);
   row.duration_s = r.value("seconds", 0.0);
   if (r.contains("error")) {
@@ -491,6 +508,7 @@ void settle_unrun(std::vector<Candidate>& candidates, core::Level level, bool in
       auto& p = c->profile;
       if (!p.rows.empty() || p.verdict != reports::ProfileVerdict::untested || !c->runnable)
         continue;
+      if (p.cause && p.cause->subject == "time_budget") continue;
       const uint32_t ctx = c->setup.config.context;
       auto not_run = [&p](const char* subject, std::string reason) {
         p.reason = std::move(reason);
@@ -532,13 +550,17 @@ void settle_unrun(std::vector<Candidate>& candidates, core::Level level, bool in
 core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models,
                           std::vector<Candidate>& candidates, const core::Options& options,
                           Journal& journal, const Progress& progress,
-                          const std::atomic<bool>* interrupted, DeviceWatch& watch) {
+                          const std::atomic<bool>* interrupted, DeviceWatch& watch,
+                          const DeviceClock& clock) {
   const std::string dev = device.id.to_string();
   const bool host = device.id.api == core::Api::host;
   auto plan = plan_runs(candidates, models, options.level, host);
   const StageProgress stage(progress, dev, "profiles");
   bool stopped = false;
+  size_t formats_left = plan.size();
   for (const auto& [format, items] : plan) {
+    // Each format gets a fair share of what is left: the ones after it are covered too.
+    const double share_s = clock.left_s() / static_cast<double>(formats_left--);
     if (interrupted != nullptr && interrupted->load()) {
       stopped = true;
       break;
@@ -553,12 +575,14 @@ core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models
     } else {
       progress(ProgressKind::detail, dev + ": decoding " + engine::model::to_string(format) + " (" +
                                          std::to_string(items.size()) + " checks) ...");
+      // The share bounds the checks started; the limit, past it, only a check that hangs.
       core::IsolationLimits limits;
-      limits.timeout = std::chrono::seconds(options.level == core::Level::quick ? 180 : 600);
+      limits.timeout = std::chrono::seconds(static_cast<int64_t>(share_s) +
+                                            (options.level == core::Level::quick ? 180 : 600));
       const auto& file = models.files.at(format);
       watch.begin(unit);
       auto run = core::run_isolated(unit, dev, limits, [&] {
-        return run_items_in_child(device, file, candidates, items, options, options.level);
+        return run_items_in_child(device, file, candidates, items, options, options.level, share_s);
       });
       evidence = watch.end();
       if (run.completed) {
@@ -585,7 +609,7 @@ core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models
     }
     try {
       for (size_t i = 0; i < items.size() && i < results.size(); ++i) {
-        apply_result(candidates[items[i].candidate], results.at(i), dev, items[i].kind);
+        apply_result(candidates[items[i].candidate], results.at(i), dev, items[i].kind, options);
         if (evidence) apply_evidence(candidates[items[i].candidate], *evidence);
       }
     } catch (const core::Json::exception& e) {

@@ -10,6 +10,7 @@
 #include "harness/journal.h"
 #include "harness/profiles.h"
 #include "harness/quick_model.h"
+#include "harness/time_budget.h"
 
 namespace gauntlet::harness {
 
@@ -18,9 +19,12 @@ namespace gauntlet::harness {
 // (fits by the planner, between contexts that ran) or untested (the level did not reach it).
 // Each weight format's child is watched by `watch`: a hang or reset the kernel logged, or an
 // error counter that moved, makes its profiles unsafe; a throttled one says so in its reason.
+// The checks run within what is left of `clock`'s budget, each format a fair share; what it
+// leaves out is untested with the cause `time_budget`.
 core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models,
                           std::vector<Candidate>& candidates, const core::Options& options,
                           Journal& journal, const Progress& progress,
-                          const std::atomic<bool>* interrupted, DeviceWatch& watch);
+                          const std::atomic<bool>* interrupted, DeviceWatch& watch,
+                          const DeviceClock& clock);
 
 }  // namespace gauntlet::harness

@@ -246,7 +246,8 @@ core::Result<RunOutcome> run(const RunConfig& config) {
     device.simulation = simulation_of(clamps);
 
     DeviceWatch watch(claimed, options);
-    auto stage = measure_device(claimed, options, clamps, *journal, progress, watch);
+    const DeviceClock clock(level_budget_s(options));
+    auto stage = measure_device(claimed, options, clamps, *journal, progress, watch, clock);
     if (!stage) return stage.error();
     device.verified = stage->verified;
     device.conformance = stage->conformance;
@@ -258,7 +259,7 @@ core::Result<RunOutcome> run(const RunConfig& config) {
                                     options.level, placed_request(config, *selection, device.fit),
                                     {config.fit_cache.type_k, config.fit_cache.type_v});
     GAUNTLET_TRY(run_profiles(claimed, *models, candidates, options, *journal, progress,
-                              config.interrupted, watch));
+                              config.interrupted, watch, clock));
     device.telemetry = watch.telemetry();
     device.machine_rows = watch.rows();
     for (auto& c : candidates) {

@@ -4,8 +4,11 @@
 
 #include "kernels/arc_16g_preset.h"
 #include "kernels/arc_8g_preset.h"
+#include "kernels/h100_80g_preset.h"
+#include "kernels/h200_141g_preset.h"
 #include "kernels/m2_32k_local_preset.h"
 #include "kernels/mali_3g_no_bf16_preset.h"
+#include "kernels/rtx_24g_preset.h"
 
 namespace gauntlet::harness {
 
@@ -21,6 +24,9 @@ const Preset kPresets[] = {
     {"mali-3g-no-bf16", kernels::mali_3g_no_bf16_preset},
     {"arc-16g", kernels::arc_16g_preset},
     {"arc-8g", kernels::arc_8g_preset},
+    {"rtx-24g", kernels::rtx_24g_preset},
+    {"h100-80g", kernels::h100_80g_preset},
+    {"h200-141g", kernels::h200_141g_preset},
 };
 
 const char* kFeatureNames[] = {"fp16_storage",

@@ -50,6 +50,19 @@ std::string telemetry_text(const DeviceReport& d) {
   return out;
 }
 
+// The occupancy steps that verified a sample of their chunks to keep within the time budget.
+std::string sampled_steps_note(const core::StressResult& s) {
+  uint64_t chunks = 0, verified = 0;
+  for (const auto& row : s.rows) {
+    if (row.metrics.value("verify_every", uint64_t{1}) <= 1) continue;
+    chunks += row.metrics.value("chunks", uint64_t{0});
+    verified += row.metrics.value("chunks_verified", uint64_t{0});
+  }
+  if (chunks == 0) return "";
+  return "; the time budget left the steps a sample: " + std::to_string(verified) + " of " +
+         std::to_string(chunks) + " chunks written and read back, all held";
+}
+
 // The host's C++ engine: the reference every other device is compared with.
 bool is_host_reference(const DeviceReport& d) {
   for (const auto& v : d.views) {
@@ -102,9 +115,8 @@ std::string device_text(const DeviceReport& d, bool all) {
                                 : "  limits verified: none apply (no local memory or workgroups)";
   } else {
     out += "  limits verified: local memory " +
-           std::to_string(d.verified.local_mem_verified_bytes) + " B" +
-           over_advertised_note(d) + ", workgroup " +
-           std::to_string(d.verified.max_workgroup_verified);
+           std::to_string(d.verified.local_mem_verified_bytes) + " B" + over_advertised_note(d) +
+           ", workgroup " + std::to_string(d.verified.max_workgroup_verified);
   }
   if (d.verified.subgroup_size_observed) {
     out += ", subgroup " + std::to_string(d.verified.subgroup_size_observed);
@@ -126,17 +138,18 @@ std::string device_text(const DeviceReport& d, bool all) {
            format_bytes(s.margin_bytes) + "), largest allocation " +
            format_bytes(s.max_single_alloc_verified_bytes) + ", copy " +
            format_number(s.copy_bandwidth_gbps) + " GB/s (host memcpy " +
-           format_number(s.host_memcpy_gbps) + " GB/s)\n";
+           format_number(s.host_memcpy_gbps) + " GB/s)" + sampled_steps_note(s) + "\n";
   } else {
     out += "  memory: not measured\n";
   }
   if (d.compute_peak) {
-    out += std::string(is_host_reference(d) ? "  the reference's compute peak (its exact C++, not a "
-                                              "device's speed): "
-                                            : "  compute peak: ") +
-           core::describe(*d.compute_peak) +
-           (d.stress ? ", copy " + format_number(d.stress->copy_bandwidth_gbps) + " GB/s" : "") +
-           " (measured in " + format_number(d.compute_peak->seconds, 1) + " s)\n";
+    out +=
+        std::string(is_host_reference(d) ? "  the reference's compute peak (its exact C++, not a "
+                                           "device's speed): "
+                                         : "  compute peak: ") +
+        core::describe(*d.compute_peak) +
+        (d.stress ? ", copy " + format_number(d.stress->copy_bandwidth_gbps) + " GB/s" : "") +
+        " (measured in " + format_number(d.compute_peak->seconds, 1) + " s)\n";
   }
   out += telemetry_text(d);
 

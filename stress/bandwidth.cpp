@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/clock.h"
 #include "stress/kernels.h"
 
 namespace gauntlet::stress {
@@ -12,10 +13,6 @@ namespace gauntlet::stress {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 double gbps(uint64_t bytes, double seconds) {
   return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
@@ -28,7 +25,7 @@ core::Result<double> best_time(int reps, Fn once) {
   for (int r = -1; r < reps; ++r) {
     const auto start = Clock::now();
     GAUNTLET_TRY(once());
-    const double t = seconds_since(start);
+    const double t = core::seconds_since(start);
     if (r >= 0 && (best == 0 || t < best)) best = t;
   }
   return best;
@@ -89,7 +86,7 @@ core::Result<Bandwidth> measure_device_bandwidth(backends::Device& device, backe
       const auto start = Clock::now();
       GAUNTLET_TRY(device.dispatch(kernel, args));
       GAUNTLET_TRY(device.finish());
-      return seconds_since(start);
+      return core::seconds_since(start);
     };
     GAUNTLET_TRY(once(warm_up).status());
     double best = 0;
@@ -148,7 +145,7 @@ double measure_host_memcpy_gbps(uint64_t bytes, int reps) {
   for (int r = -1; r < reps; ++r) {
     const auto start = Clock::now();
     std::memcpy(dst.data(), src.data(), bytes);
-    const double t = seconds_since(start);
+    const double t = core::seconds_since(start);
     if (r >= 0 && (best == 0 || t < best)) best = t;
     src[static_cast<size_t>(r + 1) % bytes] = dst[0];  // keeps the copies observable
   }

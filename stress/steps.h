@@ -56,6 +56,7 @@ struct StepPlan {
   uint64_t chunk_bytes = 0;
   core::Level level = core::Level::quick;
   uint32_t seed = 0;
+  uint64_t verify_every = 1;  // verify every k-th chunk and the last (stress/step_budget.h)
 };
 
 // Occupies `bytes` in chunks, verifies every chunk, measures bandwidth with the device full.

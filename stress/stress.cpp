@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/clock.h"
 #include "stress/bandwidth.h"
 #include "stress/host_limits.h"
+#include "stress/step_budget.h"
 #include "stress/steps.h"
 #include "stress/verify.h"
 
@@ -20,20 +22,6 @@ std::string mib(uint64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / kMiB);
   return text;
-}
-
-std::vector<double> step_fractions(core::Level level) {
-  switch (level) {
-    case core::Level::quick:
-      // One step at the cap: the search for the largest single allocation has already climbed
-      // to it; the levels above grade the occupancy.
-      return {1.0};
-    case core::Level::standard:
-      return {0.25 / 0.9, 0.5 / 0.9, 0.75 / 0.9, 1.0};
-    case core::Level::full:
-      return {0.25, 0.5, 0.75, 0.9, 1.0};
-  }
-  return {1.0};
 }
 
 Json host_json(const HostMemory& host) {
@@ -124,10 +112,22 @@ SearchOutcome search(const core::DeviceInfo& claimed, const core::Options& optio
   return out;
 }
 
+// Bytes per second the pattern suite's random pattern wrote and read back (0: not measured).
+double suite_verify_rate(const std::vector<Row>& rows) {
+  for (const auto& r : rows) {
+    if (r.id != "stress.pattern.random" || r.status != RowStatus::pass || r.duration_s <= 0)
+      continue;
+    return static_cast<double>(r.metrics.value("bytes", uint64_t{0})) *
+           r.metrics.value("passes", 1) / r.duration_s;
+  }
+  return 0;
+}
+
 }  // namespace
 
 StressResult run_stress(const core::DeviceInfo& claimed, const core::Options& options,
                         const StressOptions& stress) {
+  const auto started = std::chrono::steady_clock::now();
   StressResult result;
   result.device = claimed.id.to_string();
   const std::string& dev = result.device;
@@ -197,6 +197,8 @@ StressResult run_stress(const core::DeviceInfo& claimed, const core::Options& op
   uint64_t largest_verified = 0;
   std::string first_trouble;
   int unsafe_from = 0;
+  const int patterns = step_patterns(stress.level);
+  double verify_rate = suite_verify_rate(result.rows);
   for (size_t i = 0; i < sizes.size(); ++i) {
     core::StressPoint point;
     point.step = static_cast<int>(i) + 1;
@@ -219,16 +221,35 @@ StressResult run_stress(const core::DeviceInfo& claimed, const core::Options& op
     StepPlan plan;
     plan.step = point.step;
     plan.bytes = point.bytes;
-    plan.chunk_bytes =
-        std::max(kMiB, round_mib(std::min({single.largest, 256 * kMiB, point.bytes / 2})));
+    plan.chunk_bytes = step_chunk_bytes(point.bytes, single.largest);
     plan.level = stress.level;
     plan.seed = seed + static_cast<uint32_t>(i) * 104729u;
     row.metrics["chunk_bytes"] = plan.chunk_bytes;
+    core::IsolationLimits limits = stress.limits;
+    std::string sampled;
+    if (stress.time_budget_s > 0) {
+      // Spent already: the least a step verifies, its first and last chunk.
+      const double share_s = std::max(1e-3, stress.time_budget_s - core::seconds_since(started)) /
+                             static_cast<double>(sizes.size() - i);
+      const StepBudget budget =
+          plan_step_budget(plan.bytes, plan.chunk_bytes, patterns, verify_rate, share_s);
+      plan.verify_every = budget.verify_every;
+      row.metrics["verify_every"] = budget.verify_every;
+      row.metrics["planned_s"] = budget.planned_s;
+      if (budget.verify_every > 1) {
+        sampled = ", verifying " + std::to_string(budget.chunks_verified) + " of " +
+                  std::to_string(budget.chunks) + " chunks (the level's time budget)";
+      }
+      // A step planned longer than the default limit gets room for it; a hang is still cut.
+      limits.timeout = std::max(
+          limits.timeout,
+          std::chrono::milliseconds(static_cast<int64_t>((2 * budget.planned_s + 30) * 1000)));
+    }
     log("step " + std::to_string(point.step) + "/" + std::to_string(sizes.size()) + ": " +
         mib(point.bytes) + " (" + std::to_string(static_cast<int>(point.fraction * 100 + 0.5)) +
-        "% of device memory) in chunks of " + mib(plan.chunk_bytes));
-    auto run = core::run_isolated(id, dev, stress.limits,
-                                  [&] { return run_step(claimed, options, plan); });
+        "% of device memory) in chunks of " + mib(plan.chunk_bytes) + sampled);
+    auto run =
+        core::run_isolated(id, dev, limits, [&] { return run_step(claimed, options, plan); });
     row.duration_s = run.duration_s;
     row.metrics["peak_rss_kb"] = run.peak_rss_kb;
     if (!run.completed) {
@@ -249,10 +270,14 @@ StressResult run_stress(const core::DeviceInfo& claimed, const core::Options& op
       point.verified = point.status == RowStatus::pass;
       row.status = point.status;
       row.reason = point.reason;
-      for (const char* key : {"verified_bytes", "allocated_bytes", "chunks", "errors", "verify",
-                              "bandwidth", "bandwidth_error"}) {
+      for (const char* key :
+           {"verified_bytes", "checked_bytes", "chunks", "chunks_verified", "allocated_bytes",
+            "errors", "verify", "bandwidth", "bandwidth_error"}) {
         if (p.contains(key)) row.metrics[key] = p[key];
       }
+      // The rate this step verified at (its allocation included) plans the next.
+      const double checked = static_cast<double>(p.value("checked_bytes", uint64_t{0}));
+      if (checked > 0 && run.duration_s > 0) verify_rate = checked * patterns / run.duration_s;
       if (p.value("errors", uint64_t{0}) == 0) {
         largest_verified = std::max(largest_verified, p.value("verified_bytes", uint64_t{0}));
       }

@@ -19,7 +19,10 @@ struct StressOptions {
   core::Level level = core::Level::quick;
   double max_fraction = 0;       // of the device's memory; 0 = the level's default
   uint64_t cap_bytes = 0;        // 0 = none; e.g. a --simulate clamp
-  core::IsolationLimits limits;  // per step
+  core::IsolationLimits limits;  // per step (the least: a step planned longer gets more)
+  // Seconds the whole stress may take (0: no limit): each occupancy step verifies the share of
+  // its chunks the measured rate allows in its share (stress/step_budget.h).
+  double time_budget_s = 0;
   std::function<void(const std::string&)> progress;  // one line per step, e.g. for stderr
 };
 
