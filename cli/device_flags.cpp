@@ -12,7 +12,8 @@ void add_device_flags(CLI::App& command, CommandContext& context) {
             context.options.device = value;
             context.options.sources["device"] = "flag --device";
           },
-          "all (default: every OpenCL and Vulkan device and cpu), host (the C++ reference, judged only "
+          "all (default: every OpenCL and Vulkan device and cpu), host (the C++ reference, judged "
+          "only "
           "when named), cpu, opencl:N, vulkan:N, a PCI bus id, or a comma list; "
           "GAUNTLET_DEVICE means the same")
       ->type_name("D");

@@ -63,8 +63,8 @@ std::optional<Attempt> injected_refusal(const CaseContext& ctx, uint64_t bytes) 
   const uint64_t over = std::stoull(fault);
   const uint64_t limit = ctx.claimed.local_mem_size;
   if (bytes + over <= limit || bytes > limit) return std::nullopt;
-  return Attempt{Attempt::refused, "CL_OUT_OF_RESOURCES (fault conform.local.over_advertise=" +
-                                       fault + ")"};
+  return Attempt{Attempt::refused,
+                 "CL_OUT_OF_RESOURCES (fault conform.local.over_advertise=" + fault + ")"};
 }
 
 Attempt attempt(CaseContext& ctx, const Form& form, uint64_t bytes, uint32_t group) {
@@ -195,11 +195,11 @@ std::vector<core::Row> run_local(CaseContext& ctx) {
       }
       // Refusals alone are a finding (the figure that works is planned against); a wrong
       // result within the limit is a failure of the device.
-      core::Row row = row_with(
-          ctx, prefix + "largest", wrong ? RowStatus::fail : RowStatus::unsupported,
-          "the advertised " + std::to_string(limit) + " bytes (" + form.limit_name + ") " +
-              (wrong ? "fail" : "are over-advertised") + "; the largest that works is about " +
-              std::to_string(lo) + " bytes");
+      core::Row row =
+          row_with(ctx, prefix + "largest", wrong ? RowStatus::fail : RowStatus::unsupported,
+                   "the advertised " + std::to_string(limit) + " bytes (" + form.limit_name + ") " +
+                       (wrong ? "fail" : "are over-advertised") +
+                       "; the largest that works is about " + std::to_string(lo) + " bytes");
       row.metrics["bytes"] = lo;
       row.metrics["over_advertised_bytes"] = limit - lo;
       row.metrics["limit"] = limit;

@@ -29,7 +29,10 @@ inline constexpr std::initializer_list<const char*> kNeedsOpenCl = {
 };
 
 inline constexpr std::initializer_list<const char*> kNeedsVulkan = {
-    "*Vulkan*", "*vulkan*", "*Llvmpipe*", "*llvmpipe*",
+    "*Vulkan*",
+    "*vulkan*",
+    "*Llvmpipe*",
+    "*llvmpipe*",
     // It hangs Vulkan's enumeration (the fault probe.vulkan=hang).
     "HealthTest.ADriverThatHangsEnumeratingIsCutAndCritical",
 };
