@@ -61,7 +61,8 @@ void add_health_command(CLI::App& app, CommandContext& context) {
                       "the report to compare with (default: $GAUNTLET_STATE_DIR/baseline.json, "
                       "else /var/lib/gauntlet/baseline.json for root, else "
                       "$XDG_STATE_HOME/gauntlet/baseline.json; a complete `gauntlet run` writes "
-                      "it there)");
+                      "it there), or a fleet report (`report merge --format json`), whose entry "
+                      "for this node names the report to read");
   command
       ->add_option("--format", flags->format,
                    "text (default), line (the reason line alone, e.g. for node-problem-detector), "

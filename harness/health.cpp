@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "harness/health_baseline.h"
 #include "harness/health_checks.h"
 #include "harness/health_deadline.h"
 #include "harness/health_identity.h"
@@ -117,13 +118,19 @@ reports::HealthReport run_health(const HealthConfig& config) {
   std::optional<reports::Report> baseline;
   std::error_code ec;
   if (!config.baseline.empty() || std::filesystem::exists(report.baseline, ec)) {
-    auto read = reports::read_report(report.baseline);
+    auto read = read_baseline(report.baseline, report.node);
     if (!read) {
       report.node_checks.push_back(could_not_run(
           "baseline", "baseline " + report.baseline + " unreadable: " + read.error().message));
       return finish();
     }
-    baseline = std::move(*read);
+    if (!read->note.empty()) {
+      HealthCheck from_fleet;
+      from_fleet.id = "baseline";
+      from_fleet.reason = read->note;
+      report.node_checks.push_back(from_fleet);
+    }
+    baseline = std::move(read->report);
     report.baseline_found = true;
   } else {
     HealthCheck none;

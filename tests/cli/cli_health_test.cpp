@@ -156,6 +156,42 @@ TEST_F(HealthTest, ChangedDriverIsReValidateAWarningThatFailOnWarningFails) {
   EXPECT_EQ(strict.exit_code, 1) << strict.first_line;
 }
 
+// A fleet's merged report as the baseline: health reads this node's report through it, and a
+// fleet report without this node could not run, naming the nodes it has.
+TEST_F(HealthTest, AFleetReportLeadsToThisNodesReport) {
+  const fs::path reports = state_->path() / "reports";
+  fs::create_directories(reports);
+  fs::copy_file(baseline(), reports / "node.json");
+  const fs::path fleet = state_->path() / "fleet.json";
+  const auto merged =
+      run_command(gauntlet_exe() + " report merge " + (reports / "node.json").string() +
+                  " --format json -o " + fleet.string());
+  ASSERT_EQ(merged.exit_code, 0) << merged.output;
+  const auto h = health("--device host --format json --baseline " + fleet.string());
+  EXPECT_EQ(h.exit_code, 0) << h.first_line << "\n" << h.rest;
+  const auto j = verdict(h);
+  bool noted = false;
+  for (const auto& c : j["node_checks"]) {
+    if (c["id"] == "baseline") {
+      noted = c["reason"].get<std::string>().find("this node's report in the fleet report") !=
+              std::string::npos;
+    }
+  }
+  EXPECT_TRUE(noted) << h.rest;
+  EXPECT_EQ((*check(j["devices"][0], "identity"))["status"], "pass");
+
+  auto other = core::Json::parse(read_text(fleet));
+  for (auto& g : other["groups"]) {
+    for (auto& m : g["machines"]) m["host"] = "another-node";
+  }
+  std::ofstream(fleet, std::ios::trunc) << other.dump();
+  const auto missing = health("--device host --baseline " + fleet.string());
+  EXPECT_EQ(missing.exit_code, 2) << missing.first_line;
+  EXPECT_NE(missing.first_line.find("has no report of this node"), std::string::npos)
+      << missing.first_line;
+  EXPECT_NE(missing.first_line.find("another-node"), std::string::npos) << missing.first_line;
+}
+
 TEST_F(HealthTest, UnreadableBaselineCouldNotRunAndNamesIt) {
   const auto broken = state_->write("broken.json", "{\"schema_version\": ");
   const auto h = health("--device host --baseline " + broken.string());
