@@ -82,13 +82,14 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
       auto decoded = journal_payload<conformance::ConformanceResult>(*saved, unit, journal);
       if (!decoded) return decoded.error();
       result = std::move(*decoded);
+      watch.restore(unit, journal);
       conform.done("from the journal");
     } else {
       conformance::ConformanceOptions conf;
       conf.level = options.level;
       watch.begin(unit);
       result = conformance::run_conformance(claimed, options, conf);
-      watch.end();
+      watch.end(&journal);
       GAUNTLET_TRY(journal.append(unit, core::Json(result)));
       const auto passed = std::count_if(result.rows.begin(), result.rows.end(), [](const auto& r) {
         return r.status == core::RowStatus::pass;
@@ -110,6 +111,7 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
     auto decoded = journal_payload<stress::StressResult>(*saved, unit, journal);
     if (!decoded) return decoded.error();
     measured = std::move(*decoded);
+    watch.restore(unit, journal);
     stress_stage.done("from the journal");
   } else {
     stress::StressOptions stress_options;
@@ -118,7 +120,7 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
     if (clamps && clamps->global_mem_size) stress_options.cap_bytes = *clamps->global_mem_size;
     watch.begin(unit);
     measured = stress::run_stress(claimed, options, stress_options);
-    watch.end();
+    watch.end(&journal);
     GAUNTLET_TRY(journal.append(unit, core::Json(measured)));
     stress_stage.done("budget " + std::to_string(measured.safe_budget_bytes >> 20) + " MiB");
   }
@@ -145,12 +147,13 @@ core::Result<DeviceStage> measure_device(const core::DeviceInfo& claimed,
     auto decoded = journal_payload<core::ComputePeak>(*saved, peak_unit, journal);
     if (!decoded) return decoded.error();
     stage.compute_peak = std::move(*decoded);
+    watch.restore(peak_unit, journal);
     peak_stage.done("from the journal");
   } else {
     watch.begin(peak_unit);
     stage.compute_peak = stress::run_compute_peak(
         claimed, options, peak_options(stage.verified, options.level), core::IsolationLimits{});
-    watch.end();
+    watch.end(&journal);
     GAUNTLET_TRY(journal.append(peak_unit, core::Json(*stage.compute_peak)));
     char tail[64];
     std::snprintf(tail, sizeof tail, ", copy %.1f GB/s", stage.stress->copy_bandwidth_gbps);

@@ -11,6 +11,7 @@
 #include "harness/health_signals.h"
 #include "harness/health_state.h"
 #include "harness/stale_temps.h"
+#include "harness/unit_signals.h"
 #include "probes/inventory.h"
 #include "probes/merge.h"
 #include "probes/select.h"
@@ -198,7 +199,9 @@ reports::HealthReport run_health(const HealthConfig& config) {
     const auto* p = physical_of(physical, id);
     device.key = p != nullptr ? p->key : device.device;
     if (baseline && p != nullptr) {
-      device.checks.push_back(compare_device_identity(*baseline, *p, device.device));
+      const DeviceWatch board(*info, options);
+      device.checks.push_back(
+          compare_device_identity(*baseline, *p, device.device, board.identity()));
     }
     if (models) {
       const auto globs = conform_globs(baseline ? &*baseline : nullptr, device.key);

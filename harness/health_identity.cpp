@@ -16,6 +16,28 @@ void add_change(HealthCheck& c, const std::string& what) {
   c.reason += (c.reason.empty() ? "re-validate: " : ", ") + what;
 }
 
+std::string figure(const core::Json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+// The firmware and the link's lanes and generation (not its current speed: it drops at idle).
+void compare_board(HealthCheck& c, const core::Json& was, const core::Json& now,
+                   const std::string& shown_as) {
+  c.metrics["board"] = {{"baseline", was}, {"now", now}};
+  if (was.contains("firmware") && now.contains("firmware") && was["firmware"] != now["firmware"]) {
+    add_change(
+        c, shown_as + " firmware " + figure(was["firmware"]) + " -> " + figure(now["firmware"]));
+  }
+  if (!was.contains("link") || !now.contains("link")) return;
+  for (const char* key : {"width", "max_width", "max_speed_gts"}) {
+    const core::Json a = was["link"].value(key, core::Json());
+    const core::Json b = now["link"].value(key, core::Json());
+    if (!a.is_null() && !b.is_null() && a != b) {
+      add_change(c, shown_as + " PCIe link " + key + " " + figure(a) + " -> " + figure(b));
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<HealthCheck> compare_node_identity(const reports::Report& baseline,
@@ -51,7 +73,7 @@ std::vector<HealthCheck> compare_node_identity(const reports::Report& baseline,
 
 HealthCheck compare_device_identity(const reports::Report& baseline,
                                     const probes::PhysicalDevice& device,
-                                    const std::string& shown_as) {
+                                    const std::string& shown_as, const core::Json& identity_now) {
   HealthCheck c;
   c.id = "identity";
   const reports::DeviceReport* before = nullptr;
@@ -88,6 +110,8 @@ HealthCheck compare_device_identity(const reports::Report& baseline,
     if (was->name != now.name) add_change(c, id + " is now " + now.name);
   }
   c.metrics["views"] = views;
+  compare_board(c, before->telemetry.value("identity", core::Json::object()), identity_now,
+                shown_as);
   return c;
 }
 

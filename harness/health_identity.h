@@ -17,9 +17,12 @@ std::vector<reports::HealthCheck> compare_node_identity(
     const reports::Report& baseline, const std::vector<probes::PhysicalDevice>& present,
     bool all_selected);
 
-// One device's views against the baseline's device of the same key.
+// One device's views against the baseline's device of the same key, and its firmware and PCI link
+// now (`identity_now`, DeviceWatch::identity) against the baseline's telemetry.identity: a
+// firmware update, or a card on fewer lanes or in another slot, asks for re-validation.
 reports::HealthCheck compare_device_identity(const reports::Report& baseline,
                                              const probes::PhysicalDevice& device,
-                                             const std::string& shown_as);
+                                             const std::string& shown_as,
+                                             const core::Json& identity_now);
 
 }  // namespace gauntlet::harness

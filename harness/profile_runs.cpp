@@ -460,15 +460,15 @@ void apply_result(Candidate& c, const core::Json& r, const std::string& device, 
 
 // What the machine's signals add to a check's verdict: a cause makes it unsafe whatever its
 // logits did; throttling is said beside a safe verdict's figures.
-void apply_evidence(Candidate& c, const UnitEvidence& evidence) {
+void apply_evidence(Candidate& c, const core::Json& evidence) {
   auto& p = c.profile;
-  if (const auto cause = evidence.cause()) {
+  if (const auto cause = evidence_cause(evidence)) {
     p.verdict = reports::ProfileVerdict::unsafe;
     p.reason = describe(*cause);
     p.cause = *cause;
     return;
   }
-  const std::string note = evidence.throttle_note();
+  const std::string note = evidence_throttle_note(evidence);
   if (!note.empty() && p.verdict == reports::ProfileVerdict::safe) p.reason += "; " + note;
 }
 
@@ -567,9 +567,10 @@ core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models
     }
     const std::string unit = "profiles:" + dev + ":" + engine::model::to_string(format);
     core::Json results;
-    std::optional<UnitEvidence> evidence;
+    std::optional<core::Json> evidence;
     if (const auto* saved = journal.find(unit)) {
       results = *saved;
+      if (const auto* kept = watch.restore(unit, journal)) evidence = *kept;
       progress(ProgressKind::detail,
                dev + ": " + engine::model::to_string(format) + " profiles (from the journal)");
     } else {
@@ -584,7 +585,7 @@ core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models
       auto run = core::run_isolated(unit, dev, limits, [&] {
         return run_items_in_child(device, file, candidates, items, options, options.level, share_s);
       });
-      evidence = watch.end();
+      evidence = watch.end(&journal).to_json();
       if (run.completed) {
         results = run.payload;
       } else {

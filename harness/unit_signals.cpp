@@ -187,9 +187,39 @@ void DeviceWatch::begin(const std::string& unit) {
   sampler_->start();
 }
 
-UnitEvidence DeviceWatch::end() {
+UnitEvidence DeviceWatch::end(Journal* journal) {
+  UnitEvidence e = end_unit();
+  if (journal != nullptr && sampler_was_running_) {
+    // A journal that cannot take it only costs the resume this unit's evidence.
+    (void)journal->append("signals:" + e.unit, units_[e.unit]);
+  }
+  return e;
+}
+
+const core::Json* DeviceWatch::restore(const std::string& unit, const Journal& journal) {
+  const core::Json* saved = journal.find("signals:" + unit);
+  if (saved == nullptr) return nullptr;
+  units_[unit] = *saved;
+  if (const auto cause = evidence_cause(*saved)) {
+    rows_.push_back(
+        core::make_row("signals:" + unit, device_, core::RowStatus::fail, describe(*cause)));
+  }
+  return saved;
+}
+
+std::optional<reports::Cause> evidence_cause(const core::Json& evidence) {
+  if (!evidence.contains("cause")) return std::nullopt;
+  return evidence["cause"].get<reports::Cause>();
+}
+
+std::string evidence_throttle_note(const core::Json& evidence) {
+  return evidence.value("throttled", "");
+}
+
+UnitEvidence DeviceWatch::end_unit() {
   UnitEvidence e;
   e.unit = unit_;
+  sampler_was_running_ = sampler_ != nullptr;
   if (!sampler_) return e;
   e.during = sampler_->stop();
   sampler_.reset();
@@ -220,6 +250,16 @@ UnitEvidence DeviceWatch::end() {
   return e;
 }
 
+core::Json DeviceWatch::identity() const {
+  core::Json j = core::Json::object();
+  for (const auto& s : sources_) {
+    const auto c = s.counters();
+    if (!c.firmware.empty() && !j.contains("firmware")) j["firmware"] = c.firmware;
+    if (c.link && !j.contains("link")) j["link"] = signals::to_json(*c.link);
+  }
+  return j;
+}
+
 core::Json DeviceWatch::telemetry() const {
   std::set<std::string> present, absent, problems;
   for (const auto& s : sources_) {
@@ -237,6 +277,7 @@ core::Json DeviceWatch::telemetry() const {
   std::vector<std::string> notes = notes_;
   if (kmsg_readable_) notes.push_back("kernel log: read at " + kmsg_path_ + " around each unit");
   core::Json j{{"sources", present}, {"absent", absent}, {"notes", notes}, {"units", units_}};
+  if (auto id = identity(); !id.empty()) j["identity"] = std::move(id);
   if (!problems.empty()) j["problems"] = problems;
   return j;
 }

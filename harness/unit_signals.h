@@ -13,6 +13,7 @@
 #include "core/json.h"
 #include "core/options.h"
 #include "core/outcome.h"
+#include "harness/journal.h"
 #include "reports/report.h"
 #include "signals/counters.h"
 #include "signals/device_signals.h"
@@ -38,6 +39,11 @@ struct UnitEvidence {
   core::Json to_json() const;
 };
 
+// A unit's evidence as the report and the journal keep it (UnitEvidence::to_json): its cause and
+// its throttle note.
+std::optional<reports::Cause> evidence_cause(const core::Json& evidence);
+std::string evidence_throttle_note(const core::Json& evidence);
+
 // What one sentence of a cause says, for a row's and a profile's reason.
 std::string describe(const reports::Cause& cause);
 
@@ -51,11 +57,20 @@ class DeviceWatch {
   DeviceWatch& operator=(const DeviceWatch&) = delete;
 
   void begin(const std::string& unit);
-  UnitEvidence end();
+  // The unit's evidence; with a journal, also appended to it as "signals:<unit>", so that a
+  // resumed run keeps what the kernel log and the counters said while the unit ran.
+  UnitEvidence end(Journal* journal = nullptr);
+  // A unit read back from the journal: its evidence too, where the journal holds it. Returns it
+  // (null when the journal has none).
+  const core::Json* restore(const std::string& unit, const Journal& journal);
 
   // {"sources": [...], "absent": [...], "notes": [...], "units": {unit: evidence}}: what the
   // report keeps of every unit watched so far.
   core::Json telemetry() const;
+  // {"firmware": "...", "link": {speed_gts, width, max_speed_gts, max_width}}, what the device's
+  // signals say of it (either may be absent): the report keeps it as telemetry.identity, and the
+  // health gate compares it with its baseline's.
+  core::Json identity() const;
   // A failed row for each unit whose evidence gave a cause.
   const std::vector<core::Row>& rows() const { return rows_; }
 
@@ -68,7 +83,10 @@ class DeviceWatch {
   std::string kmsg_path_;
   bool kmsg_readable_ = true;
 
+  UnitEvidence end_unit();
+
   std::string unit_;
+  bool sampler_was_running_ = false;
   std::unique_ptr<signals::Sampler> sampler_;
   std::vector<signals::Counters> before_;
   std::optional<signals::KmsgCursor> cursor_;

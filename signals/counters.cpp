@@ -106,6 +106,10 @@ void read_sysfs_counters(const fs::path& device_dir, Counters& into) {
   } else if (!replay->has_value()) {
     into.absent.push_back("pcie_replay_count: not exposed");
   }
+  // Documentation/gpu/amdgpu/driver-core (vbios_version); other drivers leave it out.
+  if (auto vbios = read_attribute(device_dir / "vbios_version", 256); vbios && *vbios) {
+    into.firmware = printable_line(**vbios);
+  }
   LinkRead link = read_pci_link(device_dir);
   into.link = link.link;
   for (auto& problem : link.problems) into.problems.push_back(std::move(problem));

@@ -20,6 +20,9 @@ struct Counters {
   // "ecc.volatile.corrected".
   std::map<std::string, uint64_t> values;
   std::optional<PciLink> link;
+  // The board's firmware version where the driver says it (amdgpu's vbios_version, NVML's VBIOS
+  // version): identity, compared by the health gate with its baseline's.
+  std::string firmware;
   std::vector<std::string> absent;
   std::vector<std::string> problems;
 };

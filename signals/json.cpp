@@ -77,6 +77,7 @@ core::Json to_json(const DeviceSummary& s) {
 core::Json to_json(const Counters& c) {
   core::Json j = {{"device", c.device}, {"values", c.values}};
   if (c.link) j["link"] = to_json(*c.link);
+  if (!c.firmware.empty()) j["firmware"] = c.firmware;
   put_notes(j, c.absent, c.problems);
   return j;
 }

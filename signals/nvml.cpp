@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "signals/nvml_api.h"
+#include "signals/sysfs_file.h"
 
 namespace gauntlet::signals {
 
@@ -22,6 +23,7 @@ struct Nvml::Api {
   nvmlDeviceGetTotalEccErrors_fn ecc = nullptr;
   nvmlDeviceGetRemappedRows_fn remapped = nullptr;
   nvmlDeviceGetUint_fn replay = nullptr;
+  nvmlDeviceGetVbiosVersion_fn vbios = nullptr;
   nvmlDeviceGetUint_fn link_generation = nullptr;
   nvmlDeviceGetUint_fn link_width = nullptr;
   nvmlDeviceGetUint_fn max_link_generation = nullptr;
@@ -76,6 +78,7 @@ core::Result<std::shared_ptr<Nvml>> Nvml::load(const std::string& name) {
   bind(library, "nvmlDeviceGetTotalEccErrors", api->ecc);
   bind(library, "nvmlDeviceGetRemappedRows", api->remapped);
   bind(library, "nvmlDeviceGetPcieReplayCounter", api->replay);
+  bind(library, "nvmlDeviceGetVbiosVersion", api->vbios);
   bind(library, "nvmlDeviceGetCurrPcieLinkGeneration", api->link_generation);
   bind(library, "nvmlDeviceGetCurrPcieLinkWidth", api->link_width);
   bind(library, "nvmlDeviceGetMaxPcieLinkGeneration", api->max_link_generation);
@@ -223,6 +226,11 @@ void Nvml::read_counters(unsigned index, Counters& c) const {
   unsigned replay = 0;
   if (call(api_->replay, "nvmlDeviceGetPcieReplayCounter", c.absent, c.problems, d, &replay)) {
     c.values["pcie_replay"] = replay;
+  }
+  char vbios[64] = {};
+  if (call(api_->vbios, "nvmlDeviceGetVbiosVersion", c.absent, c.problems, d, vbios,
+           static_cast<unsigned>(sizeof vbios - 1))) {
+    c.firmware = printable_line(vbios);
   }
 }
 

@@ -16,6 +16,7 @@ enum : nvmlReturn_t {
   NVML_ERROR_NOT_SUPPORTED = 3,
   NVML_ERROR_NO_PERMISSION = 4,
   NVML_ERROR_NOT_FOUND = 6,
+  NVML_ERROR_INSUFFICIENT_SIZE = 7,
   NVML_ERROR_GPU_IS_LOST = 15,
   NVML_ERROR_FUNCTION_NOT_FOUND = 13,
 };
@@ -65,5 +66,9 @@ typedef nvmlReturn_t (*nvmlDeviceGetRemappedRows_fn)(nvmlDevice_t device, unsign
                                                      unsigned int* uncorrected,
                                                      unsigned int* pending, unsigned int* failure);
 typedef nvmlReturn_t (*nvmlDeviceGetUint_fn)(nvmlDevice_t device, unsigned int* value);
+// nvml.h: nvmlDeviceGetVbiosVersion(device, version, length), NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE
+// (32) bytes suffice.
+typedef nvmlReturn_t (*nvmlDeviceGetVbiosVersion_fn)(nvmlDevice_t device, char* version,
+                                                     unsigned int length);
 
 }  // extern "C"

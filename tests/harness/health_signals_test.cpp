@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "harness/health_deadline.h"
+#include "harness/health_identity.h"
 #include "reports/health.h"
 #include "tests/signals/fixtures.h"
 
@@ -102,6 +103,45 @@ TEST(HealthSignals, AnUnreadableKernelLogIsSaidNotFailed) {
   EXPECT_EQ(log.status, HealthStatus::pass);
   EXPECT_TRUE(log.not_run);
   EXPECT_EQ(log.reason.rfind("not run: kernel log not readable (", 0), 0u) << log.reason;
+}
+
+// The board's identity against the baseline's: the firmware and the link's lanes and generation;
+// the link's current speed drops at idle and is not judged.
+TEST(HealthIdentity, AFirmwareUpdateOrALinkOnFewerLanesAsksForReValidation) {
+  reports::Report baseline;
+  reports::DeviceReport card;
+  card.key = "pci:0000:c1:00.0";
+  card.name = "a card";
+  const core::Json was = {
+      {"firmware", "113-D1630200-100"},
+      {"link", {{"speed_gts", 16.0}, {"width", 16}, {"max_speed_gts", 16.0}, {"max_width", 16}}}};
+  card.telemetry = {{"identity", was}};
+  baseline.devices.push_back(card);
+  probes::PhysicalDevice present;
+  present.key = card.key;
+
+  EXPECT_EQ(compare_device_identity(baseline, present, "vulkan:0", was).status,
+            reports::HealthStatus::pass);
+  core::Json idle = was;
+  idle["link"]["speed_gts"] = 2.5;
+  EXPECT_EQ(compare_device_identity(baseline, present, "vulkan:0", idle).status,
+            reports::HealthStatus::pass);
+
+  core::Json updated = was;
+  updated["firmware"] = "113-D1630200-101";
+  const auto firmware = compare_device_identity(baseline, present, "vulkan:0", updated);
+  EXPECT_EQ(firmware.status, reports::HealthStatus::warning);
+  EXPECT_EQ(firmware.reason, "re-validate: vulkan:0 firmware 113-D1630200-100 -> 113-D1630200-101");
+
+  core::Json narrower = was;
+  narrower["link"]["width"] = 8;
+  const auto link = compare_device_identity(baseline, present, "vulkan:0", narrower);
+  EXPECT_EQ(link.status, reports::HealthStatus::warning);
+  EXPECT_EQ(link.reason, "re-validate: vulkan:0 PCIe link width 16 -> 8");
+
+  // Nothing read now (no driver file): nothing to compare, not a change.
+  EXPECT_EQ(compare_device_identity(baseline, present, "vulkan:0", core::Json::object()).status,
+            reports::HealthStatus::pass);
 }
 
 TEST(HealthDeadline, KeepsAReserveAndRefusesWhatDoesNotFit) {

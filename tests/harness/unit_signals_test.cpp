@@ -10,6 +10,7 @@
 #include <fstream>
 #include <thread>
 
+#include "harness/journal.h"
 #include "tests/signals/fixtures.h"
 
 namespace gauntlet::harness {
@@ -56,6 +57,36 @@ TEST(UnitSignals, ARingTimeoutDuringTheUnitIsAHangOrResetOnItsRow) {
   EXPECT_EQ(watch.rows()[0].status, core::RowStatus::fail);
   EXPECT_NE(watch.rows()[0].reason.find("hang or reset"), std::string::npos);
   EXPECT_TRUE(watch.telemetry()["units"].contains("profiles:vulkan:0:Q8_0"));
+}
+
+// A unit's evidence goes into the journal beside its result: a resumed run, which reads the
+// result back rather than running the unit, keeps its cause, its failed row and its telemetry.
+TEST(UnitSignals, AResumedRunKeepsTheEvidenceOfAUnitItReadsBack) {
+  FixtureCopy tree("amdgpu");
+  const auto kmsg = tree.root() / "kmsg";
+  append(kmsg, "6,1,100,-;boot");
+  const auto journal_path = tree.root() / "report.json.journal";
+  {
+    auto journal = Journal::open(journal_path, false);
+    ASSERT_TRUE(journal.is_ok()) << journal.error().describe();
+    DeviceWatch watch(gpu("0000:c1:00.0"), options_for(tree, kmsg));
+    watch.begin("profiles:vulkan:0:Q8_0");
+    append(kmsg, "3,2,200,-;amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!");
+    ASSERT_TRUE(watch.end(&*journal).cause().has_value());
+  }
+  auto resumed = Journal::open(journal_path, true);
+  ASSERT_TRUE(resumed.is_ok()) << resumed.error().describe();
+  DeviceWatch watch(gpu("0000:c1:00.0"), options_for(tree, kmsg));
+  const core::Json* kept = watch.restore("profiles:vulkan:0:Q8_0", *resumed);
+  ASSERT_NE(kept, nullptr);
+  const auto cause = evidence_cause(*kept);
+  ASSERT_TRUE(cause.has_value());
+  EXPECT_EQ(cause->key, "hang_or_reset");
+  EXPECT_NE(cause->subject.find("GPU reset begin"), std::string::npos) << cause->subject;
+  ASSERT_EQ(watch.rows().size(), 1u);
+  EXPECT_EQ(watch.rows()[0].id, "signals:profiles:vulkan:0:Q8_0");
+  EXPECT_TRUE(watch.telemetry()["units"].contains("profiles:vulkan:0:Q8_0"));
+  EXPECT_EQ(watch.restore("stress:vulkan:0", *resumed), nullptr);
 }
 
 TEST(UnitSignals, ACorrectableErrorCountThatMovesIsAMemoryError) {

@@ -4,6 +4,7 @@
 // default below, and the value "unsupported" answers NVML_ERROR_NOT_SUPPORTED.
 // Built twice: FAKE_NVML_THROTTLE_ONLY leaves out nvmlDeviceGetCurrentClocksEventReasons, as
 // drivers before 535 do, so that the fallback to ...ThrottleReasons is exercised.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,6 +32,7 @@ const std::map<std::string, std::string> kDefaults = {{"count", "2"},
                                                       {"remapped_pending", "0"},
                                                       {"remapped_failure", "0"},
                                                       {"replay", "0"},
+                                                      {"vbios", "96.00.89.00.01"},
                                                       {"link_gen", "4"},
                                                       {"link_width", "16"},
                                                       {"max_link_gen", "4"},
@@ -137,6 +139,14 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t, unsigned int* corrected,
 
 nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t, unsigned int* value) {
   return answer("replay", value);
+}
+nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t, char* version, unsigned int length) {
+  const std::string value = value_of("vbios");
+  if (value == "unsupported") return NVML_ERROR_NOT_SUPPORTED;
+  if (!version || length <= value.size()) return NVML_ERROR_INSUFFICIENT_SIZE;
+  std::copy(value.begin(), value.end(), version);
+  version[value.size()] = '\0';
+  return NVML_SUCCESS;
 }
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t, unsigned int* value) {
   return answer("link_gen", value);

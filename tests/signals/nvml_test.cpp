@@ -96,6 +96,7 @@ TEST_F(NvmlTest, CountersMoveBetweenBeforeAndAfter) {
   EXPECT_EQ(before.values.at("ecc.aggregate.corrected"), 10u);
   EXPECT_EQ(before.values.at("remapped_rows.correctable"), 0u);
   EXPECT_EQ(before.values.at("pcie_replay"), 0u);
+  EXPECT_EQ(before.firmware, "96.00.89.00.01");
   script("ecc_corrected=7\nremapped_pending=1\n");
   const auto changes = diff(before, gpu.counters());
   ASSERT_EQ(changes.size(), 2u);

@@ -76,6 +76,7 @@ TEST(SysfsReaders, AmdgpuCountersReadRasReplayAndLink) {
   EXPECT_TRUE(mentions(c.absent, "aer"));
   ASSERT_TRUE(c.link.has_value());
   EXPECT_EQ(c.link->max_width, 16);
+  EXPECT_EQ(c.firmware, "113-D1630200-100");
   EXPECT_TRUE(c.problems.empty());
 }
 
