@@ -84,6 +84,8 @@ std::string reference_line(const Report& r) {
 std::string over_advertised_note(const DeviceReport& d) {
   uint64_t advertised = 0;
   for (const auto& v : d.views) advertised = std::max(advertised, v.info.local_mem_size);
+  // A simulated device advertises its target's figure.
+  if (d.simulation.local_mem_bytes) advertised = *d.simulation.local_mem_bytes;
   if (d.verified.local_mem_verified_bytes == 0 ||
       d.verified.local_mem_verified_bytes >= advertised) {
     return "";

@@ -422,6 +422,35 @@ TEST(RunOnPocl, ASimulatedThirtyTwoKilobyteDeviceRefusesTheWholeVector) {
 // variant at 8192 runs in
 // EngineDecode.GemmaAttentionTileOverThirtyTwoKibIsRefusedAndATiledOneRuns). The report's fit
 // answers give the windowed KV cache beside a window-blind one.
+// A driver that refuses the top byte of the local memory it advertises (NVIDIA's OpenCL refuses a
+// __local argument of exactly CL_DEVICE_LOCAL_MEM_SIZE): a finding, not a failed run. The run
+// exits 0, says so, and plans every safe profile within the figure that worked.
+TEST(RunOnPocl, OverAdvertisedLocalMemoryIsAFindingAndTheProfilesArePlannedWithinWhatWorked) {
+  TempDir dir("run-over-advertised");
+  auto r = run_command("GAUNTLET_TEST_FAULT=conform.local.over_advertise=1 " + gauntlet_exe() +
+                       " run --quiet --device opencl:0 --shape " + kWideShape +
+                       " --format text --out " + (dir / "report.txt").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(read_text(dir / "report.txt")
+                .find(" advertised, the rest refused: planned against the verified figure"),
+            std::string::npos)
+      << read_text(dir / "report.txt");
+  auto report = load(dir / "report.json");
+  const auto* cl = device_with_view(report, "opencl");
+  ASSERT_NE(cl, nullptr);
+  const auto verified = (*cl)["verified"]["local_mem_verified_bytes"].get<uint64_t>();
+  const auto advertised = (*cl)["views"][0]["info"]["local_mem_size"].get<uint64_t>();
+  EXPECT_LT(verified, advertised);
+  EXPECT_GE(verified, advertised - advertised / 256 - 1);
+  size_t safe = 0;
+  for (const auto& p : (*cl)["profiles"]) {
+    if (p["verdict"] != "safe") continue;
+    ++safe;
+    EXPECT_LE(p["variant"]["local_mem_bytes"].get<uint64_t>(), verified) << p["name"];
+  }
+  EXPECT_GT(safe, 0u);
+}
+
 TEST(RunOnLlvmpipe, AGemmaAttentionTileOverTheLimitIsUnsafeAndOneThatFitsSafe) {
   TempDir dir("run-gemma");
   auto r = run_command(
@@ -504,9 +533,14 @@ TEST(RunOnPocl, AKilledRunResumesAndKeepsWhatItHad) {
   const auto* cl = device_with_view(report, "opencl");
   ASSERT_NE(cl, nullptr);
   // Every conformance row finished before the kill is in the final report, unchanged.
-  auto first_line = before.substr(0, before.find('\n'));
-  auto entry = core::Json::parse(first_line);
-  ASSERT_EQ(entry["unit"], "conform:opencl:0");
+  // (The journal holds each unit's machine signals beside it, as "signals:<unit>".)
+  core::Json entry;
+  std::istringstream lines(before);
+  for (std::string line; std::getline(lines, line);) {
+    auto parsed = core::Json::parse(line, nullptr, false);
+    if (!parsed.is_discarded() && parsed["unit"] == "conform:opencl:0") entry = parsed;
+  }
+  ASSERT_EQ(entry["unit"], "conform:opencl:0") << before;
   const auto& saved_rows = entry["payload"]["rows"];
   ASSERT_FALSE(saved_rows.empty());
   ASSERT_EQ((*cl)["conformance"].size(), saved_rows.size());
