@@ -9,6 +9,7 @@
 // unsupported with the figure that works, which the planner then uses. Only a wrong result
 // within the limit fails. The test fault conform.local.over_advertise=N refuses the top N bytes.
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 
 #include "conformance/case_util.h"
@@ -60,7 +61,8 @@ struct Attempt {
 std::optional<Attempt> injected_refusal(const CaseContext& ctx, uint64_t bytes) {
   const std::string fault = ctx.fault("conform.local.over_advertise");
   if (fault.empty()) return std::nullopt;
-  const uint64_t over = std::stoull(fault);
+  // A value that is not a byte count refuses nothing (a test switch, never a crash).
+  const uint64_t over = std::strtoull(fault.c_str(), nullptr, 10);
   const uint64_t limit = ctx.claimed.local_mem_size;
   if (bytes + over <= limit || bytes > limit) return std::nullopt;
   return Attempt{Attempt::refused,

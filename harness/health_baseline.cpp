@@ -44,7 +44,13 @@ core::Result<Baseline> read_baseline(const std::filesystem::path& path, const st
     return Baseline{std::move(*report), path, ""};
   }
   std::set<std::string> nodes;
-  const auto sources = node_sources(*json, path, node, nodes);
+  std::vector<std::filesystem::path> sources;
+  try {
+    sources = node_sources(*json, path, node, nodes);
+  } catch (const core::Json::exception& e) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "the fleet report is damaged: " + std::string(e.what()));
+  }
   if (sources.empty()) {
     std::string listed;
     for (const auto& n : nodes) listed += (listed.empty() ? "" : ", ") + n;
