@@ -5,6 +5,7 @@
 
 #include "core/json.h"
 #include "tests/probes/doctor_test_support.h"
+#include "tests/support/run_command.h"
 
 namespace gauntlet::probes {
 namespace {
@@ -17,7 +18,8 @@ struct CliRun {
 };
 
 CliRun run_gauntlet(const std::string& environment, const std::string& arguments) {
-  std::string command = environment + " '" GAUNTLET_EXE "' " + arguments + " 2>&1";
+  std::string command =
+      environment + " '" + gauntlet::testing::gauntlet_exe() + "' " + arguments + " 2>&1";
   CliRun run;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return run;

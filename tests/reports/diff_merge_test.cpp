@@ -8,6 +8,7 @@
 #include "reports/io.h"
 #include "reports/merge.h"
 #include "tests/reports/sample_report.h"
+#include "tests/support/run_command.h"
 
 namespace gauntlet::reports {
 namespace {
@@ -141,7 +142,7 @@ class ReportCli : public ::testing::Test {
     ASSERT_EQ(testing::validate_with_jsonschema(dir_ / "new.json", &output), 0) << output;
   }
   int gauntlet(const std::string& args, std::string* output) {
-    return run_command(std::string(GAUNTLET_EXE) + " " + args, output);
+    return run_command(gauntlet::testing::gauntlet_exe() + " " + args, output);
   }
   std::string path(const char* name) { return (dir_ / name).string(); }
   std::filesystem::path dir_;

@@ -12,6 +12,7 @@
 #include "reports/schema_check.h"
 #include "tests/reports/fleet_fixture.h"
 #include "tests/reports/sample_report.h"
+#include "tests/support/run_command.h"
 
 namespace gauntlet::reports {
 namespace {
@@ -170,7 +171,8 @@ class FleetCli : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   int gauntlet(const std::string& args, std::string* output) {
-    return run_command(std::string(GAUNTLET_EXE) + " report merge" + files_ + " " + args, output);
+    return run_command(gauntlet::testing::gauntlet_exe() + " report merge" + files_ + " " + args,
+                       output);
   }
   std::filesystem::path dir_;
   std::string files_;

@@ -5,6 +5,8 @@
 #include <array>
 #include <cstdio>
 
+#include "tests/support/run_command.h"
+
 namespace gauntlet::reports::testing {
 
 namespace {
@@ -236,7 +238,7 @@ Report sample_report() {
 }
 
 std::filesystem::path test_dir(const std::string& name) {
-  auto dir = std::filesystem::path(GAUNTLET_BINARY_DIR) / "test-output" / "reports" / name;
+  auto dir = gauntlet::testing::build_dir() / "test-output" / "reports" / name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cerrno>
+#include <stdexcept>
 
 namespace gauntlet::testing {
 
@@ -76,6 +77,17 @@ CommandResult run_command(const std::string& command) {
   return result;
 }
 
-std::string gauntlet_exe() { return GAUNTLET_EXE; }
+// Found from the test's own path rather than compiled in, so that a test object is the same in
+// every build folder and ccache shares it between the ci build and the builds without an API.
+std::filesystem::path build_dir() {
+  std::error_code error;
+  auto dir = std::filesystem::read_symlink("/proc/self/exe", error).parent_path();
+  for (; !dir.empty() && dir != dir.root_path(); dir = dir.parent_path()) {
+    if (std::filesystem::exists(dir / "CMakeCache.txt")) return dir;
+  }
+  throw std::runtime_error("the test binary is not inside a CMake build folder");
+}
+
+std::string gauntlet_exe() { return (build_dir() / "cli" / "gauntlet").string(); }
 
 }  // namespace gauntlet::testing
