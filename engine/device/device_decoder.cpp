@@ -64,6 +64,7 @@ DeviceDecoder::DeviceDecoder(backends::Device& device, const loader::DeviceModel
       matmul_(effective_matmul(config)),
       attention_(effective_attention(config)),
       capacity_(planner::pass_tokens(config.micro_batch, config.sequences)),
+      plan_(model::plan_layers(model.shape)),
       state_layout_(planner::state_layout(model.shape, config.layers)),
       pos_(config.sequences, 0) {}
 
@@ -240,32 +241,42 @@ core::Status DeviceDecoder::project(const Weight& w, uint32_t n_in, uint32_t n_o
                      stride(), tokens(), matmul_rows(device_.info(), n_in, n_out), accumulate);
 }
 
-core::Status DeviceDecoder::project_qkv(uint32_t l) {
+core::Status DeviceDecoder::project_qkv(const model::AttentionPlan& A, uint32_t l) {
   const auto& s = model_.shape;
   const auto& L = layers_[l];
   const auto& a = layout_;
   const model::Architecture& arch = s.traits();
-  const uint32_t n_q = s.n_embd_q(l), n_kv = s.n_embd_kv(l), n = tokens();
-  const uint32_t hd = s.head_dim(l);
+  const uint32_t n_q = A.n_q, n_kv = A.n_kv, n = tokens(), hd = A.head_dim;
   backends::Buffer& act = *act_;
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
-  if (arch.fused_qkv) {
-    // Q, K and V rows of one matrix into the back-to-back q, k, v of the activation layout.
-    GAUNTLET_TRY(project(L.wqkv, s.n_embd, n_q + 2 * n_kv, a.xb, a.q));
-  } else if (arch.attn_output_gate) {
-    // qwen35: each head's [q | gate] side by side, split into q and gate.
-    GAUNTLET_TRY(project(L.wq, s.n_embd, s.n_embd_q_proj(), a.xb, a.q_gate));
-    GAUNTLET_TRY(project(L.wk, s.n_embd, n_kv, a.xb, a.k));
-    GAUNTLET_TRY(project(L.wv, s.n_embd, n_kv, a.xb, a.v));
-    GAUNTLET_TRY(
-        ops_.query_gate(act, QueryGate::split,
-                        {n_q, s.head_dim(), off(a.q_gate), off(a.q), off(a.gate), stride()}, n));
-  } else {
-    GAUNTLET_TRY(project(L.wq, s.n_embd, n_q, a.xb, a.q));
-    // gemma4: a shared-KV layer projects Q only; K as V projects K twice, once into v, so that V
-    // is K's projection before K's norm (src/models/gemma4.cpp).
-    if (s.has_kv(l)) GAUNTLET_TRY(project(L.wk, s.n_embd, n_kv, a.xb, a.k));
-    if (s.has_kv(l)) GAUNTLET_TRY(project(s.has_v(l) ? L.wv : L.wk, s.n_embd, n_kv, a.xb, a.v));
+  switch (A.projection) {
+    case model::QkvProjection::fused:
+      // Q, K and V rows of one matrix into the back-to-back q, k, v of the activation layout.
+      GAUNTLET_TRY(project(L.wqkv, s.n_embd, n_q + 2 * n_kv, a.xb, a.q));
+      break;
+    case model::QkvProjection::query_gate:
+      // qwen35: each head's [q | gate] side by side, split into q and gate.
+      GAUNTLET_TRY(project(L.wq, s.n_embd, 2 * n_q, a.xb, a.q_gate));
+      GAUNTLET_TRY(project(L.wk, s.n_embd, n_kv, a.xb, a.k));
+      GAUNTLET_TRY(project(L.wv, s.n_embd, n_kv, a.xb, a.v));
+      GAUNTLET_TRY(ops_.query_gate(act, QueryGate::split,
+                                   {n_q, hd, off(a.q_gate), off(a.q), off(a.gate), stride()}, n));
+      break;
+    case model::QkvProjection::query_only:
+      GAUNTLET_TRY(project(L.wq, s.n_embd, n_q, a.xb, a.q));
+      break;
+    case model::QkvProjection::k_as_v:
+      // K projected twice, once into v, so that V is K's projection before K's norm
+      // (src/models/gemma4.cpp).
+      GAUNTLET_TRY(project(L.wq, s.n_embd, n_q, a.xb, a.q));
+      GAUNTLET_TRY(project(L.wk, s.n_embd, n_kv, a.xb, a.k));
+      GAUNTLET_TRY(project(L.wk, s.n_embd, n_kv, a.xb, a.v));
+      break;
+    case model::QkvProjection::separate:
+      GAUNTLET_TRY(project(L.wq, s.n_embd, n_q, a.xb, a.q));
+      GAUNTLET_TRY(project(L.wk, s.n_embd, n_kv, a.xb, a.k));
+      GAUNTLET_TRY(project(L.wv, s.n_embd, n_kv, a.xb, a.v));
+      break;
   }
   if (arch.qkv_bias) {
     GAUNTLET_TRY(ops_.add_bias(act, *L.bq.buffer, {n_q, off(a.q), stride()}, n));
@@ -274,15 +285,15 @@ core::Status DeviceDecoder::project_qkv(uint32_t l) {
   }
   if (arch.qk_norm) {
     GAUNTLET_TRY(ops_.rmsnorm(act, *L.q_norm.buffer, matvec_.workgroup,
-                              {hd, off(a.q), off(a.q), s.rms_eps, stride()}, s.heads(l), n));
-    if (s.has_kv(l)) {
+                              {hd, off(a.q), off(a.q), s.rms_eps, stride()}, A.heads, n));
+    if (A.stores_kv) {
       GAUNTLET_TRY(ops_.rmsnorm(act, *L.k_norm.buffer, matvec_.workgroup,
-                                {hd, off(a.k), off(a.k), s.rms_eps, stride()}, s.heads_kv(l), n));
+                                {hd, off(a.k), off(a.k), s.rms_eps, stride()}, A.heads_kv, n));
     }
   }
-  if (arch.v_norm && s.has_kv(l)) {
+  if (arch.v_norm && A.stores_kv) {
     GAUNTLET_TRY(ops_.rmsnorm(act, *ones_, matvec_.workgroup,
-                              {hd, off(a.v), off(a.v), s.rms_eps, stride()}, s.heads_kv(l), n));
+                              {hd, off(a.v), off(a.v), s.rms_eps, stride()}, A.heads_kv, n));
   }
   return core::Status::ok();
 }
@@ -295,11 +306,20 @@ core::Status DeviceDecoder::run_layer(uint32_t l) {
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
   GAUNTLET_TRY(ops_.rmsnorm(act, *L.attn_norm.buffer, matvec_.workgroup,
                             {s.n_embd, off(a.x), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
-  GAUNTLET_TRY(s.recurrent(l) ? recurrent(l) : attention(l));
-  GAUNTLET_TRY(feed_forward(l));
-  if (s.per_layer_embeddings()) GAUNTLET_TRY(per_layer_embedding(l));
-  // gemma4's layer_output_scale multiplies the whole residual stream.
-  if (L.out_scale.buffer == nullptr) return core::Status::ok();
+  const model::LayerPlan& P = plan_[l];
+  switch (P.mixer) {
+    case model::Mixer::attention:
+      GAUNTLET_TRY(attention(l));
+      break;
+    case model::Mixer::gated_delta_net:
+      GAUNTLET_TRY(recurrent(l));
+      break;
+  }
+  GAUNTLET_TRY(feed_forward(P));
+  if (P.per_layer_input) GAUNTLET_TRY(per_layer_embedding(l));
+  // gemma4's layer_output_scale multiplies the whole residual stream (optional in llama.cpp's
+  // loader).
+  if (!P.output_scale || L.out_scale.buffer == nullptr) return core::Status::ok();
   return ops_.elementwise(act, Elementwise::scale,
                           {s.n_embd, off(a.x), 0, out_scales_[l], stride()}, tokens());
 }
@@ -348,16 +368,16 @@ core::Status DeviceDecoder::attention(uint32_t l) {
   const auto& s = model_.shape;
   const auto& L = layers_[l];
   const auto& a = layout_;
-  // Layer l's shape (per layer in gemma4, else the model's).
-  const uint32_t hd = s.head_dim(l), n_q = s.n_embd_q(l), n_kv = s.n_embd_kv(l), n = tokens();
+  const model::AttentionPlan& A = plan_[l].attention;
+  const uint32_t hd = A.head_dim, n_q = A.n_q, n_kv = A.n_kv, n = tokens();
   backends::Buffer& act = *act_;
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
-  GAUNTLET_TRY(project_qkv(l));
+  GAUNTLET_TRY(project_qkv(A, l));
   // A sliding layer keeps a ring of its last positions (planner::kv_layout); every token's K and
   // V is written before any token attends, and each attends only up to its own position. A layer
   // without KV of its own (gemma4's shared layers) turns Q only and reads layer kv_layer(l)'s.
-  const uint32_t src = s.kv_layer(l);
-  const bool own_kv = s.has_kv(l);
+  const uint32_t src = A.kv_layer;
+  const bool own_kv = A.stores_kv;
   const uint32_t layer_off = off(kv_layout_.offset[src]);
   const uint32_t slots = kv_layout_.slots[src];
   const uint32_t seq_stride = off(kv_layout_.per_sequence);
@@ -367,20 +387,18 @@ core::Status DeviceDecoder::attention(uint32_t l) {
                         n_q / 2,
                         own_kv ? n_kv / 2 : 0u,
                         hd,
-                        s.rope_dims(l),
+                        A.rope_dims,
                         layer_off,
                         static_cast<uint32_t>(s.traits().rope),
                         stride(),
                         slots,
                         seq_stride};
-  backends::Buffer& table = *rope_tables_[table_kind(l)];
+  backends::Buffer& table = *rope_tables_[A.rope_table];
   GAUNTLET_TRY(ops_.rope_kv(act, *k_cache_, *v_cache_, table, *pass_buffer_, config_.kv, rope, n));
   if (!rope_writes_kv(config_.kv)) GAUNTLET_TRY(store_kv(l, layer_off, slots, seq_stride));
-  // llama.cpp's f_attention_scale: 1 where Q and K are normed instead (gemma4).
-  const float scale = s.traits().attn_scale_one ? 1.0f : 1.0f / std::sqrt(static_cast<float>(hd));
-  const AttentionParams att{off(a.q),       off(a.xb2), s.heads(l) / s.heads_kv(l),
-                            n_kv,           layer_off,  s.sliding(l) ? s.sliding_window : 0,
-                            scale,          stride(),   slots,
+  const AttentionParams att{off(a.q),       off(a.xb2), A.heads / A.heads_kv,
+                            n_kv,           layer_off,  A.window,
+                            A.scale,        stride(),   slots,
                             s.attn_softcap, seq_stride, s.traits().attn_sinks ? 1u : 0u};
   backends::Buffer& sinks = s.traits().attn_sinks ? *L.sinks.buffer : *pass_buffer_;
   const bool one_sequence =
@@ -389,15 +407,15 @@ core::Status DeviceDecoder::attention(uint32_t l) {
       attention_by_queries(device_.info(), config_.kv, hd,
                            std::max(k_cache_->size(), v_cache_->size()))) {
     GAUNTLET_TRY(ops_.attention_queries(act, *k_cache_, *v_cache_, *pass_buffer_, sinks,
-                                        attention_.workgroup, s.heads(l), hd, config_.kv, att, n));
+                                        attention_.workgroup, A.heads, hd, config_.kv, att, n));
   } else {
     GAUNTLET_TRY(ops_.attention(act, *k_cache_, *v_cache_, *pass_buffer_, sinks, attention_,
-                                s.heads(l), hd, context_, config_.kv, att, n));
+                                A.heads, hd, context_, config_.kv, att, n));
   }
   if (const uint32_t rot_v = reference::v_rotation(s, config_.kv, l); rot_v > 0) {
     GAUNTLET_TRY(rotate(a.xb2, n_q, rot_v));  // turned back
   }
-  if (s.traits().attn_output_gate) {
+  if (A.projection == model::QkvProjection::query_gate) {
     GAUNTLET_TRY(
         ops_.query_gate(act, QueryGate::apply, {n_q, hd, 0, off(a.xb2), off(a.gate), stride()}, n));
   }
@@ -440,11 +458,6 @@ core::Status DeviceDecoder::store_kv(uint32_t l, uint32_t layer_off, uint32_t sl
   return ops_.kv_store(*act_, *k_cache_, *v_cache_, *pass_buffer_, config_.kv, p, tokens());
 }
 
-uint32_t DeviceDecoder::table_kind(uint32_t l) const {
-  const auto& s = model_.shape;
-  return s.sliding(l) || (s.traits().per_layer_attention && s.swa_layer(l)) ? 1 : 0;
-}
-
 core::Status DeviceDecoder::upload_pass() {
   const auto& s = model_.shape;
   std::vector<uint32_t> info;
@@ -457,11 +470,13 @@ core::Status DeviceDecoder::upload_pass() {
   // global layers, table 1 for the sliding ones (their base, and in gemma4 their rotary
   // dimensions, may differ; gemma4's rope_freqs turn only its global layers).
   for (uint32_t kind = 0; kind < 2; ++kind) {
-    uint32_t layer = 0;
-    while (layer < s.n_layer && table_kind(layer) != kind) ++layer;
-    if (layer == s.n_layer) continue;
-    const uint32_t dims = s.rope_dims(layer);
-    const bool own = !(s.traits().rope_freqs_global_only && s.swa_layer(layer));
+    auto first = std::find_if(plan_.begin(), plan_.end(), [&](const model::LayerPlan& p) {
+      return p.mixer == model::Mixer::attention && p.attention.rope_table == kind;
+    });
+    if (first == plan_.end()) continue;
+    const uint32_t layer = first->index;
+    const uint32_t dims = first->attention.rope_dims;
+    const bool own = first->attention.rope_factors;
     const std::span<const float> factors =
         own ? std::span<const float>(rope_factors_) : std::span<const float>{};
     tables_.resize(size_t{dims} * pass_.size());

@@ -17,6 +17,7 @@
 #include "engine/device/config.h"
 #include "engine/device/ops.h"
 #include "engine/loader/loader.h"
+#include "engine/model/layer_plan.h"
 #include "engine/reference/thread_pool.h"
 #include "engine/stage.h"
 
@@ -98,15 +99,14 @@ class DeviceDecoder final : public Decoder, public Stage {
   // Moves each token's residual stream (n_embd floats of x) into or out of the activations.
   core::Status upload_residuals(std::span<const float> x);
   core::Status download_residuals(std::span<float> x);
-  core::Status project_qkv(uint32_t layer);
-  // Which rope table layer l turns by: 0 global, 1 sliding.
-  uint32_t table_kind(uint32_t layer) const;
+  core::Status project_qkv(const model::AttentionPlan& plan, uint32_t layer);
   // A gated DeltaNet layer (qwen35's recurrent layers) from the normed input at xb: its
   // projections, the conv and the delta rule on the sequences' state, the gated norm, and
   // x += ssm_out . o.
   core::Status recurrent(uint32_t layer);
   core::Status attention(uint32_t layer);
-  core::Status feed_forward(uint32_t layer);
+  core::Status feed_forward(const model::LayerPlan& plan);
+  core::Status dense_feed_forward(const model::LayerPlan& plan);
   // gemma4's 26B-A4B feed-forward from the normed input at xb to the sum of its branches at xb
   // (reference/gemma4_layer.h): the dense GELU branch into mlp, the router's input, the experts.
   core::Status dense_beside_experts(uint32_t layer);
@@ -149,6 +149,7 @@ class DeviceDecoder final : public Decoder, public Stage {
   uint32_t capacity_;  // tokens a pass holds
   Weight token_embd_, output_norm_, output_;
   Weight per_layer_token_embd_, per_layer_model_proj_, per_layer_proj_norm_;  // gemma4's E2B/E4B
+  std::vector<model::LayerPlan> plan_;  // what each layer computes (model/layer_plan.h)
   std::vector<Layer> layers_;
   std::unique_ptr<backends::Buffer> act_, k_cache_, v_cache_, pass_buffer_;
   // A hybrid's recurrent state beside the KV cache: planner::state_layout's conv and delta states

@@ -52,7 +52,8 @@ core::Status DeviceDecoder::host_experts(uint32_t layer) {
   return core::Status::ok();
 }
 
-core::Status DeviceDecoder::feed_forward(uint32_t layer) {
+core::Status DeviceDecoder::feed_forward(const model::LayerPlan& P) {
+  const uint32_t layer = P.index;
   const Layer& L = layers_[layer];
   const auto& s = model_.shape;
   const auto& a = layout_;
@@ -60,23 +61,35 @@ core::Status DeviceDecoder::feed_forward(uint32_t layer) {
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
   GAUNTLET_TRY(ops_.rmsnorm(act, *L.ffn_norm.buffer, matvec_.workgroup,
                             {s.n_embd, off(a.x), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
-  if (s.dense_beside_experts()) {
-    GAUNTLET_TRY(dense_beside_experts(layer));
-  } else if (s.moe()) {
-    GAUNTLET_TRY(config_.layers.holds_experts(layer) ? experts(L) : host_experts(layer));
+  switch (P.ffn) {
+    case model::FeedForward::dense_beside_experts:
+      GAUNTLET_TRY(dense_beside_experts(layer));
+      break;
+    case model::FeedForward::experts:
+      GAUNTLET_TRY(config_.layers.holds_experts(layer) ? experts(L) : host_experts(layer));
+      break;
+    case model::FeedForward::gated:
+    case model::FeedForward::fused_gate_up:
+      return dense_feed_forward(P);
   }
-  if (s.moe()) {
-    if (s.traits().post_norms) {
-      GAUNTLET_TRY(ops_.rmsnorm(act, *L.post_ffn_norm.buffer, matvec_.workgroup,
-                                {s.n_embd, off(a.xb), off(a.xb), s.rms_eps, stride()}, 1,
-                                tokens()));
-    }
-    return ops_.elementwise(act, Elementwise::add, {s.n_embd, off(a.x), off(a.xb), 0, stride()},
-                            tokens());
+  // The experts' sum is in xb: post-normed where the architecture has post norms, then added.
+  if (s.traits().post_norms) {
+    GAUNTLET_TRY(ops_.rmsnorm(act, *L.post_ffn_norm.buffer, matvec_.workgroup,
+                              {s.n_embd, off(a.xb), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
   }
-  // Layer l's width (gemma4's E2B: its shared-KV layers' double-wide feed-forward).
-  const uint32_t ff = s.ff(layer);
-  if (s.traits().fused_gate_up) {
+  return ops_.elementwise(act, Elementwise::add, {s.n_embd, off(a.x), off(a.xb), 0, stride()},
+                          tokens());
+}
+
+core::Status DeviceDecoder::dense_feed_forward(const model::LayerPlan& P) {
+  const Layer& L = layers_[P.index];
+  const auto& s = model_.shape;
+  const auto& a = layout_;
+  backends::Buffer& act = *act_;
+  auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
+  // The layer's width (gemma4's E2B: its shared-KV layers' double-wide feed-forward).
+  const uint32_t ff = P.ff;
+  if (P.ffn == model::FeedForward::fused_gate_up) {
     // Gate rows then up rows: hb and hb2 = hb + n_ff.
     GAUNTLET_TRY(project(L.w_up, s.n_embd, 2 * ff, a.xb, a.hb));
   } else {

@@ -15,6 +15,13 @@
 
 namespace gauntlet::engine::model {
 
+// A layer's token mixer: attention over a KV cache, or a recurrent block with a fixed state per
+// sequence (llama.cpp's hparams.is_recr per layer).
+enum class Mixer : uint8_t {
+  attention,
+  gated_delta_net,  // qwen35: a causal conv1d, then the delta rule's state matrix per head
+};
+
 struct ModelShape {
   std::string name = "custom";
   Arch arch = Arch::llama;
@@ -109,6 +116,9 @@ struct ModelShape {
   // (il + 1) % full_attention_interval == 0).
   bool recurrent(uint32_t layer) const {
     return traits().gated_delta_net && (layer + 1) % attention_interval() != 0;
+  }
+  Mixer mixer(uint32_t layer) const {
+    return recurrent(layer) ? Mixer::gated_delta_net : Mixer::attention;
   }
   uint32_t recurrent_layers() const {
     uint32_t n = 0;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/half.h"
+#include "engine/model/layer_plan.h"
 #include "engine/model/rope.h"
 #include "engine/reference/attend_pass.h"
 #include "engine/reference/experts.h"
@@ -179,16 +180,32 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
   };
   auto mm = [&](std::initializer_list<MatMul> ops) { matmuls(pool, act, a.total, n, ops); };
 
-  // An attention layer after its Q/K/V projections: biases, Q/K norm, rotary, the cache, attention
+  // An attention layer: its Q/K/V projections, biases, Q/K norm, rotary, the cache, attention
   // (times sigmoid(gate) where the architecture gates it), the output projection into xb.
-  // Layer l's shape (per layer in gemma4, else the model's).
-  auto attention = [&](uint32_t l, const model::LayerWeights& L) {
-    const uint32_t hd = s.head_dim(l), n_kv = s.n_embd_kv(l), n_q = s.n_embd_q(l);
-    const uint32_t heads = s.heads(l), heads_kv = s.heads_kv(l);
+  auto attention = [&](const model::AttentionPlan& A, uint32_t l, const model::LayerWeights& L) {
+    switch (A.projection) {
+      case model::QkvProjection::fused:
+        mm({{&L.wqkv, a.xb, a.q}});  // q, k and v are contiguous (activation_layout)
+        break;
+      case model::QkvProjection::query_gate:
+        mm({{&L.wq, a.xb, a.q_gate}, {&L.wk, a.xb, a.k}, {&L.wv, a.xb, a.v}});
+        each([&](float* b, const PassToken&) {
+          split_query_gate(s, b + a.q_gate, b + a.q, b + a.gate);
+        });
+        break;
+      case model::QkvProjection::query_only:
+        mm({{&L.wq, a.xb, a.q}});
+        break;
+      case model::QkvProjection::k_as_v:
+        mm({{&L.wq, a.xb, a.q}, {&L.wk, a.xb, a.k}});
+        break;
+      case model::QkvProjection::separate:
+        mm({{&L.wq, a.xb, a.q}, {&L.wk, a.xb, a.k}, {&L.wv, a.xb, a.v}});
+        break;
+    }
+    const uint32_t hd = A.head_dim, n_kv = A.n_kv, n_q = A.n_q;
     const uint32_t rot_k = k_rotation(s, kv.precision, l), rot_v = v_rotation(s, kv.precision, l);
-    // rope_freqs turns only gemma4's global layers (its "proportional" RoPE).
-    const bool own_factors = !(arch.rope_freqs_global_only && s.swa_layer(l));
-    std::vector<float> layer_table(s.rope_dims(l));
+    std::vector<float> layer_table(A.rope_dims);
     each([&](float* b, const PassToken& t) {
       float *q = b + a.q, *k = b + a.k, *v = b + a.v;
       if (arch.qkv_bias) {
@@ -196,17 +213,18 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
         add_bias(k, floats(L.bk), n_kv);
         add_bias(v, floats(L.bv), n_kv);
       }
-      if (arch.qk_norm) rmsnorm_heads(q, heads, hd, floats(L.q_norm), s.rms_eps);
-      model::rope_table(s, l, own_factors ? factors : std::span<const float>{}, t.pos, layer_table);
-      rope_heads(q, heads, hd, s.rope_dims(l), arch.rope, layer_table);
+      if (arch.qk_norm) rmsnorm_heads(q, A.heads, hd, floats(L.q_norm), s.rms_eps);
+      model::rope_table(s, l, A.rope_factors ? factors : std::span<const float>{}, t.pos,
+                        layer_table);
+      rope_heads(q, A.heads, hd, A.rope_dims, arch.rope, layer_table);
       if (rot_k > 0) hadamard_rotate(q, n_q, rot_k);
-      if (!s.has_kv(l)) return;
-      // gemma4 without attn_v: V is K's projection (before K's norm), normed per head without a
-      // weight (ggml_rms_norm) like every gemma4 V.
-      if (!s.has_v(l)) std::copy_n(k, n_kv, v);
-      if (arch.qk_norm) rmsnorm_heads(k, heads_kv, hd, floats(L.k_norm), s.rms_eps);
-      if (arch.v_norm) rmsnorm_heads(v, heads_kv, hd, nullptr, s.rms_eps);
-      rope_heads(k, heads_kv, hd, s.rope_dims(l), arch.rope, layer_table);
+      if (!A.stores_kv) return;
+      // V as K: K's projection before K's norm, normed per head without a weight (ggml_rms_norm)
+      // like every gemma4 V.
+      if (A.projection == model::QkvProjection::k_as_v) std::copy_n(k, n_kv, v);
+      if (arch.qk_norm) rmsnorm_heads(k, A.heads_kv, hd, floats(L.k_norm), s.rms_eps);
+      if (arch.v_norm) rmsnorm_heads(v, A.heads_kv, hd, nullptr, s.rms_eps);
+      rope_heads(k, A.heads_kv, hd, A.rope_dims, arch.rope, layer_table);
       const uint64_t slot =
           t.seq * seq_stride + cache.offset[l] + uint64_t{t.pos % cache.slots[l]} * n_kv;
       if (rot_k > 0) hadamard_rotate(k, n_kv, rot_k);
@@ -223,7 +241,7 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
     each([&](float* b, const PassToken& t) {
       if (!by_rows) attend(s, kv, cache, l, t, b + a.q, sinks, b + a.att, b + a.xb2, pool);
       if (rot_v > 0) hadamard_rotate(b + a.xb2, n_q, rot_v);  // turned back
-      if (arch.attn_output_gate) {
+      if (A.projection == model::QkvProjection::query_gate) {
         float* out = b + a.xb2;
         const float* gate = b + a.gate;
         for (uint32_t i = 0; i < n_q; ++i) out[i] *= sigmoid(gate[i]);
@@ -232,74 +250,79 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
     mm({{&L.wo, a.xb2, a.xb}});
   };
 
+  // qwen35's recurrent layer: its projections, then token by token in pass order (each token's
+  // conv and delta rule read the state its sequence's previous token left), then the output.
+  auto delta_net = [&](uint32_t l, const model::LayerWeights& L) {
+    const uint32_t heads = s.ssm_heads;
+    mm({{&L.ssm_qkv, a.xb, a.ssm_qkv},
+        {&L.ssm_gate, a.xb, a.ssm_z},
+        {&L.ssm_beta, a.xb, a.ssm_ba},
+        {&L.ssm_alpha, a.xb, a.ssm_ba + heads}});
+    each([&](float* b, const PassToken& t) {
+      float* state = kv.state + t.seq * states.per_sequence + states.offset[l];
+      gated_delta_net_token(s, L, b + a.ssm_qkv, b + a.ssm_z, b + a.ssm_ba, state,
+                            state + s.ssm_conv_floats(), t.pos == 0, b + a.ssm_conv, b + a.ssm_o);
+    });
+    mm({{&L.ssm_out, a.ssm_o, a.xb}});
+  };
+
+  auto dense_ffn = [&](const model::LayerPlan& P, const model::LayerWeights& L) {
+    if (P.ffn == model::FeedForward::fused_gate_up) {
+      mm({{&L.w_up, a.xb, a.hb}});  // gate into hb, up into hb2 = hb + n_ff
+    } else {
+      mm({{&L.w_gate, a.xb, a.hb}, {&L.w_up, a.xb, a.hb2}});
+    }
+    each([&](float* b, const PassToken&) {
+      gated_activation(arch.activation, b + a.hb, b + a.hb2, P.ff);
+    });
+    mm({{&L.w_down, a.hb, a.xb}});
+  };
+
   if (range.embed) {
     each([&](float* b, const PassToken& t) { embed_token(s, w.token_embd, t.token, b + a.x); });
   }
+  const auto plan = model::plan_layers(s);
   for (uint32_t l = range.first; l < std::min(range.last, s.n_layer); ++l) {
+    const model::LayerPlan& P = plan[l];
     const auto& L = w.layers[l];
     each([&](float* b, const PassToken&) {
       rmsnorm(b + a.xb, b + a.x, floats(L.attn_norm), n_embd, s.rms_eps);
     });
-    if (s.recurrent(l)) {
-      const uint32_t heads = s.ssm_heads;
-      mm({{&L.ssm_qkv, a.xb, a.ssm_qkv},
-          {&L.ssm_gate, a.xb, a.ssm_z},
-          {&L.ssm_beta, a.xb, a.ssm_ba},
-          {&L.ssm_alpha, a.xb, a.ssm_ba + heads}});
-      // Token by token in pass order: each token's conv and delta rule read the state its
-      // sequence's previous token left.
-      each([&](float* b, const PassToken& t) {
-        float* state = kv.state + t.seq * states.per_sequence + states.offset[l];
-        gated_delta_net_token(s, L, b + a.ssm_qkv, b + a.ssm_z, b + a.ssm_ba, state,
-                              state + s.ssm_conv_floats(), t.pos == 0, b + a.ssm_conv, b + a.ssm_o);
-      });
-      mm({{&L.ssm_out, a.ssm_o, a.xb}});
-    } else {
-      if (arch.fused_qkv) {
-        mm({{&L.wqkv, a.xb, a.q}});  // q, k and v are contiguous (activation_layout)
-      } else if (arch.attn_output_gate) {
-        mm({{&L.wq, a.xb, a.q_gate}, {&L.wk, a.xb, a.k}, {&L.wv, a.xb, a.v}});
-        each([&](float* b, const PassToken&) {
-          split_query_gate(s, b + a.q_gate, b + a.q, b + a.gate);
-        });
-      } else if (!s.has_kv(l)) {
-        mm({{&L.wq, a.xb, a.q}});  // gemma4's shared layers: Q only
-      } else if (!s.has_v(l)) {
-        mm({{&L.wq, a.xb, a.q}, {&L.wk, a.xb, a.k}});
-      } else {
-        mm({{&L.wq, a.xb, a.q}, {&L.wk, a.xb, a.k}, {&L.wv, a.xb, a.v}});
-      }
-      attention(l, L);
+    switch (P.mixer) {
+      case model::Mixer::attention:
+        attention(P.attention, l, L);
+        break;
+      case model::Mixer::gated_delta_net:
+        delta_net(l, L);
+        break;
     }
     each([&](float* b, const PassToken&) {
       if (arch.out_bias) add_bias(b + a.xb, floats(L.bo), n_embd);
       add_residual(s, b + a.x, b + a.xb, L.post_attn_norm);
       rmsnorm(b + a.xb, b + a.x, floats(L.ffn_norm), n_embd, s.rms_eps);
     });
-    if (s.dense_beside_experts()) {
-      dense_beside_experts_ffn(s, L, act, n, a, pool);
-    } else if (s.moe()) {
-      experts_ffn(s, L, act, n, a, pool);
-    } else {
-      if (arch.fused_gate_up) {
-        mm({{&L.w_up, a.xb, a.hb}});  // gate into hb, up into hb2 = hb + n_ff
-      } else {
-        mm({{&L.w_gate, a.xb, a.hb}, {&L.w_up, a.xb, a.hb2}});
-      }
-      each([&](float* b, const PassToken&) {
-        gated_activation(arch.activation, b + a.hb, b + a.hb2, s.ff(l));
-      });
-      mm({{&L.w_down, a.hb, a.xb}});
+    switch (P.ffn) {
+      case model::FeedForward::dense_beside_experts:
+        dense_beside_experts_ffn(s, L, act, n, a, pool);
+        break;
+      case model::FeedForward::experts:
+        experts_ffn(s, L, act, n, a, pool);
+        break;
+      case model::FeedForward::gated:
+      case model::FeedForward::fused_gate_up:
+        dense_ffn(P, L);
+        break;
     }
     each([&](float* b, const PassToken&) { add_residual(s, b + a.x, b + a.xb, L.post_ffn_norm); });
-    if (s.per_layer_embeddings()) per_layer_embedding(s, w, l, act, tokens, a, pool);
-    each([&](float* b, const PassToken&) {
-      // gemma4's layer_output_scale multiplies the whole residual stream.
-      if (L.out_scale.data != nullptr) {
-        const float scale = floats(L.out_scale)[0];
+    if (P.per_layer_input) per_layer_embedding(s, w, l, act, tokens, a, pool);
+    // gemma4's layer_output_scale multiplies the whole residual stream (llama.cpp's loader takes
+    // the tensor as optional).
+    if (P.output_scale && L.out_scale.data != nullptr) {
+      const float scale = floats(L.out_scale)[0];
+      each([&](float* b, const PassToken&) {
         for (uint32_t i = 0; i < n_embd; ++i) b[a.x + i] *= scale;
-      }
-    });
+      });
+    }
   }
   // The logits of the tokens that want them (a prompt's last token, each decoded sequence's).
   for (size_t t = 0; t < n && range.output; ++t) {
