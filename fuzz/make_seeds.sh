@@ -38,6 +38,10 @@ make_model gpt-oss-MXFP4_MOE "arch=gpt-oss,$micro,$experts,window=4,yarn_factor=
 # A gated-DeltaNet hybrid: ssm.* keys, rope.dimension_sections (an i32 array), the recurrent
 # layers' tensors beside one attention layer.
 make_model qwen35-Q8_0 "arch=qwen35,n_embd=32,n_layer=4,n_head=2,n_head_kv=1,head_dim=16,rope_dim=8,n_ff=64,n_vocab=48,context=16,ssm_state=16,ssm_groups=1,ssm_heads=2,ssm_inner=32" Q8_0
+# gemma4: per-layer arrays (the sliding pattern, head counts), rope_freqs, layer_output_scale.
+make_model gemma4-Q8_0 "arch=gemma4,n_embd=32,n_layer=2,n_head=2,n_head_kv=1,head_dim=32,head_dim_swa=16,n_ff=64,n_vocab=48,context=16,swa_pattern=2" Q8_0
+# lfm2: a short-convolution layer (head_count_kv 0 in its array) beside an attention layer.
+make_model lfm2-Q8_0 "arch=lfm2,$micro,n_layer=2,attn_layers=1" Q8_0
 
 # A run on the host: its journal is copied while the run goes (it is removed once the report
 # is written), then the report.

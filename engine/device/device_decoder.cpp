@@ -73,7 +73,7 @@ core::Status DeviceDecoder::bind() {
   for (const auto& t : model_.tensors) by_name[t.info.name] = {t.buffer.get(), t.info.type};
   // Every tensor of the architecture's list the share holds must be there; the others stay empty.
   for (const auto& want : model::model_tensors(model_.shape, model::FileType::f32)) {
-    if (planner::holds_tensor(config_.layers, model_.shape, want.name) &&
+    if (!want.optional && planner::holds_tensor(config_.layers, model_.shape, want.name) &&
         by_name.count(want.name) == 0) {
       return core::make_error(core::ErrorKind::invalid_argument,
                               "the loaded model has no tensor '" + want.name + "'");
@@ -84,7 +84,7 @@ core::Status DeviceDecoder::bind() {
     return it == by_name.end() ? Weight{} : it->second;
   };
   token_embd_ = find("token_embd.weight");
-  output_norm_ = find("output_norm.weight");
+  output_norm_ = find(model_.shape.traits().output_norm);
   output_ = model_.shape.tied_output ? token_embd_ : find("output.weight");
   per_layer_token_embd_ = find("per_layer_token_embd.weight");
   per_layer_model_proj_ = find("per_layer_model_proj.weight");
@@ -133,7 +133,11 @@ core::Status DeviceDecoder::bind() {
     L.w_gate_shexp = find(p + "ffn_gate_shexp.weight");
     L.w_up_shexp = find(p + "ffn_up_shexp.weight");
     L.w_down_shexp = find(p + "ffn_down_shexp.weight");
-    if (model_.shape.recurrent(l)) {
+    if (model_.shape.traits().short_conv) {
+      L.ssm_qkv = find(p + "shortconv.in_proj.weight");  // B, C and x
+      L.ssm_conv1d = find(p + "shortconv.conv.weight");
+      L.ssm_out = find(p + "shortconv.out_proj.weight");
+    } else if (model_.shape.recurrent(l)) {
       L.ssm_qkv = find(p + "attn_qkv.weight");
       L.ssm_gate = find(p + "attn_gate.weight");
       L.ssm_conv1d = find(p + "ssm_conv1d.weight");
@@ -314,6 +318,9 @@ core::Status DeviceDecoder::run_layer(uint32_t l) {
     case model::Mixer::gated_delta_net:
       GAUNTLET_TRY(recurrent(l));
       break;
+    case model::Mixer::short_conv:
+      GAUNTLET_TRY(short_conv(l));
+      break;
   }
   GAUNTLET_TRY(feed_forward(P));
   if (P.per_layer_input) GAUNTLET_TRY(per_layer_embedding(l));
@@ -362,6 +369,26 @@ core::Status DeviceDecoder::recurrent(uint32_t l) {
   GAUNTLET_TRY(ops_.elementwise(act, Elementwise::swiglu,
                                 {s.ssm_inner, off(a.ssm_z), off(a.ssm_o), 0, stride()}, n));
   return add_branch(L.ssm_out, s.ssm_inner, a.ssm_z, L.post_attn_norm);
+}
+
+core::Status DeviceDecoder::short_conv(uint32_t l) {
+  const auto& s = model_.shape;
+  const auto& L = layers_[l];
+  const auto& a = layout_;
+  auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
+  GAUNTLET_TRY(project(L.ssm_qkv, s.n_embd, 3 * s.n_embd, a.xb, a.ssm_qkv));
+  SsmConvParams conv{s.n_embd,
+                     s.ssm_conv,
+                     off(a.ssm_qkv),
+                     off(a.ssm_o),
+                     off(state_layout_.offset[l]),
+                     off(state_layout_.per_sequence),
+                     stride(),
+                     tokens()};
+  conv.gated = 1;
+  GAUNTLET_TRY(
+      ops_.ssm_conv(*act_, *state_, *L.ssm_conv1d.buffer, *pass_buffer_, conv, config_.sequences));
+  return add_branch(L.ssm_out, s.n_embd, a.ssm_o, L.post_attn_norm);
 }
 
 core::Status DeviceDecoder::attention(uint32_t l) {

@@ -104,6 +104,9 @@ class DeviceDecoder final : public Decoder, public Stage {
   // projections, the conv and the delta rule on the sequences' state, the gated norm, and
   // x += ssm_out . o.
   core::Status recurrent(uint32_t layer);
+  // lfm2's short convolution from the normed input at xb: in_proj into B, C and x, the gated conv
+  // on the sequences' state, and x += out_proj . (C * conv).
+  core::Status short_conv(uint32_t layer);
   core::Status attention(uint32_t layer);
   core::Status feed_forward(const model::LayerPlan& plan);
   core::Status dense_feed_forward(const model::LayerPlan& plan);

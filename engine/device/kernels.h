@@ -109,6 +109,7 @@ struct BiasParams {
 struct SsmConvParams {
   uint32_t channels, width, in_off, out_off, state_off, seq_floats, stride, n_tok;
   uint32_t first = 0;  // the tokens first .. n_tok - 1 of the pass
+  uint32_t gated = 0;  // 1: lfm2's gated short convolution (B * x in, C times the conv out)
 };
 // Its delta rule (engine_delta_net.cl): workgroup (h, s) walks the pass's tokens of sequence s for
 // value head h; the head's n x n state at s * seq_floats + state_off + h * n * n.

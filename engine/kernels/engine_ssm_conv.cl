@@ -6,6 +6,9 @@
 // keeps this one. A token at position 0 starts from a zero state (a new sequence).
 // The state of sequence s sits at state[s * seq_floats + state_off + c * (width - 1) ..]; the
 // kernel is ggml's {width, channels} f32 tensor (channel c's taps at c * width).
+// Gated (lfm2's short convolution, src/models/lfm2.cpp build_shortconv_block): the token's input is
+// B, C and x (channels each) at in_off; the conv runs over B * x with no activation, and C times its
+// output is written.
 typedef struct {
   uint channels;
   uint width;
@@ -16,6 +19,7 @@ typedef struct {
   uint stride;      // floats between two tokens' activations
   uint n_tok;
   uint first;  // the tokens first .. n_tok - 1 of the pass
+  uint gated;  // 1: lfm2's gated short convolution
 } SsmConvParams;
 
 __kernel void ssm_conv(__global float* act, __global float* state, __global const float* kernel_w,
@@ -32,11 +36,14 @@ __kernel void ssm_conv(__global float* act, __global float* state, __global cons
       for (uint i = 0; i < kept; ++i) s[i] = 0.0f;
     }
     __global float* tok = act + t * p.stride;
-    const float x = tok[p.in_off + c];
+    const float x = p.gated != 0
+                        ? tok[p.in_off + c] * tok[p.in_off + 2 * p.channels + c]
+                        : tok[p.in_off + c];
     float sum = 0.0f;
     for (uint i = 0; i < kept; ++i) sum += s[i] * w[i];
     sum += x * w[kept];
-    tok[p.out_off + c] = sum / (1.0f + exp(-sum));
+    tok[p.out_off + c] =
+        p.gated != 0 ? tok[p.in_off + p.channels + c] * sum : sum / (1.0f + exp(-sum));
     for (uint i = 0; i + 1 < kept; ++i) s[i] = s[i + 1];
     if (kept > 0) s[kept - 1] = x;
   }

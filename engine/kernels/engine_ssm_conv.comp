@@ -1,7 +1,9 @@
 #version 450
 // The causal depthwise conv1d of a gated DeltaNet layer, then SiLU, as engine_ssm_conv.cl
 // (ggml_ssm_conv, ggml_silu): invocation (c, s) owns channel c of sequence s and walks the pass's
-// tokens in order; a token at position 0 starts from a zero state.
+// tokens in order; a token at position 0 starts from a zero state. Gated (lfm2's short
+// convolution): the conv runs over B * x of the token's B, C, x, with no activation, and writes C
+// times its output.
 // Constant 0: workgroup.
 layout(local_size_x_id = 0) in;
 layout(std430, binding = 0) buffer A { float act[]; };
@@ -18,6 +20,7 @@ layout(push_constant) uniform Params {
   uint stride;
   uint n_tok;
   uint first;  // the tokens first .. n_tok - 1 of the pass
+  uint gated;  // 1: lfm2's gated short convolution
 } p;
 
 void main() {
@@ -33,11 +36,13 @@ void main() {
       for (uint i = 0; i < kept; ++i) state[s + i] = 0.0;
     }
     uint tok = t * p.stride;
-    float x = act[tok + p.in_off + c];
+    float x = p.gated != 0 ? act[tok + p.in_off + c] * act[tok + p.in_off + 2 * p.channels + c]
+                           : act[tok + p.in_off + c];
     float sum = 0.0;
     for (uint i = 0; i < kept; ++i) sum += state[s + i] * kernel_w[w + i];
     sum += x * kernel_w[w + kept];
-    act[tok + p.out_off + c] = sum / (1.0 + exp(-sum));
+    act[tok + p.out_off + c] =
+        p.gated != 0 ? act[tok + p.in_off + p.channels + c] * sum : sum / (1.0 + exp(-sum));
     for (uint i = 0; i + 1 < kept; ++i) state[s + i] = state[s + i + 1];
     if (kept > 0) state[s + kept - 1] = x;
   }

@@ -193,6 +193,16 @@ constexpr Architecture kArchitectures[] = {
      .rotates_whole_head = true,
      .rope_sections = true,
      .deepstack = true},
+    // src/models/lfm2.cpp (LiquidAI LFM2/LFM2.5): a hybrid of gated short-convolution blocks and
+    // attention layers with per-head Q/K RMSNorm, each followed by a SwiGLU feed-forward; the final
+    // norm is token_embd_norm. llama_model_rope_type: LLM_ARCH_LFM2 is NEOX.
+    {.arch = Arch::lfm2,
+     .name = "lfm2",
+     .graph = "src/models/lfm2.cpp",
+     .rope = RopeStyle::neox,
+     .output_norm = "token_embd_norm.weight",
+     .qk_norm = true,
+     .short_conv = true},
 };
 
 }  // namespace

@@ -25,7 +25,8 @@ enum class Arch : uint32_t {
   qwen35,
   qwen35moe,
   gemma4,
-  qwen3vl
+  qwen3vl,
+  lfm2
 };
 
 // llama.cpp's LLAMA_ROPE_TYPE_NORM rotates adjacent pairs (x[2i], x[2i+1]) of a head;
@@ -57,6 +58,8 @@ struct Architecture {
   // The name of the norm before the feed-forward ("blk.N.<name>.weight"): gpt-oss and qwen35 call
   // it post_attention_norm (LLM_TENSOR_ATTN_POST_NORM).
   const char* ffn_norm = "ffn_norm";
+  // The final norm's tensor: lfm2's is token_embd_norm.weight (LLM_TENSOR_OUTPUT_NORM_LFM2).
+  const char* output_norm = "output_norm.weight";
   bool qk_norm = false;        // per-head RMSNorm of Q and K (attn_{q,k}_norm) before RoPE
   bool fused_qkv = false;      // one attn_qkv projection whose rows are Q, then K, then V (phi3)
   bool fused_gate_up = false;  // one ffn_up of 2 * n_ff rows: gate then up (phi3)
@@ -134,6 +137,11 @@ struct Architecture {
   bool v_norm = false;
   bool rope_freqs_global_only = false;
   bool layer_output_scale = false;
+  // lfm2 (src/models/lfm2.cpp): the layers without KV heads (head_count_kv 0 in the per-layer
+  // array) are gated short convolutions: in_proj gives B, C and x; the causal depthwise conv
+  // (shortconv.l_cache taps, a state of the last l_cache - 1 inputs) runs over B * x, and
+  // C times its output goes through out_proj.
+  bool short_conv = false;
 };
 
 const Architecture& architecture(Arch arch);

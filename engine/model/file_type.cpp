@@ -256,11 +256,11 @@ std::optional<TensorTypeOverride> parse_tensor_type_override(std::string_view te
 TensorType tensor_type_for(FileType ft, const TensorPlace& t,
                            std::span<const TensorTypeOverride> overrides) {
   // llama-quant.cpp, tensor_allows_quantization: 1-D tensors, names not ending in "weight"
-  // (gpt-oss's expert biases), norms, the experts' router, the small ssm_conv1d kernels and
-  // gemma4's per_layer_model_proj keep their type (F32).
+  // (gpt-oss's expert biases), norms, the experts' router, the small ssm_conv1d and
+  // shortconv.conv kernels and gemma4's per_layer_model_proj keep their type (F32).
   if (t.n_dims < 2 || !t.name.ends_with("weight") || contains(t.name, "_norm.weight") ||
       contains(t.name, "ffn_gate_inp.weight") || contains(t.name, "ssm_conv1d") ||
-      contains(t.name, "per_layer_model_proj")) {
+      contains(t.name, "shortconv.conv.weight") || contains(t.name, "per_layer_model_proj")) {
     return TensorType::f32;
   }
   const TensorType base = base_type(ft);

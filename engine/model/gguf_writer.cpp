@@ -163,6 +163,10 @@ void GgufWriter::add_tensor(const std::string& name, std::vector<uint64_t> ne, T
   tensors_.push_back({name, std::move(ne), type, std::move(rows), {}});
 }
 
+void GgufWriter::remove_tensor(const std::string& name) {
+  std::erase_if(tensors_, [&](const Pending& t) { return t.name == name; });
+}
+
 void GgufWriter::add_tensor_bytes(const std::string& name, std::vector<uint64_t> ne,
                                   TensorType type, std::vector<std::byte> bytes) {
   tensors_.push_back({name, std::move(ne), type, nullptr, std::move(bytes)});

@@ -36,6 +36,9 @@ class GgufWriter {
   void add_tensor_bytes(const std::string& name, std::vector<uint64_t> ne, TensorType type,
                         std::vector<std::byte> bytes);
 
+  // Leaves a tensor out (a file as a converter writes it without an optional tensor).
+  void remove_tensor(const std::string& name);
+
   // Refuses to replace an existing file unless `overwrite`.
   core::Status write(const std::filesystem::path& path, bool overwrite = false) const;
   // The whole file in memory (for tests of small models).

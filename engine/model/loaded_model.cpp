@@ -1,5 +1,6 @@
 #include "engine/model/loaded_model.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 
@@ -209,6 +210,24 @@ core::Status read_per_layer_attention(const GgufInfo& info, const std::string& p
   return core::Status::ok();
 }
 
+// lfm2's keys (llama_model_lfm2::load_arch_hparams): shortconv.l_cache, required, and
+// head_count_kv, whose 0 entries make a layer a short convolution; the model's KV heads are the
+// attention layers'.
+core::Status read_short_conv(const GgufInfo& info, const std::string& p, ModelShape& s) {
+  if (!s.traits().short_conv) return core::Status::ok();
+  auto l_cache = info.get_uint(p + "shortconv.l_cache");
+  if (!l_cache || *l_cache < 2 || *l_cache > kSsmConvWidth) {
+    return bad_model("metadata '" + p + "shortconv.l_cache' is missing or not within 2.." +
+                     std::to_string(kSsmConvWidth));
+  }
+  s.ssm_conv = static_cast<uint32_t>(*l_cache);
+  GAUNTLET_TRY(read_layer_array(info, p + "attention.head_count_kv", s.n_layer, s.layer_heads_kv));
+  if (!s.layer_heads_kv.empty()) {
+    s.n_head_kv = *std::max_element(s.layer_heads_kv.begin(), s.layer_heads_kv.end());
+  }
+  return core::Status::ok();
+}
+
 }  // namespace
 
 core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
@@ -235,7 +254,8 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
       {"feed_forward_length", {&s.n_ff, kMaxDim}},
       {"attention.head_count", {&s.n_head, 65536}},
       {"context_length", {&s.context, 1u << 24}}};
-  const bool per_layer = s.traits().per_layer_attention;
+  // Per-layer arrays (gemma4's head counts and widths, lfm2's head_count_kv) are read apart.
+  const bool per_layer = s.traits().per_layer_attention || s.traits().short_conv;
   auto is_array = [&](const std::string& key) {
     const MetaValue* m = info.meta(key);
     return m != nullptr && m->type == MetaType::array;
@@ -263,6 +283,7 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
   GAUNTLET_TRY(read_recurrent(info, p, s));
   GAUNTLET_TRY(read_rope_sections(info, p, s));
   GAUNTLET_TRY(read_per_layer_attention(info, p, s));
+  GAUNTLET_TRY(read_short_conv(info, p, s));
   // llama.cpp's graphs for these architectures assert n_embd_head_k == n_embd_head_v.
   if (auto value_length = info.get_uint(p + "attention.value_length");
       value_length && *value_length != s.head_dim()) {
@@ -328,6 +349,7 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
   std::map<std::string, TensorView> views;
   for (const auto& want : model_tensors(shape, FileType::f32)) {
     auto it = index.find(want.name);
+    if (it == index.end() && want.optional) continue;
     if (it == index.end()) {
       return bad_model("tensor '" + want.name + "' is missing (architecture " +
                        shape.traits().name + " needs it)");
@@ -337,7 +359,8 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
       return bad_model("tensor '" + want.name + "' has dimensions " + dims_text(have.ne) +
                        ", the shape needs " + dims_text(want.ne));
     }
-    if ((want.is_vector || want.name.ends_with("ssm_conv1d.weight")) &&
+    if ((want.is_vector || want.name.ends_with("ssm_conv1d.weight") ||
+         want.name.ends_with("shortconv.conv.weight")) &&
         have.type != TensorType::f32) {
       return bad_model("tensor '" + want.name + "' is " + to_string(have.type) +
                        "; norms, biases, sinks, RoPE factors and conv1d kernels must be f32");
@@ -357,7 +380,7 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
   };
   ModelWeights w;
   w.token_embd = view("token_embd.weight");
-  w.output_norm = view("output_norm.weight");
+  w.output_norm = view(shape.traits().output_norm);
   w.output = shape.tied_output ? w.token_embd : view("output.weight");
   w.rope_freqs = view("rope_freqs.weight");
   w.per_layer_token_embd = view("per_layer_token_embd.weight");
@@ -408,6 +431,11 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
     lw.ssm_alpha = view(p + "ssm_alpha.weight");
     lw.ssm_norm = view(p + "ssm_norm.weight");
     lw.ssm_out = view(p + "ssm_out.weight");
+    if (shape.traits().short_conv) {
+      lw.ssm_qkv = view(p + "shortconv.in_proj.weight");  // B, C and x
+      lw.ssm_conv1d = view(p + "shortconv.conv.weight");
+      lw.ssm_out = view(p + "shortconv.out_proj.weight");
+    }
     lw.ple_gate = view(p + "inp_gate.weight");
     lw.ple_proj = view(p + "proj.weight");
     lw.ple_post_norm = view(p + "post_norm.weight");

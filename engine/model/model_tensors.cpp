@@ -70,6 +70,16 @@ void add_gated_delta_net(Add& add, const ModelShape& s, const std::string& p, ui
 // A gemma4 layer as src/models/gemma4.cpp's load_arch_tensors creates it: Q of the layer's heads
 // and head size; K (and V unless the global layers take K as V) and K's norm only on the layers
 // that store KV; layer_output_scale; gemma's post norms and GELU-gated feed-forward.
+// An lfm2 short-convolution block as src/models/lfm2.cpp creates it: the conv's taps {l_cache,
+// n_embd}, in_proj into B, C and x, out_proj.
+template <typename Add>
+void add_short_conv(Add& add, const ModelShape& s, const std::string& p, uint32_t l) {
+  const uint64_t embd = s.n_embd;
+  add(p + "shortconv.conv.weight", {s.ssm_conv, embd}, l);
+  add(p + "shortconv.in_proj.weight", {embd, 3 * embd}, l);
+  add(p + "shortconv.out_proj.weight", {embd, embd}, l);
+}
+
 template <typename Add>
 void add_per_layer_attention(Add& add, const ModelShape& s, const std::string& p, uint32_t l) {
   const uint64_t embd = s.n_embd, q = s.n_embd_q(l), kv = s.n_embd_kv(l), hd = s.head_dim(l);
@@ -82,7 +92,8 @@ void add_per_layer_attention(Add& add, const ModelShape& s, const std::string& p
   add(p + "attn_q_norm.weight", {hd}, l);
   if (s.has_kv(l)) add(p + "attn_k_norm.weight", {hd}, l);
   add(p + "post_attention_norm.weight", {embd}, l);
-  if (s.traits().layer_output_scale) add(p + "layer_output_scale.weight", {1}, l);
+  // Optional in llama.cpp's loader (gemma4.cpp creates it with TENSOR_NOT_REQUIRED).
+  if (s.traits().layer_output_scale) add(p + "layer_output_scale.weight", {1}, l, true);
   add(p + "ffn_norm.weight", {embd}, l);
   add(p + "ffn_gate.weight", {embd, ff}, l);
   add(p + "ffn_up.weight", {embd, ff}, l);
@@ -115,7 +126,8 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
   const uint64_t embd = s.n_embd, q = s.n_embd_q(), kv = s.n_embd_kv(), ff = s.n_ff;
   const uint64_t hd = s.head_dim(), vocab = s.n_vocab;
   std::vector<TensorDesc> t;
-  auto add = [&](std::string name, std::vector<uint64_t> ne, uint32_t layer) {
+  auto add = [&](std::string name, std::vector<uint64_t> ne, uint32_t layer,
+                 bool optional = false) {
     TensorPlace place{.name = name,
                       .n_cols = ne[0],
                       .n_dims = static_cast<uint32_t>(ne.size()),
@@ -125,7 +137,8 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
                       .n_gqa = s.n_head_kv == 0 ? 1 : s.n_head / s.n_head_kv,
                       .n_expert = s.n_expert};
     const bool one_d = ne.size() == 1 || !name.ends_with("weight");
-    t.push_back({std::move(name), std::move(ne), tensor_type_for(format, place, overrides), one_d});
+    t.push_back({std::move(name), std::move(ne), tensor_type_for(format, place, overrides), one_d,
+                 optional});
   };
   // Names and dimensions: llama.cpp src/llama-arch.cpp (LLM_TENSOR_NAMES) and each
   // architecture's create_tensor calls in src/models/<arch>.cpp.
@@ -159,14 +172,16 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
       continue;
     }
     add(p + "attn_norm.weight", {embd}, l);
-    if (s.recurrent(l)) {
+    if (s.mixer(l) == Mixer::short_conv) {
+      add_short_conv(add, s, p, l);
+    } else if (s.recurrent(l)) {
       add_gated_delta_net(add, s, p, l);
     } else if (arch.fused_qkv) {
       add(p + "attn_qkv.weight", {embd, q + 2 * kv}, l);
     } else {
       add(p + "attn_q.weight", {embd, s.n_embd_q_proj()}, l);
-      add(p + "attn_k.weight", {embd, kv}, l);
-      add(p + "attn_v.weight", {embd, kv}, l);
+      add(p + "attn_k.weight", {embd, s.n_embd_kv(l)}, l);
+      add(p + "attn_v.weight", {embd, s.n_embd_kv(l)}, l);
     }
     if (!s.recurrent(l)) add_attention_extras(l, p);
     add(p + std::string(arch.ffn_norm) + ".weight", {embd}, l);
@@ -184,9 +199,14 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
       add(p + "post_ffw_norm.weight", {embd}, l);
     }
   }
-  add("output_norm.weight", {embd}, 0);
+  add(arch.output_norm, {embd}, 0);
   if (!s.tied_output) add("output.weight", {embd, vocab}, 0);
   return t;
+}
+
+bool is_output_tensor(const std::string& name) {
+  return name == "output.weight" || name == "output_norm.weight" ||
+         name == "token_embd_norm.weight";
 }
 
 std::vector<TensorType> types_in(std::span<const TensorDesc> tensors) {

@@ -20,6 +20,7 @@ namespace gauntlet::engine::model {
 enum class Mixer : uint8_t {
   attention,
   gated_delta_net,  // qwen35: a causal conv1d, then the delta rule's state matrix per head
+  short_conv,       // lfm2: a gated causal conv1d over the embedding (Architecture::short_conv)
 };
 
 struct ModelShape {
@@ -61,7 +62,8 @@ struct ModelShape {
   uint32_t n_expert_used = 0;
   uint32_t n_ff_exp = 0;
   uint32_t n_ff_shexp = 0;
-  // A gated DeltaNet's dimensions (qwen35; src/llama-arch.cpp's ssm.* keys): the causal conv1d's
+  // A gated DeltaNet's dimensions (qwen35; lfm2's short convolution has only ssm_conv, from
+  // shortconv.l_cache; src/llama-arch.cpp's ssm.* keys): the causal conv1d's
   // width (ssm.conv_kernel), the key head size (ssm.state_size), the key heads (ssm.group_count),
   // the value heads (ssm.time_step_rank) and their total width (ssm.inner_size). Layer l is
   // recurrent unless (l + 1) is a multiple of full_attention_interval (0: 4, as llama.cpp).
@@ -114,11 +116,15 @@ struct ModelShape {
   }
   // Whether layer l is a gated DeltaNet (llama_model_qwen35::load_arch_hparams: recurrent unless
   // (il + 1) % full_attention_interval == 0).
+  // An lfm2 layer is a short convolution where its head_count_kv is 0 (llama_model_lfm2:
+  // is_recr_impl[il] = n_head_kv(il) == 0).
   bool recurrent(uint32_t layer) const {
+    if (traits().short_conv) return heads_kv(layer) == 0;
     return traits().gated_delta_net && (layer + 1) % attention_interval() != 0;
   }
   Mixer mixer(uint32_t layer) const {
-    return recurrent(layer) ? Mixer::gated_delta_net : Mixer::attention;
+    if (!recurrent(layer)) return Mixer::attention;
+    return traits().short_conv ? Mixer::short_conv : Mixer::gated_delta_net;
   }
   uint32_t recurrent_layers() const {
     uint32_t n = 0;
@@ -126,8 +132,11 @@ struct ModelShape {
     return n;
   }
   uint32_t ssm_head_dim() const { return ssm_heads == 0 ? 0 : ssm_inner / ssm_heads; }
-  // The conv1d's channels: Q and K (key heads x state_size each), then V (inner_size).
-  uint32_t ssm_channels() const { return ssm_inner + 2 * ssm_groups * ssm_state; }
+  // The conv1d's channels: Q and K (key heads x state_size each), then V (inner_size); a short
+  // convolution's are the embedding's (llama_hparams::n_embd_r for LFM2).
+  uint32_t ssm_channels() const {
+    return traits().short_conv ? n_embd : ssm_inner + 2 * ssm_groups * ssm_state;
+  }
   // Floats of one sequence's state per recurrent layer (llama_hparams::n_embd_r, n_embd_s): the
   // conv's last ssm_conv - 1 inputs per channel, and the delta rule's state_size x inner_size.
   uint64_t ssm_conv_floats() const {
@@ -232,6 +241,8 @@ struct TensorDesc {
   // Always f32, never quantized: 1-D (a norm, a bias, sinks or RoPE factors) or a name that does
   // not end in "weight" (gpt-oss's per-expert biases, llama-quant.cpp's rule).
   bool is_vector = false;
+  // llama.cpp's loader creates it with TENSOR_NOT_REQUIRED: a file may leave it out.
+  bool optional = false;
   uint64_t bytes() const;
   uint64_t n_elements() const;
 };
@@ -241,6 +252,8 @@ struct TensorDesc {
 // it.
 std::vector<TensorDesc> model_tensors(const ModelShape& shape, FileType format,
                                       std::span<const TensorTypeOverride> overrides = {});
+// Whether a tensor belongs to the output layer (llama.cpp's LLM_TENSOR_LAYER_OUTPUT).
+bool is_output_tensor(const std::string& name);
 // The tensor types a list holds, each once, in ggml id order.
 std::vector<TensorType> types_in(std::span<const TensorDesc> tensors);
 // Trained parameters, a tied embedding counted once (as model cards count them): every expert.

@@ -1,4 +1,5 @@
 // parse_dims: a shape from --dims text ("n_embd=64,n_layer=2,...").
+#include <algorithm>
 #include <charconv>
 #include <map>
 #include <sstream>
@@ -16,6 +17,7 @@ namespace {
 // Dims for a small hybrid where the text leaves them out: Qwen3.5's proportions (two value heads
 // per key head, sections of a quarter-rotated head split 11:11:10 as Qwen's [11, 11, 10]).
 void default_recurrent_dims(ModelShape& s) {
+  if (s.traits().short_conv && s.ssm_conv == 0) s.ssm_conv = 3;  // LFM2's l_cache
   if (!s.traits().gated_delta_net) return;
   if (s.ssm_conv == 0) s.ssm_conv = kSsmConvWidth;
   if (s.ssm_state == 0) s.ssm_state = 32;
@@ -72,6 +74,7 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
   std::stringstream in(text);
   std::string item;
   bool tied_given = false;
+  std::vector<uint32_t> attn_layers;  // lfm2: the attention layers; the others are convolutions
   while (std::getline(in, item, ',')) {
     auto eq = item.find('=');
     if (eq == std::string::npos) return bad_shape("'" + item + "' is not name=value");
@@ -91,6 +94,19 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
         if (ec != std::errc() || p != part.data() + part.size()) {
           return bad_shape("'" + value + "' is not T:H:W:E whole numbers for rope_sections");
         }
+      }
+      continue;
+    }
+    if (key == "attn_layers") {
+      std::stringstream parts(value);
+      std::string part;
+      while (std::getline(parts, part, ':')) {
+        uint32_t layer = 0;
+        auto [p, ec] = std::from_chars(part.data(), part.data() + part.size(), layer);
+        if (ec != std::errc() || p != part.data() + part.size()) {
+          return bad_shape("'" + value + "' is not layer numbers A:B:... for attn_layers");
+        }
+        attn_layers.push_back(layer);
       }
       continue;
     }
@@ -148,6 +164,19 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
   if (double_wide != 0) {
     for (uint32_t l = 0; l < s.n_layer; ++l)
       s.layer_ff.push_back(s.has_kv(l) ? s.n_ff : 2 * s.n_ff);
+  }
+  if (!attn_layers.empty()) {
+    for (uint32_t layer : attn_layers) {
+      if (layer >= s.n_layer) {
+        return bad_shape("attn_layers names layer " + std::to_string(layer) + " of " +
+                         std::to_string(s.n_layer));
+      }
+    }
+    for (uint32_t l = 0; l < s.n_layer; ++l) {
+      const bool attends =
+          std::find(attn_layers.begin(), attn_layers.end(), l) != attn_layers.end();
+      s.layer_heads_kv.push_back(attends ? s.n_head_kv : 0);
+    }
   }
   default_recurrent_dims(s);
   default_rope_sections(s);

@@ -1,5 +1,6 @@
 // The presets: published models' dimensions as data (one row of Preset a model), the gemma4
 // family built from its 31B.
+#include <algorithm>
 #include <vector>
 
 #include "engine/model/shape.h"
@@ -192,10 +193,15 @@ const std::vector<ModelShape>& presets() {
       // three layers (vision_config.deepstack_visual_indexes has three).
       {"qwen3-vl-2b",     qwen3vl,   2048, 28, 16, 8, 128, 6144,  151936, 262144, 5000000.0f,  1e-6f, true,  false},
       {"qwen3-vl-8b",     qwen3vl,   4096, 36, 32, 8, 128, 12288, 151936, 262144, 5000000.0f,  1e-6f, false, false},
+      // LiquidAI/LFM2.5-1.2B-Instruct's config.json (as LFM2-1.2B's): block_dim 2048, 16 layers
+      // of which full_attn_idxs [2, 5, 8, 10, 12, 14] attend, 32 heads and 8 KV heads, block_ff_dim
+      // 12288 auto-adjusted to 8192 (int(2 * 12288 / 3), a multiple of 256), conv_L_cache 3, tied.
+      {"lfm2.5-1.2b",     lfm2,      2048, 16, 32, 8, 64,  8192,  65536,  128000, 1000000.0f,  1e-5f, true,  false},
       // Small shapes for tests and benchmarks.
       {"test-tiny",       llama, 64,   2,  4,  2,  16,  128,   256,    128,    10000.0f,   1e-5f, false, false},
       {"test-small",      llama, 128,  3,  4,  4,  32,  352,   512,    256,    10000.0f,   1e-5f, false, false},
       {"test-gqa",        llama, 256,  2,  8,  2,  32,  512,   1000,   512,    10000.0f,   1e-5f, false, false},
+      {"test-lfm2",       lfm2,  64,   4,  4,  2,  16,  128,   256,    256,    10000.0f,   1e-5f, true,  false},
       {"bench-110m",      llama, 768,  12, 12, 12, 64,  2048,  32000,  1024,   10000.0f,   1e-5f, false, false},
   };
   // The hybrids' DeltaNet (text_config's linear_* keys): conv kernel 4, key heads of 128
@@ -210,6 +216,13 @@ const std::vector<ModelShape>& presets() {
                                    {"qwen3.5-9b", 16, 32, 0},
                                    {"qwen3.6-27b", 16, 48, 0},
                                    {"qwen3.6-35b-a3b", 16, 32, 512}};
+  // The short-convolution hybrids' attention layers (full_attn_idxs); the others convolve.
+  struct ShortConv {
+    const char* name;
+    std::vector<uint32_t> attends;
+  };
+  static const ShortConv short_convs[] = {{"lfm2.5-1.2b", {2, 5, 8, 10, 12, 14}},
+                                          {"test-lfm2", {1, 3}}};
   // clang-format on
   static const std::vector<ModelShape> all = [] {
     std::vector<ModelShape> v;
@@ -226,6 +239,14 @@ const std::vector<ModelShape>& presets() {
         s.ssm_inner = h.value_heads * 128;
         s.full_attention_interval = 4;
         s.n_ff_shexp = h.shared_ff;
+      }
+      for (const auto& c : short_convs) {
+        if (s.name != c.name) continue;
+        for (uint32_t l = 0; l < s.n_layer; ++l) {
+          const bool attends = std::find(c.attends.begin(), c.attends.end(), l) != c.attends.end();
+          s.layer_heads_kv.push_back(attends ? s.n_head_kv : 0);
+        }
+        s.ssm_conv = 3;  // conv_L_cache
       }
       if (s.arch == Arch::qwen3vl) {
         s.rope_sections = {24, 20, 20, 0};

@@ -88,6 +88,7 @@ core::Status validate_per_layer_attention(const ModelShape& s) {
       return bad_shape("feed_forward_length " + std::to_string(s.ff(l)) + at +
                        " must be a positive multiple of 32");
     }
+    if (s.recurrent(l)) continue;  // no attention heads
     if (s.heads(l) == 0 || s.heads_kv(l) == 0 || s.heads(l) % s.heads_kv(l) != 0) {
       return bad_shape("attention.head_count " + std::to_string(s.heads(l)) + at +
                        " is not a positive multiple of attention.head_count_kv " +
@@ -116,6 +117,12 @@ core::Status validate_per_layer_attention(const ModelShape& s) {
 // head_v_dim = inner_size / time_step_rank must equal state_size, the value heads a multiple of
 // the key heads) and the recurrent kernels take them (conv width 4, heads up to kMaxSsmState).
 core::Status validate_recurrent(const ModelShape& s) {
+  // lfm2's short convolution: llama.cpp asserts n_shortconv_l_cache > 1; the conv kernels hold
+  // kSsmConvWidth taps.
+  if (s.traits().short_conv && (s.ssm_conv < 2 || s.ssm_conv > kSsmConvWidth)) {
+    return bad_shape("shortconv.l_cache " + std::to_string(s.ssm_conv) + " is not within 2.." +
+                     std::to_string(kSsmConvWidth));
+  }
   if (!s.traits().gated_delta_net) return core::Status::ok();
   if (s.ssm_conv != kSsmConvWidth) {
     return bad_shape("ssm.conv_kernel " + std::to_string(s.ssm_conv) +

@@ -138,6 +138,13 @@ void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
     w.set_u32(p + "ssm.inner_size", shape.ssm_inner);
     w.set_u32(p + "full_attention_interval", shape.attention_interval());
   }
+  if (shape.traits().short_conv) {
+    // lfm2: the conv's taps, and head_count_kv per layer (0 on the short-convolution layers).
+    w.set_u32(p + "shortconv.l_cache", shape.ssm_conv);
+    if (!shape.layer_heads_kv.empty()) {
+      w.set_meta(p + "attention.head_count_kv", array_of(MetaType::u32, shape.layer_heads_kv));
+    }
+  }
   if (shape.traits().rope_sections) {
     // An array of 4 int32, as llama.cpp's converter writes it (add_rope_dimension_sections).
     MetaValue sections;

@@ -20,7 +20,7 @@ std::optional<uint32_t> slot_of(const std::string& name, uint32_t n_layer) {
   if (name.rfind("blk.", 0) == 0) {
     return static_cast<uint32_t>(std::strtoul(name.c_str() + 4, nullptr, 10));
   }
-  if (name == "output.weight" || name == "output_norm.weight") return n_layer;
+  if (model::is_output_tensor(name)) return n_layer;
   if (name == "token_embd.weight") return std::nullopt;
   return 0;  // rope_freqs: with the first layer
 }

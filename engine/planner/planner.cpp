@@ -64,7 +64,7 @@ bool holds_tensor(const LayerRange& range, const ModelShape& shape, const std::s
     return range.embed || (range.output && shape.tied_output) ||
            (shape.per_layer_embeddings() && layers);
   }
-  if (name == "output.weight" || name == "output_norm.weight") return range.output;
+  if (model::is_output_tensor(name)) return range.output;
   return true;  // rope_freqs: every share's rotary angles
 }
 
@@ -187,11 +187,15 @@ ActivationLayout activation_layout(const ModelShape& shape, uint32_t context) {
   l.q_gate = p.take(gated ? shape.n_embd_q_proj() : 0);
   l.gate = p.take(gated ? shape.n_embd_q() : 0);
   const bool recurrent = shape.traits().gated_delta_net;
-  l.ssm_qkv = p.take(recurrent ? shape.ssm_channels() : 0);
+  // lfm2's short convolution: in_proj's B, C and x in ssm_qkv, C times the conv's output in ssm_o.
+  const bool short_conv = shape.traits().short_conv;
+  l.ssm_qkv = p.take(recurrent    ? shape.ssm_channels()
+                     : short_conv ? 3 * uint64_t{shape.n_embd}
+                                  : 0);
   l.ssm_conv = p.take(recurrent ? shape.ssm_channels() : 0);
   l.ssm_z = p.take(recurrent ? shape.ssm_inner : 0);
   l.ssm_ba = p.take(recurrent ? 2 * shape.ssm_heads : 0);
-  l.ssm_o = p.take(recurrent ? shape.ssm_inner : 0);
+  l.ssm_o = p.take(recurrent ? shape.ssm_inner : short_conv ? shape.n_embd : 0);
   const bool ple = shape.per_layer_embeddings(), beside = shape.dense_beside_experts();
   l.ple_x = p.take(ple ? shape.n_embd : 0);
   // ple_in: the reference writes its layer's input there; the devices every layer's

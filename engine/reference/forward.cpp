@@ -16,6 +16,7 @@
 #include "engine/reference/kv_rows.h"
 #include "engine/reference/layer_ops.h"
 #include "engine/reference/matmuls.h"
+#include "engine/reference/short_conv.h"
 
 namespace gauntlet::engine::reference {
 
@@ -266,6 +267,17 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
     mm({{&L.ssm_out, a.ssm_o, a.xb}});
   };
 
+  // lfm2's short convolution: in_proj into B, C and x, the gated conv token by token in pass order
+  // (each reads the state its sequence's previous token left), out_proj.
+  auto short_conv = [&](uint32_t l, const model::LayerWeights& L) {
+    mm({{&L.ssm_qkv, a.xb, a.ssm_qkv}});
+    each([&](float* b, const PassToken& t) {
+      float* state = kv.state + t.seq * states.per_sequence + states.offset[l];
+      short_conv_token(s, L, b + a.ssm_qkv, state, t.pos == 0, b + a.ssm_o);
+    });
+    mm({{&L.ssm_out, a.ssm_o, a.xb}});
+  };
+
   auto dense_ffn = [&](const model::LayerPlan& P, const model::LayerWeights& L) {
     if (P.ffn == model::FeedForward::fused_gate_up) {
       mm({{&L.w_up, a.xb, a.hb}});  // gate into hb, up into hb2 = hb + n_ff
@@ -294,6 +306,9 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
         break;
       case model::Mixer::gated_delta_net:
         delta_net(l, L);
+        break;
+      case model::Mixer::short_conv:
+        short_conv(l, L);
         break;
     }
     each([&](float* b, const PassToken&) {

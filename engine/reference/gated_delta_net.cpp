@@ -8,19 +8,23 @@
 
 namespace gauntlet::engine::reference {
 
+float conv_window(float* state, const float* taps, uint32_t width, float x) {
+  const uint32_t kept = width - 1;
+  // ggml_compute_forward_ssm_conv_f32: a float sum over the window, oldest first.
+  float sum = 0.0f;
+  for (uint32_t i = 0; i < kept; ++i) sum += state[i] * taps[i];
+  sum += x * taps[kept];
+  for (uint32_t i = 0; i + 1 < kept; ++i) state[i] = state[i + 1];
+  if (kept > 0) state[kept - 1] = x;
+  return sum;
+}
+
 void conv_step(const float* x, float* state, const float* kernel, uint32_t channels, uint32_t width,
                float* out) {
-  const uint32_t kept = width - 1;
   for (uint32_t c = 0; c < channels; ++c) {
-    float* s = state + uint64_t{c} * kept;
-    const float* w = kernel + uint64_t{c} * width;
-    // ggml_compute_forward_ssm_conv_f32: a float sum over the window, oldest first.
-    float sum = 0.0f;
-    for (uint32_t i = 0; i < kept; ++i) sum += s[i] * w[i];
-    sum += x[c] * w[kept];
+    const float sum =
+        conv_window(state + uint64_t{c} * (width - 1), kernel + uint64_t{c} * width, width, x[c]);
     out[c] = silu(sum);
-    for (uint32_t i = 0; i + 1 < kept; ++i) s[i] = s[i + 1];
-    if (kept > 0) s[kept - 1] = x[c];
   }
 }
 

@@ -16,6 +16,10 @@ namespace gauntlet::engine::reference {
 // and keeps x (build_conv_state's copy of the last width - 1 columns).
 void conv_step(const float* x, float* state, const float* kernel, uint32_t channels, uint32_t width,
                float* out);
+// One channel's causal conv without an activation: the float sum of its window (`state`'s
+// width - 1 inputs, oldest first, then x) times its taps, in ggml_compute_forward_ssm_conv_f32's
+// order; the state then drops its oldest input and keeps x.
+float conv_window(float* state, const float* taps, uint32_t width, float x);
 // v / sqrt(sum(v^2) + eps), as build_gdn_l2_norm builds it from ggml_rms_norm(v, eps / n) scaled
 // by 1 / sqrt(n).
 void l2_normalize(float* v, uint32_t n, float eps);

@@ -221,6 +221,15 @@ TEST(Architectures, EachDefaultFileHasExactlyTheTensorsLlamaCppsLoaderCreates) {
         cat({norm, post, qkv, out, qk_norm, exps, shexp})}},
       // qwen3vl.cpp: qwen3's layer; the deepstack features are no tensors of the text model.
       {"arch=qwen3vl,deepstack=1", top, same(cat({norm, qkv, out, qk_norm, ffn_norm, ffn}))},
+      // lfm2.cpp: layer 0 a short convolution (head_count_kv 0), layer 1 attention; the final
+      // norm is token_embd_norm; output optional.
+      {"arch=lfm2,attn_layers=1",
+       {"token_embd.weight", "token_embd_norm.weight", "output.weight"},
+       {cat({norm,
+             {"shortconv.conv.weight", "shortconv.in_proj.weight", "shortconv.out_proj.weight"},
+             ffn_norm,
+             ffn}),
+        cat({norm, qkv, out, qk_norm, ffn_norm, ffn})}},
       // gemma4.cpp: layer 0 slides, layer 1 is global (rope_freqs for its proportional RoPE);
       // layer_output_scale (optional there) on each.
       {"arch=gemma4,swa_pattern=2", cat({top, {"rope_freqs.weight"}}),

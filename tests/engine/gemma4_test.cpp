@@ -216,6 +216,27 @@ TEST(Gemma4Decode, GreedyTokensAreLlamaCppsPastTheWindow) {
                                   109, 129, 210}));
 }
 
+// llama.cpp's loader takes layer_output_scale as optional (gemma4.cpp, TENSOR_NOT_REQUIRED): a
+// file without it loads, its layers unscaled. The tokens are llama.cpp 3.22.1's (node-llama-cpp,
+// CPU) on the same file, written by this test's writer (seed 1, F32).
+TEST(Gemma4Models, AFileWithoutLayerOutputScaleLoadsAndDecodesAsLlamaCpp) {
+  const auto shape = gemma4_shape();
+  auto w = *model::synthetic_writer(shape, FileType::f32, 1);
+  for (uint32_t l = 0; l < shape.n_layer; ++l) {
+    w.remove_tensor("blk." + std::to_string(l) + ".layer_output_scale.weight");
+  }
+  const auto bytes = *w.to_bytes();
+  const auto m = load(bytes);
+  for (const auto& layer : m.weights.layers) EXPECT_EQ(layer.out_scale.data, nullptr);
+  auto d = reference::Decoder::create(m, {});
+  ASSERT_TRUE(d.is_ok());
+  auto out = reference::greedy_decode([&](int32_t t) { return (*d)->step(t); },
+                                      std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 16);
+  ASSERT_TRUE(out.is_ok());
+  EXPECT_EQ(*out, (std::vector<int32_t>{173, 80, 58, 90, 164, 36, 164, 106, 77, 137, 254, 106, 103,
+                                        103, 103, 151}));
+}
+
 // V without attn_v is the K projection normed per head without a weight: [3, 4] / rms 3.5355.
 TEST(Gemma4Ops, AnUnweightedRmsNormIsTheNormAlone) {
   std::vector<float> v = {3, 4, 1, 1};

@@ -152,20 +152,6 @@ TEST(Qwen35Shape, RopeSectionsTurnThePairsTheyName) {
   EXPECT_NEAR(table[6], std::cos(5 * std::pow(10000.0, -6.0 / 8)), 1e-6);  // pair 3: time
 }
 
-model::LoadedModel load(const std::vector<std::byte>& bytes) {
-  auto info = model::parse_gguf(bytes);
-  EXPECT_TRUE(info.is_ok());
-  auto m = model::load_model(*info, bytes);
-  EXPECT_TRUE(m.is_ok()) << m.error().describe();
-  return std::move(*m);
-}
-
-std::vector<BatchToken> tokens_of(const std::vector<int32_t>& ids, uint32_t seq = 0) {
-  std::vector<BatchToken> b;
-  for (int32_t id : ids) b.push_back({id, seq, true});
-  return b;
-}
-
 // Passes of 1, 5 and 16 tokens give the same logits bit for bit: each token's conv and delta
 // step reads the state its previous token left, within a pass or across passes.
 TEST(Qwen35Reference, PassesGiveTheTokenByTokenLogits) {

@@ -28,14 +28,6 @@ model::ModelShape vl_shape(const std::string& extra = "") {
   return *s;
 }
 
-model::LoadedModel load(const std::vector<std::byte>& bytes) {
-  auto info = model::parse_gguf(bytes);
-  EXPECT_TRUE(info.is_ok());
-  auto m = model::load_model(*info, bytes);
-  EXPECT_TRUE(m.is_ok()) << m.error().describe();
-  return std::move(*m);
-}
-
 core::Error refusal(const std::vector<std::byte>& bytes) {
   auto info = model::parse_gguf(bytes);
   EXPECT_TRUE(info.is_ok());

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "engine/batch.h"
 #include "engine/model/gguf.h"
 #include "engine/model/loaded_model.h"
 #include "engine/model/synthetic.h"
@@ -49,6 +50,21 @@ inline std::vector<std::byte> synthetic_bytes(const model::ModelShape& shape,
   auto bytes = w->to_bytes();
   EXPECT_TRUE(bytes.is_ok()) << bytes.error().describe();
   return std::move(*bytes);
+}
+
+inline model::LoadedModel load(const std::vector<std::byte>& bytes) {
+  auto info = model::parse_gguf(bytes);
+  EXPECT_TRUE(info.is_ok());
+  auto m = model::load_model(*info, bytes);
+  EXPECT_TRUE(m.is_ok()) << m.error().describe();
+  return std::move(*m);
+}
+
+// Each id for the next position of sequence `seq`, every token wanting its logits.
+inline std::vector<BatchToken> tokens_of(const std::vector<int32_t>& ids, uint32_t seq = 0) {
+  std::vector<BatchToken> b;
+  for (int32_t id : ids) b.push_back({id, seq, true});
+  return b;
 }
 
 inline std::filesystem::path temp_path(const std::string& name) {

@@ -1,0 +1,145 @@
+// LFM2's short-convolution hybrid on the host reference (llama.cpp's src/models/lfm2.cpp): the
+// gated conv by hand across calls, the tensor list, which layers keep KV and which a conv state,
+// the published 1.2B's parameter count, passes that give the token-by-token logits, the cpu
+// device's fast products against the exact reference, and a bad key refused by name.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "engine/device/profile_check.h"
+#include "engine/planner/planner.h"
+#include "engine/reference/decoder.h"
+#include "engine/reference/short_conv.h"
+#include "test_models.h"
+
+namespace gauntlet::engine::test {
+namespace {
+
+using model::FileType;
+
+// Four layers: 0 and 2 convolve, 1 and 3 attend.
+const std::string kLfm2 =
+    "arch=lfm2,n_embd=64,n_layer=4,n_head=4,n_head_kv=2,n_ff=128,n_vocab=64,context=64,"
+    "attn_layers=1:3";
+
+TEST(Lfm2Ops, GatedShortConvKeepsItsStateAcrossCalls) {
+  // n_embd 2, l_cache 3: channel 0's taps [1 2 3], channel 1's [0.5 0 -1].
+  auto s = shape_of(
+      "arch=lfm2,n_embd=32,n_layer=2,n_head=2,n_ff=64,n_vocab=64,context=8,"
+      "attn_layers=1");
+  s.n_embd = 2;
+  const float taps[] = {1, 2, 3, 0.5f, 0, -1};
+  model::LayerWeights L;
+  L.ssm_conv1d.data = reinterpret_cast<const std::byte*>(taps);
+  L.ssm_conv1d.type = model::TensorType::f32;
+  std::vector<float> state(4, 99.0f), y(2);
+  // Each token's [B | C | x]: bx = B * x enters the conv, y = C * its output.
+  const float bcx[3][6] = {{1, 2, 2, -1, 3, 1}, {0.5f, 1, 1, 1, 2, 4}, {1, -1, 0.5f, 2, -2, 1}};
+  // bx: [3 2], [1 4], [-2 -1]. Channel 0's windows [0 0 3] -> 9, [0 3 1] -> 9, [3 1 -2] -> -1;
+  // channel 1's [0 0 2] -> -2, [0 2 4] -> -4, [2 4 -1] -> 2; times C.
+  const float want[3][2] = {{18, 2}, {9, -4}, {-0.5f, 4}};
+  for (int t = 0; t < 3; ++t) {
+    reference::short_conv_token(s, L, bcx[t], state.data(), t == 0, y.data());
+    EXPECT_EQ(y[0], want[t][0]) << t;
+    EXPECT_EQ(y[1], want[t][1]) << t;
+  }
+  EXPECT_EQ(state, (std::vector<float>{1, -2, 4, -1}));  // each channel's last two bx
+}
+
+TEST(Lfm2Shape, TensorsKvLayersAndState) {
+  const auto s = shape_of(kLfm2, true);
+  EXPECT_EQ(s.mixer(0), model::Mixer::short_conv);
+  EXPECT_EQ(s.mixer(1), model::Mixer::attention);
+  EXPECT_EQ(s.ssm_conv, 3u);  // LFM2's l_cache where the text leaves it out
+  const auto t = model::model_tensors(s, FileType::q8_0);
+  ASSERT_NE(find(t, "blk.0.shortconv.in_proj.weight"), nullptr);
+  EXPECT_EQ(find(t, "blk.0.shortconv.in_proj.weight")->ne, (std::vector<uint64_t>{64, 192}));
+  EXPECT_EQ(find(t, "blk.0.shortconv.conv.weight")->ne, (std::vector<uint64_t>{3, 64}));
+  EXPECT_EQ(find(t, "blk.0.shortconv.conv.weight")->type, model::TensorType::f32);
+  EXPECT_EQ(find(t, "blk.0.attn_q.weight"), nullptr);
+  EXPECT_EQ(find(t, "blk.1.attn_k.weight")->ne, (std::vector<uint64_t>{64, 32}));
+  ASSERT_NE(find(t, "token_embd_norm.weight"), nullptr);
+  EXPECT_EQ(find(t, "output_norm.weight"), nullptr);
+  // KV for layers 1 and 3; a conv state of 2 x 64 floats for layers 0 and 2.
+  const auto kv = planner::kv_layout(s, 64);
+  EXPECT_EQ(kv.slots, (std::vector<uint32_t>{0, 64, 0, 64}));
+  const auto st = planner::state_layout(s);
+  EXPECT_EQ(st.per_sequence, 2ull * 2 * 64);
+  EXPECT_EQ(st.offset[2], 2ull * 64);
+}
+
+// LFM2.5-1.2B: 65536 x 2048 embedding (tied), 10 conv layers of (3 + 3 x 2048 + 2048) x 2048,
+// 6 attention layers of 2 x 2048^2 + 2 x 2048 x 512 + two 64-wide norms, 16 SwiGLU feed-forwards
+// of 3 x 2048 x 8192, two norms per layer and the final norm: 1,170,340,608 (LiquidAI: "1.17B").
+TEST(Lfm2Shape, PublishedParameterCount) {
+  const auto s = model::preset_shape("lfm2.5-1.2b").value();
+  EXPECT_EQ(model::parameter_count(s), 1170340608ull);
+  EXPECT_EQ(model::active_parameter_count(s), 1170340608ull);
+  EXPECT_EQ(s.recurrent_layers(), 10u);
+}
+
+TEST(Lfm2Reference, PassesGiveTheTokenByTokenLogits) {
+  const auto bytes = synthetic_bytes(shape_of(kLfm2, true), FileType::f32);
+  const auto m = load(bytes);
+  const std::vector<int32_t> ids = {1, 7, 42, 3, 9, 11, 60, 2, 5, 8, 13, 21, 34, 55, 4, 6};
+  std::vector<float> one;
+  {
+    auto d = reference::Decoder::create(m, {.threads = 1});
+    ASSERT_TRUE(d.is_ok());
+    for (int32_t id : ids) {
+      auto l = (*d)->step(id);
+      ASSERT_TRUE(l.is_ok()) << l.error().describe();
+      one.insert(one.end(), l->begin(), l->end());
+    }
+  }
+  for (uint32_t mb : {5u, 16u}) {
+    auto d = reference::Decoder::create(m, {.threads = 2, .micro_batch = mb});
+    ASSERT_TRUE(d.is_ok());
+    auto l = (*d)->forward(tokens_of(ids));
+    ASSERT_TRUE(l.is_ok()) << l.error().describe();
+    ASSERT_EQ(l->size(), one.size());
+    for (size_t i = 0; i < one.size(); ++i) ASSERT_EQ((*l)[i], one[i]) << "mb " << mb << " " << i;
+  }
+}
+
+// The cpu device's products (llama.cpp's quantized activations) against the exact reference.
+TEST(Lfm2Reference, CpuDeviceGivesTheReferenceTokensWithinItsBound) {
+  auto shape = shape_of(kLfm2 + ",n_embd=256,n_ff=256,n_vocab=256", true);
+  for (FileType format : {FileType::q8_0, FileType::q4_K_M}) {
+    SCOPED_TRACE(model::to_string(format));
+    const auto bytes = synthetic_bytes(shape, format, 11);
+    const auto m = load(bytes);
+    auto exact = reference::Decoder::create(m, {2, planner::KvPrecision::f32, 32}).value();
+    reference::DecodeOptions fast_options{2, planner::KvPrecision::f32, 32};
+    fast_options.fast = true;
+    auto fast = reference::Decoder::create(m, fast_options).value();
+    device::DecodeConfig config;
+    config.q8_activations = true;
+    const int32_t prompt[] = {1, 2, 3, 4};
+    auto r = device::compare_greedy(*fast, *exact, prompt, 12, config);
+    ASSERT_TRUE(r.is_ok()) << r.error().describe();
+    EXPECT_TRUE(r->tokens_match || !r->note.empty()) << r->reason;
+    EXPECT_GT(r->logits_nmse, 0.0);
+    EXPECT_LT(r->logits_nmse, r->nmse_bound);
+  }
+}
+
+TEST(Lfm2Load, BadKeysAreRefusedByName) {
+  const auto s = shape_of(kLfm2, true);
+  auto refused = [&](const std::string& key, uint32_t value, const std::string& what) {
+    auto w = *model::synthetic_writer(s, FileType::f32, 7);
+    w.set_u32(key, value);
+    auto bytes = w.to_bytes();
+    ASSERT_TRUE(bytes.is_ok());
+    auto m = model::load_model(*model::parse_gguf(*bytes), *bytes);
+    ASSERT_FALSE(m.is_ok()) << what;
+    EXPECT_NE(m.error().message.find(what), std::string::npos) << m.error().message;
+  };
+  refused("lfm2.shortconv.l_cache", 9, "metadata 'lfm2.shortconv.l_cache'");
+  // A scalar head_count_kv makes every layer attend: the conv layers' tensors are then not
+  // the attention's llama.cpp would look for.
+  refused("lfm2.attention.head_count_kv", 2, "tensor 'blk.0.attn_q.weight' is missing");
+}
+
+}  // namespace
+}  // namespace gauntlet::engine::test

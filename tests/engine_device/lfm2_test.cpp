@@ -1,0 +1,68 @@
+// LFM2's short-convolution hybrid (lfm2) on the device against the host reference: the gated conv
+// on each sequence's state (two conv layers and two attention layers), 32 greedy tokens with their
+// logits in F32, Q8_0 and Q4_K_M; every token's logits of a prompt fed in passes of 1, 32 and 512
+// tokens (the state carried across pass boundaries); 4 sequences decoded together, each against
+// its own decode; the layers split between the host and the device.
+#include "device_fixture.h"
+#include "engine/make_decoder.h"
+#include "tests/engine_device/split_check.h"
+
+namespace gauntlet::engine::test {
+namespace {
+
+using model::FileType;
+
+// Rows of 256 so that every k-quant runs; layers 1 and 3 attend, 0 and 2 convolve (two layers,
+// the second attending, where a test feeds hundreds of tokens).
+model::ModelShape lfm2(uint32_t layers = 4) {
+  auto s = model::parse_dims("arch=lfm2,n_layer=" + std::to_string(layers) +
+                             ",attn_layers=" + (layers == 4 ? "1:3" : "1") +
+                             ",n_embd=256,n_head=4,n_head_kv=2,n_ff=256,n_vocab=256,context=640");
+  EXPECT_TRUE(s.is_ok()) << s.error().describe();
+  s->name = "hybrid-lfm2";
+  return *s;
+}
+
+class EngineLfm2 : public DeviceAndHostTest {};
+
+TEST_F(EngineLfm2, GreedyTokensAndLogitsAreTheReferencesInEveryFormat) {
+  for (FileType format : {FileType::f32, FileType::q8_0, FileType::q4_K_M}) {
+    SCOPED_TRACE(model::to_string(format));
+    auto file = synthetic_file(lfm2(), format);
+    ASSERT_NE(file, nullptr);
+    expect_greedy_decode_matches(device(), *file, lfm2(), format);
+  }
+}
+
+TEST_F(EngineLfm2, PassesOf1And32And512TokensGiveTheReferenceLogits) {
+  auto file = synthetic_file(lfm2(2), FileType::f32);
+  ASSERT_NE(file, nullptr);
+  for (uint32_t micro_batch : {1u, 32u, 512u}) {
+    SCOPED_TRACE("ub " + std::to_string(micro_batch));
+    expect_split_matches_reference(placement::whole(2, device().name()), {&device()}, *file,
+                                   micro_batch);
+  }
+}
+
+TEST_F(EngineLfm2, FourSequencesKeepTheirOwnState) {
+  const auto shape = lfm2();
+  auto file = synthetic_file(shape, FileType::q8_0);
+  ASSERT_NE(file, nullptr);
+  expect_sequences_match_reference(placement::whole(shape.n_layer, device().name()), {&device()},
+                                   *file, 4);
+}
+
+// -ngl 3: layers 0 (conv) and 1 (attention) on the host, 2 (conv), 3 (attention) and the output
+// on the device; each side keeps the state of its own conv layers.
+TEST_F(EngineLfm2, HostThenDeviceSplitGivesTheReference) {
+  const auto shape = lfm2();
+  auto file = synthetic_file(shape, FileType::q8_0);
+  ASSERT_NE(file, nullptr);
+  auto p = placement::from_gpu_layers(shape.n_layer, {3, {device().name()}, {}, placement::kHost});
+  ASSERT_TRUE(p.is_ok()) << p.error().describe();
+  ASSERT_FALSE(p->whole());
+  expect_split_matches_reference(*p, {&device(), host_.get()}, *file, 32);
+}
+
+}  // namespace
+}  // namespace gauntlet::engine::test
