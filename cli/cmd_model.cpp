@@ -160,7 +160,9 @@ void add_model_command(CLI::App& app, CommandContext& context) {
                      "full_attention_interval, rope_sections=T:H:W:E; qwen3vl: rope_sections, "
                      "deepstack; gemma4: head_dim_swa, n_head_kv_global, swa_pattern, shared_kv, "
                      "k_as_v=1, n_embd_per_layer, double_wide_mlp=1, and n_expert, n_expert_used, "
-                     "n_ff_exp for the 26B-A4B's experts beside the dense feed-forward)");
+                     "n_ff_exp for the 26B-A4B's experts beside the dense feed-forward; lfm2: "
+                     "attn_layers=A:B:... (the attention layers, the others short convolutions), "
+                     "ssm_conv (the conv's taps, default 3))");
   mk->add_option("--format", make->format,
                  "llama.cpp file type: each tensor gets the type llama.cpp's quantizer gives it "
                  "(" +
