@@ -107,6 +107,7 @@ core::Status DeviceDecoder::bind() {
     L.bo = find(p + "attn_output.bias");
     L.sinks = find(p + "attn_sinks.weight");
     L.router_b = find(p + "ffn_gate_inp.bias");
+    L.selection_bias = find(p + "exp_probs_b.bias");
     L.gate_exps_b = find(p + "ffn_gate_exps.bias");
     L.up_exps_b = find(p + "ffn_up_exps.bias");
     L.down_exps_b = find(p + "ffn_down_exps.bias");
@@ -422,6 +423,7 @@ core::Status DeviceDecoder::attention(uint32_t l) {
                         seq_stride};
   backends::Buffer& table = *rope_tables_[A.rope_table];
   GAUNTLET_TRY(ops_.rope_kv(act, *k_cache_, *v_cache_, table, *pass_buffer_, config_.kv, rope, n));
+  GAUNTLET_TRY(scale_queries(n_q));
   if (!rope_writes_kv(config_.kv)) GAUNTLET_TRY(store_kv(l, layer_off, slots, seq_stride));
   const AttentionParams att{off(a.q),       off(a.xb2), A.heads / A.heads_kv,
                             n_kv,           layer_off,  A.window,
@@ -447,6 +449,25 @@ core::Status DeviceDecoder::attention(uint32_t l) {
         ops_.query_gate(act, QueryGate::apply, {n_q, hd, 0, off(a.xb2), off(a.gate), stride()}, n));
   }
   return add_branch(L.wo, n_q, a.xb2, L.post_attn_norm, s.traits().out_bias ? &L.bo : nullptr);
+}
+
+// mistral3's temperature: each run of the pass's tokens whose factor is the same (it changes once
+// every yarn_orig_context positions) scales its Q in one dispatch; a factor of 1 is left out.
+core::Status DeviceDecoder::scale_queries(uint32_t n_q) {
+  const auto& s = model_.shape;
+  if (s.attn_temp_scale == 0.0f) return core::Status::ok();
+  for (size_t first = 0; first < pass_.size();) {
+    const float temp = model::attention_temperature(s, pass_[first].pos);
+    size_t end = first + 1;
+    while (end < pass_.size() && model::attention_temperature(s, pass_[end].pos) == temp) ++end;
+    if (temp != 1.0f) {
+      const auto at = static_cast<uint32_t>(first * stride() + layout_.q);
+      GAUNTLET_TRY(ops_.elementwise(*act_, Elementwise::scale, {n_q, at, 0, temp, stride()},
+                                    static_cast<uint32_t>(end - first)));
+    }
+    first = end;
+  }
+  return core::Status::ok();
 }
 
 core::Status DeviceDecoder::rotate(uint64_t off, uint32_t n, uint32_t chunk) {

@@ -77,6 +77,7 @@ class DeviceDecoder final : public Decoder, public Stage {
     Weight ple_gate, ple_proj, ple_post_norm;
     Weight router_scale, down_exps_scale, pre_ffn_norm_2, post_ffn_norm_1, post_ffn_norm_2;
     Weight bo, sinks, router_b, gate_exps_b, up_exps_b, down_exps_b;  // gpt-oss
+    Weight selection_bias;                                            // lfm2moe's exp_probs_b
     // A gated DeltaNet layer's (qwen35).
     Weight ssm_qkv, ssm_gate, ssm_conv1d, ssm_dt, ssm_a, ssm_beta, ssm_alpha, ssm_norm, ssm_out;
   };
@@ -94,6 +95,7 @@ class DeviceDecoder final : public Decoder, public Stage {
   // Layer l's (per-layer shapes in gemma4; a shared-KV layer only rounds its Q).
   core::Status store_kv(uint32_t l, uint32_t layer_off, uint32_t slots, uint32_t seq_stride);
   core::Status rotate(uint64_t off, uint32_t n, uint32_t chunk);
+  core::Status scale_queries(uint32_t n_q);
   core::Status run_layers();
   core::Status run_layer(uint32_t l);
   // Moves each token's residual stream (n_embd floats of x) into or out of the activations.

@@ -221,9 +221,11 @@ core::Status DeviceDecoder::experts(const Layer& L) {
   if (arch.expert_biases) {
     GAUNTLET_TRY(ops_.add_bias(act, *L.router_b.buffer, {s.n_expert, off(a.router), stride()}, n));
   }
-  GAUNTLET_TRY(ops_.route(
-      act, {s.n_expert, k, off(a.router), off(a.selected), arch.norm_expert_weights ? 1u : 0u,
-            stride(), n, static_cast<uint32_t>(arch.expert_gating)}));
+  const bool biased = L.selection_bias.buffer != nullptr;
+  GAUNTLET_TRY(
+      ops_.route(act, biased ? *L.selection_bias.buffer : *pass_buffer_,
+                 {s.n_expert, k, off(a.router), off(a.selected), arch.norm_expert_weights ? 1u : 0u,
+                  stride(), n, static_cast<uint32_t>(s.gating()), biased ? 1u : 0u}));
   // A pass of several tokens multiplies each expert's matrix once per tile of the picks it got.
   if (n > 1) {
     GAUNTLET_TRY(ops_.group_experts(

@@ -383,7 +383,7 @@ core::Result<KernelSource> add_bias_source(core::Api api) {
 
 core::Result<KernelSource> expert_route_source(core::Api api) {
   return make(api, "expert_route",
-              {kernels::engine_expert_route_cl, SPIRV(engine_expert_route_comp)}, 1,
+              {kernels::engine_expert_route_cl, SPIRV(engine_expert_route_comp)}, 2,
               sizeof(RouteParams), kSimpleWorkgroup, false);
 }
 

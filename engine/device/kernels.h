@@ -30,6 +30,7 @@ struct MatvecParams {
 struct RouteParams {
   uint32_t n_expert, k, router_off, sel_off, norm, stride, n_tok;
   uint32_t gating = 0;  // model::ExpertGating
+  uint32_t biased = 0;  // 1: picked by the probabilities plus the selection bias buffer
 };
 // The picked experts' outputs (k slots of n at out_off) weighted and added into xb_off, plus the
 // shared expert's output already at xb_off times sigmoid of the gate at sel_off + 2k when

@@ -89,8 +89,8 @@ core::Status Ops::matvec_experts(backends::Buffer& stack, model::TensorType type
              tokens * p.slots);
 }
 
-core::Status Ops::route(backends::Buffer& act, const RouteParams& p) {
-  return run(expert_route_source(device().info().id.api), {&act}, bytes_of(p),
+core::Status Ops::route(backends::Buffer& act, backends::Buffer& bias, const RouteParams& p) {
+  return run(expert_route_source(device().info().id.api), {&act, &bias}, bytes_of(p),
              groups_for(p.n_tok, kSimpleWorkgroup), 0);
 }
 

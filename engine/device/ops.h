@@ -58,7 +58,8 @@ class Ops {
                               const planner::KernelVariant& v, uint32_t n_in, uint32_t n_out,
                               uint32_t n_expert, backends::Buffer& act, const MatmulParams& p,
                               uint32_t rows = 1);
-  core::Status route(backends::Buffer& act, const RouteParams& p);
+  // `bias`: the selection bias where p.biased, else any buffer (unread).
+  core::Status route(backends::Buffer& act, backends::Buffer& bias, const RouteParams& p);
   core::Status group_experts(backends::Buffer& act, const GroupParams& p);
   // `scale`: an f32 per expert when p.scaled is set (any buffer of the device otherwise).
   core::Status combine(backends::Buffer& act, backends::Buffer& scale, const CombineParams& p,

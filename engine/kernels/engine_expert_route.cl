@@ -4,7 +4,9 @@
 // id (the host reference's top_k); their ids (as floats) go to sel_off and their weights to
 // sel_off + k, divided by their sum (clamped below at the smallest normal f16) when `norm`.
 // With `gating` 1 (LLAMA_EXPERT_GATING_FUNC_TYPE_SOFTMAX_WEIGHT, gpt-oss) the k largest logits
-// are picked and their weights are the softmax of those k.
+// are picked and their weights are the softmax of those k. With `gating` 2 (SIGMOID, lfm2moe) each
+// logit becomes its sigmoid; with `biased`, the experts are picked by sigmoid + bias[i] (the
+// selection bias exp_probs_b) and weighted by their sigmoids alone.
 typedef struct {
   uint n_expert;
   uint k;
@@ -14,9 +16,10 @@ typedef struct {
   uint stride;
   uint n_tok;
   uint gating;
+  uint biased;
 } RouteParams;
 
-__kernel void expert_route(__global float* act, RouteParams p) {
+__kernel void expert_route(__global float* act, __global const float* bias, RouteParams p) {
   const uint t = get_global_id(0);
   if (t >= p.n_tok) return;
   __global float* r = act + t * p.stride + p.router_off;
@@ -32,13 +35,17 @@ __kernel void expert_route(__global float* act, RouteParams p) {
     const float scale = 1.0f / sum;
     for (uint i = 0; i < p.n_expert; ++i) r[i] *= scale;
   }
+  if (p.gating == 2) {
+    for (uint i = 0; i < p.n_expert; ++i) r[i] = 1.0f / (1.0f + exp(-r[i]));
+  }
   float picked = 0.0f;
   for (uint j = 0; j < p.k; ++j) {
     uint best = p.n_expert;
     for (uint i = 0; i < p.n_expert; ++i) {
       bool taken = false;
       for (uint m = 0; m < j; ++m) taken = taken || (uint)sel[m] == i;
-      if (!taken && (best == p.n_expert || r[i] > r[best])) best = i;
+      const bool above = p.biased != 0 ? r[i] + bias[i] > r[best] + bias[best] : r[i] > r[best];
+      if (!taken && (best == p.n_expert || above)) best = i;
     }
     sel[j] = (float)best;
     sel[p.k + j] = r[best];

@@ -1,8 +1,10 @@
 #version 450
 // The router of a mixture of experts, one invocation per token of a pass; as
-// engine_expert_route.cl (gating 0: softmax then top k; 1: top k logits, softmax over them).
+// engine_expert_route.cl (gating 0: softmax then top k; 1: top k logits, softmax over them; 2:
+// sigmoid, picked by sigmoid + bias where `biased`).
 layout(local_size_x_id = 0) in;
 layout(std430, binding = 0) buffer A { float act[]; };
+layout(std430, binding = 1) readonly buffer B { float bias[]; };
 layout(push_constant) uniform Params {
   uint n_expert;
   uint k;
@@ -12,6 +14,7 @@ layout(push_constant) uniform Params {
   uint stride;
   uint n_tok;
   uint gating;
+  uint biased;
 } p;
 
 void main() {
@@ -30,13 +33,18 @@ void main() {
     float scale = 1.0 / sum;
     for (uint i = 0; i < p.n_expert; ++i) act[r + i] *= scale;
   }
+  if (p.gating == 2) {
+    for (uint i = 0; i < p.n_expert; ++i) act[r + i] = 1.0 / (1.0 + exp(-act[r + i]));
+  }
   float picked = 0.0;
   for (uint j = 0; j < p.k; ++j) {
     uint best = p.n_expert;
     for (uint i = 0; i < p.n_expert; ++i) {
       bool taken = false;
       for (uint m = 0; m < j; ++m) taken = taken || uint(act[sel + m]) == i;
-      if (!taken && (best == p.n_expert || act[r + i] > act[r + best])) best = i;
+      bool above = p.biased != 0 ? act[r + i] + bias[i] > act[r + best] + bias[best]
+                                 : act[r + i] > act[r + best];
+      if (!taken && (best == p.n_expert || above)) best = i;
     }
     act[sel + j] = float(best);
     act[sel + p.k + j] = act[r + best];

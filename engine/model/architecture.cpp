@@ -203,6 +203,36 @@ constexpr Architecture kArchitectures[] = {
      .output_norm = "token_embd_norm.weight",
      .qk_norm = true,
      .short_conv = true},
+    // src/models/mistral3.cpp (Ministral 3, Devstral 2): llama's layer (NORM rotation, SwiGLU,
+    // softmax-gated experts with norm_w where the file has them), YaRN with the file's beta_fast,
+    // beta_slow and log multiplier, and Q times Llama 4's temperature (llama_model_rope_type:
+    // LLM_ARCH_MISTRAL3 is NORM).
+    {.arch = Arch::mistral3,
+     .name = "mistral3",
+     .graph = "src/models/mistral3.cpp",
+     .experts = true,
+     .norm_expert_weights = true,
+     .yarn_keys = true,
+     .attn_temperature = true},
+    // src/models/lfm2moe.cpp (LiquidAI LFM2-8B-A1B): lfm2's short-convolution and attention layers,
+    // the first leading_dense_block_count with a SwiGLU feed-forward and the rest with experts
+    // n_ff_exp wide: build_moe_ffn(..., LLM_FFN_SILU, norm_w = true, the file's gating) with the
+    // selection bias exp_probs_b.
+    {.arch = Arch::lfm2moe,
+     .name = "lfm2moe",
+     .graph = "src/models/lfm2moe.cpp",
+     .rope = RopeStyle::neox,
+     .output_norm = "token_embd_norm.weight",
+     .qk_norm = true,
+     .experts = true,
+     .requires_experts = true,
+     .expert_length_key = true,
+     .norm_expert_weights = true,
+     .expert_gating = ExpertGating::sigmoid,
+     .short_conv = true,
+     .gating_key = true,
+     .dense_lead = true,
+     .expert_selection_bias = true},
 };
 
 }  // namespace

@@ -26,7 +26,9 @@ enum class Arch : uint32_t {
   qwen35moe,
   gemma4,
   qwen3vl,
-  lfm2
+  lfm2,
+  mistral3,
+  lfm2moe
 };
 
 // llama.cpp's LLAMA_ROPE_TYPE_NORM rotates adjacent pairs (x[2i], x[2i+1]) of a head;
@@ -43,7 +45,9 @@ enum class Activation : uint32_t { silu = 1, gelu = 2, swiglu_oai = 3 };
 // How build_moe_ffn turns the router's logits into the picks' weights (llama.cpp's
 // llama_expert_gating_func_type): SOFTMAX, a softmax over every expert whose top k are picked
 // with their probabilities; SOFTMAX_WEIGHT, the top k logits picked and a softmax over those k.
-enum class ExpertGating : uint32_t { softmax = 0, softmax_weight = 1 };
+// SIGMOID (lfm2moe, laguna): each expert's sigmoid, the top k picked (by sigmoid plus the
+// score-correction bias exp_probs_b where the file has one) with their unbiased sigmoids.
+enum class ExpertGating : uint32_t { softmax = 0, softmax_weight = 1, sigmoid = 2 };
 
 struct Architecture {
   Arch arch = Arch::llama;
@@ -142,6 +146,18 @@ struct Architecture {
   // (shortconv.l_cache taps, a state of the last l_cache - 1 inputs) runs over B * x, and
   // C times its output goes through out_proj.
   bool short_conv = false;
+  // mistral3 (src/models/mistral3.cpp load_arch_hparams): the file may give YaRN's beta_fast,
+  // beta_slow and log multiplier, and Llama 4's attention.temperature_scale, which multiplies Q
+  // after RoPE by a factor that grows with the position (ModelShape::attn_temp_scale).
+  bool yarn_keys = false;
+  bool attn_temperature = false;
+  // lfm2moe (src/models/lfm2moe.cpp): the gating function from the file's expert_gating_func
+  // (required), leading_dense_block_count dense layers before the experts, and the experts'
+  // selection bias exp_probs_b (build_moe_ffn's exp_probs_b: added to the probabilities only to
+  // pick the experts).
+  bool gating_key = false;
+  bool dense_lead = false;
+  bool expert_selection_bias = false;
 };
 
 const Architecture& architecture(Arch arch);

@@ -35,9 +35,9 @@ AttentionPlan attention(const ModelShape& s, uint32_t l) {
   return a;
 }
 
-FeedForward feed_forward(const ModelShape& s) {
+FeedForward feed_forward(const ModelShape& s, uint32_t l) {
   if (s.dense_beside_experts()) return FeedForward::dense_beside_experts;
-  if (s.moe()) return FeedForward::experts;
+  if (s.moe_layer(l)) return FeedForward::experts;
   return s.traits().fused_gate_up ? FeedForward::fused_gate_up : FeedForward::gated;
 }
 
@@ -50,7 +50,7 @@ std::vector<LayerPlan> plan_layers(const ModelShape& s) {
     p.index = l;
     p.mixer = s.mixer(l);
     if (p.mixer == Mixer::attention) p.attention = attention(s, l);
-    p.ffn = feed_forward(s);
+    p.ffn = feed_forward(s, l);
     p.ff = s.ff(l);
     p.per_layer_input = s.per_layer_embeddings();
     p.output_scale = s.traits().layer_output_scale;

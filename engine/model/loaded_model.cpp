@@ -1,6 +1,7 @@
 #include "engine/model/loaded_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 
@@ -210,6 +211,43 @@ core::Status read_per_layer_attention(const GgufInfo& info, const std::string& p
   return core::Status::ok();
 }
 
+// mistral3's optional keys (llama_model_mistral3::load_arch_hparams): YaRN's beta_fast, beta_slow
+// and log multiplier, and the attention temperature, which needs an original context
+// ("invalid n_ctx_orig_yarn for attention temperature scaling" there).
+core::Status read_mistral3_keys(const GgufInfo& info, const std::string& p, ModelShape& s) {
+  const std::pair<const char*, float*> keys[] = {
+      {"rope.scaling.yarn_beta_fast", s.traits().yarn_keys ? &s.yarn_beta_fast : nullptr},
+      {"rope.scaling.yarn_beta_slow", s.traits().yarn_keys ? &s.yarn_beta_slow : nullptr},
+      {"rope.scaling.yarn_log_multiplier", s.traits().yarn_keys ? &s.yarn_log_mul : nullptr},
+      {"attention.temperature_scale", s.traits().attn_temperature ? &s.attn_temp_scale : nullptr}};
+  for (const auto& [key, target] : keys) {
+    if (target == nullptr || !info.meta(p + key)) continue;
+    auto f = info.get_float(p + key);
+    if (!f || !std::isfinite(*f)) return bad_model("metadata '" + p + key + "' is not a float");
+    *target = static_cast<float>(*f);
+  }
+  return core::Status::ok();
+}
+
+// lfm2moe's expert keys (llama_model_lfm2moe::load_arch_hparams): expert_gating_func, required,
+// and leading_dense_block_count, optional.
+core::Status read_expert_gating(const GgufInfo& info, const std::string& p, ModelShape& s) {
+  if (s.traits().dense_lead) {
+    const std::pair<const char*, uint32_t*> keys[] = {
+        {"leading_dense_block_count", &s.n_layer_dense_lead}};
+    GAUNTLET_TRY(read_optional_counts(info, p, keys));
+  }
+  if (!s.traits().gating_key) return core::Status::ok();
+  auto gating = info.get_uint(p + "expert_gating_func");
+  if (!gating || *gating < 1 || *gating > 3) {
+    return bad_model("metadata '" + p +
+                     "expert_gating_func' is missing or not 1 (softmax), 2 (sigmoid) or 3 "
+                     "(softmax of the picked)");
+  }
+  s.expert_gating_func = static_cast<uint32_t>(*gating);
+  return core::Status::ok();
+}
+
 // lfm2's keys (llama_model_lfm2::load_arch_hparams): shortconv.l_cache, required, and
 // head_count_kv, whose 0 entries make a layer a short convolution; the model's KV heads are the
 // attention layers'.
@@ -284,6 +322,7 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
   GAUNTLET_TRY(read_rope_sections(info, p, s));
   GAUNTLET_TRY(read_per_layer_attention(info, p, s));
   GAUNTLET_TRY(read_short_conv(info, p, s));
+  GAUNTLET_TRY(read_expert_gating(info, p, s));
   // llama.cpp's graphs for these architectures assert n_embd_head_k == n_embd_head_v.
   if (auto value_length = info.get_uint(p + "attention.value_length");
       value_length && *value_length != s.head_dim()) {
@@ -319,6 +358,7 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
     if (!v) return v.error();
     s.yarn_orig_context = *v;
   }
+  GAUNTLET_TRY(read_mistral3_keys(info, p, s));
   if (info.meta(p + "rope.scaling.attn_factor")) {
     auto f = info.get_float(p + "rope.scaling.attn_factor");
     if (!f || !(*f > 0)) {
@@ -404,6 +444,7 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
     lw.bo = view(p + "attn_output.bias");
     lw.sinks = view(p + "attn_sinks.weight");
     lw.router_b = view(p + "ffn_gate_inp.bias");
+    lw.selection_bias = view(p + "exp_probs_b.bias");
     lw.gate_exps_b = view(p + "ffn_gate_exps.bias");
     lw.up_exps_b = view(p + "ffn_up_exps.bias");
     lw.down_exps_b = view(p + "ffn_down_exps.bias");

@@ -34,6 +34,8 @@ void add_experts(Add& add, const ModelShape& s, const std::string& p, uint32_t l
     add(p + "ffn_down_exps.weight", {ff, embd, n}, l);
     add(p + "ffn_up_exps.weight", {embd, ff, n}, l);
   }
+  // lfm2moe: the experts' selection bias (ffn_exp_probs_b, one value per expert).
+  if (s.traits().expert_selection_bias) add(p + "exp_probs_b.bias", {n}, l);
   // gpt-oss (src/models/openai-moe.cpp): the router's bias and one bias row per expert.
   if (s.traits().expert_biases) {
     add(p + "ffn_gate_inp.bias", {n}, l);
@@ -185,7 +187,7 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
     }
     if (!s.recurrent(l)) add_attention_extras(l, p);
     add(p + std::string(arch.ffn_norm) + ".weight", {embd}, l);
-    if (s.moe()) {
+    if (s.moe_layer(l)) {
       add_experts(add, s, p, l);
     } else if (arch.fused_gate_up) {
       add(p + "ffn_up.weight", {embd, 2 * ff}, l);
@@ -193,7 +195,7 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
       add(p + "ffn_gate.weight", {embd, ff}, l);
       add(p + "ffn_up.weight", {embd, ff}, l);
     }
-    if (!s.moe()) add(p + "ffn_down.weight", {ff, embd}, l);
+    if (!s.moe_layer(l)) add(p + "ffn_down.weight", {ff, embd}, l);
     if (arch.post_norms) {
       add(p + "post_attention_norm.weight", {embd}, l);
       add(p + "post_ffw_norm.weight", {embd}, l);
@@ -234,7 +236,7 @@ uint64_t parameter_count(const ModelShape& shape) {
 uint64_t active_parameter_count(const ModelShape& shape) {
   const uint64_t idle_experts = shape.n_expert - shape.n_expert_used;
   const uint64_t per_expert = 3ull * shape.n_embd * shape.expert_ff();
-  return parameter_count(shape) - uint64_t{shape.n_layer} * idle_experts * per_expert;
+  return parameter_count(shape) - uint64_t{shape.moe_layers()} * idle_experts * per_expert;
 }
 
 }  // namespace gauntlet::engine::model

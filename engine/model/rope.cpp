@@ -7,10 +7,8 @@ namespace gauntlet::engine::model {
 
 namespace {
 
-// llama.cpp's YaRN defaults (src/llama-hparams.h): yarn_beta_fast 32, yarn_beta_slow 1; ext_factor
-// is 1 whenever the scaling type is yarn (src/llama-context.cpp).
-constexpr float kBetaFast = 32.0f, kBetaSlow = 1.0f;
-
+// ext_factor is 1 whenever the scaling type is yarn (src/llama-context.cpp); beta_fast and
+// beta_slow are llama.cpp's defaults (32, 1) unless mistral3's file gives them.
 // ggml.c, ggml_rope_yarn_corr_dim: the dimension whose wavelength fits n_rot turns in the
 // original context.
 float corr_dim(uint32_t dims, uint32_t orig_context, float n_rot, float base) {
@@ -29,15 +27,20 @@ Yarn yarn_of(const ModelShape& s, float base, float scale) {
   const uint32_t dims = s.rope_dims();
   const uint32_t orig = s.yarn_orig_context != 0 ? s.yarn_orig_context : s.context;
   Yarn y;
-  y.low = std::max(0.0f, std::floor(corr_dim(dims, orig, kBetaFast, base)));
-  y.high = std::min(static_cast<float>(dims - 1), std::ceil(corr_dim(dims, orig, kBetaSlow, base)));
-  // src/llama-context.cpp: attn_factor = get_mscale(factor, 1) / (1 + 0.1 ln factor) *
+  y.low = std::max(0.0f, std::floor(corr_dim(dims, orig, s.yarn_beta_fast, base)));
+  y.high = std::min(static_cast<float>(dims - 1),
+                    std::ceil(corr_dim(dims, orig, s.yarn_beta_slow, base)));
+  // src/llama-context.cpp: attn_factor = get_mscale(factor, 1) (over get_mscale(factor, log_mul)
+  // where the file gives rope.scaling.yarn_log_multiplier) / (1 + 0.1 ln factor) *
   // rope.scaling.attn_factor, factor = 1 / the model's freq_scale; ggml-cpu's rope_yarn then
   // multiplies by 1 + 0.1 ln(1 / freq_scale) of the layer.
   const float factor = 1.0f / s.rope_freq_scale;
-  const float get_mscale = factor <= 1.0f ? 1.0f : 0.1f * std::log(factor) + 1.0f;
-  const float attn_factor =
-      get_mscale * (1.0f / (1.0f + 0.1f * std::log(factor))) * s.rope_attn_factor;
+  auto get_mscale = [factor](float mscale) {
+    return factor <= 1.0f ? 1.0f : 0.1f * mscale * std::log(factor) + 1.0f;
+  };
+  const float mscale =
+      s.yarn_log_mul != 0.0f ? get_mscale(1.0f) / get_mscale(s.yarn_log_mul) : get_mscale(1.0f);
+  const float attn_factor = mscale * (1.0f / (1.0f + 0.1f * std::log(factor))) * s.rope_attn_factor;
   y.mscale = attn_factor * (1.0f + 0.1f * std::log(1.0f / scale));
   return y;
 }
@@ -85,6 +88,15 @@ void rope_table(const ModelShape& shape, uint32_t layer, std::span<const float> 
     table[2 * i] = static_cast<float>(std::cos(theta)) * y.mscale;
     table[2 * i + 1] = static_cast<float>(std::sin(theta)) * y.mscale;
   }
+}
+
+float attention_temperature(const ModelShape& shape, uint32_t pos) {
+  if (shape.attn_temp_scale == 0.0f) return 1.0f;
+  // As llama.cpp: a float position over the float floor scale (n_ctx_orig_yarn), the rest double.
+  const auto floor_scale =
+      static_cast<float>(shape.yarn_orig_context != 0 ? shape.yarn_orig_context : shape.context);
+  const float steps = std::floor(static_cast<float>(pos) / floor_scale);
+  return static_cast<float>(std::log(steps + 1.0) * shape.attn_temp_scale + 1.0);
 }
 
 }  // namespace gauntlet::engine::model

@@ -19,6 +19,11 @@ namespace gauntlet::engine::model {
 void rope_table(const ModelShape& shape, uint32_t layer, std::span<const float> factors,
                 uint32_t pos, std::span<float> table);
 
+// Llama 4's attention temperature as llama.cpp's llm_graph_input_attn_temp computes it for
+// mistral3: 1 + attn_temp_scale * ln(floor(pos / yarn_orig_context) + 1), in double, then float; 1
+// without a temperature scale.
+float attention_temperature(const ModelShape& shape, uint32_t pos);
+
 // The two elements of a head that pair i (< head_dim / 2) holds: (2i, 2i + 1) for NORM; for NEOX
 // (i, i + rope_dims / 2) while i < rope_dims / 2, and the unrotated tail (2i, 2i + 1) after.
 inline std::pair<uint32_t, uint32_t> rope_pair(RopeStyle style, uint32_t i, uint32_t rope_dims) {

@@ -2,6 +2,7 @@
 // The shape of a model (its architecture and dimensions), the presets with real dimensions, and
 // the list of tensors such a model has (names as llama.cpp writes them). Writer, validator and
 // planner all take the tensor list from here, so that they agree.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -43,6 +44,11 @@ struct ModelShape {
   bool yarn = false;
   uint32_t yarn_orig_context = 0;
   float rope_attn_factor = 1.0f;
+  // mistral3's YaRN keys (rope.scaling.yarn_beta_fast, _beta_slow, yarn_log_multiplier; llama.cpp's
+  // defaults 32, 1 and 0) and Llama 4's query temperature (attention.temperature_scale, 0: none):
+  // Q is multiplied by 1 + scale * ln(floor(pos / yarn_orig_context) + 1).
+  float yarn_beta_fast = 32.0f, yarn_beta_slow = 1.0f, yarn_log_mul = 0.0f;
+  float attn_temp_scale = 0.0f;
   bool rope_freqs = false;  // a rope_freqs.weight tensor of per-frequency factors (Llama 3.1+)
   // blk.N.ffn_gate_up_exps: each expert's gate and up rows in one stack, gate first (llama.cpp's
   // create_tensor_gate_up_exps, read before the separate ffn_gate_exps / ffn_up_exps).
@@ -60,6 +66,11 @@ struct ModelShape {
   // n_ff_shexp rows (0: n_ff).
   uint32_t n_expert = 0;
   uint32_t n_expert_used = 0;
+  // lfm2moe: the first n_layer_dense_lead layers have a dense feed-forward (n_ff wide), the others
+  // experts; expert_gating_func as llama.cpp numbers it (1 softmax, 2 sigmoid, 3 softmax of the
+  // picked; 0: the architecture's).
+  uint32_t n_layer_dense_lead = 0;
+  uint32_t expert_gating_func = 0;
   uint32_t n_ff_exp = 0;
   uint32_t n_ff_shexp = 0;
   // A gated DeltaNet's dimensions (qwen35; lfm2's short convolution has only ssm_conv, from
@@ -146,6 +157,23 @@ struct ModelShape {
   uint32_t rope_dims() const { return rope_dim == 0 ? head_dim() : rope_dim; }
   const Architecture& traits() const { return architecture(arch); }
   bool moe() const { return n_expert > 0; }
+  // Whether layer l's feed-forward is the experts (not one of lfm2moe's leading dense layers).
+  bool moe_layer(uint32_t layer) const { return moe() && layer >= n_layer_dense_lead; }
+  uint32_t moe_layers() const {
+    return moe() ? n_layer - std::min(n_layer, n_layer_dense_lead) : 0;
+  }
+  ExpertGating gating() const {
+    switch (expert_gating_func) {
+      case 1:
+        return ExpertGating::softmax;
+      case 2:
+        return ExpertGating::sigmoid;
+      case 3:
+        return ExpertGating::softmax_weight;
+      default:
+        return traits().expert_gating;
+    }
+  }
   bool per_layer_embeddings() const { return n_embd_per_layer > 0; }
   uint32_t ff(uint32_t layer) const { return layer < layer_ff.size() ? layer_ff[layer] : n_ff; }
   uint32_t max_ff() const;

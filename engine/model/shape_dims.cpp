@@ -64,7 +64,9 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
                                            {"rope_dim_swa", &s.rope_dim_swa},
                                            {"shared_kv", &s.shared_kv_layers},
                                            {"deepstack", &s.n_deepstack_layers},
-                                           {"n_embd_per_layer", &s.n_embd_per_layer}};
+                                           {"n_embd_per_layer", &s.n_embd_per_layer},
+                                           {"dense_lead", &s.n_layer_dense_lead},
+                                           {"gating", &s.expert_gating_func}};
   // gemma4: the global layers' KV heads, and the period of the sliding pattern (P - 1 sliding
   // layers, then a global one).
   uint32_t n_head_kv_global = 0, swa_period = 0, double_wide = 0;
@@ -107,6 +109,17 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
           return bad_shape("'" + value + "' is not layer numbers A:B:... for attn_layers");
         }
         attn_layers.push_back(layer);
+      }
+      continue;
+    }
+    const std::map<std::string, float*> floats = {{"yarn_beta_fast", &s.yarn_beta_fast},
+                                                  {"yarn_beta_slow", &s.yarn_beta_slow},
+                                                  {"yarn_log_mul", &s.yarn_log_mul},
+                                                  {"attn_temp_scale", &s.attn_temp_scale}};
+    if (auto f = floats.find(key); f != floats.end()) {
+      auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), *f->second);
+      if (ec != std::errc() || p != value.data() + value.size()) {
+        return bad_shape("'" + value + "' is not a number for " + key);
       }
       continue;
     }

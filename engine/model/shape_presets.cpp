@@ -181,6 +181,13 @@ const std::vector<ModelShape>& presets() {
       // rope_scaling yarn factor 32 over 4096 positions, experts 2880 wide.
       {"gpt-oss-20b",         gpt_oss,  2880, 24, 64, 8, 64,  2880,  201088, 131072, 150000.0f,   1e-5f, false, false, 128, 1.0f, 32, 4, 2880, 32.0f, 4096},
       {"gpt-oss-120b",        gpt_oss,  2880, 36, 64, 8, 64,  2880,  201088, 131072, 150000.0f,   1e-5f, false, false, 128, 1.0f, 128, 4, 2880, 32.0f, 4096},
+      // Ministral 3 (mistralai/Ministral-3-{3B,8B,14B}-Instruct-2512's text_config): head_dim 128,
+      // rope_theta 1e6, rope_scaling yarn factor 16 over 16384 positions (beta_fast 32, beta_slow
+      // 1, mscale_all_dim 1) with llama_4_scaling_beta 0.1, 262144 positions, vocab 131072; the
+      // 3B ties its embeddings.
+      {"ministral-3-3b",  mistral3,  3072, 26, 32, 8, 128, 9216,  131072, 262144, 1000000.0f,  1e-5f, true,  false, 0, 1.0f, 0, 0, 0, 16.0f, 16384},
+      {"ministral-3-8b",  mistral3,  4096, 34, 32, 8, 128, 14336, 131072, 262144, 1000000.0f,  1e-5f, false, false, 0, 1.0f, 0, 0, 0, 16.0f, 16384},
+      {"ministral-3-14b", mistral3,  5120, 40, 32, 8, 128, 16384, 131072, 262144, 1000000.0f,  1e-5f, false, false, 0, 1.0f, 0, 0, 0, 16.0f, 16384},
       // Qwen3.5 / 3.6, the gated-DeltaNet hybrids (text_config): head_dim 256, rope on a quarter of
       // it (partial_rotary_factor 0.25), the DeltaNet's dims in kHybrids below.
       {"qwen3.5-0.8b",    qwen35,    1024, 24, 8,  2, 256, 3584,  248320, 262144, 10000000.0f, 1e-6f, true,  false},
@@ -197,6 +204,10 @@ const std::vector<ModelShape>& presets() {
       // of which full_attn_idxs [2, 5, 8, 10, 12, 14] attend, 32 heads and 8 KV heads, block_ff_dim
       // 12288 auto-adjusted to 8192 (int(2 * 12288 / 3), a multiple of 256), conv_L_cache 3, tied.
       {"lfm2.5-1.2b",     lfm2,      2048, 16, 32, 8, 64,  8192,  65536,  128000, 1000000.0f,  1e-5f, true,  false},
+      // LiquidAI/LFM2-8B-A1B's config.json: block_dim 2048, 24 layers (6 attend), 32 heads and 8
+      // KV heads, the first num_dense_layers 2 with a 7168-wide SwiGLU, the rest 32 experts of
+      // moe_intermediate_size 1792, 4 per token, sigmoid-gated with an expert bias, tied.
+      {"lfm2-8b-a1b",     lfm2moe,   2048, 24, 32, 8, 64,  7168,  65536,  128000, 1000000.0f,  1e-5f, true,  false, 0, 1.0f, 32, 4, 1792},
       // Small shapes for tests and benchmarks.
       {"test-tiny",       llama, 64,   2,  4,  2,  16,  128,   256,    128,    10000.0f,   1e-5f, false, false},
       {"test-small",      llama, 128,  3,  4,  4,  32,  352,   512,    256,    10000.0f,   1e-5f, false, false},
@@ -222,6 +233,7 @@ const std::vector<ModelShape>& presets() {
     std::vector<uint32_t> attends;
   };
   static const ShortConv short_convs[] = {{"lfm2.5-1.2b", {2, 5, 8, 10, 12, 14}},
+                                          {"lfm2-8b-a1b", {2, 6, 10, 14, 18, 21}},
                                           {"test-lfm2", {1, 3}}};
   // clang-format on
   static const std::vector<ModelShape> all = [] {
@@ -247,6 +259,14 @@ const std::vector<ModelShape>& presets() {
           s.layer_heads_kv.push_back(attends ? s.n_head_kv : 0);
         }
         s.ssm_conv = 3;  // conv_L_cache
+      }
+      if (s.arch == Arch::lfm2moe) {
+        s.n_layer_dense_lead = 2;  // num_dense_layers
+        s.expert_gating_func = 2;  // sigmoid
+      }
+      if (s.arch == Arch::mistral3) {
+        s.yarn_log_mul = 1.0f;     // mscale_all_dim
+        s.attn_temp_scale = 0.1f;  // llama_4_scaling_beta
       }
       if (s.arch == Arch::qwen3vl) {
         s.rope_sections = {24, 20, 20, 0};

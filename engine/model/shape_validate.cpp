@@ -39,6 +39,15 @@ core::Status validate_experts(const ModelShape& s) {
     return bad_shape("n_expert_used " + std::to_string(s.n_expert_used) + " is above the " +
                      std::to_string(kMaxExpertsUsed) + " experts per token the kernels hold");
   }
+  if (s.n_layer_dense_lead != 0 && (!a.dense_lead || s.n_layer_dense_lead >= s.n_layer)) {
+    return bad_shape("leading_dense_block_count " + std::to_string(s.n_layer_dense_lead) +
+                     " must be below n_layer " + std::to_string(s.n_layer) + ", and only " +
+                     "lfm2moe has leading dense layers");
+  }
+  if (s.expert_gating_func > 3 || (s.expert_gating_func != 0 && !a.gating_key)) {
+    return bad_shape("expert_gating_func " + std::to_string(s.expert_gating_func) +
+                     " is not 1 (softmax), 2 (sigmoid) or 3, or the architecture reads none");
+  }
   if (a.expert_biases && s.fused_expert_gate_up) {
     return bad_shape(std::string(a.name) +
                      " has separate gate and up expert stacks (llama.cpp's loader creates no "
@@ -234,6 +243,16 @@ core::Status validate_shape(const ModelShape& s) {
   }
   GAUNTLET_TRY(validate_recurrent(s));
   GAUNTLET_TRY(validate_rope_sections(s));
+  if (s.attn_temp_scale != 0 && !s.traits().attn_temperature) {
+    return bad_shape(std::string(s.traits().name) +
+                     " has no attention temperature (attn_temp_scale " +
+                     std::to_string(s.attn_temp_scale) + ")");
+  }
+  if (!s.traits().yarn_keys &&
+      (s.yarn_beta_fast != 32.0f || s.yarn_beta_slow != 1.0f || s.yarn_log_mul != 0.0f)) {
+    return bad_shape(std::string(s.traits().name) +
+                     " reads no YaRN beta or log multiplier (llama.cpp's loader ignores them)");
+  }
   if (s.n_deepstack_layers != 0 && !s.traits().deepstack) {
     return bad_shape(std::string(s.traits().name) +
                      " has no deepstack layers (n_deepstack_layers " +

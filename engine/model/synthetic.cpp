@@ -138,6 +138,24 @@ void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
     w.set_u32(p + "ssm.inner_size", shape.ssm_inner);
     w.set_u32(p + "full_attention_interval", shape.attention_interval());
   }
+  if (shape.traits().gating_key) {
+    // llama.cpp's numbering: 1 softmax, 2 sigmoid, 3 softmax of the picked.
+    const ExpertGating g = shape.gating();
+    w.set_u32(p + "expert_gating_func", g == ExpertGating::sigmoid          ? 2
+                                        : g == ExpertGating::softmax_weight ? 3
+                                                                            : 1);
+  }
+  if (shape.traits().dense_lead) {
+    w.set_u32(p + "leading_dense_block_count", shape.n_layer_dense_lead);
+  }
+  if (shape.traits().yarn_keys && shape.yarn) {
+    w.set_f32(p + "rope.scaling.yarn_beta_fast", shape.yarn_beta_fast);
+    w.set_f32(p + "rope.scaling.yarn_beta_slow", shape.yarn_beta_slow);
+    w.set_f32(p + "rope.scaling.yarn_log_multiplier", shape.yarn_log_mul);
+  }
+  if (shape.traits().attn_temperature && shape.attn_temp_scale != 0.0f) {
+    w.set_f32(p + "attention.temperature_scale", shape.attn_temp_scale);
+  }
   if (shape.traits().short_conv) {
     // lfm2: the conv's taps, and head_count_kv per layer (0 on the short-convolution layers).
     w.set_u32(p + "shortconv.l_cache", shape.ssm_conv);

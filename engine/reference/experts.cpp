@@ -89,12 +89,24 @@ void top_k(std::span<const float> probs, uint32_t k, uint32_t* ids) {
   std::copy_n(order.begin(), k, ids);
 }
 
-void route_token(const model::ModelShape& s, float* router, float* selected) {
+void route_token(const model::ModelShape& s, float* router, float* selected,
+                 const float* selection_bias) {
   const uint32_t k = s.n_expert_used;
-  const bool softmax_weight = s.traits().expert_gating == model::ExpertGating::softmax_weight;
-  if (!softmax_weight) softmax(router, s.n_expert);
+  const model::ExpertGating gating = s.gating();
+  const bool softmax_weight = gating == model::ExpertGating::softmax_weight;
+  if (gating == model::ExpertGating::softmax) softmax(router, s.n_expert);
+  // ggml_sigmoid: 1 / (1 + e^-x).
+  if (gating == model::ExpertGating::sigmoid) {
+    for (uint32_t i = 0; i < s.n_expert; ++i) router[i] = 1.0f / (1.0f + std::exp(-router[i]));
+  }
   uint32_t ids[model::kMaxExpertsUsed];
-  top_k({router, s.n_expert}, k, ids);
+  if (selection_bias != nullptr) {
+    float biased[model::kMaxExperts];
+    for (uint32_t i = 0; i < s.n_expert; ++i) biased[i] = router[i] + selection_bias[i];
+    top_k({biased, s.n_expert}, k, ids);
+  } else {
+    top_k({router, s.n_expert}, k, ids);
+  }
   float* weights = selected + k;
   double sum = 0;
   for (uint32_t i = 0; i < k; ++i) {
@@ -122,7 +134,8 @@ void experts_ffn(const model::ModelShape& s, const model::LayerWeights& L, float
   for (size_t t = 0; t < n_tokens; ++t) {
     float* b = block(t);
     if (arch.expert_biases) add_bias(b + a.router, floats(L.router_b), s.n_expert);
-    route_token(s, b + a.router, b + a.selected);
+    route_token(s, b + a.router, b + a.selected,
+                L.selection_bias.data != nullptr ? floats(L.selection_bias) : nullptr);
     for (uint32_t slot = 0; slot < k; ++slot) {
       users[static_cast<size_t>(b[a.selected + slot])].emplace_back(t, slot);
     }

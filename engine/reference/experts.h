@@ -20,7 +20,10 @@ void top_k(std::span<const float> probs, uint32_t k, uint32_t* ids);
 
 // One token's routing: `router` holds the n_expert logits and is left holding the probabilities
 // (ggml_soft_max); `selected` receives the picked ids (as floats) then their weights.
-void route_token(const model::ModelShape& shape, float* router, float* selected);
+// `selection_bias` (n_expert values, or nullptr): lfm2moe's exp_probs_b, added to the
+// probabilities only to pick the experts.
+void route_token(const model::ModelShape& shape, float* router, float* selected,
+                 const float* selection_bias = nullptr);
 
 // The feed-forward of layer `layer` for every token of a pass: input at .xb of each token's block
 // (`layout`, blocks `layout.total` floats apart), output left at .xb.

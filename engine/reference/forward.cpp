@@ -218,6 +218,10 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
       model::rope_table(s, l, A.rope_factors ? factors : std::span<const float>{}, t.pos,
                         layer_table);
       rope_heads(q, A.heads, hd, A.rope_dims, arch.rope, layer_table);
+      // mistral3's temperature: Q times the position's factor after RoPE, before attention.
+      if (const float temp = model::attention_temperature(s, t.pos); temp != 1.0f) {
+        for (uint32_t i = 0; i < n_q; ++i) q[i] *= temp;
+      }
       if (rot_k > 0) hadamard_rotate(q, n_q, rot_k);
       if (!A.stores_kv) return;
       // V as K: K's projection before K's norm, normed per head without a weight (ggml_rms_norm)

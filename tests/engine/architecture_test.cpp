@@ -230,6 +230,17 @@ TEST(Architectures, EachDefaultFileHasExactlyTheTensorsLlamaCppsLoaderCreates) {
              ffn_norm,
              ffn}),
         cat({norm, qkv, out, qk_norm, ffn_norm, ffn})}},
+      // lfm2moe.cpp: layer 0 a dense short-convolution layer (leading_dense_block_count 1), layer 1
+      // attention with experts and their selection bias.
+      {"arch=lfm2moe,attn_layers=1,dense_lead=1,n_expert=4,n_expert_used=2,n_ff_exp=64",
+       {"token_embd.weight", "token_embd_norm.weight", "output.weight"},
+       {cat({norm,
+             {"shortconv.conv.weight", "shortconv.in_proj.weight", "shortconv.out_proj.weight"},
+             ffn_norm,
+             ffn}),
+        cat({norm, qkv, out, qk_norm, ffn_norm, exps, {"exp_probs_b.bias"}})}},
+      // mistral3.cpp: llama's tensors (output optional, wo_b and the MLP biases not written).
+      {"arch=mistral3", top, same(cat({norm, qkv, out, ffn_norm, ffn}))},
       // gemma4.cpp: layer 0 slides, layer 1 is global (rope_freqs for its proportional RoPE);
       // layer_output_scale (optional there) on each.
       {"arch=gemma4,swa_pattern=2", cat({top, {"rope_freqs.weight"}}),

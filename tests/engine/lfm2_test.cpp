@@ -4,11 +4,14 @@
 // device's fast products against the exact reference, and a bad key refused by name.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "engine/device/profile_check.h"
+#include "engine/model/layer_plan.h"
 #include "engine/planner/planner.h"
 #include "engine/reference/decoder.h"
+#include "engine/reference/experts.h"
 #include "engine/reference/short_conv.h"
 #include "test_models.h"
 
@@ -122,6 +125,49 @@ TEST(Lfm2Reference, CpuDeviceGivesTheReferenceTokensWithinItsBound) {
     EXPECT_GT(r->logits_nmse, 0.0);
     EXPECT_LT(r->logits_nmse, r->nmse_bound);
   }
+}
+
+// lfm2moe's router (build_moe_ffn with SIGMOID and exp_probs_b): logits [0 1 2 -1] give sigmoids
+// [.5 .731 .881 .269]; the bias [3 0 0 0] makes expert 0 the first pick, expert 2 the second, and
+// their weights are their unbiased sigmoids over the sum of the two.
+TEST(Lfm2MoeRouting, SigmoidPicksByTheBiasedScoreAndWeighsByTheSigmoid) {
+  auto s = shape_of(
+      "arch=lfm2moe,n_embd=64,n_layer=2,n_head=2,n_ff=64,n_vocab=64,context=8,"
+      "attn_layers=1,n_expert=4,n_expert_used=2,n_ff_exp=32",
+      true);
+  std::vector<float> router = {0, 1, 2, -1}, selected(5);
+  const float bias[] = {3, 0, 0, 0};
+  reference::route_token(s, router.data(), selected.data(), bias);
+  const float s0 = 1 / (1 + std::exp(-0.0f)), s2 = 1 / (1 + std::exp(-2.0f));
+  EXPECT_EQ(selected[0], 0.0f);
+  EXPECT_EQ(selected[1], 2.0f);
+  EXPECT_FLOAT_EQ(selected[2], s0 / (s0 + s2));
+  EXPECT_FLOAT_EQ(selected[3], s2 / (s0 + s2));
+  // Without the bias the two largest sigmoids win.
+  router = {0, 1, 2, -1};
+  reference::route_token(s, router.data(), selected.data());
+  EXPECT_EQ(selected[0], 2.0f);
+  EXPECT_EQ(selected[1], 1.0f);
+}
+
+// LiquidAI/LFM2-8B-A1B: lfm2.5's conv and attention layers (18 and 6), two leading dense layers
+// of 3 x 2048 x 7168, 22 of 32 experts (3 x 2048 x 1792 each, a router and the 32-value bias):
+// 8,339,930,560 parameters, 1,557,740,992 active with 4 experts a token (LiquidAI: 8.3B, 1.5B).
+TEST(Lfm2MoeShape, DenseLeadLayersExpertsAndThePublishedCounts) {
+  const auto s = model::preset_shape("lfm2-8b-a1b").value();
+  EXPECT_EQ(model::parameter_count(s), 8339930560ull);
+  EXPECT_EQ(model::active_parameter_count(s), 1557740992ull);
+  const auto t = model::model_tensors(s, FileType::q4_K_M);
+  EXPECT_NE(find(t, "blk.1.ffn_down.weight"), nullptr);
+  EXPECT_EQ(find(t, "blk.1.ffn_gate_exps.weight"), nullptr);
+  EXPECT_EQ(find(t, "blk.2.ffn_down.weight"), nullptr);
+  ASSERT_NE(find(t, "blk.2.exp_probs_b.bias"), nullptr);
+  EXPECT_EQ(find(t, "blk.2.exp_probs_b.bias")->type, model::TensorType::f32);
+  const auto plan = model::plan_layers(s);
+  EXPECT_EQ(plan[1].ffn, model::FeedForward::gated);
+  EXPECT_EQ(plan[2].ffn, model::FeedForward::experts);
+  EXPECT_EQ(plan[2].mixer, model::Mixer::attention);
+  EXPECT_EQ(plan[3].mixer, model::Mixer::short_conv);
 }
 
 TEST(Lfm2Load, BadKeysAreRefusedByName) {

@@ -2,7 +2,8 @@
 // on each sequence's state (two conv layers and two attention layers), 32 greedy tokens with their
 // logits in F32, Q8_0 and Q4_K_M; every token's logits of a prompt fed in passes of 1, 32 and 512
 // tokens (the state carried across pass boundaries); 4 sequences decoded together, each against
-// its own decode; the layers split between the host and the device.
+// its own decode; the layers split between the host and the device; lfm2moe (sigmoid-routed experts
+// picked with their selection bias after a leading dense layer) in F32, Q4_K_M and passes of 32.
 #include "device_fixture.h"
 #include "engine/make_decoder.h"
 #include "tests/engine_device/split_check.h"
@@ -25,6 +26,16 @@ model::ModelShape lfm2(uint32_t layers = 4) {
 
 class EngineLfm2 : public DeviceAndHostTest {};
 
+// lfm2moe: layer 0 dense, the others sigmoid-routed experts picked with their selection bias.
+model::ModelShape lfm2moe() {
+  auto s = model::parse_dims(
+      "arch=lfm2moe,n_layer=4,attn_layers=1:3,dense_lead=1,n_embd=256,n_head=4,n_head_kv=2,"
+      "n_ff=256,n_vocab=256,context=640,n_expert=8,n_expert_used=2,n_ff_exp=256");
+  EXPECT_TRUE(s.is_ok()) << s.error().describe();
+  s->name = "hybrid-lfm2moe";
+  return *s;
+}
+
 TEST_F(EngineLfm2, GreedyTokensAndLogitsAreTheReferencesInEveryFormat) {
   for (FileType format : {FileType::f32, FileType::q8_0, FileType::q4_K_M}) {
     SCOPED_TRACE(model::to_string(format));
@@ -32,6 +43,18 @@ TEST_F(EngineLfm2, GreedyTokensAndLogitsAreTheReferencesInEveryFormat) {
     ASSERT_NE(file, nullptr);
     expect_greedy_decode_matches(device(), *file, lfm2(), format);
   }
+}
+
+TEST_F(EngineLfm2, MoeGivesTheReferenceTokensLogitsAndPasses) {
+  for (FileType format : {FileType::f32, FileType::q4_K_M}) {
+    SCOPED_TRACE(model::to_string(format));
+    auto file = synthetic_file(lfm2moe(), format);
+    ASSERT_NE(file, nullptr);
+    expect_greedy_decode_matches(device(), *file, lfm2moe(), format);
+  }
+  auto file = synthetic_file(lfm2moe(), FileType::q8_0);
+  ASSERT_NE(file, nullptr);
+  expect_split_matches_reference(placement::whole(4, device().name()), {&device()}, *file, 32);
 }
 
 TEST_F(EngineLfm2, PassesOf1And32And512TokensGiveTheReferenceLogits) {
