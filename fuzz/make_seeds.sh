@@ -42,6 +42,10 @@ make_model qwen35-Q8_0 "arch=qwen35,n_embd=32,n_layer=4,n_head=2,n_head_kv=1,hea
 make_model gemma4-Q8_0 "arch=gemma4,n_embd=32,n_layer=2,n_head=2,n_head_kv=1,head_dim=32,head_dim_swa=16,n_ff=64,n_vocab=48,context=16,swa_pattern=2" Q8_0
 # lfm2: a short-convolution layer (head_count_kv 0 in its array) beside an attention layer.
 make_model lfm2-Q8_0 "arch=lfm2,$micro,n_layer=2,attn_layers=1" Q8_0
+# lfm2moe: a leading dense layer, then sigmoid-routed experts with their selection bias.
+make_model lfm2moe-Q8_0 "arch=lfm2moe,$micro,n_layer=2,attn_layers=1,dense_lead=1,$experts" Q8_0
+# mistral3: YaRN's own keys and the attention temperature.
+make_model mistral3-F16 "arch=mistral3,$micro,yarn_factor=4,yarn_orig_ctx=8,yarn_log_mul=1,attn_temp_scale=0.1" F16
 
 # A run on the host: its journal is copied while the run goes (it is removed once the report
 # is written), then the report.
