@@ -161,7 +161,14 @@ std::vector<size_t> scale_fields(core::TensorType type) {
       return {108};
     case core::TensorType::q6_K:
       return {208};
-    default:  // mxfp4's scale is a byte (e8m0_fields)
+    case core::TensorType::tq1_0:
+      return {52};
+    case core::TensorType::tq2_0:
+      return {64};
+    // mxfp4's scale is a byte (e8m0_fields), as are nvfp4's four UE4M3 scales, which the fills
+    // set (0xff: 240, the top bit ignored; 0x7f: 0, E4M3's NaN; 0x00, 0x80: 0; 0x0f: a small
+    // normal scale; random: any).
+    default:
       return {};
   }
 }

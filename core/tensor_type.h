@@ -29,6 +29,14 @@
 //   mxfp4   32 elems,  17 bytes  {e, qs[16]}: e an E8M0 scale (u8, 2^(e - 127)); value =
 //                                kvalues_mxfp4[q] * 2^(e - 128) (E2M1 values doubled, scale
 //                                halved); blocks are only byte aligned
+//   tq1_0 256 elems,  54 bytes  {qs[48], qh[4], d}: ternary (-1, 0, +1) * d, five trits a byte in
+//                                qs and four in qh as base-3 fractions (trit n of byte b is
+//                                ((uint8_t)(b * 3^n) * 3) >> 8)
+//   tq2_0 256 elems,  66 bytes  {qs[64], d}: ternary, 2-bit codes 0..2 laid out as q2_K's;
+//                                value = (q - 1) * d
+//   nvfp4   64 elems,  36 bytes  {d[4], qs[32]}: 4 sub-blocks of 16 with a UE4M3 scale byte;
+//                                value = kvalues_mxfp4[q] * UE4M3(d[s]) / 2; in each sub-block
+//                                byte j of its 8 holds element j (low nibble) and j + 8 (high)
 // In q4_0/q4_1/q5_0/q5_1/iq4_nl/mxfp4 (and each block of 32 of iq4_xs), byte j holds element j in
 // its low nibble and element j + 16 in its high nibble.
 #include <cstddef>

@@ -19,20 +19,6 @@ namespace {
 constexpr uint32_t QK = 32;
 constexpr uint32_t kBytes = 17;
 
-// ggml best_index_mxfp4: the code whose value times d is nearest x, the first one on a tie.
-uint8_t best_index(float x, float d) {
-  uint8_t best = 0;
-  float best_err = std::fabs(kMxfp4Values[0] * d - x);
-  for (uint8_t i = 1; i < 16; ++i) {
-    const float err = std::fabs(kMxfp4Values[i] * d - x);
-    if (err < best_err) {
-      best = i;
-      best_err = err;
-    }
-  }
-  return best;
-}
-
 void quantize_block(const float* x, std::byte* out) {
   float amax = 0;
   for (uint32_t j = 0; j < QK; ++j) {
@@ -47,8 +33,8 @@ void quantize_block(const float* x, std::byte* out) {
   const float d = e8m0_to_f32_half(e);
   out[0] = static_cast<std::byte>(e);
   for (uint32_t j = 0; j < QK / 2; ++j) {
-    const uint8_t lo = best_index(x[j], d);
-    const uint8_t hi = best_index(x[j + QK / 2], d);
+    const uint8_t lo = e2m1_best_index(x[j], d);
+    const uint8_t hi = e2m1_best_index(x[j + QK / 2], d);
     out[1 + j] = static_cast<std::byte>(lo | (hi << 4));
   }
 }

@@ -65,7 +65,7 @@ double rms_error(const std::vector<float>& a, const std::vector<float>& b) {
 
 // --- the type table -----------------------------------------------------------------------------
 
-TEST(TensorTypesTable, ListsSixteenTypesInGgmlIdOrder) {
+TEST(TensorTypesTable, ListsNineteenTypesInGgmlIdOrder) {
   struct Expected {
     TensorType type;
     uint32_t id, elements, bytes;
@@ -79,10 +79,12 @@ TEST(TensorTypesTable, ListsSixteenTypesInGgmlIdOrder) {
       {TensorType::q3_K, 11, 256, 110, "q3_K"},   {TensorType::q4_K, 12, 256, 144, "q4_K"},
       {TensorType::q5_K, 13, 256, 176, "q5_K"},   {TensorType::q6_K, 14, 256, 210, "q6_K"},
       {TensorType::iq4_nl, 20, 32, 18, "iq4_nl"}, {TensorType::iq4_xs, 23, 256, 136, "iq4_xs"},
-      {TensorType::bf16, 30, 1, 2, "bf16"},       {TensorType::mxfp4, 39, 32, 17, "mxfp4"},
+      {TensorType::bf16, 30, 1, 2, "bf16"},       {TensorType::tq1_0, 34, 256, 54, "tq1_0"},
+      {TensorType::tq2_0, 35, 256, 66, "tq2_0"},  {TensorType::mxfp4, 39, 32, 17, "mxfp4"},
+      {TensorType::nvfp4, 40, 64, 36, "nvfp4"},
   };
   const auto types = all_tensor_types();
-  ASSERT_EQ(types.size(), 16u);
+  ASSERT_EQ(types.size(), 19u);
   for (size_t i = 0; i < types.size(); ++i) {
     SCOPED_TRACE(expected[i].name);
     EXPECT_EQ(types[i].type, expected[i].type);
@@ -108,6 +110,11 @@ TEST(TensorTypesTable, FindsTypesByIdAndName) {
   EXPECT_EQ(parse_tensor_type("IQ4_XS"), TensorType::iq4_xs);
   EXPECT_EQ(parse_tensor_type("MXFP4"), TensorType::mxfp4);
   EXPECT_EQ(row_bytes(TensorType::mxfp4, 64), 34u);
+  EXPECT_EQ(tensor_type_from_id(34), TensorType::tq1_0);
+  EXPECT_EQ(parse_tensor_type("TQ2_0"), TensorType::tq2_0);
+  EXPECT_EQ(parse_tensor_type("nvfp4"), TensorType::nvfp4);
+  EXPECT_EQ(row_bytes(TensorType::tq1_0, 512), 108u);
+  EXPECT_EQ(row_bytes(TensorType::nvfp4, 128), 72u);
   EXPECT_STREQ(to_string(TensorType::q5_K), "q5_K");
   EXPECT_TRUE(is_quantized(TensorType::q4_1));
   EXPECT_EQ(row_bytes(TensorType::q6_K, 512), 420u);
