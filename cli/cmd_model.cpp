@@ -44,6 +44,17 @@ int make_model(const MakeArgs& a) {
   auto shape =
       a.shape.empty() ? engine::model::parse_dims(a.dims) : engine::model::preset_shape(a.shape);
   if (!shape) return fail(shape.error().message, kExitUsage);
+  // A type without a fallback (nvfp4) on a row it cannot hold: llama.cpp's quantizer stops there
+  // (tensor_type_fallback: "no tensor type fallback is defined for type nvfp4").
+  for (const auto& t : engine::model::model_tensors(*shape, *format, overrides)) {
+    if (!engine::model::row_fits_type(t.type, t.ne[0])) {
+      return fail("tensor '" + t.name + "': a row of " + std::to_string(t.ne[0]) +
+                      " elements is not whole " + engine::model::to_string(t.type) +
+                      " blocks, and llama.cpp defines no tensor type fallback for " +
+                      engine::model::to_string(t.type),
+                  kExitUsage);
+    }
+  }
   auto status =
       engine::model::write_synthetic_model(*shape, *format, a.seed, a.out, a.force, overrides);
   if (!status) {

@@ -37,13 +37,16 @@ constexpr FileTypeRow kRows[] = {
     {FileType::iq4_nl, "IQ4_NL", TensorType::iq4_nl},
     {FileType::iq4_xs, "IQ4_XS", TensorType::iq4_xs},
     {FileType::mxfp4_moe, "MXFP4_MOE", TensorType::mxfp4},
+    {FileType::tq2_0, "TQ2_0", TensorType::tq2_0},
+    {FileType::tq1_0, "TQ1_0", TensorType::tq1_0},
 };
 
 constexpr FileType kAll[] = {
     FileType::f32,    FileType::f16,    FileType::bf16,   FileType::q8_0,   FileType::q6_K,
     FileType::q5_K_M, FileType::q5_K_S, FileType::q5_1,   FileType::q5_0,   FileType::q4_K_M,
     FileType::q4_K_S, FileType::q4_1,   FileType::q4_0,   FileType::iq4_nl, FileType::iq4_xs,
-    FileType::q3_K_L, FileType::q3_K_M, FileType::q3_K_S, FileType::q2_K,   FileType::mxfp4_moe};
+    FileType::q3_K_L, FileType::q3_K_M, FileType::q3_K_S, FileType::q2_K,   FileType::mxfp4_moe,
+    FileType::tq2_0,  FileType::tq1_0};
 
 const FileTypeRow& row(FileType type) {
   for (const auto& r : kRows) {
@@ -64,7 +67,7 @@ bool use_more_bits(uint32_t i, uint32_t n) {
 // llama-quant.cpp, tensor_get_category, reduced to the categories whose rules the file types
 // above have. attn_qkv (tested first) counts as attn_v there (category_is_attn_v), so its own
 // branch in llama_tensor_get_type_impl (Q3_K_M/Q3_K_L/Q4_K_M/Q5_K_M) is never reached.
-enum class Category { output, attn_v, attn_k, attn_output, ffn_down, other };
+enum class Category { output, token_embd, attn_v, attn_k, attn_output, ffn_down, other };
 
 Category category_of(const TensorPlace& t) {
   if (t.name == "output.weight" || (t.tied_output && t.name == "token_embd.weight")) {
@@ -72,7 +75,7 @@ Category category_of(const TensorPlace& t) {
   }
   // llama-quant.cpp's tensor_name_match_token_embd: gemma4's per-layer table is a token table.
   if (t.name == "token_embd.weight" || t.name == "per_layer_token_embd.weight") {
-    return Category::other;
+    return Category::token_embd;
   }
   if (contains(t.name, "attn_qkv.weight") || contains(t.name, "attn_v.weight")) {
     return Category::attn_v;
@@ -172,6 +175,10 @@ TensorType mixed_type(FileType ft, const TensorPlace& t, TensorType type) {
   switch (category_of(t)) {
     case Category::output:
       return output_type(t, type);
+    case Category::token_embd:
+      // The token tables of a ternary file get Q4_K (the branch for TOKEN_EMBD: "ftype ==
+      // LLAMA_FTYPE_MOSTLY_TQ1_0 || ftype == LLAMA_FTYPE_MOSTLY_TQ2_0").
+      return ft == FileType::tq1_0 || ft == FileType::tq2_0 ? TensorType::q4_K : type;
     case Category::attn_v:
       return attn_v_type(ft, t, type);
     case Category::attn_k:
@@ -191,7 +198,13 @@ TensorType fallback(TensorType type, uint64_t n_cols) {
   if (n_cols % block_elements(type) == 0) return type;
   TensorType to = type;  // a type of 32-element blocks has nowhere smaller to go: F16 below
   if (type == TensorType::iq4_xs) to = TensorType::iq4_nl;
-  if (type == TensorType::q2_K || type == TensorType::q3_K) to = TensorType::q4_0;
+  // nvfp4 (blocks of 64) has no fallback there: llama.cpp throws "no tensor type fallback is
+  // defined for type nvfp4"; the type stays, and model make refuses the tensor (row_fits_type).
+  if (type == TensorType::nvfp4) return type;
+  if (type == TensorType::q2_K || type == TensorType::q3_K || type == TensorType::tq1_0 ||
+      type == TensorType::tq2_0) {
+    to = TensorType::q4_0;
+  }
   if (type == TensorType::q4_K) to = TensorType::q5_0;
   if (type == TensorType::q5_K) to = TensorType::q5_1;
   if (type == TensorType::q6_K) to = TensorType::q8_0;
@@ -199,6 +212,8 @@ TensorType fallback(TensorType type, uint64_t n_cols) {
 }
 
 }  // namespace
+
+bool row_fits_type(TensorType type, uint64_t n_cols) { return n_cols % block_elements(type) == 0; }
 
 const char* to_string(FileType type) { return row(type).name; }
 

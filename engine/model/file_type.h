@@ -35,10 +35,16 @@ enum class FileType : uint32_t {
   iq4_nl = 25,
   iq4_xs = 30,
   bf16 = 32,
+  tq1_0 = 36,
+  tq2_0 = 37,
   mxfp4_moe = 38,
+  // LLAMA_FTYPE_MOSTLY_NVFP4 (39) is not here: llama.cpp's quantizer (3.22.1) has no default type
+  // for it (llama_ftype_get_default_type: "invalid output file type 39"); nvfp4 tensors come
+  // from --tensor-type PATTERN=nvfp4.
 };
 
-// "F32", "F16", "BF16", "Q4_0", ..., "Q4_K_M", "Q6_K", "Q3_K_M", "Q2_K", "IQ4_XS", "MXFP4_MOE".
+// "F32", "F16", "BF16", "Q4_0", ..., "Q4_K_M", "Q6_K", "Q3_K_M", "Q2_K", "IQ4_XS", "MXFP4_MOE",
+// "TQ1_0", "TQ2_0".
 const char* to_string(FileType type);
 // Case-insensitive: "q4_k_m" finds Q4_K_M.
 std::optional<FileType> parse_file_type(std::string_view name);
@@ -66,7 +72,9 @@ struct TensorPlace {
 // llama-quantize's --tensor-type PATTERN=TYPE: a tensor whose name the pattern matches
 // (std::regex_search, ECMAScript, the pattern lower-cased as llama-quantize does) gets TYPE in
 // place of the file type's rules, in a quantized file type only; the first matching override wins
-// and a row TYPE cannot hold still falls back (llama-quant.cpp llama_tensor_get_type).
+// and a row TYPE cannot hold still falls back (llama-quant.cpp llama_tensor_get_type), but for
+// nvfp4, for which llama.cpp defines no fallback and refuses the tensor: its type stays nvfp4 and
+// `model make` refuses it (row_fits_type).
 struct TensorTypeOverride {
   std::string pattern;
   std::regex regex;
@@ -74,6 +82,10 @@ struct TensorTypeOverride {
 };
 // "PATTERN=TYPE" with a ggml type name ("ffn_.*_exps=mxfp4"); nullopt if malformed.
 std::optional<TensorTypeOverride> parse_tensor_type_override(std::string_view text);
+
+// Whether a row of n_cols elements is whole blocks of `type` (false only where llama.cpp's
+// tensor_type_fallback has no fallback: nvfp4's blocks of 64).
+bool row_fits_type(TensorType type, uint64_t n_cols);
 
 // The type llama.cpp's quantizer gives this tensor in a file of `type`, with the overrides.
 TensorType tensor_type_for(FileType type, const TensorPlace& place,

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 
 #include "core/json.h"
@@ -62,6 +63,42 @@ TEST_F(CliTensorTypes, TensorTypeOverridesWriteAMixedFile) {
   EXPECT_FALSE(std::filesystem::exists(path("bad.gguf")));
 }
 
+// model make --format TQ2_0 (and TQ1_0) writes llama.cpp's ternary mix, which model info lists;
+// an nvfp4 override on rows that are not whole blocks of 64 is refused by the first such tensor,
+// as llama.cpp's quantizer has no fallback for nvfp4 (exit 2, no file).
+TEST_F(CliTensorTypes, TernaryFileTypesAndNvfp4Overrides) {
+  for (const std::string format : {"TQ2_0", "tq1_0"}) {
+    SCOPED_TRACE(format);
+    const std::string file = path(format + ".gguf");
+    auto made = run_command(gauntlet_exe() + " model make --shape test-gqa --format " + format +
+                            " --tensor-type attn_output=nvfp4 -o " + file);
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+    auto info = run_command(gauntlet_exe() + " model info --json " + file + " 2>/dev/null");
+    ASSERT_EQ(info.exit_code, 0) << info.output;
+    const auto j = core::OrderedJson::parse(info.output);
+    const std::string base = format == "TQ2_0" ? "tq2_0" : "tq1_0";
+    EXPECT_EQ(j["format"].get<std::string>(), format == "TQ2_0" ? "TQ2_0" : "TQ1_0");
+    std::set<std::string> mix;
+    for (const auto& t : j["type_mix"]) mix.insert(t["type"].get<std::string>());
+    EXPECT_EQ(mix, (std::set<std::string>{"f32", "q4_K", "q6_K", base, "nvfp4"}));
+    std::map<std::string, std::string> types;
+    for (const auto& t : j["tensors"]) types[t["name"]] = t["type"].get<std::string>();
+    EXPECT_EQ(types["token_embd.weight"], "q4_K");
+    EXPECT_EQ(types["blk.1.ffn_up.weight"], base);
+    EXPECT_EQ(types["blk.1.attn_output.weight"], "nvfp4");
+  }
+  auto bad = run_command(gauntlet_exe() +
+                         " model make --dims n_embd=96,n_layer=1,n_head=2,n_head_kv=2,n_ff=128,"
+                         "n_vocab=64,context=16 --tensor-type attn_q=nvfp4 -o " +
+                         path("bad.gguf"));
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("tensor 'blk.0.attn_q.weight': a row of 96 elements is not whole "
+                            "nvfp4 blocks"),
+            std::string::npos)
+      << bad.output;
+  EXPECT_FALSE(std::filesystem::exists(path("bad.gguf")));
+}
+
 TEST_F(CliTensorTypes, AFileIsRefusedByItsFirstTensorOfATypeTheEngineCannotRun) {
   auto shape = engine::model::parse_dims(
       "n_embd=64,n_layer=1,n_head=4,n_head_kv=2,n_ff=128,n_vocab=32,context=16");
@@ -93,7 +130,9 @@ TEST_F(CliTensorTypes, AFileIsRefusedByItsFirstTensorOfATypeTheEngineCannotRun) 
                             "gauntlet cannot run (supported: f32 (0), f16 (1)"),
               std::string::npos)
         << r.output;
-    EXPECT_NE(r.output.find("iq4_nl (20), iq4_xs (23), bf16 (30), mxfp4 (39))"), std::string::npos)
+    EXPECT_NE(r.output.find("iq4_nl (20), iq4_xs (23), bf16 (30), tq1_0 (34), tq2_0 (35), "
+                            "mxfp4 (39), nvfp4 (40))"),
+              std::string::npos)
         << r.output;
   }
 }

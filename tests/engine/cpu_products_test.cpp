@@ -344,8 +344,11 @@ TEST_P(CpuDecode, MatchesTheExactReference) {
   }
 }
 
+// TQ1_0 and TQ2_0: the ternary matrices have no fast kernel and take the exact products; the
+// output (q6_K) and the token table (q4_K) take the fast ones.
 INSTANTIATE_TEST_SUITE_P(Files, CpuDecode,
-                         ::testing::Values(FileType::q8_0, FileType::q4_0, FileType::q4_K_M),
+                         ::testing::Values(FileType::q8_0, FileType::q4_0, FileType::q4_K_M,
+                                           FileType::tq1_0, FileType::tq2_0),
                          [](const auto& info) {
                            return std::string(model::to_string(info.param));
                          });

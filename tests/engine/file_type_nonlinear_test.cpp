@@ -1,6 +1,7 @@
-// The IQ4_NL, IQ4_XS and MXFP4_MOE file types with llama.cpp's quantizer rules (src/llama-quant.cpp
-// llama_tensor_get_type_impl, tensor_type_fallback, llama_ftype_get_default_type), and
-// llama-quantize's --tensor-type overrides (llama_tensor_get_type).
+// The IQ4_NL, IQ4_XS, MXFP4_MOE, TQ1_0 and TQ2_0 file types with llama.cpp's quantizer rules
+// (src/llama-quant.cpp llama_tensor_get_type_impl, tensor_type_fallback,
+// llama_ftype_get_default_type), and llama-quantize's --tensor-type overrides
+// (llama_tensor_get_type), nvfp4's among them.
 #include <gtest/gtest.h>
 
 #include "engine/model/file_type.h"
@@ -172,6 +173,103 @@ TEST(NonlinearFileTypes, TensorTypeOverridesAsLlamaQuantize) {
   for (const char* bad : {"ffn_down", "=q8_0", "ffn_down=", "ffn_down=iq2_xxs", "(=q8_0"}) {
     EXPECT_FALSE(model::parse_tensor_type_override(bad).has_value()) << bad;
   }
+}
+
+// TQ1_0 and TQ2_0 (llama-quant.cpp): every matrix the ternary type but the output (Q6_K, as in
+// every file type but Q8_0) and the token tables (the TOKEN_EMBD branch: Q4_K); 8 experts put
+// attn_k and attn_v on Q8_0 (attn_output's 8-expert list has no TQ type); a tied embedding is
+// the output. The ternary types fall back to Q4_0 (tensor_type_fallback), then F16.
+TEST(TernaryFileTypes, TqRules) {
+  const auto s = dims("n_embd=256,n_layer=8,n_head=4,n_head_kv=2,n_ff=512,n_vocab=300,context=64");
+  for (FileType f : {FileType::tq1_0, FileType::tq2_0}) {
+    SCOPED_TRACE(model::to_string(f));
+    const TensorType base = model::base_type(f);
+    const auto t = model::model_tensors(s, f);
+    EXPECT_EQ(type_of(t, "output.weight"), TensorType::q6_K);
+    EXPECT_EQ(type_of(t, "token_embd.weight"), TensorType::q4_K);
+    for (const char* name :
+         {"blk.0.ffn_down.weight", "blk.7.ffn_down.weight", "blk.0.attn_v.weight",
+          "blk.3.attn_k.weight", "blk.3.attn_q.weight", "blk.3.attn_output.weight",
+          "blk.3.ffn_gate.weight", "blk.3.ffn_up.weight"}) {
+      EXPECT_EQ(type_of(t, name), base) << name;
+    }
+    EXPECT_EQ(type_of(t, "blk.3.attn_norm.weight"), TensorType::f32);
+    auto tied = s;
+    tied.tied_output = true;
+    EXPECT_EQ(type_of(model::model_tensors(tied, f), "token_embd.weight"), TensorType::q6_K);
+
+    const auto moe = dims(
+        "arch=qwen3moe,n_ff_exp=256,n_embd=256,n_layer=8,n_head=4,n_head_kv=2,head_dim=64,"
+        "n_ff=512,n_expert=8,n_expert_used=2,n_vocab=256,context=64");
+    const auto m = model::model_tensors(moe, f);
+    EXPECT_EQ(type_of(m, "blk.3.attn_k.weight"), TensorType::q8_0);
+    EXPECT_EQ(type_of(m, "blk.3.attn_v.weight"), TensorType::q8_0);
+    EXPECT_EQ(type_of(m, "blk.3.attn_output.weight"), base);
+    EXPECT_EQ(type_of(m, "blk.3.ffn_down_exps.weight"), base);
+    EXPECT_EQ(type_of(m, "blk.3.ffn_gate_inp.weight"), TensorType::f32);
+
+    // Rows of 896: the ternary type falls back to Q4_0, the token table's Q4_K to Q5_0 and the
+    // output's Q6_K to Q8_0 (its row is not whole blocks of the base type).
+    const auto narrow =
+        dims("n_embd=896,n_layer=8,n_head=14,n_head_kv=2,n_ff=4864,n_vocab=400,context=64");
+    const auto n = model::model_tensors(narrow, f);
+    EXPECT_EQ(type_of(n, "blk.2.attn_q.weight"), TensorType::q4_0);
+    EXPECT_EQ(type_of(n, "blk.2.ffn_down.weight"), base);  // 4864 = 19 * 256
+    EXPECT_EQ(type_of(n, "token_embd.weight"), TensorType::q5_0);
+    EXPECT_EQ(type_of(n, "output.weight"), TensorType::q8_0);
+    model::TensorPlace odd;
+    odd.name = "blk.0.attn_q.weight";
+    odd.n_cols = 48;
+    odd.n_layer = 8;
+    EXPECT_EQ(model::tensor_type_for(f, odd), TensorType::f16);
+  }
+}
+
+// Planner bytes from the registry: a tq1_0 row of 256 is one 54-byte block, tq2_0's 66 bytes,
+// an nvfp4 row of 256 four 36-byte blocks.
+TEST(TernaryFileTypes, PlannerBytesAreTheBlockBytes) {
+  const auto s = dims("n_embd=256,n_layer=2,n_head=4,n_head_kv=2,n_ff=512,n_vocab=300,context=64");
+  auto bytes_of = [&](FileType f, const std::string& name,
+                      std::span<const model::TensorTypeOverride> o) {
+    for (const auto& t : model::model_tensors(s, f, o)) {
+      if (t.name == name) return t.bytes();
+    }
+    ADD_FAILURE() << "no tensor " << name;
+    return uint64_t{0};
+  };
+  EXPECT_EQ(bytes_of(FileType::tq1_0, "blk.1.attn_q.weight", {}), 256u * 54);
+  EXPECT_EQ(bytes_of(FileType::tq2_0, "blk.1.ffn_down.weight", {}), 256u * 2 * 66);
+  auto nv = model::parse_tensor_type_override("attn_q=nvfp4");
+  ASSERT_TRUE(nv.has_value());
+  EXPECT_EQ(bytes_of(FileType::q4_K_M, "blk.1.attn_q.weight", std::span(&*nv, 1)), 256u * 4 * 36);
+  uint64_t sum = 0;
+  for (const auto& t : model::model_tensors(s, FileType::tq1_0)) sum += t.bytes();
+  EXPECT_EQ(planner::weight_bytes(s, FileType::tq1_0), sum);
+}
+
+// nvfp4 has no file type in llama.cpp's quantizer (llama_ftype_get_default_type has no case for
+// LLAMA_FTYPE_MOSTLY_NVFP4, 39) and no fallback (tensor_type_fallback throws for it): an override
+// keeps nvfp4 on a row that is not whole blocks of 64, which row_fits_type (model make) refuses.
+TEST(TernaryFileTypes, NamesIdsAndNvfp4) {
+  EXPECT_EQ(static_cast<uint32_t>(FileType::tq1_0), 36u);  // LLAMA_FTYPE_MOSTLY_TQ1_0
+  EXPECT_EQ(static_cast<uint32_t>(FileType::tq2_0), 37u);  // LLAMA_FTYPE_MOSTLY_TQ2_0
+  EXPECT_EQ(model::parse_file_type("tq1_0"), FileType::tq1_0);
+  EXPECT_EQ(model::parse_file_type("TQ2_0"), FileType::tq2_0);
+  EXPECT_STREQ(model::to_string(FileType::tq1_0), "TQ1_0");
+  EXPECT_EQ(model::file_type_from_id(37), FileType::tq2_0);
+  EXPECT_EQ(model::file_type_for(TensorType::tq1_0), FileType::tq1_0);
+  EXPECT_EQ(model::parse_file_type("NVFP4"), std::nullopt);
+  EXPECT_EQ(model::file_type_from_id(39), std::nullopt);
+  EXPECT_EQ(model::file_type_for(TensorType::nvfp4), std::nullopt);
+  auto nv = model::parse_tensor_type_override("attn_q=NVFP4");
+  ASSERT_TRUE(nv.has_value());
+  model::TensorPlace row96;
+  row96.name = "blk.0.attn_q.weight";
+  row96.n_cols = 96;
+  EXPECT_EQ(model::tensor_type_for(FileType::q8_0, row96, std::span(&*nv, 1)), TensorType::nvfp4);
+  EXPECT_FALSE(model::row_fits_type(TensorType::nvfp4, 96));
+  EXPECT_TRUE(model::row_fits_type(TensorType::nvfp4, 128));
+  EXPECT_TRUE(model::row_fits_type(TensorType::q4_0, 96));
 }
 
 }  // namespace

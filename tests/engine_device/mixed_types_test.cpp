@@ -2,7 +2,8 @@
 // mixing Q4_K (its Q4_K_M base), Q6_K, IQ4_NL, IQ4_XS and MXFP4 tensors (written as llama-quantize
 // --tensor-type writes one) gives the reference's 32 greedy tokens and logits one token at a time
 // and in passes of 32 tokens (the matmul kernels); files of the MXFP4_MOE and IQ4_XS file types
-// give the reference's tokens.
+// give the reference's tokens; a file mixing Q4_K, NVFP4, TQ1_0 and TQ2_0 tensors and files of the
+// TQ1_0 and TQ2_0 file types on the same mixture give the reference's tokens and logits.
 #include <set>
 
 #include "device_fixture.h"
@@ -84,6 +85,36 @@ TEST_F(EngineMixedTypes, Mxfp4MoeAndIq4XsFilesGiveTheReference) {
     ASSERT_NE(file, nullptr);
     EXPECT_TRUE(types_in(*file).count(model::base_type(format)));
     expect_decode(*file, shape, format);
+  }
+}
+
+// NVFP4 (64-element blocks of four UE4M3-scaled sub-blocks) on the attention projections, TQ1_0
+// on the experts' gate and up stacks, TQ2_0 on their down stacks, in a Q4_K_M file, as
+// llama-quantize --tensor-type writes one; and the TQ1_0 and TQ2_0 file types on the same shape.
+TEST_F(EngineMixedTypes, FileMixingNvfp4AndTernaryTypesGivesTheReference) {
+  const auto shape = moe_shape();
+  std::vector<model::TensorTypeOverride> overrides;
+  for (const char* text :
+       {"ffn_(gate|up)_exps=tq1_0", "ffn_down_exps=tq2_0", "attn_(q|output)=nvfp4"}) {
+    auto parsed = model::parse_tensor_type_override(text);
+    ASSERT_TRUE(parsed.has_value()) << text;
+    overrides.push_back(std::move(*parsed));
+  }
+  auto file = synthetic_file(shape, FileType::q4_K_M, 5, overrides);
+  ASSERT_NE(file, nullptr);
+  const std::set<TensorType> want = {TensorType::f32,  TensorType::q8_0,  TensorType::q4_K,
+                                     TensorType::q6_K, TensorType::nvfp4, TensorType::tq1_0,
+                                     TensorType::tq2_0};
+  EXPECT_EQ(types_in(*file), want);
+  expect_decode(*file, shape, FileType::q4_K_M);
+  expect_split_matches_reference(placement::whole(shape.n_layer, device().name()), {&device()},
+                                 *file, 32);
+  for (FileType format : {FileType::tq1_0, FileType::tq2_0}) {
+    SCOPED_TRACE(model::to_string(format));
+    auto tq = synthetic_file(shape, format);
+    ASSERT_NE(tq, nullptr);
+    EXPECT_TRUE(types_in(*tq).count(model::base_type(format)));
+    expect_decode(*tq, shape, format);
   }
 }
 
