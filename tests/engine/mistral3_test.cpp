@@ -58,7 +58,8 @@ TEST(Mistral3Shape, PublishedParameterCount) {
 // --format F32` (seed 1) after the prompt below; without the temperature and the log multiplier
 // the host's tokens part from these at the eighth.
 TEST(Mistral3Decode, GreedyTokensAreLlamaCpps) {
-  const auto m = load(synthetic_bytes(shape_of(kMistral3, true), FileType::f32, 1));
+  const auto bytes = synthetic_bytes(shape_of(kMistral3, true), FileType::f32, 1);
+  const auto m = load(bytes);  // its weights point into the bytes
   std::vector<int32_t> prompt;
   for (int32_t i = 0; i < 20; ++i) prompt.push_back((i * 37) % 250 + 1);
   auto d = reference::Decoder::create(m, {});
