@@ -13,6 +13,7 @@
 #include "engine/reference/decoder.h"
 #include "engine/reference/experts.h"
 #include "engine/reference/short_conv.h"
+#include "reference_checks.h"
 #include "test_models.h"
 
 namespace gauntlet::engine::test {
@@ -83,26 +84,7 @@ TEST(Lfm2Shape, PublishedParameterCount) {
 
 TEST(Lfm2Reference, PassesGiveTheTokenByTokenLogits) {
   const auto bytes = synthetic_bytes(shape_of(kLfm2, true), FileType::f32);
-  const auto m = load(bytes);
-  const std::vector<int32_t> ids = {1, 7, 42, 3, 9, 11, 60, 2, 5, 8, 13, 21, 34, 55, 4, 6};
-  std::vector<float> one;
-  {
-    auto d = reference::Decoder::create(m, {.threads = 1});
-    ASSERT_TRUE(d.is_ok());
-    for (int32_t id : ids) {
-      auto l = (*d)->step(id);
-      ASSERT_TRUE(l.is_ok()) << l.error().describe();
-      one.insert(one.end(), l->begin(), l->end());
-    }
-  }
-  for (uint32_t mb : {5u, 16u}) {
-    auto d = reference::Decoder::create(m, {.threads = 2, .micro_batch = mb});
-    ASSERT_TRUE(d.is_ok());
-    auto l = (*d)->forward(tokens_of(ids));
-    ASSERT_TRUE(l.is_ok()) << l.error().describe();
-    ASSERT_EQ(l->size(), one.size());
-    for (size_t i = 0; i < one.size(); ++i) ASSERT_EQ((*l)[i], one[i]) << "mb " << mb << " " << i;
-  }
+  expect_passes_give_token_by_token_logits(load(bytes), {5, 16});
 }
 
 // The cpu device's products (llama.cpp's quantized activations) against the exact reference.
@@ -111,19 +93,7 @@ TEST(Lfm2Reference, CpuDeviceGivesTheReferenceTokensWithinItsBound) {
   for (FileType format : {FileType::q8_0, FileType::q4_K_M}) {
     SCOPED_TRACE(model::to_string(format));
     const auto bytes = synthetic_bytes(shape, format, 11);
-    const auto m = load(bytes);
-    auto exact = reference::Decoder::create(m, {2, planner::KvPrecision::f32, 32}).value();
-    reference::DecodeOptions fast_options{2, planner::KvPrecision::f32, 32};
-    fast_options.fast = true;
-    auto fast = reference::Decoder::create(m, fast_options).value();
-    device::DecodeConfig config;
-    config.q8_activations = true;
-    const int32_t prompt[] = {1, 2, 3, 4};
-    auto r = device::compare_greedy(*fast, *exact, prompt, 12, config);
-    ASSERT_TRUE(r.is_ok()) << r.error().describe();
-    EXPECT_TRUE(r->tokens_match || !r->note.empty()) << r->reason;
-    EXPECT_GT(r->logits_nmse, 0.0);
-    EXPECT_LT(r->logits_nmse, r->nmse_bound);
+    expect_fast_products_within_bound(load(bytes));
   }
 }
 

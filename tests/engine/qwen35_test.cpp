@@ -13,6 +13,7 @@
 #include "engine/planner/planner.h"
 #include "engine/reference/decoder.h"
 #include "engine/reference/gated_delta_net.h"
+#include "reference_checks.h"
 #include "test_models.h"
 
 namespace gauntlet::engine::test {
@@ -156,26 +157,7 @@ TEST(Qwen35Shape, RopeSectionsTurnThePairsTheyName) {
 // step reads the state its previous token left, within a pass or across passes.
 TEST(Qwen35Reference, PassesGiveTheTokenByTokenLogits) {
   const auto bytes = synthetic_bytes(hybrid_shape(kHybrid), FileType::f32);
-  const auto m = load(bytes);
-  const std::vector<int32_t> ids = {1, 7, 42, 3, 9, 11, 60, 2, 5, 8, 13, 21, 34, 55, 4, 6};
-  std::vector<float> one;
-  {
-    auto d = reference::Decoder::create(m, {.threads = 1});
-    ASSERT_TRUE(d.is_ok());
-    for (int32_t id : ids) {
-      auto l = (*d)->step(id);
-      ASSERT_TRUE(l.is_ok()) << l.error().describe();
-      one.insert(one.end(), l->begin(), l->end());
-    }
-  }
-  for (uint32_t mb : {5u, 16u}) {
-    auto d = reference::Decoder::create(m, {.threads = 2, .micro_batch = mb});
-    ASSERT_TRUE(d.is_ok());
-    auto l = (*d)->forward(tokens_of(ids));
-    ASSERT_TRUE(l.is_ok()) << l.error().describe();
-    ASSERT_EQ(l->size(), one.size());
-    for (size_t i = 0; i < one.size(); ++i) ASSERT_EQ((*l)[i], one[i]) << "mb " << mb << " " << i;
-  }
+  expect_passes_give_token_by_token_logits(load(bytes), {5, 16});
 }
 
 // Two sequences decoded together each keep their own state; a reset starts from a zero state; the
