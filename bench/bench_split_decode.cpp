@@ -51,7 +51,7 @@ double time_share(Stage& stage, uint32_t n_embd) {
   std::vector<float> x(n_embd, 0.01f), logits;
   const auto start = Clock::now();
   for (uint32_t pos = 0; pos < kSteps; ++pos) {
-    const reference::PassToken token{1, pos, 0, true};
+    const engine::PassToken token{1, pos, 0, true};
     logits.clear();
     check(stage.run_stage(std::span(&token, 1), x, logits));
   }

@@ -10,6 +10,15 @@
 
 namespace gauntlet::engine {
 
+// One token of a pass: `token` at position `pos` of sequence `seq` (that sequence's positions
+// before it are in the cache, or earlier in the same pass).
+struct PassToken {
+  int32_t token = 0;
+  uint32_t pos = 0;
+  uint32_t seq = 0;
+  bool logits = true;  // compute this token's logits
+};
+
 struct BatchToken {
   int32_t token = 0;
   uint32_t seq = 0;

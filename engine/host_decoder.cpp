@@ -20,7 +20,8 @@ constexpr size_t kFixedBuffers = 4;
 }  // namespace
 
 HostDeviceDecoder::HostDeviceDecoder(backends::Device& device, const loader::DeviceModel& model,
-                                     const reference::DecodeOptions& options, uint32_t context)
+                                     const reference::DecodeOptions& options, uint32_t context,
+                                     bool fast)
     : device_(device),
       model_(model),
       kv_(options.kv),
@@ -28,12 +29,12 @@ HostDeviceDecoder::HostDeviceDecoder(backends::Device& device, const loader::Dev
       sequences_(std::max(options.sequences, 1u)),
       micro_batch_(std::max(options.micro_batch, 1u)),
       pool_(options.threads),
-      fast_(options.fast),
+      fast_(fast),
       pos_(sequences_, 0) {}
 
 core::Result<std::unique_ptr<HostDeviceDecoder>> HostDeviceDecoder::create(
     backends::Device& device, const loader::DeviceModel& model,
-    const reference::DecodeOptions& options) {
+    const reference::DecodeOptions& options, bool fast) {
   if (device.info().id.api != core::Api::host) {
     return core::make_error(core::ErrorKind::unsupported,
                             "decode on " + device.name() + " comes with the engine part 2",
@@ -47,14 +48,14 @@ core::Result<std::unique_ptr<HostDeviceDecoder>> HostDeviceDecoder::create(
   }
   const bool interleaved = std::any_of(model.tensors.begin(), model.tensors.end(),
                                        [](const loader::DeviceTensor& t) { return t.interleaved; });
-  if (interleaved && !options.fast) {
+  if (interleaved && !fast) {
     return core::make_error(
         core::ErrorKind::invalid_argument,
         "the weights on " + device.name() +
             " are laid out for its fast products; the exact ones cannot read them",
         device.name());
   }
-  auto d = std::make_unique<HostDeviceDecoder>(device, model, options, context);
+  auto d = std::make_unique<HostDeviceDecoder>(device, model, options, context, fast);
   auto act = device.allocate(planner::activation_bytes(
       model.shape, context, planner::pass_tokens(d->micro_batch_, d->sequences_)));
   if (!act) return act.error();

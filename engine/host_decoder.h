@@ -19,9 +19,11 @@ namespace gauntlet::engine {
 class HostDeviceDecoder final : public Decoder {
  public:
   // `device` must be the host backend; `model` must have been loaded onto it and outlive this.
+  // `fast`: the cpu device's products, made on the first pass over the loaded (and possibly
+  // interleaved) matrices.
   static core::Result<std::unique_ptr<HostDeviceDecoder>> create(
       backends::Device& device, const loader::DeviceModel& model,
-      const reference::DecodeOptions& options);
+      const reference::DecodeOptions& options, bool fast = false);
 
   // As reference::Decoder::forward, each pass one dispatch.
   core::Result<std::span<const float>> forward(std::span<const BatchToken> batch) override;
@@ -30,7 +32,7 @@ class HostDeviceDecoder final : public Decoder {
   uint32_t context() const { return context_; }
 
   HostDeviceDecoder(backends::Device& device, const loader::DeviceModel& model,
-                    const reference::DecodeOptions& options, uint32_t context);
+                    const reference::DecodeOptions& options, uint32_t context, bool fast);
 
  private:
   core::Status run(const backends::HostInvocation& call);
@@ -44,7 +46,7 @@ class HostDeviceDecoder final : public Decoder {
   std::unique_ptr<reference::Products> products_;  // the cpu device's, made on the first pass
   std::unique_ptr<backends::Buffer> activations_, k_cache_, v_cache_, state_;
   std::unique_ptr<backends::Kernel> kernel_;
-  std::vector<reference::PassToken> pass_;  // what the next dispatch runs
+  std::vector<engine::PassToken> pass_;  // what the next dispatch runs
   std::vector<float> logits_;
   std::vector<uint32_t> pos_;
 };

@@ -1,6 +1,7 @@
 #include "engine/make_decoder.h"
 
 #include "backends/host/host_device.h"
+#include "engine/cpu/fast_products.h"
 #include "engine/device/device_decoder.h"
 #include "engine/device/profile_check.h"
 #include "engine/host_decoder.h"
@@ -63,8 +64,7 @@ core::Result<std::unique_ptr<Decoder>> make_decoder(backends::Device& device,
                                                     const DecoderOptions& o) {
   if (on_host(device)) {
     reference::DecodeOptions ro{o.threads, o.kv, o.context, o.sequences, o.micro_batch};
-    ro.fast = fast(device);
-    auto d = HostDeviceDecoder::create(device, model, ro);
+    auto d = HostDeviceDecoder::create(device, model, ro, fast(device));
     if (!d) return d.error();
     return std::unique_ptr<Decoder>(std::move(*d));
   }
@@ -165,8 +165,9 @@ core::Result<std::unique_ptr<Decoder>> make_decoder(const placement::Placement& 
   for (const auto& share : *shares) {
     backends::Device& device = *devices[share.device];
     if (on_host(device)) {
-      reference::DecodeOptions ro{opts.threads,     opts.kv,      opts.context, opts.sequences,
-                                  opts.micro_batch, share.layers, fast(device)};
+      reference::DecodeOptions ro{opts.threads,   opts.kv,          opts.context,
+                                  opts.sequences, opts.micro_batch, share.layers};
+      if (fast(device)) ro.products = cpu::make_fast_products();
       auto d = reference::Decoder::create(*host_view, ro);
       if (!d) return d.error();
       stages.push_back(std::move(*d));

@@ -33,7 +33,7 @@ class SplitDecoder final : public Decoder {
   std::vector<std::unique_ptr<Stage>> stages_;
   uint32_t context_, micro_batch_, capacity_;
   std::vector<uint32_t> pos_;
-  std::vector<reference::PassToken> pass_;
+  std::vector<engine::PassToken> pass_;
   std::vector<float> residuals_, logits_;
 };
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "engine/reference/forward.h"
+#include "engine/batch.h"
 
 namespace gauntlet::engine {
 
@@ -16,7 +16,7 @@ class Stage {
   // Runs the share's layers over one pass: `x` holds each token's residual stream, n_embd floats
   // per token of `pass`, in and out. A share with the output layer appends the logits of the
   // pass's marked tokens to `logits`, n_vocab each.
-  virtual core::Status run_stage(std::span<const reference::PassToken> pass, std::span<float> x,
+  virtual core::Status run_stage(std::span<const PassToken> pass, std::span<float> x,
                                  std::vector<float>& logits) = 0;
   // Tokens one pass may hold.
   virtual uint32_t pass_capacity() const = 0;

@@ -601,8 +601,8 @@ core::Status DeviceDecoder::download_residuals(std::span<float> x) {
   return core::Status::ok();
 }
 
-core::Status DeviceDecoder::run_stage(std::span<const reference::PassToken> pass,
-                                      std::span<float> x, std::vector<float>& logits_out) {
+core::Status DeviceDecoder::run_stage(std::span<const engine::PassToken> pass, std::span<float> x,
+                                      std::vector<float>& logits_out) {
   if (pass.size() > capacity_ || x.size() != pass.size() * model_.shape.n_embd) {
     return core::make_error(core::ErrorKind::internal, "a stage pass of the wrong size");
   }

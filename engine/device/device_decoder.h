@@ -36,7 +36,7 @@ class DeviceDecoder final : public Decoder, public Stage {
   core::Result<std::span<const float>> forward(std::span<const BatchToken> batch) override;
   // A share of the layers (config.layers): the pass's residual streams are uploaded before its
   // first layer and downloaded after its last.
-  core::Status run_stage(std::span<const reference::PassToken> pass, std::span<float> x,
+  core::Status run_stage(std::span<const engine::PassToken> pass, std::span<float> x,
                          std::vector<float>& logits) override;
   uint32_t pass_capacity() const override { return capacity_; }
   // Replaces the KV cache (bytes laid out as the reference's: [sequence][layer][slot][n_embd_kv]

@@ -1,6 +1,5 @@
 #include "engine/reference/decoder.h"
 
-#include "engine/cpu/fast_products.h"
 #include "engine/reference/kv_rows.h"
 
 namespace gauntlet::engine::reference {
@@ -41,8 +40,8 @@ Decoder::Decoder(const model::LoadedModel& model, const DecodeOptions& options, 
                2),
       state_(planner::state_layout(model.shape, options.range).per_sequence * options.sequences),
       pos_(options.sequences, 0) {
-  if (options.fast) {
-    products_ = cpu::make_fast_products();
+  if (options.products) {
+    products_ = options.products;
     pool_.set_products(products_.get());
   }
 }

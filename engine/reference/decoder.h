@@ -27,9 +27,10 @@ struct DecodeOptions {
   // The layers it runs: the whole model, or a placement's share on the host (run through
   // run_stage; the KV cache then holds only the share's layers).
   planner::LayerRange range = planner::LayerRange::whole();
-  // The cpu device's products (engine/cpu/fast_products.h: 8-bit activations, integer SIMD dot
-  // products) in place of the exact ones; the same graph either way.
-  bool fast = false;
+  // Products in place of the exact ones, such as the cpu device's (cpu::make_fast_products():
+  // 8-bit activations, integer SIMD dot products), given by the caller so that the reference
+  // depends on no faster floor; the same graph either way.
+  std::shared_ptr<const Products> products = nullptr;
 };
 
 class Decoder final : public engine::Decoder, public engine::Stage {
@@ -57,7 +58,7 @@ class Decoder final : public engine::Decoder, public engine::Stage {
   KvPrecision kv_;
   uint32_t context_, sequences_, micro_batch_;
   ThreadPool pool_;
-  std::unique_ptr<Products> products_;  // the fast ones, when asked for
+  std::shared_ptr<const Products> products_;  // the options' products, when given
   std::vector<float> activations_, logits_;
   std::vector<std::byte> k_cache_, v_cache_;
   std::vector<float> state_;  // a hybrid's recurrent state (planner::state_layout)

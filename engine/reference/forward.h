@@ -11,6 +11,7 @@
 #include <span>
 
 #include "core/status.h"
+#include "engine/batch.h"
 #include "engine/model/loaded_model.h"
 #include "engine/planner/planner.h"
 #include "engine/reference/thread_pool.h"
@@ -32,14 +33,7 @@ struct KvCacheView {
   float* state = nullptr;
 };
 
-// One token of a pass: `token` at position `pos` of sequence `seq` (that sequence's positions
-// before it are in the cache, or earlier in the same pass).
-struct PassToken {
-  int32_t token = 0;
-  uint32_t pos = 0;
-  uint32_t seq = 0;
-  bool logits = true;  // compute this token's logits
-};
+using PassToken = engine::PassToken;
 
 // Runs the tokens as one pass: every matrix is read once for all of them (each output row is
 // still one dot product per token, in the same order as a pass of one token, so the results do

@@ -313,7 +313,7 @@ TEST_P(CpuDecode, MatchesTheExactReference) {
   }
   const auto r = test::expect_fast_products_within_bound(m);
   reference::DecodeOptions fast_options{2, planner::KvPrecision::f32, 32};
-  fast_options.fast = true;
+  fast_options.products = cpu::make_fast_products();
   auto fast = reference::Decoder::create(m, fast_options).value();
   EXPECT_EQ(r.nmse_bound, device::kQ8ActivationsNmseBound);
   std::printf("%s: logits NMSE %.3e, tokens %s %s\n", model::to_string(GetParam()), r.logits_nmse,
@@ -349,11 +349,11 @@ INSTANTIATE_TEST_SUITE_P(Files, CpuDecode,
 std::vector<std::pair<std::vector<float>, std::vector<float>>> cpu_beside_in_memory(
     backends::Device& device, const loader::DeviceModel& loaded, const model::GgufFile& file) {
   reference::DecodeOptions options{2, planner::KvPrecision::f32, 16};
-  options.fast = true;
-  auto on_device = HostDeviceDecoder::create(device, loaded, options);
+  auto on_device = HostDeviceDecoder::create(device, loaded, options, true);
   EXPECT_TRUE(on_device.is_ok()) << on_device.error().describe();
   if (!on_device) return {};
   auto m = model::load_model(file.info(), file.bytes()).value();
+  options.products = cpu::make_fast_products();
   auto in_memory = reference::Decoder::create(m, options).value();
   std::vector<std::pair<std::vector<float>, std::vector<float>>> out;
   for (int32_t t : {5, 9, 100}) {

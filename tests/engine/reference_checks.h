@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "engine/cpu/fast_products.h"
 #include "engine/device/profile_check.h"
 #include "engine/reference/decoder.h"
 #include "test_models.h"
@@ -41,7 +42,7 @@ inline void expect_passes_give_token_by_token_logits(
 inline device::CheckResult expect_fast_products_within_bound(const model::LoadedModel& m) {
   auto exact = reference::Decoder::create(m, {2, planner::KvPrecision::f32, 32}).value();
   reference::DecodeOptions fast_options{2, planner::KvPrecision::f32, 32};
-  fast_options.fast = true;
+  fast_options.products = cpu::make_fast_products();
   auto fast = reference::Decoder::create(m, fast_options).value();
   device::DecodeConfig config;
   config.q8_activations = true;
