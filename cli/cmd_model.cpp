@@ -173,7 +173,9 @@ void add_model_command(CLI::App& app, CommandContext& context) {
                      "k_as_v=1, n_embd_per_layer, double_wide_mlp=1, and n_expert, n_expert_used, "
                      "n_ff_exp for the 26B-A4B's experts beside the dense feed-forward; lfm2: "
                      "attn_layers=A:B:... (the attention layers, the others short convolutions), "
-                     "ssm_conv (the conv's taps, default 3))");
+                     "ssm_conv (the conv's taps, default 3); lfm2moe: also dense_lead (leading "
+                     "dense layers), gating=1|2|3 (llama.cpp's expert_gating_func); mistral3: "
+                     "yarn_beta_fast, yarn_beta_slow, yarn_log_mul, attn_temp_scale)");
   mk->add_option("--format", make->format,
                  "llama.cpp file type: each tensor gets the type llama.cpp's quantizer gives it "
                  "(" +

@@ -258,7 +258,9 @@ std::vector<std::string> preset_names();
 // sliding layers, then a global one), shared_kv, k_as_v=0|1, double_wide_mlp=0|1 (the shared-KV
 // layers' feed-forward 2 n_ff wide), n_embd_per_layer (per-layer embeddings),
 // n_expert/n_expert_used/n_ff_exp (the 26B-A4B's experts beside the dense FFN); for lfm2
-// attn_layers=A:B:... (the attention layers; the others are short convolutions) and ssm_conv).
+// attn_layers=A:B:... (the attention layers; the others are short convolutions) and ssm_conv; for
+// lfm2moe also dense_lead and gating; for mistral3 yarn_beta_fast, yarn_beta_slow, yarn_log_mul
+// and attn_temp_scale).
 core::Result<ModelShape> parse_dims(const std::string& text);
 // A command line's shape: dims when it has an '=', else a preset's name.
 core::Result<ModelShape> parse_shape(const std::string& text);

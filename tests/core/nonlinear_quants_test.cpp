@@ -215,15 +215,8 @@ using gauntlet::testing::fnv1a;
 using gauntlet::testing::hex;
 using gauntlet::testing::lcg_row;
 
-struct GgmlEncoding {
-  TensorType type;
-  const char* first_block;  // of lcg_row(512)
-  uint64_t row_hash;        // FNV-1a 64 of the encoding of lcg_row(16384)
-  uint64_t values_hash;     // ... and of its decoding by ggml's dequantize_row
-};
-
 TEST(NonlinearQuants, EncodersWriteGgmlsBytes) {
-  const GgmlEncoding cases[] = {
+  gauntlet::testing::expect_ggml_encodings({
       {TensorType::mxfp4, "7bbbacaeb6afaba3abadb0a7aeaea6a7af", 0xb7021cc75d67eebaull,
        0x0ef2cd27993738c8ull},
       {TensorType::iq4_nl, "699aaaac9da29f9aa5aaaca890adaea2a0af", 0x56de641de22deaf6ull,
@@ -234,16 +227,7 @@ TEST(NonlinearQuants, EncodersWriteGgmlsBytes) {
        "353630828d898c868e818d808a858f8a8a8d81111211111012121111111111111112113758b7f887d7e80818"
        "38f84818671748",
        0xa7a0d936ca6ff4bbull, 0x4d8d25ee1c5ae09dull},
-  };
-  for (const GgmlEncoding& c : cases) {
-    SCOPED_TRACE(to_string(c.type));
-    const auto bytes = encode(c.type, lcg_row(512));
-    EXPECT_EQ(hex(bytes.data(), block_bytes(c.type)), c.first_block);
-    const auto row = encode(c.type, lcg_row(16384));
-    EXPECT_EQ(fnv1a(row.data(), row.size()), c.row_hash);
-    const auto values = decode(c.type, row);
-    EXPECT_EQ(fnv1a(values.data(), values.size() * 4), c.values_hash);
-  }
+  });
 }
 
 // An all-zero block: mxfp4 writes e 0 and codes 0; iq4_nl d 0 and code 8 (level 1, the nearest

@@ -489,15 +489,8 @@ TEST(TernaryFp4Quants, Nvfp4ScaleEncodingMatchesGgml) {
 
 // --- the encoders against ggml's own ------------------------------------------------------------
 
-struct GgmlEncoding {
-  TensorType type;
-  const char* first_block;  // of lcg_row(512)
-  uint64_t row_hash;        // FNV-1a 64 of the encoding of lcg_row(16384)
-  uint64_t values_hash;     // ... and of its decoding by ggml's dequantize_row
-};
-
 TEST(TernaryFp4Quants, EncodersWriteGgmlsBytes) {
-  const GgmlEncoding cases[] = {
+  gauntlet::testing::expect_ggml_encodings({
       {TensorType::tq1_0,
        "8180808080808080808080808080808183837d7d80808080808080807d83838380808080808080802b8080d5"
        "8080802b727fa2b87546",
@@ -509,16 +502,7 @@ TEST(TernaryFp4Quants, EncodersWriteGgmlsBytes) {
       {TensorType::nvfp4,
        "19070500ca0c7dd5ef5b73faeffeeefffeeeeffee649ff6142d647960000000000000000",
        0x04474f8171cb0578ull, 0x504561f45669264bull},
-  };
-  for (const GgmlEncoding& c : cases) {
-    SCOPED_TRACE(to_string(c.type));
-    const auto bytes = encode(c.type, lcg_row(512));
-    EXPECT_EQ(hex(bytes.data(), block_bytes(c.type)), c.first_block);
-    const auto row = encode(c.type, lcg_row(16384));
-    EXPECT_EQ(fnv1a(row.data(), row.size()), c.row_hash);
-    const auto values = decode(c.type, row);
-    EXPECT_EQ(fnv1a(values.data(), values.size() * 4), c.values_hash);
-  }
+  });
 }
 
 }  // namespace

@@ -27,10 +27,10 @@ model::ModelShape moe_shape() {
   return *s;
 }
 
-std::vector<model::TensorTypeOverride> mixed_overrides() {
+// --tensor-type PATTERN=TYPE overrides, as llama-quantize takes them.
+std::vector<model::TensorTypeOverride> overrides_of(std::initializer_list<const char*> texts) {
   std::vector<model::TensorTypeOverride> o;
-  for (const char* text :
-       {"ffn_(gate|up)_exps=mxfp4", "ffn_down_exps=iq4_xs", "attn_(q|output)=iq4_nl"}) {
+  for (const char* text : texts) {
     auto parsed = model::parse_tensor_type_override(text);
     EXPECT_TRUE(parsed.has_value()) << text;
     if (parsed) o.push_back(std::move(*parsed));
@@ -61,7 +61,8 @@ class EngineMixedTypes : public DeviceTest {
 
 TEST_F(EngineMixedTypes, FileMixingQ4KIq4XsAndMxfp4GivesTheReference) {
   const auto shape = moe_shape();
-  const auto overrides = mixed_overrides();
+  const auto overrides =
+      overrides_of({"ffn_(gate|up)_exps=mxfp4", "ffn_down_exps=iq4_xs", "attn_(q|output)=iq4_nl"});
   auto file = synthetic_file(shape, FileType::q4_K_M, 5, overrides);
   ASSERT_NE(file, nullptr);
   // q8_0: attn_k and attn_v under llama.cpp's 8-expert rule.
@@ -93,13 +94,8 @@ TEST_F(EngineMixedTypes, Mxfp4MoeAndIq4XsFilesGiveTheReference) {
 // llama-quantize --tensor-type writes one; and the TQ1_0 and TQ2_0 file types on the same shape.
 TEST_F(EngineMixedTypes, FileMixingNvfp4AndTernaryTypesGivesTheReference) {
   const auto shape = moe_shape();
-  std::vector<model::TensorTypeOverride> overrides;
-  for (const char* text :
-       {"ffn_(gate|up)_exps=tq1_0", "ffn_down_exps=tq2_0", "attn_(q|output)=nvfp4"}) {
-    auto parsed = model::parse_tensor_type_override(text);
-    ASSERT_TRUE(parsed.has_value()) << text;
-    overrides.push_back(std::move(*parsed));
-  }
+  const auto overrides =
+      overrides_of({"ffn_(gate|up)_exps=tq1_0", "ffn_down_exps=tq2_0", "attn_(q|output)=nvfp4"});
   auto file = synthetic_file(shape, FileType::q4_K_M, 5, overrides);
   ASSERT_NE(file, nullptr);
   const std::set<TensorType> want = {TensorType::f32,  TensorType::q8_0,  TensorType::q4_K,

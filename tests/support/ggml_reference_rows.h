@@ -3,9 +3,12 @@
 // and written, and what the encoder tests feed ggml-quants.c compiled alone and how they compare
 // its output: the same row on any IEEE machine, its bytes in hex, and FNV-1a 64 of a longer
 // encoding.
+#include <gtest/gtest.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -75,6 +78,28 @@ inline uint64_t fnv1a(const void* data, size_t n) {
     h *= 0x100000001b3ull;
   }
   return h;
+}
+
+// What ggml-quants.c compiled alone wrote for a type: the first block of lcg_row(512), FNV-1a 64
+// of the encoding of lcg_row(16384), and of its decoding by ggml's dequantize_row.
+struct GgmlEncoding {
+  core::TensorType type;
+  const char* first_block;
+  uint64_t row_hash;
+  uint64_t values_hash;
+};
+
+// The codecs write and read ggml's bytes for each case.
+inline void expect_ggml_encodings(std::initializer_list<GgmlEncoding> cases) {
+  for (const GgmlEncoding& c : cases) {
+    SCOPED_TRACE(core::to_string(c.type));
+    const auto bytes = encode(c.type, lcg_row(512));
+    EXPECT_EQ(hex(bytes.data(), core::block_bytes(c.type)), c.first_block);
+    const auto row = encode(c.type, lcg_row(16384));
+    EXPECT_EQ(fnv1a(row.data(), row.size()), c.row_hash);
+    const auto values = decode(c.type, row);
+    EXPECT_EQ(fnv1a(values.data(), values.size() * 4), c.values_hash);
+  }
 }
 
 }  // namespace gauntlet::testing
