@@ -138,7 +138,7 @@ void BM_RecurrentStep(benchmark::State& state, const std::string& name) {
                                     1,
                                     1e-6f};
     auto run = [&] {
-      check(ops.ssm_conv(*act, *st, *kernel, *pass, cp, 1));
+      check(ops.ssm_conv(*act, *st, *kernel, *kernel, *pass, cp, 1));
       check(ops.delta_net(*act, *st, *dt_bias, *ssm_a, *pass, dp, 1));
     };
     run();

@@ -27,7 +27,7 @@ core::Status local_fits(const KernelVariant& v, const KernelDims& d, uint64_t li
 std::set<uint32_t> matvec_inputs(const model::ModelShape& s) {
   std::set<uint32_t> in{s.n_embd, s.n_ff, s.n_embd_q()};
   for (uint32_t l = 0; l < s.n_layer; ++l) in.insert(s.n_embd_q(l));  // attn_output per layer
-  if (s.traits().gated_delta_net) in.insert(s.ssm_inner);             // ssm_out
+  if (s.traits().gated_delta_net || s.traits().mamba2) in.insert(s.ssm_inner);  // ssm_out
   return in;
 }
 

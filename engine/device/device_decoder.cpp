@@ -138,6 +138,15 @@ core::Status DeviceDecoder::bind() {
       L.ssm_qkv = find(p + "shortconv.in_proj.weight");  // B, C and x
       L.ssm_conv1d = find(p + "shortconv.conv.weight");
       L.ssm_out = find(p + "shortconv.out_proj.weight");
+    } else if (model_.shape.mixer(l) == model::Mixer::mamba2) {
+      L.ssm_qkv = find(p + "ssm_in.weight");  // z, x, B, C and dt
+      L.ssm_conv1d = find(p + "ssm_conv1d.weight");
+      L.ssm_conv_bias = find(p + "ssm_conv1d.bias");
+      L.ssm_dt = find(p + "ssm_dt.bias");
+      L.ssm_a = find(p + "ssm_a");
+      L.ssm_d = find(p + "ssm_d");
+      L.ssm_norm = find(p + "ssm_norm.weight");
+      L.ssm_out = find(p + "ssm_out.weight");
     } else if (model_.shape.recurrent(l)) {
       L.ssm_qkv = find(p + "attn_qkv.weight");
       L.ssm_gate = find(p + "attn_gate.weight");
@@ -309,9 +318,12 @@ core::Status DeviceDecoder::run_layer(uint32_t l) {
   const auto& a = layout_;
   backends::Buffer& act = *act_;
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
-  GAUNTLET_TRY(ops_.rmsnorm(act, *L.attn_norm.buffer, matvec_.workgroup,
-                            {s.n_embd, off(a.x), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
   const model::LayerPlan& P = plan_[l];
+  // nemotron_h's layers are one branch each: a mixer or a feed-forward.
+  if (P.mixer != model::Mixer::none) {
+    GAUNTLET_TRY(ops_.rmsnorm(act, *L.attn_norm.buffer, matvec_.workgroup,
+                              {s.n_embd, off(a.x), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
+  }
   switch (P.mixer) {
     case model::Mixer::attention:
       GAUNTLET_TRY(attention(l));
@@ -322,8 +334,13 @@ core::Status DeviceDecoder::run_layer(uint32_t l) {
     case model::Mixer::short_conv:
       GAUNTLET_TRY(short_conv(l));
       break;
+    case model::Mixer::mamba2:
+      GAUNTLET_TRY(mamba2(l));
+      break;
+    case model::Mixer::none:
+      break;
   }
-  GAUNTLET_TRY(feed_forward(P));
+  if (P.ffn != model::FeedForward::none) GAUNTLET_TRY(feed_forward(P));
   if (P.per_layer_input) GAUNTLET_TRY(per_layer_embedding(l));
   // gemma4's layer_output_scale multiplies the whole residual stream (optional in llama.cpp's
   // loader).
@@ -347,7 +364,7 @@ core::Status DeviceDecoder::recurrent(uint32_t l) {
   // token left (one work-item per channel, one workgroup per value head, of each sequence).
   const uint32_t per_seq = off(state_layout_.per_sequence), at = off(state_layout_.offset[l]);
   GAUNTLET_TRY(ops_.ssm_conv(
-      act, *state_, *L.ssm_conv1d.buffer, *pass_buffer_,
+      act, *state_, *L.ssm_conv1d.buffer, *L.ssm_conv1d.buffer, *pass_buffer_,
       {s.ssm_channels(), s.ssm_conv, off(a.ssm_qkv), off(a.ssm_conv), at, per_seq, stride(), n},
       config_.sequences));
   const DeltaNetParams dp{s.ssm_state,
@@ -388,8 +405,49 @@ core::Status DeviceDecoder::short_conv(uint32_t l) {
                      tokens()};
   conv.gated = 1;
   GAUNTLET_TRY(
-      ops_.ssm_conv(*act_, *state_, *L.ssm_conv1d.buffer, *pass_buffer_, conv, config_.sequences));
+      ops_.ssm_conv(*act_, *state_, *L.ssm_conv1d.buffer, *L.ssm_conv1d.buffer, *pass_buffer_,
+                    conv, config_.sequences));
   return add_branch(L.ssm_out, s.n_embd, a.ssm_o, L.post_attn_norm);
+}
+
+core::Status DeviceDecoder::mamba2(uint32_t l) {
+  const auto& s = model_.shape;
+  const auto& L = layers_[l];
+  const auto& a = layout_;
+  const uint32_t n = tokens(), inner = s.ssm_inner, groups = s.ssm_groups;
+  backends::Buffer& act = *act_;
+  auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
+  GAUNTLET_TRY(project(L.ssm_qkv, s.n_embd, off(s.mamba2_in_proj()), a.xb, a.ssm_qkv));
+  // Each sequence's tokens in pass order: the conv and the scan read the states its previous
+  // token left (one work-item per channel of each sequence).
+  const uint32_t per_seq = off(state_layout_.per_sequence), at = off(state_layout_.offset[l]);
+  SsmConvParams conv{s.ssm_channels(), s.ssm_conv, off(a.ssm_qkv + inner), off(a.ssm_conv), at,
+                     per_seq,          stride(),   n};
+  const bool biased = L.ssm_conv_bias.buffer != nullptr;
+  conv.biased = biased ? 1 : 0;
+  backends::Buffer& conv_bias = biased ? *L.ssm_conv_bias.buffer : *L.ssm_conv1d.buffer;
+  GAUNTLET_TRY(ops_.ssm_conv(act, *state_, *L.ssm_conv1d.buffer, conv_bias, *pass_buffer_, conv,
+                             config_.sequences));
+  const SsmScanParams scan{s.ssm_state,
+                           inner / s.ssm_heads,
+                           s.ssm_heads / groups,
+                           groups,
+                           inner,
+                           off(a.ssm_conv),
+                           off(a.ssm_qkv + inner + s.ssm_channels()),
+                           off(a.ssm_qkv),
+                           off(a.ssm_o),
+                           off(at + s.ssm_conv_floats()),
+                           per_seq,
+                           stride(),
+                           n};
+  GAUNTLET_TRY(ops_.ssm_scan(act, *state_, *L.ssm_dt.buffer, *L.ssm_a.buffer, *L.ssm_d.buffer,
+                             *pass_buffer_, scan, config_.sequences));
+  // The grouped norm: each group's row normed with its own weights.
+  RmsnormParams norm{inner / groups, off(a.ssm_o), off(a.ssm_o), s.rms_eps, stride()};
+  norm.weight_stride = inner / groups;
+  GAUNTLET_TRY(ops_.rmsnorm(act, *L.ssm_norm.buffer, matvec_.workgroup, norm, groups, n));
+  return add_branch(L.ssm_out, inner, a.ssm_o, L.post_attn_norm);
 }
 
 core::Status DeviceDecoder::attention(uint32_t l) {

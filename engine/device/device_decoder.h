@@ -80,6 +80,7 @@ class DeviceDecoder final : public Decoder, public Stage {
     Weight selection_bias;                                            // lfm2moe's exp_probs_b
     // A gated DeltaNet layer's (qwen35).
     Weight ssm_qkv, ssm_gate, ssm_conv1d, ssm_dt, ssm_a, ssm_beta, ssm_alpha, ssm_norm, ssm_out;
+    Weight ssm_conv_bias, ssm_d;  // a Mamba2 block's (its ssm_in in ssm_qkv)
   };
   // One token of the pass being run.
   struct PassToken {
@@ -109,9 +110,14 @@ class DeviceDecoder final : public Decoder, public Stage {
   // lfm2's short convolution from the normed input at xb: in_proj into B, C and x, the gated conv
   // on the sequences' state, and x += out_proj . (C * conv).
   core::Status short_conv(uint32_t layer);
+  // nemotron_h's Mamba2 block from the normed input at xb: ssm_in into z, x, B, C and dt, the conv
+  // and the scan on the sequences' states, the grouped norm, and x += ssm_out . y.
+  core::Status mamba2(uint32_t layer);
   core::Status attention(uint32_t layer);
   core::Status feed_forward(const model::LayerPlan& plan);
   core::Status dense_feed_forward(const model::LayerPlan& plan);
+  // nemotron_h's: x += ffn_down . act(ffn_up . xb).
+  core::Status ungated_feed_forward(const model::LayerPlan& plan);
   // gemma4's 26B-A4B feed-forward from the normed input at xb to the sum of its branches at xb
   // (reference/gemma4_layer.h): the dense GELU branch into mlp, the router's input, the experts.
   core::Status dense_beside_experts(uint32_t layer);

@@ -71,6 +71,10 @@ core::Status DeviceDecoder::feed_forward(const model::LayerPlan& P) {
     case model::FeedForward::gated:
     case model::FeedForward::fused_gate_up:
       return dense_feed_forward(P);
+    case model::FeedForward::ungated:
+      return ungated_feed_forward(P);
+    case model::FeedForward::none:
+      return core::Status::ok();
   }
   // The experts' sum is in xb: post-normed where the architecture has post norms, then added.
   if (s.traits().post_norms) {
@@ -100,6 +104,16 @@ core::Status DeviceDecoder::dense_feed_forward(const model::LayerPlan& P) {
       s.traits().activation == model::Activation::gelu ? Elementwise::geglu : Elementwise::swiglu;
   GAUNTLET_TRY(ops_.elementwise(act, gated, {ff, off(a.hb), off(a.hb2), 0, stride()}, tokens()));
   return add_branch(L.w_down, ff, a.hb, L.post_ffn_norm);
+}
+
+core::Status DeviceDecoder::ungated_feed_forward(const model::LayerPlan& P) {
+  const Layer& L = layers_[P.index];
+  const auto& s = model_.shape;
+  auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
+  GAUNTLET_TRY(project(L.w_up, s.n_embd, P.ff, layout_.xb, layout_.hb));
+  GAUNTLET_TRY(ops_.elementwise(*act_, Elementwise::relu_sqr,
+                                {P.ff, off(layout_.hb), 0, 0, stride()}, tokens()));
+  return add_branch(L.w_down, P.ff, layout_.hb, L.post_ffn_norm);
 }
 
 core::Status DeviceDecoder::dense_beside_experts(uint32_t layer) {

@@ -19,6 +19,7 @@
 #include "kernels/engine_rmsnorm_cl.h"
 #include "kernels/engine_rope_kv_cl.h"
 #include "kernels/engine_ssm_conv_cl.h"
+#include "kernels/engine_ssm_scan_cl.h"
 #ifdef GAUNTLET_HAVE_SPIRV
 #include "kernels/engine_add_bias_comp.h"
 #include "kernels/engine_attention_comp.h"
@@ -42,6 +43,7 @@
 #include "kernels/engine_rmsnorm_comp.h"
 #include "kernels/engine_rope_kv_comp.h"
 #include "kernels/engine_ssm_conv_comp.h"
+#include "kernels/engine_ssm_scan_comp.h"
 #endif
 
 namespace gauntlet::engine::device {
@@ -400,8 +402,13 @@ core::Result<KernelSource> expert_combine_source(core::Api api) {
 }
 
 core::Result<KernelSource> ssm_conv_source(core::Api api) {
-  return make(api, "ssm_conv", {kernels::engine_ssm_conv_cl, SPIRV(engine_ssm_conv_comp)}, 4,
+  return make(api, "ssm_conv", {kernels::engine_ssm_conv_cl, SPIRV(engine_ssm_conv_comp)}, 5,
               sizeof(SsmConvParams), kSimpleWorkgroup, false);
+}
+
+core::Result<KernelSource> ssm_scan_source(core::Api api) {
+  return make(api, "ssm_scan", {kernels::engine_ssm_scan_cl, SPIRV(engine_ssm_scan_comp)}, 6,
+              sizeof(SsmScanParams), kSimpleWorkgroup, false);
 }
 
 core::Result<KernelSource> delta_net_source(core::Api api, uint32_t state, uint32_t workgroup) {

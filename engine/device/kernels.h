@@ -53,6 +53,7 @@ struct RmsnormParams {
   uint32_t n, in_off, out_off;
   float eps;
   uint32_t stride = 0;
+  uint32_t weight_stride = 0;  // row r's weights at r * weight_stride (Mamba2's grouped norm)
 };
 struct RopeParams {
   uint32_t q_off, k_off, v_off, n_q_pairs, n_kv_pairs, head_dim, rope_dims;
@@ -110,7 +111,18 @@ struct BiasParams {
 struct SsmConvParams {
   uint32_t channels, width, in_off, out_off, state_off, seq_floats, stride, n_tok;
   uint32_t first = 0;  // the tokens first .. n_tok - 1 of the pass
-  uint32_t gated = 0;  // 1: lfm2's gated short convolution (B * x in, C times the conv out)
+  uint32_t gated = 0;   // 1: lfm2's gated short convolution (B * x in, C times the conv out)
+  uint32_t biased = 0;  // 1: the conv's bias added before the SiLU (Mamba2)
+};
+// Mamba2's selective scan (engine_ssm_scan.cl): work-item (c, s) walks the pass's tokens of
+// sequence s for channel c of d_inner (head c / head_dim, group head / heads_per_group); its state
+// row of d_state at s * seq_floats + state_off + c * d_state. x, B and C are the conv's output at
+// conv_off, dt (before softplus and bias) at dt_off, z at z_off; y = (scan + D x) silu(z) at
+// out_off.
+struct SsmScanParams {
+  uint32_t d_state, head_dim, heads_per_group, groups, inner;
+  uint32_t conv_off, dt_off, z_off, out_off, state_off, seq_floats, stride, n_tok;
+  uint32_t first = 0;
 };
 // Its delta rule (engine_delta_net.cl): workgroup (h, s) walks the pass's tokens of sequence s for
 // value head h; the head's n x n state at s * seq_floats + state_off + h * n * n.
@@ -131,7 +143,15 @@ struct QueryGateParams {
 enum class QueryGate { split = 0, apply = 1 };
 
 // The OP of engine_elementwise.cl / .comp.
-enum class Elementwise { add = 0, swiglu = 1, geglu = 2, scale = 3, softcap = 4, swiglu_oai = 5 };
+enum class Elementwise {
+  add = 0,
+  swiglu = 1,
+  geglu = 2,
+  scale = 3,
+  softcap = 4,
+  swiglu_oai = 5,
+  relu_sqr = 6,  // a = max(a, 0)^2 (nemotron_h's feed-forward)
+};
 
 // Workgroup of the kernels without a tunable variant (embed, rope, elementwise, copy).
 inline constexpr uint32_t kSimpleWorkgroup = 64;
@@ -187,6 +207,7 @@ core::Result<backends::KernelSource> expert_route_source(core::Api api);
 core::Result<backends::KernelSource> expert_group_source(core::Api api);
 core::Result<backends::KernelSource> expert_combine_source(core::Api api);
 core::Result<backends::KernelSource> ssm_conv_source(core::Api api);
+core::Result<backends::KernelSource> ssm_scan_source(core::Api api);
 // `state` is the key head size (local memory for q and k), `workgroup` a power of two.
 core::Result<backends::KernelSource> delta_net_source(core::Api api, uint32_t state,
                                                       uint32_t workgroup);

@@ -217,10 +217,19 @@ core::Status Ops::add_bias(backends::Buffer& act, backends::Buffer& bias, const 
 }
 
 core::Status Ops::ssm_conv(backends::Buffer& act, backends::Buffer& state,
-                           backends::Buffer& kernel_w, backends::Buffer& pass,
-                           const SsmConvParams& p, uint32_t sequences) {
-  return run(ssm_conv_source(device().info().id.api), {&act, &state, &kernel_w, &pass}, bytes_of(p),
-             groups_for(p.channels, kSimpleWorkgroup), 0, sequences);
+                           backends::Buffer& kernel_w, backends::Buffer& bias,
+                           backends::Buffer& pass, const SsmConvParams& p, uint32_t sequences) {
+  return run(ssm_conv_source(device().info().id.api), {&act, &state, &kernel_w, &bias, &pass},
+             bytes_of(p), groups_for(p.channels, kSimpleWorkgroup), 0, sequences);
+}
+
+core::Status Ops::ssm_scan(backends::Buffer& act, backends::Buffer& state,
+                           backends::Buffer& dt_bias, backends::Buffer& ssm_a,
+                           backends::Buffer& ssm_d, backends::Buffer& pass, const SsmScanParams& p,
+                           uint32_t sequences) {
+  return run(ssm_scan_source(device().info().id.api),
+             {&act, &state, &dt_bias, &ssm_a, &ssm_d, &pass}, bytes_of(p),
+             groups_for(p.inner, kSimpleWorkgroup), 0, sequences);
 }
 
 core::Status Ops::delta_net(backends::Buffer& act, backends::Buffer& state,

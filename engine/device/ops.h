@@ -103,8 +103,14 @@ class Ops {
   // A gated DeltaNet layer's conv1d and delta rule over the pass (`pass`: each token's {position,
   // sequence}), for `sequences` sequences of `state`; the conv's `kernel_w` and dt_bias / ssm_a are
   // the layer's f32 tensors. The delta rule walks the pass in turns of kDeltaNetTokens tokens.
+  // `bias`: the conv's bias where p.biased (any buffer of the device otherwise).
   core::Status ssm_conv(backends::Buffer& act, backends::Buffer& state, backends::Buffer& kernel_w,
-                        backends::Buffer& pass, const SsmConvParams& p, uint32_t sequences);
+                        backends::Buffer& bias, backends::Buffer& pass, const SsmConvParams& p,
+                        uint32_t sequences);
+  // Mamba2's scan over the pass; dt_bias, ssm_a and ssm_d are the layer's f32 values per head.
+  core::Status ssm_scan(backends::Buffer& act, backends::Buffer& state, backends::Buffer& dt_bias,
+                        backends::Buffer& ssm_a, backends::Buffer& ssm_d, backends::Buffer& pass,
+                        const SsmScanParams& p, uint32_t sequences);
   core::Status delta_net(backends::Buffer& act, backends::Buffer& state, backends::Buffer& dt_bias,
                          backends::Buffer& ssm_a, backends::Buffer& pass, const DeltaNetParams& p,
                          uint32_t sequences);

@@ -3,7 +3,8 @@
 // a = silu(a) * b. OP 2: GeGLU a = gelu(a) * b, GELU's tanh approximation as ggml_gelu computes
 // it. OP 3: a *= value (gemma's embedding scale). OP 4: a = value * tanh(a / value) (soft-cap).
 // OP 5: gpt-oss's clamped SwiGLU (ggml_swiglu_oai), limit = value: x = min(a, limit),
-// y = clamp(b, -limit, limit), a = x / (1 + exp(-alpha x)) * (y + 1).
+// y = clamp(b, -limit, limit), a = x / (1 + exp(-alpha x)) * (y + 1). OP 6: a = max(a, 0)^2
+// (LLM_FFN_RELU_SQR).
 typedef struct {
   uint n;
   uint a_off;
@@ -27,6 +28,9 @@ __kernel void elementwise(__global float* act, ElementwiseParams p) {
   act[p.a_off + i] = gelu * act[p.b_off + i];
 #elif OP == 3
   act[p.a_off + i] = a * p.value;
+#elif OP == 6
+  const float relu = fmax(a, 0.0f);
+  act[p.a_off + i] = relu * relu;
 #elif OP == 5
   const float x = fmin(a, p.value);
   const float y = clamp(act[p.b_off + i], -p.value, p.value);

@@ -3,7 +3,7 @@
 // workgroup y, its activations at t * stride). Constant 3 OP: 0 residual add a += b;
 // 1 SwiGLU a = silu(a) * b; 2 GeGLU a = gelu(a) * b (GELU's tanh approximation, as ggml_gelu);
 // 3 a *= value (gemma's embedding scale); 4 a = value * tanh(a / value) (soft-cap); 5 gpt-oss's
-// clamped SwiGLU with limit = value, as engine_elementwise.cl.
+// clamped SwiGLU with limit = value, as engine_elementwise.cl; 6 a = max(a, 0)^2.
 layout(local_size_x_id = 0) in;
 layout(constant_id = 3) const uint OP = 0;
 layout(std430, binding = 0) buffer A { float act[]; };
@@ -31,6 +31,9 @@ void main() {
     act[a_at] = gelu * act[b_at];
   } else if (OP == 3) {
     act[a_at] = a * p.value;
+  } else if (OP == 6) {
+    float relu = max(a, 0.0);
+    act[a_at] = relu * relu;
   } else if (OP == 5) {
     float x = min(a, p.value);
     float y = clamp(act[b_at], -p.value, p.value);

@@ -1,7 +1,8 @@
 #version 450
 // out = x / sqrt(mean(x^2) + eps) * weight. Workgroup (r, t) normalizes row r of token t
 // (elements t * stride + in_off + r * n ..): one row for a layer's norm, one per head for qwen3's
-// Q/K norm, all with the same weight. Constants: 0 workgroup, 3 RED (= workgroup).
+// Q/K norm, all with the same weight unless weight_stride gives each row its own (Mamba2's
+// grouped norm). Constants: 0 workgroup, 3 RED (= workgroup).
 layout(local_size_x_id = 0) in;
 layout(constant_id = 3) const uint RED = 64;
 layout(std430, binding = 0) buffer A { float act[]; };
@@ -12,6 +13,7 @@ layout(push_constant) uniform Params {
   uint out_off;
   float eps;
   uint stride;
+  uint weight_stride;
 } p;
 shared float red[RED];
 
@@ -33,6 +35,6 @@ void main() {
   }
   float scale = inversesqrt(red[0] / float(p.n) + p.eps);
   for (uint i = lid; i < p.n; i += gl_WorkGroupSize.x) {
-    act[out_off + i] = act[in_off + i] * scale * weight[i];
+    act[out_off + i] = act[in_off + i] * scale * weight[gl_WorkGroupID.x * p.weight_stride + i];
   }
 }

@@ -8,7 +8,7 @@
 // kernel is ggml's {width, channels} f32 tensor (channel c's taps at c * width).
 // Gated (lfm2's short convolution, src/models/lfm2.cpp build_shortconv_block): the token's input is
 // B, C and x (channels each) at in_off; the conv runs over B * x with no activation, and C times its
-// output is written.
+// output is written. Biased (Mamba2, build_mamba2_layer): the conv's bias is added before the SiLU.
 typedef struct {
   uint channels;
   uint width;
@@ -19,11 +19,12 @@ typedef struct {
   uint stride;      // floats between two tokens' activations
   uint n_tok;
   uint first;  // the tokens first .. n_tok - 1 of the pass
-  uint gated;  // 1: lfm2's gated short convolution
+  uint gated;   // 1: lfm2's gated short convolution
+  uint biased;  // 1: bias[c] added to the sum before the SiLU
 } SsmConvParams;
 
 __kernel void ssm_conv(__global float* act, __global float* state, __global const float* kernel_w,
-                       __global const uint* pass, SsmConvParams p) {
+                       __global const float* bias, __global const uint* pass, SsmConvParams p) {
   const uint c = get_global_id(0);
   if (c >= p.channels) return;
   const uint seq = get_global_id(1);
@@ -42,6 +43,7 @@ __kernel void ssm_conv(__global float* act, __global float* state, __global cons
     float sum = 0.0f;
     for (uint i = 0; i < kept; ++i) sum += s[i] * w[i];
     sum += x * w[kept];
+    if (p.biased != 0) sum += bias[c];
     tok[p.out_off + c] =
         p.gated != 0 ? tok[p.in_off + p.channels + c] * sum : sum / (1.0f + exp(-sum));
     for (uint i = 0; i + 1 < kept; ++i) s[i] = s[i + 1];

@@ -3,13 +3,14 @@
 // (ggml_ssm_conv, ggml_silu): invocation (c, s) owns channel c of sequence s and walks the pass's
 // tokens in order; a token at position 0 starts from a zero state. Gated (lfm2's short
 // convolution): the conv runs over B * x of the token's B, C, x, with no activation, and writes C
-// times its output.
+// times its output. Biased (Mamba2): the conv's bias is added before the SiLU.
 // Constant 0: workgroup.
 layout(local_size_x_id = 0) in;
 layout(std430, binding = 0) buffer A { float act[]; };
 layout(std430, binding = 1) buffer S { float state[]; };
 layout(std430, binding = 2) readonly buffer W { float kernel_w[]; };
-layout(std430, binding = 3) readonly buffer P { uint pass[]; };
+layout(std430, binding = 3) readonly buffer B { float bias[]; };
+layout(std430, binding = 4) readonly buffer P { uint pass[]; };
 layout(push_constant) uniform Params {
   uint channels;
   uint width;
@@ -20,7 +21,8 @@ layout(push_constant) uniform Params {
   uint stride;
   uint n_tok;
   uint first;  // the tokens first .. n_tok - 1 of the pass
-  uint gated;  // 1: lfm2's gated short convolution
+  uint gated;   // 1: lfm2's gated short convolution
+  uint biased;  // 1: bias[c] added to the sum before the SiLU
 } p;
 
 void main() {
@@ -41,6 +43,7 @@ void main() {
     float sum = 0.0;
     for (uint i = 0; i < kept; ++i) sum += state[s + i] * kernel_w[w + i];
     sum += x * kernel_w[w + kept];
+    if (p.biased != 0) sum += bias[c];
     act[tok + p.out_off + c] =
         p.gated != 0 ? act[tok + p.in_off + p.channels + c] * sum : sum / (1.0 + exp(-sum));
     for (uint i = 0; i + 1 < kept; ++i) state[s + i] = state[s + i + 1];

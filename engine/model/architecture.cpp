@@ -233,6 +233,19 @@ constexpr Architecture kArchitectures[] = {
      .gating_key = true,
      .dense_lead = true,
      .expert_selection_bias = true},
+    // src/models/nemotron-h.cpp (NVIDIA Nemotron-H): a layer is a Mamba2 block where its
+    // head_count_kv and feed_forward_length are 0, an attention layer (no RoPE, scale
+    // 1/sqrt(head_dim)) where only feed_forward_length is 0, else a squared-ReLU feed-forward
+    // (LLM_FFN_RELU_SQR, LLM_FFN_PAR without a gate); every one normed by attn_norm.
+    {.arch = Arch::nemotron_h,
+     .name = "nemotron_h",
+     .graph = "src/models/nemotron-h.cpp",
+     .ffn_norm = "attn_norm",
+     .activation = Activation::relu_sqr,
+     .mamba2 = true,
+     .one_branch_layers = true,
+     .no_rope = true,
+     .ungated_ffn = true},
 };
 
 }  // namespace

@@ -28,7 +28,8 @@ enum class Arch : uint32_t {
   qwen3vl,
   lfm2,
   mistral3,
-  lfm2moe
+  lfm2moe,
+  nemotron_h
 };
 
 // llama.cpp's LLAMA_ROPE_TYPE_NORM rotates adjacent pairs (x[2i], x[2i+1]) of a head;
@@ -39,8 +40,9 @@ enum class RopeStyle : uint32_t { norm = 0, neox = 1 };
 // The feed-forward's gated activation: llama.cpp's LLM_FFN_SILU (SwiGLU) or LLM_FFN_GELU (GeGLU,
 // the tanh approximation), both LLM_FFN_PAR: act(gate) * up; or LLM_FFN_SWIGLU_OAI_MOE
 // (ggml_swiglu_oai, ggml-cpu ops.cpp): x = min(gate, limit), y = clamp(up, -limit, limit),
-// x / (1 + exp(-alpha x)) * (y + 1), alpha and limit from the record.
-enum class Activation : uint32_t { silu = 1, gelu = 2, swiglu_oai = 3 };
+// x / (1 + exp(-alpha x)) * (y + 1), alpha and limit from the record; or LLM_FFN_RELU_SQR
+// (nemotron_h's ungated feed-forward: max(x, 0)^2 of ffn_up x).
+enum class Activation : uint32_t { silu = 1, gelu = 2, swiglu_oai = 3, relu_sqr = 4 };
 
 // How build_moe_ffn turns the router's logits into the picks' weights (llama.cpp's
 // llama_expert_gating_func_type): SOFTMAX, a softmax over every expert whose top k are picked
@@ -158,6 +160,16 @@ struct Architecture {
   bool gating_key = false;
   bool dense_lead = false;
   bool expert_selection_bias = false;
+  // nemotron_h (src/models/nemotron-h.cpp, build_mamba2_layer in src/models/mamba-base.cpp): the
+  // recurrent layers are Mamba2 blocks (ssm_in into z, x, B, C and dt; a causal conv with bias
+  // over x, B and C; the selective scan; y + D x gated by silu(z); a grouped RMS norm; ssm_out).
+  // Each layer is one branch: a Mamba2 block, an attention layer or a feed-forward (the layer
+  // with a feed_forward_length), normed by its attn_norm; the attention turns no RoPE; the
+  // feed-forward is ungated (act(ffn_up x), then ffn_down).
+  bool mamba2 = false;
+  bool one_branch_layers = false;
+  bool no_rope = false;
+  bool ungated_ffn = false;
 };
 
 const Architecture& architecture(Arch arch);

@@ -22,7 +22,7 @@ AttentionPlan attention(const ModelShape& s, uint32_t l) {
   a.heads = s.heads(l);
   a.heads_kv = s.heads_kv(l);
   a.head_dim = s.head_dim(l);
-  a.rope_dims = s.rope_dims(l);
+  a.rope_dims = arch.no_rope ? 0 : s.rope_dims(l);
   a.n_q = s.n_embd_q(l);
   a.n_kv = s.n_embd_kv(l);
   a.window = s.sliding(l) ? s.sliding_window : 0;
@@ -36,6 +36,8 @@ AttentionPlan attention(const ModelShape& s, uint32_t l) {
 }
 
 FeedForward feed_forward(const ModelShape& s, uint32_t l) {
+  if (s.traits().one_branch_layers && s.mixer(l) != Mixer::none) return FeedForward::none;
+  if (s.traits().ungated_ffn) return FeedForward::ungated;
   if (s.dense_beside_experts()) return FeedForward::dense_beside_experts;
   if (s.moe_layer(l)) return FeedForward::experts;
   return s.traits().fused_gate_up ? FeedForward::fused_gate_up : FeedForward::gated;

@@ -27,11 +27,14 @@ enum class FeedForward : uint8_t {
   fused_gate_up,         // one ffn_up of 2 ff rows, gate first (phi3)
   experts,               // routed experts, with the shared expert where the architecture has one
   dense_beside_experts,  // gemma4's 26B-A4B: the dense branch and the experts, each post-normed
+  ungated,               // act(ffn_up x), then ffn_down (nemotron_h's squared ReLU)
+  none,                  // a layer that is its mixer alone (nemotron_h's Mamba2 and attention)
 };
 
 struct AttentionPlan {
   QkvProjection projection = QkvProjection::separate;
-  uint32_t heads = 0, heads_kv = 0, head_dim = 0, rope_dims = 0;
+  uint32_t heads = 0, heads_kv = 0, head_dim = 0;
+  uint32_t rope_dims = 0;      // the head's dimensions turned; 0 where the layer turns none
   uint32_t n_q = 0, n_kv = 0;  // heads x head_dim, heads_kv x head_dim
   uint32_t window = 0;         // the last positions a sliding layer attends to; 0: all
   uint32_t kv_layer = 0;  // the layer whose cache it stores into and reads (itself unless shared)

@@ -80,8 +80,9 @@ core::Status read_experts(const GgufInfo& info, const std::string& p, ModelShape
 // A gated DeltaNet's keys (llama_model_qwen35::load_arch_hparams): ssm.conv_kernel,
 // ssm.inner_size, ssm.state_size, ssm.time_step_rank and ssm.group_count required,
 // full_attention_interval optional. A value of 0 is read as given, so that validate_shape names it.
+// Mamba2's (llama_model_nemotron_h::load_arch_hparams) are the same but full_attention_interval.
 core::Status read_recurrent(const GgufInfo& info, const std::string& p, ModelShape& s) {
-  if (!s.traits().gated_delta_net) return core::Status::ok();
+  if (!s.traits().gated_delta_net && !s.traits().mamba2) return core::Status::ok();
   const std::pair<const char*, uint32_t*> keys[] = {
       {"ssm.conv_kernel", &s.ssm_conv},   {"ssm.inner_size", &s.ssm_inner},
       {"ssm.state_size", &s.ssm_state},   {"ssm.time_step_rank", &s.ssm_heads},
@@ -248,6 +249,24 @@ core::Status read_expert_gating(const GgufInfo& info, const std::string& p, Mode
   return core::Status::ok();
 }
 
+// A hybrid's per-layer arrays: head_count_kv, whose 0 entries make a layer recurrent (lfm2's and
+// nemotron_h's is_recr_impl), and feed_forward_length, whose entries make a nemotron_h layer a
+// feed-forward; the model's KV heads and width are the largest layer's.
+core::Status read_hybrid_layers(const GgufInfo& info, const std::string& p, ModelShape& s) {
+  GAUNTLET_TRY(read_layer_array(info, p + "attention.head_count_kv", s.n_layer, s.layer_heads_kv));
+  if (!s.layer_heads_kv.empty()) {
+    s.n_head_kv = *std::max_element(s.layer_heads_kv.begin(), s.layer_heads_kv.end());
+  }
+  if (!s.traits().one_branch_layers) return core::Status::ok();
+  GAUNTLET_TRY(read_layer_array(info, p + "attention.head_count", s.n_layer, s.layer_heads));
+  GAUNTLET_TRY(read_layer_array(info, p + "feed_forward_length", s.n_layer, s.layer_ff));
+  if (!s.layer_heads.empty()) {
+    s.n_head = *std::max_element(s.layer_heads.begin(), s.layer_heads.end());
+  }
+  if (!s.layer_ff.empty()) s.n_ff = *std::max_element(s.layer_ff.begin(), s.layer_ff.end());
+  return core::Status::ok();
+}
+
 // lfm2's keys (llama_model_lfm2::load_arch_hparams): shortconv.l_cache, required, and
 // head_count_kv, whose 0 entries make a layer a short convolution; the model's KV heads are the
 // attention layers'.
@@ -259,11 +278,7 @@ core::Status read_short_conv(const GgufInfo& info, const std::string& p, ModelSh
                      std::to_string(kSsmConvWidth));
   }
   s.ssm_conv = static_cast<uint32_t>(*l_cache);
-  GAUNTLET_TRY(read_layer_array(info, p + "attention.head_count_kv", s.n_layer, s.layer_heads_kv));
-  if (!s.layer_heads_kv.empty()) {
-    s.n_head_kv = *std::max_element(s.layer_heads_kv.begin(), s.layer_heads_kv.end());
-  }
-  return core::Status::ok();
+  return read_hybrid_layers(info, p, s);
 }
 
 }  // namespace
@@ -293,7 +308,8 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
       {"attention.head_count", {&s.n_head, 65536}},
       {"context_length", {&s.context, 1u << 24}}};
   // Per-layer arrays (gemma4's head counts and widths, lfm2's head_count_kv) are read apart.
-  const bool per_layer = s.traits().per_layer_attention || s.traits().short_conv;
+  const bool per_layer =
+      s.traits().per_layer_attention || s.traits().short_conv || s.traits().mamba2;
   auto is_array = [&](const std::string& key) {
     const MetaValue* m = info.meta(key);
     return m != nullptr && m->type == MetaType::array;
@@ -322,6 +338,7 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
   GAUNTLET_TRY(read_rope_sections(info, p, s));
   GAUNTLET_TRY(read_per_layer_attention(info, p, s));
   GAUNTLET_TRY(read_short_conv(info, p, s));
+  if (s.traits().mamba2) GAUNTLET_TRY(read_hybrid_layers(info, p, s));
   GAUNTLET_TRY(read_expert_gating(info, p, s));
   // llama.cpp's graphs for these architectures assert n_embd_head_k == n_embd_head_v.
   if (auto value_length = info.get_uint(p + "attention.value_length");
@@ -334,6 +351,16 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
                                                    {"attention.layer_norm_rms_epsilon", &s.rms_eps},
                                                    {"attn_logit_softcapping", &s.attn_softcap},
                                                    {"final_logit_softcapping", &s.final_softcap}};
+  // nemotron_h requires attention.layer_norm_epsilon and takes it for the RMS norms unless
+  // layer_norm_rms_epsilon is given (llama_model_nemotron_h::load_arch_hparams).
+  if (s.traits().one_branch_layers) {
+    auto eps = info.get_float(p + "attention.layer_norm_epsilon");
+    if (!eps || !(*eps > 0)) {
+      return bad_model("metadata '" + p +
+                       "attention.layer_norm_epsilon' is missing or not a positive float");
+    }
+    s.rms_eps = static_cast<float>(*eps);
+  }
   for (const auto& [key, target] : floats) {
     if (!info.meta(p + key)) continue;
     auto f = info.get_float(p + key);
@@ -472,6 +499,9 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
     lw.ssm_alpha = view(p + "ssm_alpha.weight");
     lw.ssm_norm = view(p + "ssm_norm.weight");
     lw.ssm_out = view(p + "ssm_out.weight");
+    lw.ssm_conv_bias = view(p + "ssm_conv1d.bias");
+    lw.ssm_d = view(p + "ssm_d");
+    if (shape.traits().mamba2) lw.ssm_qkv = view(p + "ssm_in.weight");  // z, x, B, C, dt
     if (shape.traits().short_conv) {
       lw.ssm_qkv = view(p + "shortconv.in_proj.weight");  // B, C and x
       lw.ssm_conv1d = view(p + "shortconv.conv.weight");

@@ -50,6 +50,8 @@ struct LayerWeights {
   // alpha's projections, the gated norm and the output.
   TensorView ssm_qkv, ssm_gate, ssm_conv1d, ssm_dt_bias, ssm_a, ssm_beta, ssm_alpha, ssm_norm,
       ssm_out;
+  // Mamba2 (nemotron_h): ssm_in in ssm_qkv (z, x, B, C, dt), the conv's bias and D per head.
+  TensorView ssm_conv_bias, ssm_d;
   // gemma4's per-layer embedding: the gate into n_embd_per_layer, the projection back and its
   // norm. Its 26B-A4B layer: the router's input scale, the per-expert output scale, the experts'
   // pre-norm and the post-norms of the dense (1) and the experts' (2) branch.

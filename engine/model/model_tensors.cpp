@@ -69,6 +69,45 @@ void add_gated_delta_net(Add& add, const ModelShape& s, const std::string& p, ui
   add(p + "ssm_out.weight", {inner, embd}, l);
 }
 
+// A Mamba2 block as src/models/nemotron-h.cpp creates it: ssm_in into z, x, B, C and dt; the
+// conv1d's taps and bias over x, B and C; dt's bias, A (-exp(A_log)) and D per head ({1, heads},
+// without a "weight" suffix); the grouped norm {inner / groups, groups}; ssm_out.
+template <typename Add>
+void add_mamba2(Add& add, const ModelShape& s, const std::string& p, uint32_t l) {
+  const uint64_t embd = s.n_embd, inner = s.ssm_inner, heads = s.ssm_heads;
+  const uint64_t groups = s.ssm_groups;
+  add(p + "ssm_in.weight", {embd, s.mamba2_in_proj()}, l);
+  add(p + "ssm_conv1d.weight", {s.ssm_conv, s.ssm_channels()}, l);
+  add(p + "ssm_conv1d.bias", {s.ssm_channels()}, l, true);
+  add(p + "ssm_dt.bias", {heads}, l);
+  add(p + "ssm_a", {1, heads}, l);
+  add(p + "ssm_d", {1, heads}, l);
+  add(p + "ssm_norm.weight", {inner / groups, groups}, l);
+  add(p + "ssm_out.weight", {inner, embd}, l);
+}
+
+// A nemotron_h layer: its attn_norm, then one branch (the Mamba2 block, attention without
+// biases or norms, or the ungated feed-forward).
+template <typename Add>
+void add_one_branch_layer(Add& add, const ModelShape& s, const std::string& p, uint32_t l) {
+  const uint64_t embd = s.n_embd;
+  add(p + "attn_norm.weight", {embd}, l);
+  switch (s.mixer(l)) {
+    case Mixer::mamba2:
+      add_mamba2(add, s, p, l);
+      return;
+    case Mixer::none:
+      add(p + "ffn_up.weight", {embd, s.ff(l)}, l);
+      add(p + "ffn_down.weight", {s.ff(l), embd}, l);
+      return;
+    default:
+      add(p + "attn_q.weight", {embd, s.n_embd_q(l)}, l);
+      add(p + "attn_k.weight", {embd, s.n_embd_kv(l)}, l);
+      add(p + "attn_v.weight", {embd, s.n_embd_kv(l)}, l);
+      add(p + "attn_output.weight", {s.n_embd_q(l), embd}, l);
+  }
+}
+
 // A gemma4 layer as src/models/gemma4.cpp's load_arch_tensors creates it: Q of the layer's heads
 // and head size; K (and V unless the global layers take K as V) and K's norm only on the layers
 // that store KV; layer_output_scale; gemma's post norms and GELU-gated feed-forward.
@@ -171,6 +210,10 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
     const std::string p = "blk." + std::to_string(l) + ".";
     if (arch.per_layer_attention) {
       add_per_layer_attention(add, s, p, l);
+      continue;
+    }
+    if (arch.one_branch_layers) {
+      add_one_branch_layer(add, s, p, l);
       continue;
     }
     add(p + "attn_norm.weight", {embd}, l);

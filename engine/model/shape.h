@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -22,6 +23,8 @@ enum class Mixer : uint8_t {
   attention,
   gated_delta_net,  // qwen35: a causal conv1d, then the delta rule's state matrix per head
   short_conv,       // lfm2: a gated causal conv1d over the embedding (Architecture::short_conv)
+  mamba2,           // nemotron_h: a causal conv1d, then the selective scan per head
+  none,             // nemotron_h's feed-forward layers: no mixer, the feed-forward alone
 };
 
 struct ModelShape {
@@ -129,22 +132,36 @@ struct ModelShape {
   // (il + 1) % full_attention_interval == 0).
   // An lfm2 layer is a short convolution where its head_count_kv is 0 (llama_model_lfm2:
   // is_recr_impl[il] = n_head_kv(il) == 0).
+  // A nemotron_h layer is a Mamba2 block where its head_count_kv and feed_forward_length are both
+  // 0 (llama_model_nemotron_h::load_arch_hparams), a feed-forward where its feed_forward_length is
+  // not 0, else an attention layer.
   bool recurrent(uint32_t layer) const {
     if (traits().short_conv) return heads_kv(layer) == 0;
+    if (traits().mamba2) {
+      return heads_kv(layer) == 0 && (!traits().one_branch_layers || ff(layer) == 0);
+    }
     return traits().gated_delta_net && (layer + 1) % attention_interval() != 0;
   }
   Mixer mixer(uint32_t layer) const {
-    if (!recurrent(layer)) return Mixer::attention;
-    return traits().short_conv ? Mixer::short_conv : Mixer::gated_delta_net;
+    if (recurrent(layer)) {
+      return traits().short_conv ? Mixer::short_conv
+             : traits().mamba2   ? Mixer::mamba2
+                                 : Mixer::gated_delta_net;
+    }
+    if (traits().one_branch_layers && ff(layer) != 0) return Mixer::none;
+    return Mixer::attention;
   }
+  // Whether layer l attends (has attention heads and, unless shared, a KV cache).
+  bool attends(uint32_t layer) const { return mixer(layer) == Mixer::attention; }
   uint32_t recurrent_layers() const {
     uint32_t n = 0;
     for (uint32_t l = 0; l < n_layer; ++l) n += recurrent(l) ? 1 : 0;
     return n;
   }
   uint32_t ssm_head_dim() const { return ssm_heads == 0 ? 0 : ssm_inner / ssm_heads; }
-  // The conv1d's channels: Q and K (key heads x state_size each), then V (inner_size); a short
-  // convolution's are the embedding's (llama_hparams::n_embd_r for LFM2).
+  // The conv1d's channels: Q and K (key heads x state_size each), then V (inner_size), or
+  // Mamba2's x (inner_size), B and C (groups x state_size each); a short convolution's are the
+  // embedding's (llama_hparams::n_embd_r for LFM2).
   uint32_t ssm_channels() const {
     return traits().short_conv ? n_embd : ssm_inner + 2 * ssm_groups * ssm_state;
   }
@@ -154,6 +171,9 @@ struct ModelShape {
     return uint64_t{ssm_conv == 0 ? 0 : ssm_conv - 1} * ssm_channels();
   }
   uint64_t ssm_delta_floats() const { return uint64_t{ssm_state} * ssm_inner; }
+  // Mamba2's ssm_in rows: z and x (inner_size each), B and C (groups x state_size each), then dt
+  // (one per head).
+  uint64_t mamba2_in_proj() const { return uint64_t{ssm_channels()} + ssm_inner + ssm_heads; }
   uint32_t rope_dims() const { return rope_dim == 0 ? head_dim() : rope_dim; }
   const Architecture& traits() const { return architecture(arch); }
   bool moe() const { return n_expert > 0; }
@@ -260,8 +280,12 @@ std::vector<std::string> preset_names();
 // n_expert/n_expert_used/n_ff_exp (the 26B-A4B's experts beside the dense FFN); for lfm2
 // attn_layers=A:B:... (the attention layers; the others are short convolutions) and ssm_conv; for
 // lfm2moe also dense_lead and gating; for mistral3 yarn_beta_fast, yarn_beta_slow, yarn_log_mul
-// and attn_temp_scale).
+// and attn_temp_scale; for nemotron_h layers=M*-... (apply_layer_pattern) and ssm_conv, ssm_state,
+// ssm_groups, ssm_heads, ssm_inner).
 core::Result<ModelShape> parse_dims(const std::string& text);
+// nemotron_h's layers from its hybrid_override_pattern, one character per layer: M a Mamba2
+// block, * an attention layer (n_head_kv KV heads), - a feed-forward (n_ff wide).
+core::Status apply_layer_pattern(ModelShape& shape, std::string_view pattern);
 // A command line's shape: dims when it has an '=', else a preset's name.
 core::Result<ModelShape> parse_shape(const std::string& text);
 

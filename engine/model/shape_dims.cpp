@@ -18,6 +18,15 @@ namespace {
 // per key head, sections of a quarter-rotated head split 11:11:10 as Qwen's [11, 11, 10]).
 void default_recurrent_dims(ModelShape& s) {
   if (s.traits().short_conv && s.ssm_conv == 0) s.ssm_conv = 3;  // LFM2's l_cache
+  if (s.traits().mamba2) {
+    // Nemotron-H's proportions: heads of 64 (here 32) values, 8 (here 2) groups, state 128 (32).
+    if (s.ssm_conv == 0) s.ssm_conv = kSsmConvWidth;
+    if (s.ssm_state == 0) s.ssm_state = 32;
+    if (s.ssm_groups == 0) s.ssm_groups = 2;
+    if (s.ssm_heads == 0) s.ssm_heads = 2 * s.n_embd / 32;
+    if (s.ssm_inner == 0) s.ssm_inner = 2 * s.n_embd;
+    return;
+  }
   if (!s.traits().gated_delta_net) return;
   if (s.ssm_conv == 0) s.ssm_conv = kSsmConvWidth;
   if (s.ssm_state == 0) s.ssm_state = 32;
@@ -77,6 +86,7 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
   std::string item;
   bool tied_given = false;
   std::vector<uint32_t> attn_layers;  // lfm2: the attention layers; the others are convolutions
+  std::string layer_pattern;          // nemotron_h: M, * and - per layer
   while (std::getline(in, item, ',')) {
     auto eq = item.find('=');
     if (eq == std::string::npos) return bad_shape("'" + item + "' is not name=value");
@@ -97,6 +107,10 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
           return bad_shape("'" + value + "' is not T:H:W:E whole numbers for rope_sections");
         }
       }
+      continue;
+    }
+    if (key == "layers") {
+      layer_pattern = value;
       continue;
     }
     if (key == "attn_layers") {
@@ -191,9 +205,29 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
       s.layer_heads_kv.push_back(attends ? s.n_head_kv : 0);
     }
   }
+  if (!layer_pattern.empty()) GAUNTLET_TRY(apply_layer_pattern(s, layer_pattern));
   default_recurrent_dims(s);
   default_rope_sections(s);
   return s;
+}
+
+core::Status apply_layer_pattern(ModelShape& s, std::string_view pattern) {
+  if (!s.traits().one_branch_layers || pattern.size() != s.n_layer) {
+    return bad_shape("layers='" + std::string(pattern) + "' must give one of M, * and - for each " +
+                     "of the " + std::to_string(s.n_layer) + " layers, and only " +
+                     "nemotron_h's layers are one branch each");
+  }
+  s.layer_heads_kv.clear();
+  s.layer_ff.clear();
+  for (char c : pattern) {
+    if (c != 'M' && c != '*' && c != '-') {
+      return bad_shape(std::string("layers: '") + c +
+                       "' is not M (Mamba2), * (attention) or - (feed-forward)");
+    }
+    s.layer_heads_kv.push_back(c == '*' ? s.n_head_kv : 0);
+    s.layer_ff.push_back(c == '-' ? s.n_ff : 0);
+  }
+  return core::Status::ok();
 }
 
 }  // namespace gauntlet::engine::model

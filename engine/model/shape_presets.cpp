@@ -208,11 +208,16 @@ const std::vector<ModelShape>& presets() {
       // KV heads, the first num_dense_layers 2 with a 7168-wide SwiGLU, the rest 32 experts of
       // moe_intermediate_size 1792, 4 per token, sigmoid-gated with an expert bias, tied.
       {"lfm2-8b-a1b",     lfm2moe,   2048, 24, 32, 8, 64,  7168,  65536,  128000, 1000000.0f,  1e-5f, true,  false, 0, 1.0f, 32, 4, 1792},
+      // nvidia/Nemotron-H-8B-Base-8K's config.json: hidden 4096, 52 layers by
+      // hybrid_override_pattern (kOneBranch below), 32 heads and 8 KV heads of 128, a
+      // squared-ReLU feed-forward of 21504, vocab 131072, 8192 positions, untied.
+      {"nemotron-h-8b",   nemotron_h, 4096, 52, 32, 8, 128, 21504, 131072, 8192, 10000.0f,    1e-5f, false, false},
       // Small shapes for tests and benchmarks.
       {"test-tiny",       llama, 64,   2,  4,  2,  16,  128,   256,    128,    10000.0f,   1e-5f, false, false},
       {"test-small",      llama, 128,  3,  4,  4,  32,  352,   512,    256,    10000.0f,   1e-5f, false, false},
       {"test-gqa",        llama, 256,  2,  8,  2,  32,  512,   1000,   512,    10000.0f,   1e-5f, false, false},
       {"test-lfm2",       lfm2,  64,   4,  4,  2,  16,  128,   256,    256,    10000.0f,   1e-5f, true,  false},
+      {"test-nemotron-h", nemotron_h, 64, 6, 4, 2, 16,  128,   256,    256,    10000.0f,   1e-5f, false, false},
       {"bench-110m",      llama, 768,  12, 12, 12, 64,  2048,  32000,  1024,   10000.0f,   1e-5f, false, false},
   };
   // The hybrids' DeltaNet (text_config's linear_* keys): conv kernel 4, key heads of 128
@@ -235,6 +240,16 @@ const std::vector<ModelShape>& presets() {
   static const ShortConv short_convs[] = {{"lfm2.5-1.2b", {2, 5, 8, 10, 12, 14}},
                                           {"lfm2-8b-a1b", {2, 6, 10, 14, 18, 21}},
                                           {"test-lfm2", {1, 3}}};
+  // The Mamba2 hybrids' layers (hybrid_override_pattern: M Mamba2, * attention, - feed-forward)
+  // and Mamba2 blocks (mamba_num_heads of mamba_head_dim, n_groups, ssm_state_size, conv_kernel).
+  struct OneBranch {
+    const char* name;
+    const char* pattern;
+    uint32_t heads, head_dim, groups, state;
+  };
+  static const OneBranch one_branch[] = {
+      {"nemotron-h-8b", "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-", 128, 64, 8, 128},
+      {"test-nemotron-h", "M-M*M-", 4, 32, 2, 32}};
   // clang-format on
   static const std::vector<ModelShape> all = [] {
     std::vector<ModelShape> v;
@@ -259,6 +274,15 @@ const std::vector<ModelShape>& presets() {
           s.layer_heads_kv.push_back(attends ? s.n_head_kv : 0);
         }
         s.ssm_conv = 3;  // conv_L_cache
+      }
+      for (const auto& b : one_branch) {
+        if (s.name != b.name) continue;
+        (void)apply_layer_pattern(s, b.pattern);  // the table's patterns are tested
+        s.ssm_conv = kSsmConvWidth;
+        s.ssm_heads = b.heads;
+        s.ssm_inner = b.heads * b.head_dim;
+        s.ssm_groups = b.groups;
+        s.ssm_state = b.state;
       }
       if (s.arch == Arch::lfm2moe) {
         s.n_layer_dense_lead = 2;  // num_dense_layers

@@ -93,11 +93,13 @@ core::Status validate_per_layer_attention(const ModelShape& s) {
   }
   for (uint32_t l = 0; l < s.n_layer; ++l) {
     const std::string at = " of layer " + std::to_string(l);
-    if (s.ff(l) == 0 || s.ff(l) % 32 != 0) {
+    // nemotron_h's Mamba2 and attention layers have no feed-forward (feed_forward_length 0).
+    const bool feeds_forward = !s.traits().one_branch_layers || s.mixer(l) == Mixer::none;
+    if (feeds_forward && (s.ff(l) == 0 || s.ff(l) % 32 != 0)) {
       return bad_shape("feed_forward_length " + std::to_string(s.ff(l)) + at +
                        " must be a positive multiple of 32");
     }
-    if (s.recurrent(l)) continue;  // no attention heads
+    if (!s.attends(l)) continue;  // no attention heads
     if (s.heads(l) == 0 || s.heads_kv(l) == 0 || s.heads(l) % s.heads_kv(l) != 0) {
       return bad_shape("attention.head_count " + std::to_string(s.heads(l)) + at +
                        " is not a positive multiple of attention.head_count_kv " +
@@ -122,6 +124,35 @@ core::Status validate_per_layer_attention(const ModelShape& s) {
   return core::Status::ok();
 }
 
+// Mamba2's dimensions, as llama.cpp's build_mamba2_layer asserts them (d_inner a multiple of the
+// heads and of the groups; ggml_ssm_scan: the heads a multiple of the groups) and the conv kernels
+// take them (2..kSsmConvWidth taps).
+core::Status validate_mamba2(const ModelShape& s) {
+  const std::pair<const char*, uint32_t> dims[] = {{"ssm.state_size", s.ssm_state},
+                                                   {"ssm.group_count", s.ssm_groups},
+                                                   {"ssm.time_step_rank", s.ssm_heads},
+                                                   {"ssm.inner_size", s.ssm_inner}};
+  for (const auto& [name, value] : dims) {
+    if (value == 0) return bad_shape(std::string(name) + " must be positive");
+  }
+  if (s.ssm_conv < 2 || s.ssm_conv > kSsmConvWidth) {
+    return bad_shape("ssm.conv_kernel " + std::to_string(s.ssm_conv) +
+                     " is not a conv1d width the recurrent kernels support (2.." +
+                     std::to_string(kSsmConvWidth) + ")");
+  }
+  if (s.ssm_heads % s.ssm_groups != 0 || s.ssm_inner % s.ssm_heads != 0) {
+    return bad_shape("ssm.group_count " + std::to_string(s.ssm_groups) +
+                     " must divide ssm.time_step_rank (the heads) " + std::to_string(s.ssm_heads) +
+                     ", and the heads ssm.inner_size " + std::to_string(s.ssm_inner));
+  }
+  if (s.ssm_state > kMaxSsmState || (s.ssm_inner / s.ssm_groups) % 32 != 0) {
+    return bad_shape("ssm.state_size " + std::to_string(s.ssm_state) + " must be at most " +
+                     std::to_string(kMaxSsmState) + ", and ssm.inner_size / ssm.group_count " +
+                     std::to_string(s.ssm_inner / s.ssm_groups) + " a multiple of 32");
+  }
+  return core::Status::ok();
+}
+
 // The gated DeltaNet's dimensions, as llama.cpp's qwen35 graph needs them (src/models/qwen35.cpp:
 // head_v_dim = inner_size / time_step_rank must equal state_size, the value heads a multiple of
 // the key heads) and the recurrent kernels take them (conv width 4, heads up to kMaxSsmState).
@@ -132,6 +163,7 @@ core::Status validate_recurrent(const ModelShape& s) {
     return bad_shape("shortconv.l_cache " + std::to_string(s.ssm_conv) + " is not within 2.." +
                      std::to_string(kSsmConvWidth));
   }
+  if (s.traits().mamba2) return validate_mamba2(s);
   if (!s.traits().gated_delta_net) return core::Status::ok();
   if (s.ssm_conv != kSsmConvWidth) {
     return bad_shape("ssm.conv_kernel " + std::to_string(s.ssm_conv) +

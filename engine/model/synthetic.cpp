@@ -130,13 +130,23 @@ void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
   }
   if (shape.attn_softcap != 0) w.set_f32(p + "attn_logit_softcapping", shape.attn_softcap);
   if (shape.final_softcap != 0) w.set_f32(p + "final_logit_softcapping", shape.final_softcap);
-  if (shape.traits().gated_delta_net) {
+  if (shape.traits().gated_delta_net || shape.traits().mamba2) {
     w.set_u32(p + "ssm.conv_kernel", shape.ssm_conv);
     w.set_u32(p + "ssm.state_size", shape.ssm_state);
     w.set_u32(p + "ssm.group_count", shape.ssm_groups);
     w.set_u32(p + "ssm.time_step_rank", shape.ssm_heads);
     w.set_u32(p + "ssm.inner_size", shape.ssm_inner);
+  }
+  if (shape.traits().gated_delta_net) {
     w.set_u32(p + "full_attention_interval", shape.attention_interval());
+  }
+  if (shape.traits().one_branch_layers) {
+    // nemotron_h: which layer is which from the per-layer head_count_kv and feed_forward_length
+    // (0 on the Mamba2 layers, the width on the feed-forward ones), and the norm's epsilon under
+    // the key its loader requires.
+    w.set_meta(p + "attention.head_count_kv", array_of(MetaType::u32, shape.layer_heads_kv));
+    w.set_meta(p + "feed_forward_length", array_of(MetaType::u32, shape.layer_ff));
+    w.set_f32(p + "attention.layer_norm_epsilon", shape.rms_eps);
   }
   if (shape.traits().gating_key) {
     // llama.cpp's numbering: 1 softmax, 2 sigmoid, 3 softmax of the picked.
@@ -235,7 +245,8 @@ core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType form
     // The shared expert's gate is a vector of weights, not a norm: its dot product with the normed
     // input is of order one, so that its sigmoid neither saturates nor stays at one half.
     const bool gate_vector = t.name.ends_with("ffn_gate_inp_shexp.weight");
-    if (t.is_vector && !gate_vector) {
+    // Mamba2's grouped norm is a 2-D tensor of norm weights.
+    if ((t.is_vector && !gate_vector) || t.name.ends_with("_norm.weight")) {
       // Norm weights near 1; biases around 0, large enough to move the attention; attention
       // sinks of the order of the scores, so that some heads give them much of their weight.
       const bool bias = t.name.ends_with(".bias"), sinks = t.name.ends_with("attn_sinks.weight");

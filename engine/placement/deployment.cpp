@@ -64,8 +64,13 @@ GraphPeaks graph_peaks(const planner::ModelShape& s, uint64_t full_cells, uint64
   // and of n_embd per token: measured with llama.cpp 3.22.1 on the CPU at 512 tokens over ssm
   // widths of 1024 to 2048 channels and n_embd 256 and 512 (the value heads' width alone added
   // nothing), each within 2% under this.
+  // A Mamba2 layer is taken as the same three copies of its wider input projection (z, x, B, C
+  // and dt) and n_embd: an estimate of the same form, not measured against llama.cpp.
+  const uint64_t recurrent_width = s.traits().mamba2            ? s.mamba2_in_proj()
+                                   : s.traits().gated_delta_net ? s.ssm_channels()
+                                                                : 0;
   const uint64_t recurrent =
-      s.traits().gated_delta_net ? tokens * (masks + 3 * (uint64_t{s.ssm_channels()} + n_embd)) : 0;
+      recurrent_width != 0 ? tokens * (masks + 3 * (recurrent_width + n_embd)) : 0;
   return {4 * std::max({attention, ffn, recurrent}),
           4 * tokens * (uint64_t{s.n_vocab} + 3 * n_embd),
           4 * tokens * (masks + (flash_attention ? 2 : 3) * n_embd)};
@@ -109,7 +114,7 @@ std::optional<core::TensorType> parse_kv_cache_type(std::string_view name) {
 
 uint32_t kv_cells(const planner::ModelShape& shape, uint32_t layer, const DeploymentOptions& o) {
   const uint32_t sequences = std::max(o.sequences, 1u);
-  if (shape.recurrent(layer) || !shape.has_kv(layer)) return 0;
+  if (!shape.attends(layer) || !shape.has_kv(layer)) return 0;
   const uint64_t full = pad256(pad256(o.context) / sequences);
   if (!shape.sliding(layer)) return static_cast<uint32_t>(full);
   return static_cast<uint32_t>(

@@ -83,7 +83,7 @@ KvLayout kv_layout(const ModelShape& shape, uint32_t context, uint32_t micro_bat
   const uint32_t ring = shape.sliding_window + std::max(micro_batch, 1u) - 1;
   for (uint32_t l = 0; l < shape.n_layer; ++l) {
     const uint32_t kept = shape.sliding(l) ? std::min(context, ring) : context;
-    const bool stores = range.holds(l) && !shape.recurrent(l) && shape.has_kv(l);
+    const bool stores = range.holds(l) && shape.attends(l) && shape.has_kv(l);
     const uint32_t slots = stores ? kept : 0;
     k.offset.push_back(k.per_sequence);
     k.slots.push_back(slots);
@@ -124,7 +124,7 @@ uint64_t kv_cache_bytes_without_window(const ModelShape& shape, uint32_t context
                                        uint32_t sequences, KvPrecision precision) {
   uint64_t bytes = 0;
   for (uint32_t l = 0; l < shape.n_layer; ++l) {
-    if (shape.recurrent(l) || !shape.has_kv(l)) continue;
+    if (!shape.attends(l) || !shape.has_kv(l)) continue;
     const uint64_t n_kv = shape.n_embd_kv(l);
     bytes += kv_row_bytes(precision.k, n_kv) + kv_row_bytes(precision.v, n_kv);
   }
@@ -189,13 +189,16 @@ ActivationLayout activation_layout(const ModelShape& shape, uint32_t context) {
   const bool recurrent = shape.traits().gated_delta_net;
   // lfm2's short convolution: in_proj's B, C and x in ssm_qkv, C times the conv's output in ssm_o.
   const bool short_conv = shape.traits().short_conv;
+  // Mamba2: ssm_in's z, x, B, C and dt in ssm_qkv, the conv's output in ssm_conv, y in ssm_o.
+  const bool mamba2 = shape.traits().mamba2;
   l.ssm_qkv = p.take(recurrent    ? shape.ssm_channels()
                      : short_conv ? 3 * uint64_t{shape.n_embd}
+                     : mamba2     ? shape.mamba2_in_proj()
                                   : 0);
-  l.ssm_conv = p.take(recurrent ? shape.ssm_channels() : 0);
+  l.ssm_conv = p.take(recurrent || mamba2 ? shape.ssm_channels() : 0);
   l.ssm_z = p.take(recurrent ? shape.ssm_inner : 0);
   l.ssm_ba = p.take(recurrent ? 2 * shape.ssm_heads : 0);
-  l.ssm_o = p.take(recurrent ? shape.ssm_inner : short_conv ? shape.n_embd : 0);
+  l.ssm_o = p.take(recurrent || mamba2 ? shape.ssm_inner : short_conv ? shape.n_embd : 0);
   const bool ple = shape.per_layer_embeddings(), beside = shape.dense_beside_experts();
   l.ple_x = p.take(ple ? shape.n_embd : 0);
   // ple_in: the reference writes its layer's input there; the devices every layer's
@@ -324,7 +327,8 @@ uint64_t local_mem_bytes(const KernelVariant& v, const KernelDims& d) {
 uint64_t widest_matvec_input(const ModelShape& shape) {
   const uint64_t experts = shape.moe() ? shape.expert_ff() : 0;
   const uint64_t shared = shape.shared_expert() ? shape.shared_expert_ff() : 0;
-  const uint64_t ssm_out = shape.traits().gated_delta_net ? shape.ssm_inner : 0;
+  const uint64_t ssm_out =
+      shape.traits().gated_delta_net || shape.traits().mamba2 ? shape.ssm_inner : 0;
   return std::max<uint64_t>(
       {shape.n_embd, shape.max_ff(), shape.max_n_embd_q(), experts, shared, ssm_out});
 }

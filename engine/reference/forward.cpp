@@ -15,6 +15,7 @@
 #include "engine/reference/gemma4_layer.h"
 #include "engine/reference/kv_rows.h"
 #include "engine/reference/layer_ops.h"
+#include "engine/reference/mamba2.h"
 #include "engine/reference/matmuls.h"
 #include "engine/reference/short_conv.h"
 
@@ -282,6 +283,25 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
     mm({{&L.ssm_out, a.ssm_o, a.xb}});
   };
 
+  // nemotron_h's Mamba2 block: ssm_in into z, x, B, C and dt, the conv and scan token by token in
+  // pass order (each reads the states its sequence's previous token left), ssm_out.
+  auto mamba2 = [&](uint32_t l, const model::LayerWeights& L) {
+    mm({{&L.ssm_qkv, a.xb, a.ssm_qkv}});
+    each([&](float* b, const PassToken& t) {
+      float* state = kv.state + t.seq * states.per_sequence + states.offset[l];
+      mamba2_token(s, L, b + a.ssm_qkv, state, state + s.ssm_conv_floats(), t.pos == 0,
+                   b + a.ssm_conv, b + a.ssm_o);
+    });
+    mm({{&L.ssm_out, a.ssm_o, a.xb}});
+  };
+
+  // nemotron_h's ungated feed-forward: act(ffn_up x), then ffn_down.
+  auto ungated_ffn = [&](const model::LayerPlan& P, const model::LayerWeights& L) {
+    mm({{&L.w_up, a.xb, a.hb}});
+    each([&](float* b, const PassToken&) { activation(arch.activation, b + a.hb, P.ff); });
+    mm({{&L.w_down, a.hb, a.xb}});
+  };
+
   auto dense_ffn = [&](const model::LayerPlan& P, const model::LayerWeights& L) {
     if (P.ffn == model::FeedForward::fused_gate_up) {
       mm({{&L.w_up, a.xb, a.hb}});  // gate into hb, up into hb2 = hb + n_ff
@@ -294,30 +314,36 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
     mm({{&L.w_down, a.hb, a.xb}});
   };
 
-  if (range.embed) {
-    each([&](float* b, const PassToken& t) { embed_token(s, w.token_embd, t.token, b + a.x); });
-  }
-  const auto plan = model::plan_layers(s);
-  for (uint32_t l = range.first; l < std::min(range.last, s.n_layer); ++l) {
-    const model::LayerPlan& P = plan[l];
-    const auto& L = w.layers[l];
+  // The layer's mixer between its norm and its residual add.
+  auto mix = [&](const model::LayerPlan& P, const model::LayerWeights& L) {
     each([&](float* b, const PassToken&) {
       rmsnorm(b + a.xb, b + a.x, floats(L.attn_norm), n_embd, s.rms_eps);
     });
     switch (P.mixer) {
       case model::Mixer::attention:
-        attention(P.attention, l, L);
+        attention(P.attention, P.index, L);
         break;
       case model::Mixer::gated_delta_net:
-        delta_net(l, L);
+        delta_net(P.index, L);
         break;
       case model::Mixer::short_conv:
-        short_conv(l, L);
+        short_conv(P.index, L);
         break;
+      case model::Mixer::mamba2:
+        mamba2(P.index, L);
+        break;
+      case model::Mixer::none:
+        return;
     }
     each([&](float* b, const PassToken&) {
       if (arch.out_bias) add_bias(b + a.xb, floats(L.bo), n_embd);
       add_residual(s, b + a.x, b + a.xb, L.post_attn_norm);
+    });
+  };
+
+  // The layer's feed-forward between its norm and its residual add.
+  auto feed_forward = [&](const model::LayerPlan& P, const model::LayerWeights& L) {
+    each([&](float* b, const PassToken&) {
       rmsnorm(b + a.xb, b + a.x, floats(L.ffn_norm), n_embd, s.rms_eps);
     });
     switch (P.ffn) {
@@ -331,8 +357,25 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
       case model::FeedForward::fused_gate_up:
         dense_ffn(P, L);
         break;
+      case model::FeedForward::ungated:
+        ungated_ffn(P, L);
+        break;
+      case model::FeedForward::none:
+        return;
     }
     each([&](float* b, const PassToken&) { add_residual(s, b + a.x, b + a.xb, L.post_ffn_norm); });
+  };
+
+  if (range.embed) {
+    each([&](float* b, const PassToken& t) { embed_token(s, w.token_embd, t.token, b + a.x); });
+  }
+  const auto plan = model::plan_layers(s);
+  for (uint32_t l = range.first; l < std::min(range.last, s.n_layer); ++l) {
+    const model::LayerPlan& P = plan[l];
+    const auto& L = w.layers[l];
+    // nemotron_h's layers are one branch each: a mixer or a feed-forward.
+    if (P.mixer != model::Mixer::none) mix(P, L);
+    if (P.ffn != model::FeedForward::none) feed_forward(P, L);
     if (P.per_layer_input) per_layer_embedding(s, w, l, act, tokens, a, pool);
     // gemma4's layer_output_scale multiplies the whole residual stream (llama.cpp's loader takes
     // the tensor as optional).

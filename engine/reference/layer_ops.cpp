@@ -67,6 +67,13 @@ void gated_activation(model::Activation act, float* gate, const float* up, uint3
   }
 }
 
+void activation(model::Activation act, float* x, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) {
+    const float relu = std::max(x[i], 0.0f);
+    x[i] = act == model::Activation::relu_sqr ? relu * relu : silu(x[i]);
+  }
+}
+
 void swiglu_oai(float* gate, const float* up, uint32_t n, float alpha, float limit) {
   for (uint32_t i = 0; i < n; ++i) {
     const float x = std::min(gate[i], limit);

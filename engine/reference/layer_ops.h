@@ -39,6 +39,9 @@ float softcap(float x, float cap);
 float gelu(float x);
 // gate[i] = act(gate[i]) * up[i], i < n: SwiGLU (silu) or GeGLU (gelu).
 void gated_activation(model::Activation act, float* gate, const float* up, uint32_t n);
+// An ungated feed-forward's activation in place: LLM_FFN_RELU_SQR (ggml_relu then ggml_sqr) for
+// Activation::relu_sqr, SiLU otherwise.
+void activation(model::Activation act, float* x, uint32_t n);
 // gpt-oss's clamped SwiGLU, as ggml-cpu's ggml_compute_forward_swiglu_oai_f32: x = min(gate,
 // limit), y = clamp(up, -limit, limit), gate = x / (1 + exp(-alpha x)) * (y + 1).
 void swiglu_oai(float* gate, const float* up, uint32_t n, float alpha, float limit);

@@ -1,0 +1,69 @@
+// Nemotron-H's Mamba2 hybrid (nemotron_h) on the device against the host reference: the Mamba2
+// blocks' conv and scan on each sequence's states beside an attention layer without RoPE and
+// squared-ReLU feed-forward layers; 32 greedy tokens with their logits in F32, Q8_0 and Q4_K_M;
+// every token's logits of a prompt fed in passes of 1, 32, 33 and 512 tokens (the states carried
+// across pass boundaries); 4 sequences decoded together, each against its own decode; the layers
+// split between the host and the device.
+#include "device_fixture.h"
+#include "engine/make_decoder.h"
+#include "tests/engine_device/split_check.h"
+
+namespace gauntlet::engine::test {
+namespace {
+
+using model::FileType;
+
+// Rows of 256 so that every k-quant runs: Mamba2, feed-forward, Mamba2, attention, Mamba2,
+// feed-forward (or, where a test feeds hundreds of tokens, Mamba2, attention, feed-forward).
+model::ModelShape nemotron_h(const std::string& layers = "M-M*M-") {
+  auto s = model::parse_dims("arch=nemotron_h,n_layer=" + std::to_string(layers.size()) +
+                             ",layers=" + layers +
+                             ",n_embd=256,n_head=4,n_head_kv=2,n_ff=256,n_vocab=256,context=640");
+  EXPECT_TRUE(s.is_ok()) << s.error().describe();
+  s->name = "hybrid-nemotron-h";
+  return *s;
+}
+
+class EngineNemotronH : public DeviceAndHostTest {};
+
+TEST_F(EngineNemotronH, GreedyTokensAndLogitsAreTheReferencesInEveryFormat) {
+  for (FileType format : {FileType::f32, FileType::q8_0, FileType::q4_K_M}) {
+    SCOPED_TRACE(model::to_string(format));
+    auto file = synthetic_file(nemotron_h(), format);
+    ASSERT_NE(file, nullptr);
+    expect_greedy_decode_matches(device(), *file, nemotron_h(), format);
+  }
+}
+
+TEST_F(EngineNemotronH, PassesOf1And32And33And512TokensGiveTheReferenceLogits) {
+  auto file = synthetic_file(nemotron_h("M*-"), FileType::f32);
+  ASSERT_NE(file, nullptr);
+  for (uint32_t micro_batch : {1u, 32u, 33u, 512u}) {
+    SCOPED_TRACE("ub " + std::to_string(micro_batch));
+    expect_split_matches_reference(placement::whole(3, device().name()), {&device()}, *file,
+                                   micro_batch);
+  }
+}
+
+TEST_F(EngineNemotronH, FourSequencesKeepTheirOwnState) {
+  const auto shape = nemotron_h();
+  auto file = synthetic_file(shape, FileType::q8_0);
+  ASSERT_NE(file, nullptr);
+  expect_sequences_match_reference(placement::whole(shape.n_layer, device().name()), {&device()},
+                                   *file, 4);
+}
+
+// -ngl 4: layers 0-2 (Mamba2, feed-forward, Mamba2) on the host, 3-5 and the output on the
+// device; each side keeps the states of its own Mamba2 layers.
+TEST_F(EngineNemotronH, HostThenDeviceSplitGivesTheReference) {
+  const auto shape = nemotron_h();
+  auto file = synthetic_file(shape, FileType::q8_0);
+  ASSERT_NE(file, nullptr);
+  auto p = placement::from_gpu_layers(shape.n_layer, {4, {device().name()}, {}, placement::kHost});
+  ASSERT_TRUE(p.is_ok()) << p.error().describe();
+  ASSERT_FALSE(p->whole());
+  expect_split_matches_reference(*p, {&device(), host_.get()}, *file, 32);
+}
+
+}  // namespace
+}  // namespace gauntlet::engine::test
