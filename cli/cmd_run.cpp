@@ -99,7 +99,8 @@ void add_run_command(CLI::App& app, CommandContext& context) {
   command->add_option("--simulate", flags->simulate,
                       "clamp device limits to a target device: a JSON file, or a preset: "
                       "m2-32k-local, mali-3g-no-bf16, arc-16g, arc-8g, rtx-24g, h100-80g, "
-                      "h200-141g");
+                      "h200-141g, and the shared-memory strix-halo-128g, gb10-128g (one pool "
+                      "for the GPU side and the host side of a placement)");
   command
       ->add_option("--time-budget", context.options.time_budget_s,
                    "seconds each device may take (default: the level's, quick 120, standard "

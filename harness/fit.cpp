@@ -26,7 +26,28 @@ constexpr const char* kDevice = "device";
 struct Deployment {
   std::vector<placement::DeploymentBytes> bytes;  // device, host
   uint64_t device() const { return bytes[0].total(); }
+  uint64_t host() const { return bytes[1].total(); }
 };
+
+// Within the GPU side's budget, and on a shared-memory device both sides within the one pool.
+bool within(const Deployment& d, const FitBudget& budget) {
+  return d.device() <= budget.bytes &&
+         (budget.pool_bytes == 0 || d.device() + d.host() <= budget.pool_bytes);
+}
+
+// The pool's part of an answer: its budget, and what the placement draws on it.
+void set_pool(reports::FitAnswer& a, const Deployment& d, const FitBudget& budget) {
+  if (budget.pool_bytes == 0) return;
+  a.pool_bytes = budget.pool_bytes;
+  a.pool_basis = budget.pool_basis;
+  a.host_bytes = d.host();
+}
+
+std::string pool_text(const Deployment& d, const FitBudget& budget) {
+  if (budget.pool_bytes == 0) return "";
+  return "; GPU side " + gib(d.device()) + " and host side " + gib(d.host()) +
+         " within the one pool shared with the host (" + gib(budget.pool_bytes) + ")";
+}
 
 // With `expert_layers` > 0, the routed experts of the first expert_layers layers in host memory.
 Deployment deploy(const engine::model::ModelShape& shape,
@@ -79,22 +100,54 @@ reports::FitAnswer::Placement placement_answer(const Deployment& placed, uint32_
   return p;
 }
 
+// A standard level stresses 0.9 of the memory and keeps 10 % of it as margin (stress.cpp).
+uint64_t standard_share(uint64_t memory) {
+  return static_cast<uint64_t>(static_cast<double>(memory) * 0.9 * 0.9);
+}
+
+std::string held_text(uint64_t bytes, const std::string& source) {
+  return bytes > 0 ? " less " + gib(bytes) + " other processes hold (" + source + ")," : "";
+}
+
+// The pool's share: the host memory less what other processes hold of it, as the GPU side's.
+void add_pool(FitBudget& budget, const reports::MemoryPool& pool) {
+  if (!pool.shared || pool.pool_bytes == 0) return;
+  const uint64_t held = std::min(pool.pool_held_bytes, pool.pool_bytes);
+  budget.pool_bytes = standard_share(pool.pool_bytes - held);
+  budget.pool_basis = "0.9 of " + gib(pool.pool_bytes) + " of host memory," +
+                      held_text(held, pool.pool_held_source) + " less a 10% margin";
+}
+
 }  // namespace
 
 FitBudget fit_budget(const core::DeviceInfo& claimed, const DeviceFacts& facts,
-                     const std::optional<SimulateClamps>& clamps) {
+                     const std::optional<SimulateClamps>& clamps, const reports::MemoryPool& pool) {
   const bool simulated = clamps && clamps->global_mem_size;
+  FitBudget budget;
   if (!simulated && !facts.budget_capped_by_level) {
-    return {facts.safe_budget_bytes, "the measured safe budget"};
+    budget = {facts.safe_budget_bytes, "the measured safe budget"};
+    if (pool.device_held_bytes > 0) {
+      budget.basis +=
+          " (it could not use what other processes held: " + gib(pool.device_held_bytes) + ", " +
+          pool.device_held_source + ")";
+    }
+    add_pool(budget, pool);
+    return budget;
   }
-  // A standard level stresses 0.9 of the memory and keeps 10 % of it as margin (stress.cpp).
-  // A simulated target's memory as the target has it (the device here may have less).
-  const uint64_t memory = simulated ? *clamps->global_mem_size : claimed.global_mem_size;
-  const uint64_t bytes = static_cast<uint64_t>(static_cast<double>(memory) * 0.9 * 0.9);
-  const std::string of = simulated ? "the simulated " + clamps->name + "'s " + gib(memory)
-                                   : "the device's " + gib(memory) + " (this level verified " +
-                                         gib(facts.safe_budget_bytes) + ")";
-  return {bytes, "0.9 of " + of + ", less a 10% margin"};
+  // A simulated target's memory as the target has it (the device here may have less); the bound
+  // the pool names where there is one (GTT, ttm.pages_limit on a shared-memory device).
+  uint64_t memory = simulated ? *clamps->global_mem_size : claimed.global_mem_size;
+  if (pool.bound_bytes > 0) memory = pool.bound_bytes;
+  const std::string bound = pool.bound.empty() ? "" : " (" + pool.bound + ")";
+  const uint64_t held = std::min(pool.device_held_bytes, memory);
+  const std::string of = simulated
+                             ? "the simulated " + clamps->name + "'s " + gib(memory) + bound
+                             : "the device's " + gib(memory) + bound + " (this level verified " +
+                                   gib(facts.safe_budget_bytes) + ")";
+  budget = {standard_share(memory - held),
+            "0.9 of " + of + "," + held_text(held, pool.device_held_source) + " less a 10% margin"};
+  add_pool(budget, pool);
+  return budget;
 }
 
 reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
@@ -109,11 +162,17 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
   const uint32_t slots = shape.n_layer + 1;
   const uint32_t floor = std::min(kFitMinContext, shape.context);
   auto fits = [&](uint32_t layers, uint32_t context, uint32_t expert_layers = 0) {
-    return deploy(shape, tensors, layers, context, cache, expert_layers).device() <= budget.bytes;
+    return within(deploy(shape, tensors, layers, context, cache, expert_layers), budget);
+  };
+  // Every answer below is set from the deployment it names; a shared pool's figures with it.
+  auto answer = [&](const Deployment& d, uint32_t context, std::string why) {
+    set_answer(a, shape, d, context, cache);
+    set_pool(a, d, budget);
+    a.why = std::move(why) + (context > 0 ? pool_text(d, budget) : "");
   };
   if (fits(slots, shape.context)) {
-    set_answer(a, shape, deploy(shape, tensors, slots, shape.context, cache), shape.context, cache);
-    a.why = "the whole trained context fits";
+    answer(deploy(shape, tensors, slots, shape.context, cache), shape.context,
+           "the whole trained context fits");
     return a;
   }
   if (fits(slots, floor)) {
@@ -124,8 +183,8 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
       if (mid <= lo) break;
       (fits(slots, mid) ? lo : hi) = mid;
     }
-    set_answer(a, shape, deploy(shape, tensors, slots, lo, cache), lo, cache);
-    a.why = "the KV cache of a longer context would pass the budget";
+    answer(deploy(shape, tensors, slots, lo, cache), lo,
+           "the KV cache of a longer context would pass the budget");
     return a;
   }
   // A mixture then parks experts in host memory (common/fit.cpp moves them first): the fewest
@@ -134,12 +193,12 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
     uint32_t n = 1;
     while (!fits(slots, floor, n)) ++n;
     const auto placed = deploy(shape, tensors, slots, floor, cache, n);
-    set_answer(a, shape, placed, floor, cache);
+    answer(placed, floor,
+           "the whole model needs " + gib(deploy(shape, tensors, slots, floor, cache).device()) +
+               " at context " + std::to_string(floor) +
+               ": every layer on the device, the experts of " + "the first " + std::to_string(n) +
+               " in host memory (--n-cpu-moe " + std::to_string(n) + ")");
     a.placement = placement_answer(placed, slots, slots, floor, n);
-    a.why = "the whole model needs " + gib(deploy(shape, tensors, slots, floor, cache).device()) +
-            " at context " + std::to_string(floor) +
-            ": every layer on the device, the experts of " + "the first " + std::to_string(n) +
-            " in host memory (--n-cpu-moe " + std::to_string(n) + ")";
     return a;
   }
   // Then layers: the most slots on the device at the floor context, the rest on the host.
@@ -152,21 +211,29 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
   }
   const auto whole = deploy(shape, tensors, slots, floor, cache);
   if (best == 0) {
-    set_answer(a, shape, whole, 0, cache);
-    a.planned_bytes = whole.device();
-    a.why =
-        a.weight_bytes > budget.bytes
+    const bool pool_bound =
+        budget.pool_bytes > 0 && whole.device() + whole.host() > budget.pool_bytes;
+    answer(
+        whole, 0,
+        pool_bound
+            ? "the GPU side and the host side together need " + gib(whole.device() + whole.host()) +
+                  " at context " + std::to_string(floor) + ", more than the pool they share (" +
+                  gib(budget.pool_bytes) + ", " + budget.pool_basis +
+                  "): on this device moving layers to the host frees nothing"
+        : a.weight_bytes > budget.bytes
             ? "the weights alone (" + gib(a.weight_bytes) + ") exceed the budget, and not " +
                   "one layer fits beside the compute buffer"
-            : "not one layer fits beside the compute buffer at context " + std::to_string(floor);
+            : "not one layer fits beside the compute buffer at context " + std::to_string(floor));
+    a.planned_bytes = whole.device();
     return a;
   }
   const auto placed = deploy(shape, tensors, best, floor, cache);
-  set_answer(a, shape, placed, floor, cache);
+  answer(placed, floor,
+         "the whole model needs " + gib(whole.device()) + " at context " + std::to_string(floor) +
+             ": " + std::to_string(best) + " of " + std::to_string(slots) +
+             " layer slots on the device (-ngl " + std::to_string(best) +
+             "), the rest on the host");
   a.placement = placement_answer(placed, best, slots, floor, 0);
-  a.why = "the whole model needs " + gib(whole.device()) + " at context " + std::to_string(floor) +
-          ": " + std::to_string(best) + " of " + std::to_string(slots) +
-          " layer slots on the device (-ngl " + std::to_string(best) + "), the rest on the host";
   return a;
 }
 

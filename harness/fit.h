@@ -18,15 +18,22 @@
 namespace gauntlet::harness {
 
 struct FitBudget {
-  uint64_t bytes = 0;
-  std::string basis;  // how the figure was reached, for the report
+  uint64_t bytes = 0;  // the GPU side's
+  std::string basis;   // how the figure was reached, for the report
+  // A device whose memory is the host's: the budget of the one pool that the GPU side and the
+  // host side of a placement draw on together, and what bounds it. 0 for a discrete card, whose
+  // host side is host memory apart ("VRAM + RAM").
+  uint64_t pool_bytes = 0;
+  std::string pool_basis = {};
 };
 
 // The measured safe budget, unless the level capped the stress below what the device has, or the
-// device is simulated: then 0.9 of its memory (a standard level's share) less the stress's 10 %
-// margin.
+// device is simulated: then 0.9 of the memory that bounds the GPU side (a standard level's share)
+// less the stress's 10 % margin. Memory other processes hold, where the driver says it, comes off
+// first; a shared-memory device's pool gets the same share of the host memory.
 FitBudget fit_budget(const core::DeviceInfo& claimed, const DeviceFacts& facts,
-                     const std::optional<SimulateClamps>& clamps);
+                     const std::optional<SimulateClamps>& clamps,
+                     const reports::MemoryPool& pool = {});
 
 // The answer llama.cpp's --fit logic (common/fit.cpp) would give for a deployment of this format
 // on the device, counted as llama.cpp allocates (engine/placement/deployment.h: the weights the

@@ -10,6 +10,7 @@
 #include "harness/fit.h"
 #include "harness/health_state.h"
 #include "harness/journal.h"
+#include "harness/memory_pool.h"
 #include "harness/profile_runs.h"
 #include "harness/quick_model.h"
 #include "harness/report_summary.h"
@@ -132,6 +133,27 @@ PlacedRequest placed_request(const RunConfig& config, const probes::Selection& s
 
 // A fit answer's placement gets the tok/s of a safe placed profile of its format, layer slots and
 // expert layers on the host.
+// Which memory the fit plans against: the device's views (drm's counters among them), the
+// host's memory, and what the stress could allocate of what the driver claimed.
+reports::MemoryPool plan_memory_pool(const core::DeviceInfo& claimed,
+                                     const std::vector<reports::DeviceView>& views,
+                                     const std::optional<SimulateClamps>& clamps,
+                                     const core::Options& options, const DeviceStage& stage) {
+  PoolInputs in;
+  in.claimed = claimed;
+  for (const auto& v : views) in.views.push_back(v.info);
+  in.clamps = clamps;
+  in.host = stress::read_host_memory();
+  in.ttm_pages_limit_bytes = read_ttm_pages_limit(options.sysfs_root);
+  auto pool = memory_pool(in);
+  const bool simulated = clamps && clamps->global_mem_size;
+  if (!simulated && stage.stress) {
+    add_driver_overhead(pool, stress::device_memory(claimed), *stage.stress,
+                        stage.facts.budget_capped_by_level);
+  }
+  return pool;
+}
+
 void attach_measured_placements(reports::DeviceReport& device, uint32_t n_layer) {
   for (auto& answer : device.fit) {
     if (!answer.placement) continue;
@@ -254,7 +276,9 @@ core::Result<RunOutcome> run(const RunConfig& config) {
     device.stress = stage->stress;
     device.compute_peak = stage->compute_peak;
 
-    device.fit = fit_answers(*models, fit_budget(claimed, stage->facts, clamps), config.fit_cache);
+    device.memory_pool = plan_memory_pool(claimed, device.views, clamps, options, *stage);
+    device.fit = fit_answers(
+        *models, fit_budget(claimed, stage->facts, clamps, *device.memory_pool), config.fit_cache);
     auto candidates = plan_profiles(models->shape, models->mixes, stage->facts, device.key,
                                     options.level, placed_request(config, *selection, device.fit),
                                     {config.fit_cache.type_k, config.fit_cache.type_v});

@@ -4,11 +4,13 @@
 
 #include "kernels/arc_16g_preset.h"
 #include "kernels/arc_8g_preset.h"
+#include "kernels/gb10_128g_preset.h"
 #include "kernels/h100_80g_preset.h"
 #include "kernels/h200_141g_preset.h"
 #include "kernels/m2_32k_local_preset.h"
 #include "kernels/mali_3g_no_bf16_preset.h"
 #include "kernels/rtx_24g_preset.h"
+#include "kernels/strix_halo_128g_preset.h"
 
 namespace gauntlet::harness {
 
@@ -27,7 +29,26 @@ const Preset kPresets[] = {
     {"rtx-24g", kernels::rtx_24g_preset},
     {"h100-80g", kernels::h100_80g_preset},
     {"h200-141g", kernels::h200_141g_preset},
+    {"strix-halo-128g", kernels::strix_halo_128g_preset},
+    {"gb10-128g", kernels::gb10_128g_preset},
 };
+
+const char* kMemoryBounds[] = {"VRAM", "GTT", "ttm.pages_limit", "host memory"};
+
+bool is_byte_key(const std::string& key) {
+  return key == "local_mem_size" || key == "global_mem_size" || key == "max_mem_alloc_size" ||
+         key == "host_mem_size" || key == "driver_free_mem_size" ||
+         key == "other_processes_mem_size";
+}
+
+std::optional<uint64_t>* byte_field(SimulateClamps& clamps, const std::string& key) {
+  if (key == "local_mem_size") return &clamps.local_mem_size;
+  if (key == "global_mem_size") return &clamps.global_mem_size;
+  if (key == "max_mem_alloc_size") return &clamps.max_mem_alloc_size;
+  if (key == "host_mem_size") return &clamps.host_mem_size;
+  if (key == "driver_free_mem_size") return &clamps.driver_free_mem_size;
+  return &clamps.other_processes_mem_size;
+}
 
 const char* kFeatureNames[] = {"fp16_storage",
                                "fp16_arithmetic",
@@ -55,14 +76,23 @@ core::Result<SimulateClamps> parse_clamps(const core::Json& j, const std::string
   clamps.description = j.value("description", "");
   for (const auto& [key, value] : j.items()) {
     if (key == "name" || key == "description") continue;
-    if (key == "local_mem_size" || key == "global_mem_size" || key == "max_mem_alloc_size") {
-      if (!value.is_number_unsigned() || value.get<uint64_t>() == 0) {
-        return bad("'" + key + "' must be a positive integer of bytes");
+    if (is_byte_key(key)) {
+      // Other processes may hold nothing; every other figure is a size.
+      const bool zero_ok = key == "other_processes_mem_size";
+      if (!value.is_number_unsigned() || (value.get<uint64_t>() == 0 && !zero_ok)) {
+        return bad("'" + key + "' must be a " + (zero_ok ? "" : "positive ") + "integer of bytes");
       }
-      uint64_t bytes = value.get<uint64_t>();
-      if (key == "local_mem_size") clamps.local_mem_size = bytes;
-      if (key == "global_mem_size") clamps.global_mem_size = bytes;
-      if (key == "max_mem_alloc_size") clamps.max_mem_alloc_size = bytes;
+      *byte_field(clamps, key) = value.get<uint64_t>();
+    } else if (key == "shared_memory") {
+      if (!value.is_boolean()) return bad("'shared_memory' must be true or false");
+      clamps.shared_memory = value.get<bool>();
+    } else if (key == "memory_bound") {
+      const auto name = value.is_string() ? value.get<std::string>() : std::string();
+      if (std::find(std::begin(kMemoryBounds), std::end(kMemoryBounds), name) ==
+          std::end(kMemoryBounds)) {
+        return bad("'memory_bound' must be one of VRAM, GTT, ttm.pages_limit, host memory");
+      }
+      clamps.memory_bound = name;
     } else if (key == "features_off") {
       if (!value.is_array()) return bad("'features_off' must be a list of feature names");
       for (const auto& f : value) {
@@ -77,6 +107,24 @@ core::Result<SimulateClamps> parse_clamps(const core::Json& j, const std::string
       return bad("unknown key '" + key + "'");
     }
   }
+  if (clamps.shared_memory && !clamps.global_mem_size) {
+    return bad("'shared_memory' needs 'global_mem_size', what the GPU side may hold");
+  }
+  if (!clamps.shared_memory && clamps.host_mem_size) {
+    return bad("'host_mem_size' is the pool of a shared-memory device: set 'shared_memory'");
+  }
+  if (!clamps.shared_memory && !clamps.memory_bound.empty() && clamps.memory_bound != "VRAM") {
+    return bad("'memory_bound' " + clamps.memory_bound + " bounds a shared-memory device: set " +
+               "'shared_memory'");
+  }
+  if (clamps.shared_memory && clamps.memory_bound == "VRAM") {
+    return bad(
+        "a shared-memory device's GPU side is bounded by GTT, ttm.pages_limit or host "
+        "memory, not VRAM");
+  }
+  if (clamps.memory_bound.empty())
+    clamps.memory_bound = clamps.shared_memory ? "host memory" : "VRAM";
+  if (clamps.shared_memory && !clamps.host_mem_size) clamps.host_mem_size = clamps.global_mem_size;
   return clamps;
 }
 
@@ -87,6 +135,11 @@ core::Json SimulateClamps::to_json() const {
   if (local_mem_size) j["local_mem_size"] = *local_mem_size;
   if (global_mem_size) j["global_mem_size"] = *global_mem_size;
   if (max_mem_alloc_size) j["max_mem_alloc_size"] = *max_mem_alloc_size;
+  if (shared_memory) j["shared_memory"] = true;
+  if (host_mem_size) j["host_mem_size"] = *host_mem_size;
+  if (shared_memory) j["memory_bound"] = memory_bound;
+  if (driver_free_mem_size) j["driver_free_mem_size"] = *driver_free_mem_size;
+  if (other_processes_mem_size) j["other_processes_mem_size"] = *other_processes_mem_size;
   return j;
 }
 

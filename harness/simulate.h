@@ -20,6 +20,16 @@ struct SimulateClamps {
   std::optional<uint64_t> global_mem_size;
   std::optional<uint64_t> max_mem_alloc_size;
   std::vector<std::string> features_off;  // names of core::Features fields, e.g. "bf16"
+  // A device whose memory is the host's (an iGPU, Strix Halo, GB10): both sides of a placement
+  // draw on host_mem_size together, the GPU side further bounded by global_mem_size, which
+  // memory_bound names ("GTT", "ttm.pages_limit", "host memory"; "VRAM" for a discrete card).
+  bool shared_memory = false;
+  std::optional<uint64_t> host_mem_size;
+  std::string memory_bound;
+  // The target's driver figures: the free memory it reports (free above total is clamped, and
+  // both figures reported), and what other processes hold of the GPU side.
+  std::optional<uint64_t> driver_free_mem_size;
+  std::optional<uint64_t> other_processes_mem_size;
 
   core::Json to_json() const;
 };

@@ -8,8 +8,14 @@ namespace gauntlet::reports::detail {
 
 std::string fit_title(const std::vector<FitAnswer>& fit) {
   if (fit.empty()) return "";
+  const FitAnswer& a = fit.front();
+  const std::string pool =
+      a.pool_bytes > 0 ? "; the device and the host share one pool: both sides of a placement "
+                         "within " +
+                             format_bytes(a.pool_bytes) + ", " + a.pool_basis
+                       : "";
   return "fit (planned against " + format_bytes(fit.front().budget_bytes) + ", " +
-         fit.front().budget_basis + "; as llama.cpp allocates: the device's weights, " +
+         fit.front().budget_basis + pool + "; as llama.cpp allocates: the device's weights, " +
          fit.front().kv_cache + " KV cache and compute buffer" +
          (fit.front().flash_attention ? " with flash attention" : "") + " at micro-batch 512)";
 }
@@ -41,6 +47,40 @@ std::string experts_text(const FitAnswer::Placement& p) {
 }
 
 }  // namespace
+
+std::vector<std::string> memory_pool_lines(const std::optional<MemoryPool>& pool) {
+  if (!pool) return {};
+  std::vector<std::string> lines;
+  std::string line = "memory: ";
+  if (pool->shared) {
+    line += "one pool with the host, " + format_bytes(pool->pool_bytes) +
+            " of host memory for both sides of a placement; the GPU side bound by " + pool->bound +
+            " (" + format_bytes(pool->bound_bytes) + ")";
+  } else {
+    line += pool->bound + " " + format_bytes(pool->bound_bytes) +
+            " for the GPU side, the host side in host memory apart";
+  }
+  if (pool->device_held_bytes > 0) {
+    line += "; other processes hold " + format_bytes(pool->device_held_bytes) + " of it (" +
+            pool->device_held_source + ")";
+  }
+  if (pool->pool_held_bytes > 0) {
+    line += "; other processes hold " + format_bytes(pool->pool_held_bytes) + " of the pool (" +
+            pool->pool_held_source + ")";
+  }
+  if (pool->driver_overhead_bytes) {
+    line += "; the driver kept " + format_bytes(*pool->driver_overhead_bytes) +
+            " of what it claimed (the stress could not allocate it)";
+  }
+  lines.push_back(line);
+  for (const auto& f : pool->clamped) {
+    lines.push_back("driver figure clamped: " + f.source + " said " + format_bytes(f.raw_bytes) +
+                    " against a total of " + format_bytes(f.total_bytes) + " (" + f.note +
+                    "); planned with " + format_bytes(f.used_bytes));
+  }
+  for (const auto& note : pool->notes) lines.push_back("memory note: " + note);
+  return lines;
+}
 
 std::vector<std::vector<std::string>> fit_rows(const std::vector<FitAnswer>& fit) {
   std::vector<std::vector<std::string>> rows{

@@ -225,6 +225,9 @@ std::string device_html(const DeviceReport& d) {
   if (const auto rows = detail::pass_rows(d.profiles); !rows.empty()) {
     out += titled_table("Passes (prompt and generation tokens per second)", rows);
   }
+  for (const auto& line : detail::memory_pool_lines(d.memory_pool)) {
+    out += "<p>" + xml_escape(line) + "</p>";
+  }
   if (!d.fit.empty()) out += titled_table(detail::fit_title(d.fit), detail::fit_rows(d.fit));
   return out + "</section>";
 }

@@ -82,6 +82,9 @@ std::string device_markdown(const DeviceReport& d, bool all) {
     for (size_t i = 1; i < rows.size(); ++i) passes.add(rows[i]);
     out += "\nPasses (prompt and generation tokens per second):\n\n" + passes.markdown() + "\n";
   }
+  for (const auto& line : detail::memory_pool_lines(d.memory_pool)) {
+    out.append("\n").append(markdown_escape(line)).append("\n");
+  }
   if (!d.fit.empty()) {
     const auto rows = detail::fit_rows(d.fit);
     Table fit(rows.front());

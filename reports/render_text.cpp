@@ -179,6 +179,7 @@ std::string device_text(const DeviceReport& d, bool all) {
     for (size_t i = 1; i < rows.size(); ++i) passes.add(rows[i]);
     out += "  passes (prompt and generation tokens per second)\n" + passes.aligned("    ");
   }
+  for (const auto& line : detail::memory_pool_lines(d.memory_pool)) out += "  " + line + "\n";
   if (!d.fit.empty()) {
     const auto rows = detail::fit_rows(d.fit);
     Table fit(rows.front());

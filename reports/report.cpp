@@ -332,6 +332,11 @@ void to_json(Json& j, const FitAnswer& v) {
            {"flash_attention", v.flash_attention},
            {"why", v.why}};
   if (v.state_bytes > 0) j["state_bytes"] = v.state_bytes;
+  if (v.pool_bytes > 0) {
+    j["pool_bytes"] = v.pool_bytes;
+    j["pool_basis"] = v.pool_basis;
+    j["host_bytes"] = v.host_bytes;
+  }
   if (v.placement) {
     Json bytes = Json::object();
     for (const auto& [device, n] : v.placement->bytes) bytes[device] = n;
@@ -361,6 +366,9 @@ void from_json(const Json& j, FitAnswer& v) {
   v.flash_attention = j.value("flash_attention", false);
   v.state_bytes = j.value("state_bytes", uint64_t{0});  // a hybrid's only
   v.why = j.at("why").get<std::string>();
+  v.pool_bytes = j.value("pool_bytes", uint64_t{0});  // a shared-memory device's, from 1.7
+  v.pool_basis = j.value("pool_basis", std::string());
+  v.host_bytes = j.value("host_bytes", uint64_t{0});
   if (j.contains("placement")) {  // absent before schema 1.5
     const Json& p = j.at("placement");
     FitAnswer::Placement out;
@@ -379,6 +387,50 @@ void from_json(const Json& j, FitAnswer& v) {
     }
     v.placement = out;
   }
+}
+
+void to_json(Json& j, const DriverFigure& v) {
+  j = Json{{"source", v.source},
+           {"raw_bytes", v.raw_bytes},
+           {"total_bytes", v.total_bytes},
+           {"used_bytes", v.used_bytes},
+           {"note", v.note}};
+}
+void from_json(const Json& j, DriverFigure& v) {
+  v.source = j.at("source").get<std::string>();
+  v.raw_bytes = j.at("raw_bytes").get<uint64_t>();
+  v.total_bytes = j.at("total_bytes").get<uint64_t>();
+  v.used_bytes = j.at("used_bytes").get<uint64_t>();
+  v.note = j.value("note", std::string());
+}
+
+void to_json(Json& j, const MemoryPool& v) {
+  j = Json{{"shared", v.shared},
+           {"bound", v.bound},
+           {"bound_bytes", v.bound_bytes},
+           {"pool_bytes", v.pool_bytes},
+           {"device_held_bytes", v.device_held_bytes},
+           {"device_held_source", v.device_held_source},
+           {"pool_held_bytes", v.pool_held_bytes},
+           {"pool_held_source", v.pool_held_source},
+           {"clamped", v.clamped},
+           {"notes", v.notes}};
+  if (v.driver_overhead_bytes) j["driver_overhead_bytes"] = *v.driver_overhead_bytes;
+}
+void from_json(const Json& j, MemoryPool& v) {
+  v.shared = j.at("shared").get<bool>();
+  v.bound = j.at("bound").get<std::string>();
+  v.bound_bytes = j.at("bound_bytes").get<uint64_t>();
+  v.pool_bytes = j.value("pool_bytes", uint64_t{0});
+  v.device_held_bytes = j.value("device_held_bytes", uint64_t{0});
+  v.device_held_source = j.value("device_held_source", std::string());
+  v.pool_held_bytes = j.value("pool_held_bytes", uint64_t{0});
+  v.pool_held_source = j.value("pool_held_source", std::string());
+  if (j.contains("driver_overhead_bytes")) {
+    v.driver_overhead_bytes = j.at("driver_overhead_bytes").get<uint64_t>();
+  }
+  v.clamped = j.value("clamped", std::vector<DriverFigure>{});
+  v.notes = j.value("notes", std::vector<std::string>{});
 }
 
 void to_json(Json& j, const LargestContext& v) {
@@ -409,6 +461,7 @@ void to_json(Json& j, const DeviceReport& v) {
            {"largest_safe_context", v.largest_safe_context},
            {"recommendation", optional_json(v.recommendation)},
            {"fit", v.fit}};
+  if (v.memory_pool) j["memory_pool"] = *v.memory_pool;
   if (v.telemetry.is_object()) j["telemetry"] = v.telemetry;
   if (!v.machine_rows.empty()) j["machine_rows"] = v.machine_rows;
 }
@@ -425,6 +478,7 @@ void from_json(const Json& j, DeviceReport& v) {
   v.largest_safe_context = j.at("largest_safe_context").get<std::vector<LargestContext>>();
   v.recommendation = optional_from<Recommendation>(j, "recommendation");
   v.fit = j.value("fit", std::vector<FitAnswer>{});              // absent before schema 1.2
+  v.memory_pool = optional_from<MemoryPool>(j, "memory_pool");   // absent before 1.7
   if (j.contains("telemetry")) v.telemetry = j.at("telemetry");  // absent before 1.6
   v.machine_rows = j.value("machine_rows", std::vector<core::Row>{});
 }

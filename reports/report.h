@@ -25,7 +25,7 @@ using core::StressPoint;
 using core::StressResult;
 using core::to_string;  // FeatureVerdict's, beside ProfileVerdict's below
 
-inline constexpr const char* kSchemaVersion = "1.6";
+inline constexpr const char* kSchemaVersion = "1.7";
 
 struct ToolInfo {
   std::string name = "gauntlet";
@@ -206,6 +206,12 @@ struct FitAnswer {
   std::string kv_cache = "f16";
   bool flash_attention = false;
   std::string why;
+  // A device whose memory is the host's: the pool both sides of the placement draw on together
+  // (its budget and what bounds it), and the host side's bytes counted against it. 0 and empty
+  // for a discrete card, whose host side is host memory apart (absent before schema 1.7).
+  uint64_t pool_bytes = 0;
+  std::string pool_basis;
+  uint64_t host_bytes = 0;
   // For a format that does not fit whole: the placement llama.cpp's --fit logic would choose
   // (context first, down to min_context; then the most layer slots on the device).
   struct Placement {
@@ -225,6 +231,38 @@ struct FitAnswer {
   std::optional<Placement> placement;
 };
 
+// A driver's memory figure as it was read, and the figure the plan used instead where it made no
+// sense (free above total, a zero total).
+struct DriverFigure {
+  std::string source;  // "vulkan heapBudget[0]", "amdgpu mem_info_vram_used", "simulate ..."
+  uint64_t raw_bytes = 0;
+  uint64_t total_bytes = 0;  // the total it was checked against, as the driver stated it
+  uint64_t used_bytes = 0;   // the figure after the clamp
+  std::string note;          // what was wrong with it
+};
+
+// Which memory a plan on the device draws on (absent before schema 1.7). A discrete card: its
+// own memory for the GPU side, host memory apart for the host side. A device whose memory is the
+// host's: one pool for both sides, the GPU side further bounded by GTT, ttm.pages_limit or the
+// host memory itself.
+struct MemoryPool {
+  bool shared = false;
+  std::string bound;  // the GPU side's bound: "VRAM", "GTT", "ttm.pages_limit", "host memory"
+  uint64_t bound_bytes = 0;  // its size, after any clamp
+  uint64_t pool_bytes = 0;   // shared: the host memory both sides draw on; 0 otherwise
+  // Memory other processes hold, where the driver says it: on the GPU side, and (shared) in the
+  // pool. The source names the counter ("amdgpu mem_info_vram_used", "MemTotal - MemAvailable").
+  uint64_t device_held_bytes = 0;
+  std::string device_held_source;
+  uint64_t pool_held_bytes = 0;
+  std::string pool_held_source;
+  // What the driver claimed and the stress could not allocate, where the stress reached the
+  // device's limit rather than the level's cap.
+  std::optional<uint64_t> driver_overhead_bytes;
+  std::vector<DriverFigure> clamped;
+  std::vector<std::string> notes;
+};
+
 struct DeviceReport {
   std::string key;  // PCI bus id, UUID, or the device id when neither is known
   std::string name;
@@ -239,6 +277,7 @@ struct DeviceReport {
   std::vector<LargestContext> largest_safe_context;
   std::optional<Recommendation> recommendation;
   std::vector<FitAnswer> fit;
+  std::optional<MemoryPool> memory_pool;
   // The machine's own signals around each unit (absent before schema 1.6): which sources exist,
   // which do not, and each unit's evidence; a failed row for each unit whose signals gave a cause.
   core::Json telemetry;
@@ -296,6 +335,10 @@ void to_json(Json& j, const ModelInfo& v);
 void from_json(const Json& j, ModelInfo& v);
 void to_json(Json& j, const Simulation& v);
 void from_json(const Json& j, Simulation& v);
+void to_json(Json& j, const DriverFigure& v);
+void from_json(const Json& j, DriverFigure& v);
+void to_json(Json& j, const MemoryPool& v);
+void from_json(const Json& j, MemoryPool& v);
 void to_json(Json& j, const DeviceView& v);
 void from_json(const Json& j, DeviceView& v);
 void to_json(Json& j, const VerifiedCaps& v);

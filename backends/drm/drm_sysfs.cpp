@@ -248,6 +248,13 @@ void describe_memory(const fs::path& dir, core::DeviceInfo& info,
   const bool platform = info.api_limits.value("bus", "") == "platform";
   if (visible) info.api_limits["vis_vram_total"] = *visible;
   if (gtt) info.api_limits["gtt_total"] = *gtt;
+  // What every process holds at enumeration: the plan subtracts it (harness/memory_pool.h).
+  if (auto used = read_bytes(dir / "mem_info_vram_used", problems)) {
+    info.api_limits["vram_used"] = *used;
+  }
+  if (auto used = read_bytes(dir / "mem_info_gtt_used", problems)) {
+    info.api_limits["gtt_used"] = *used;
+  }
   static const char* kVirtual[] = {"virtio_gpu", "vmwgfx", "qxl",
                                    "bochs-drm",  "cirrus", "vboxvideo"};
   bool is_virtual = false;

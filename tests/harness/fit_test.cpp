@@ -7,6 +7,7 @@
 #include "engine/placement/deployment.h"
 #include "engine/placement/expert_placement.h"
 #include "engine/planner/planner.h"
+#include "harness/memory_pool.h"
 
 namespace gauntlet::harness {
 namespace {
@@ -115,6 +116,100 @@ TEST(Fit, Qwen36_27bOn16GiBIsPlacedWithItsRecurrentState) {
   EXPECT_LE(device_bytes("qwen3.6-27b", FileType::q4_K_M, 53, 4096), budget);
   EXPECT_GT(device_bytes("qwen3.6-27b", FileType::q4_K_M, 54, 4096), budget);
   EXPECT_EQ(q4.state_bytes, 48ull * 3268608);
+}
+
+// The fit answer on a --simulate target, through the memory pool the run plans against.
+reports::FitAnswer simulated_fit(const SimulateClamps& clamps, const std::string& preset,
+                                 FileType format) {
+  PoolInputs in;
+  in.clamps = clamps;
+  const auto pool = memory_pool(in);
+  const auto budget = fit_budget(core::DeviceInfo{}, DeviceFacts{}, clamps, pool);
+  const auto shape = engine::model::preset_shape(preset).value();
+  const auto tensors = engine::model::model_tensors(shape, format);
+  return fit_format(shape, format, tensors, budget);
+}
+
+SimulateClamps discrete(const std::string& name, uint64_t vram) {
+  return parse_simulate(
+             R"({"name": ")" + name + R"(", "global_mem_size": )" + std::to_string(vram) + "}",
+             name)
+      .value();
+}
+
+// Strix Halo's GPU side (120 GiB by ttm.pages_limit) and host side share 128 GiB. gpt-oss-120b
+// fits that pool whole; a discrete plan on the 512 MiB that amdgpu states as its VRAM puts
+// nearly all of it in host memory ("VRAM + RAM"), and one on a 24 GiB card most of it.
+TEST(Fit, ASharedMemoryPresetPlacesAModelThatFitsThePoolWholeWhereDiscreteOnesSplitIt) {
+  const auto strix = load_simulate("strix-halo-128g").value();
+  const auto shared = simulated_fit(strix, "gpt-oss-120b", FileType::mxfp4_moe);
+  EXPECT_GT(shared.largest_context, 0u) << shared.why;
+  EXPECT_FALSE(shared.placement.has_value()) << shared.why;
+  const uint64_t pool = static_cast<uint64_t>(static_cast<double>(128ull << 30) * 0.81);
+  EXPECT_EQ(shared.pool_bytes, pool);
+  EXPECT_EQ(shared.pool_basis, "0.9 of 128.00 GiB of host memory, less a 10% margin");
+  EXPECT_EQ(shared.budget_bytes, static_cast<uint64_t>(static_cast<double>(120ull << 30) * 0.81));
+  EXPECT_NE(shared.budget_basis.find("(ttm.pages_limit)"), std::string::npos)
+      << shared.budget_basis;
+  EXPECT_GT(shared.host_bytes, 0u);  // the input embedding, in the same pool
+  EXPECT_LE(shared.planned_bytes + shared.host_bytes, pool);
+  EXPECT_NE(shared.why.find("within the one pool shared with the host"), std::string::npos)
+      << shared.why;
+
+  // The 512 MiB carve-out read as VRAM: not one layer on the GPU, everything left to the host.
+  const auto carve_out =
+      simulated_fit(discrete("carve-out-512m", 512ull << 20), "gpt-oss-120b", FileType::mxfp4_moe);
+  EXPECT_EQ(carve_out.largest_context, 0u) << carve_out.why;
+  EXPECT_EQ(carve_out.pool_bytes, 0u);
+  // A 24 GiB card: every layer on it, the experts of the first 26 layers in host memory.
+  const auto card =
+      simulated_fit(load_simulate("rtx-24g").value(), "gpt-oss-120b", FileType::mxfp4_moe);
+  ASSERT_TRUE(card.placement.has_value()) << card.why;
+  EXPECT_EQ(card.placement->expert_layers_on_host, 26u);
+  EXPECT_GT(card.placement->bytes[1].second, 30ull << 30);
+  EXPECT_EQ(card.pool_bytes, 0u);
+  EXPECT_EQ(card.host_bytes, 0u);
+}
+
+// Qwen3-235B-A22B in Q4_K_M (133 GiB in all): a discrete plan with Strix Halo's 120 GiB as its
+// VRAM parks experts in host memory and calls it a fit ("VRAM + RAM"); on the shared preset the
+// host side is the same memory, so it does not fit, and the answer names the pool.
+TEST(Fit, ASharedMemoryPresetRefusesWhatOnlyANaiveVramPlusRamSumWouldHold) {
+  const auto naive =
+      simulated_fit(discrete("vram-120g", 120ull << 30), "qwen3-235b-a22b", FileType::q4_K_M);
+  ASSERT_TRUE(naive.placement.has_value()) << naive.why;
+  EXPECT_GT(naive.placement->expert_layers_on_host, 0u);
+  EXPECT_EQ(naive.pool_bytes, 0u);
+
+  const auto strix = load_simulate("strix-halo-128g").value();
+  const auto shared = simulated_fit(strix, "qwen3-235b-a22b", FileType::q4_K_M);
+  EXPECT_EQ(shared.largest_context, 0u);
+  EXPECT_FALSE(shared.placement.has_value());
+  EXPECT_GT(shared.planned_bytes + shared.host_bytes, shared.pool_bytes);
+  EXPECT_NE(shared.why.find("more than the pool they share"), std::string::npos) << shared.why;
+  EXPECT_NE(shared.why.find("of host memory"), std::string::npos) << shared.why;
+
+  // GB10: the same pool with no GPU-side bound of its own.
+  const auto gb10 =
+      simulated_fit(load_simulate("gb10-128g").value(), "qwen3-235b-a22b", FileType::q4_K_M);
+  EXPECT_EQ(gb10.largest_context, 0u);
+  EXPECT_NE(gb10.budget_basis.find("(host memory)"), std::string::npos) << gb10.budget_basis;
+}
+
+// Memory other processes hold, as the driver says it, comes off the budget with its name.
+TEST(Fit, MemoryHeldByOtherProcessesIsSubtractedAndNamed) {
+  const auto busy = parse_simulate(R"({"name": "busy-24g", "global_mem_size": 25769803776,
+      "other_processes_mem_size": 4294967296})",
+                                   "busy-24g")
+                        .value();
+  PoolInputs in;
+  in.clamps = busy;
+  const auto budget = fit_budget(core::DeviceInfo{}, DeviceFacts{}, busy, memory_pool(in));
+  EXPECT_EQ(budget.bytes, static_cast<uint64_t>(static_cast<double>(20ull << 30) * 0.81));
+  EXPECT_EQ(budget.basis,
+            "0.9 of the simulated busy-24g's 24.00 GiB (VRAM), less 4.00 GiB other processes "
+            "hold (simulate busy-24g other_processes_mem_size), less a 10% margin");
+  EXPECT_EQ(budget.pool_bytes, 0u);
 }
 
 }  // namespace

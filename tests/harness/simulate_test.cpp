@@ -24,7 +24,8 @@ core::DeviceInfo big_device() {
 TEST(Simulate, PresetsLoadAndClamp) {
   auto names = simulate_preset_names();
   EXPECT_EQ(names, (std::vector<std::string>{"m2-32k-local", "mali-3g-no-bf16", "arc-16g", "arc-8g",
-                                             "rtx-24g", "h100-80g", "h200-141g"}));
+                                             "rtx-24g", "h100-80g", "h200-141g", "strix-halo-128g",
+                                             "gb10-128g"}));
   auto m2 = load_simulate("m2-32k-local");
   ASSERT_TRUE(m2.is_ok()) << m2.error().describe();
   auto clamped = apply_clamps(big_device(), *m2);
@@ -69,6 +70,38 @@ TEST(Simulate, BadFilesAreNamedErrors) {
   auto missing = load_simulate("no-such-preset");
   ASSERT_FALSE(missing.is_ok());
   EXPECT_NE(missing.error().message.find("m2-32k-local"), std::string::npos);
+}
+
+TEST(Simulate, SharedMemoryPresetsAndTheirBadFiles) {
+  auto strix = load_simulate("strix-halo-128g");
+  ASSERT_TRUE(strix.is_ok()) << strix.error().describe();
+  EXPECT_TRUE(strix->shared_memory);
+  EXPECT_EQ(strix->host_mem_size, 128ull << 30);
+  EXPECT_EQ(strix->global_mem_size, 120ull << 30);
+  EXPECT_EQ(strix->memory_bound, "ttm.pages_limit");
+  auto gb10 = load_simulate("gb10-128g");
+  ASSERT_TRUE(gb10.is_ok()) << gb10.error().describe();
+  EXPECT_EQ(gb10->memory_bound, "host memory");
+  EXPECT_EQ(load_simulate("arc-16g")->memory_bound, "VRAM");
+  EXPECT_FALSE(load_simulate("arc-16g")->shared_memory);
+
+  const std::pair<const char*, const char*> bad[] = {
+      {R"({"shared_memory": true})", "needs 'global_mem_size'"},
+      {R"({"global_mem_size": 1024, "host_mem_size": 2048})", "set 'shared_memory'"},
+      {R"({"global_mem_size": 1024, "memory_bound": "GTT"})", "set 'shared_memory'"},
+      {R"({"shared_memory": true, "global_mem_size": 1024, "memory_bound": "VRAM"})", "not VRAM"},
+      {R"({"shared_memory": true, "global_mem_size": 1024, "memory_bound": "swap"})",
+       "must be one of"},
+      {R"({"shared_memory": "yes", "global_mem_size": 1024})", "true or false"},
+      {R"({"global_mem_size": 1024, "driver_free_mem_size": 0})", "positive integer"},
+  };
+  for (const auto& [text, message] : bad) {
+    auto parsed = parse_simulate(text, "bad.json");
+    ASSERT_FALSE(parsed.is_ok()) << text;
+    EXPECT_NE(parsed.error().message.find(message), std::string::npos)
+        << text << ": " << parsed.error().message;
+    EXPECT_EQ(parsed.error().kind, core::ErrorKind::invalid_argument);
+  }
 }
 
 }  // namespace
