@@ -64,6 +64,9 @@ TEST(DrmEnumerate, AmdgpuDiscreteGpu) {
   EXPECT_EQ(gpu.heaps[1].size, 33554432000ull);
   EXPECT_FALSE(gpu.heaps[1].device_local);
   EXPECT_EQ(gpu.api_limits["vis_vram_total"].get<uint64_t>(), 256ull << 20);
+  // What every process held at enumeration: the fit subtracts it (harness/memory_pool.h).
+  EXPECT_EQ(gpu.api_limits["vram_used"].get<uint64_t>(), 1536ull << 20);
+  EXPECT_EQ(gpu.api_limits["gtt_used"].get<uint64_t>(), 100ull << 20);
   EXPECT_EQ(gpu.api_limits["nodes"], (core::Json{"card0", "renderD128"}));
   EXPECT_EQ(gpu.api_limits["render_node"].get<std::string>(),
             (fixture("amdgpu").dev / "dri/renderD128").string());
