@@ -175,7 +175,10 @@ void add_model_command(CLI::App& app, CommandContext& context) {
                      "attn_layers=A:B:... (the attention layers, the others short convolutions), "
                      "ssm_conv (the conv's taps, default 3); lfm2moe: also dense_lead (leading "
                      "dense layers), gating=1|2|3 (llama.cpp's expert_gating_func); mistral3: "
-                     "yarn_beta_fast, yarn_beta_slow, yarn_log_mul, attn_temp_scale)");
+                     "yarn_beta_fast, yarn_beta_slow, yarn_log_mul, attn_temp_scale; "
+                     "nemotron_h: layers=M-M*... (one per layer: M Mamba2, * attention, - or E "
+                     "feed-forward) and the Mamba2 block's ssm_state, ssm_groups, ssm_heads, "
+                     "ssm_inner, ssm_conv; nemotron_h_moe: also expert_norm=0|1, expert_scale)");
   mk->add_option("--format", make->format,
                  "llama.cpp file type: each tensor gets the type llama.cpp's quantizer gives it "
                  "(" +

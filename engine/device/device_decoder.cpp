@@ -404,9 +404,8 @@ core::Status DeviceDecoder::short_conv(uint32_t l) {
                      stride(),
                      tokens()};
   conv.gated = 1;
-  GAUNTLET_TRY(
-      ops_.ssm_conv(*act_, *state_, *L.ssm_conv1d.buffer, *L.ssm_conv1d.buffer, *pass_buffer_,
-                    conv, config_.sequences));
+  GAUNTLET_TRY(ops_.ssm_conv(*act_, *state_, *L.ssm_conv1d.buffer, *L.ssm_conv1d.buffer,
+                             *pass_buffer_, conv, config_.sequences));
   return add_branch(L.ssm_out, s.n_embd, a.ssm_o, L.post_attn_norm);
 }
 
@@ -421,8 +420,9 @@ core::Status DeviceDecoder::mamba2(uint32_t l) {
   // Each sequence's tokens in pass order: the conv and the scan read the states its previous
   // token left (one work-item per channel of each sequence).
   const uint32_t per_seq = off(state_layout_.per_sequence), at = off(state_layout_.offset[l]);
-  SsmConvParams conv{s.ssm_channels(), s.ssm_conv, off(a.ssm_qkv + inner), off(a.ssm_conv), at,
-                     per_seq,          stride(),   n};
+  SsmConvParams conv{s.ssm_channels(), s.ssm_conv, off(a.ssm_qkv + inner),
+                     off(a.ssm_conv),  at,         per_seq,
+                     stride(),         n};
   const bool biased = L.ssm_conv_bias.buffer != nullptr;
   conv.biased = biased ? 1 : 0;
   backends::Buffer& conv_bias = biased ? *L.ssm_conv_bias.buffer : *L.ssm_conv1d.buffer;

@@ -236,10 +236,10 @@ core::Status DeviceDecoder::experts(const Layer& L) {
     GAUNTLET_TRY(ops_.add_bias(act, *L.router_b.buffer, {s.n_expert, off(a.router), stride()}, n));
   }
   const bool biased = L.selection_bias.buffer != nullptr;
-  GAUNTLET_TRY(
-      ops_.route(act, biased ? *L.selection_bias.buffer : *pass_buffer_,
-                 {s.n_expert, k, off(a.router), off(a.selected), arch.norm_expert_weights ? 1u : 0u,
-                  stride(), n, static_cast<uint32_t>(s.gating()), biased ? 1u : 0u}));
+  GAUNTLET_TRY(ops_.route(
+      act, biased ? *L.selection_bias.buffer : *pass_buffer_,
+      {s.n_expert, k, off(a.router), off(a.selected), s.norm_expert_weights() ? 1u : 0u, stride(),
+       n, static_cast<uint32_t>(s.gating()), biased ? 1u : 0u, s.expert_weights_scale}));
   // A pass of several tokens multiplies each expert's matrix once per tile of the picks it got.
   if (n > 1) {
     GAUNTLET_TRY(ops_.group_experts(
@@ -247,7 +247,13 @@ core::Status DeviceDecoder::experts(const Layer& L) {
               planner::expert_group_len(s), stride(), n, matmul_.tokens}));
   }
   uint32_t gate_step = ff;
-  if (s.fused_expert_gate_up) {
+  const bool ungated = arch.ungated_experts;
+  if (ungated) {
+    // nemotron_h_moe: each pick's up where the gate goes, activated in place.
+    GAUNTLET_TRY(project_experts(L.up_exps, s.n_embd, ff, a.xb, 0, a.experts_gate, ff));
+    GAUNTLET_TRY(ops_.elementwise(act, Elementwise::relu_sqr,
+                                  {k * ff, off(a.experts_gate), 0, 0, stride()}, n));
+  } else if (s.fused_expert_gate_up) {
     // Each pick's gate and up side by side (2 ff from experts_gate on, which the layout keeps
     // beside experts_up): one gated activation per pick.
     gate_step = 2 * ff;
@@ -279,7 +285,12 @@ core::Status DeviceDecoder::experts(const Layer& L) {
                                s.n_embd));
   GAUNTLET_TRY(add_expert_bias(L.down_exps_b, s.n_embd, a.experts_out, s.n_embd));
   const bool shared = s.shared_expert();
-  if (shared) {
+  if (shared && ungated) {
+    const uint32_t sh = s.shared_expert_ff();
+    GAUNTLET_TRY(project(L.w_up_shexp, s.n_embd, sh, a.xb, a.hb));
+    GAUNTLET_TRY(ops_.elementwise(act, Elementwise::relu_sqr, {sh, off(a.hb), 0, 0, stride()}, n));
+    GAUNTLET_TRY(project(L.w_down_shexp, sh, s.n_embd, a.hb, a.xb));
+  } else if (shared) {
     const uint32_t sh = s.shared_expert_ff();
     GAUNTLET_TRY(project(L.shexp_gate, s.n_embd, 1, a.xb, a.selected + 2 * k));
     GAUNTLET_TRY(project(L.w_gate_shexp, s.n_embd, sh, a.xb, a.hb));
@@ -292,7 +303,10 @@ core::Status DeviceDecoder::experts(const Layer& L) {
   const bool scaled = L.down_exps_scale.buffer != nullptr;
   return ops_.combine(act, scaled ? *L.down_exps_scale.buffer : *pass_buffer_,
                       {s.n_embd, k, off(a.experts_out), off(a.selected), off(a.xb),
-                       shared ? 1u : 0u, stride(), scaled ? 1u : 0u},
+                       !shared   ? 0u
+                       : ungated ? 2u
+                                 : 1u,
+                       stride(), scaled ? 1u : 0u},
                       n);
 }
 

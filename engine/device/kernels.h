@@ -31,10 +31,12 @@ struct RouteParams {
   uint32_t n_expert, k, router_off, sel_off, norm, stride, n_tok;
   uint32_t gating = 0;  // model::ExpertGating
   uint32_t biased = 0;  // 1: picked by the probabilities plus the selection bias buffer
+  float scale = 0.0f;   // the weights times this where it is neither 0 nor 1 (w_scale)
 };
 // The picked experts' outputs (k slots of n at out_off) weighted and added into xb_off, plus the
 // shared expert's output already at xb_off times sigmoid of the gate at sel_off + 2k when
-// `shared`; with `scaled`, each pick's output times its expert's scale (engine_expert_combine.cl).
+// `shared` is 1, as it is when 2; with `scaled`, each pick's output times its expert's scale
+// (engine_expert_combine.cl).
 struct CombineParams {
   uint32_t n, k, out_off, sel_off, xb_off, shared, stride;
   uint32_t scaled = 0;
@@ -110,7 +112,7 @@ struct BiasParams {
 // state_off.
 struct SsmConvParams {
   uint32_t channels, width, in_off, out_off, state_off, seq_floats, stride, n_tok;
-  uint32_t first = 0;  // the tokens first .. n_tok - 1 of the pass
+  uint32_t first = 0;   // the tokens first .. n_tok - 1 of the pass
   uint32_t gated = 0;   // 1: lfm2's gated short convolution (B * x in, C times the conv out)
   uint32_t biased = 0;  // 1: the conv's bias added before the SiLU (Mamba2)
 };

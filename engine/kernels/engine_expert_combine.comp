@@ -27,9 +27,11 @@ void main() {
   uint weights = tok + p.sel_off + p.k;
   float sum = pick_out(tok, 0, i) * act[weights];
   for (uint s = 1; s < p.k; ++s) sum += pick_out(tok, s, i) * act[weights + s];
-  if (p.shared_expert != 0) {
+  if (p.shared_expert == 1) {
     float g = act[tok + p.sel_off + 2 * p.k];
     sum += act[tok + p.xb_off + i] * (g / (1.0 + exp(-g)) / g);
+  } else if (p.shared_expert == 2) {
+    sum += act[tok + p.xb_off + i];  // ungated (nemotron_h_moe)
   }
   act[tok + p.xb_off + i] = sum;
 }

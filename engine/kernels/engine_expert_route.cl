@@ -6,7 +6,8 @@
 // With `gating` 1 (LLAMA_EXPERT_GATING_FUNC_TYPE_SOFTMAX_WEIGHT, gpt-oss) the k largest logits
 // are picked and their weights are the softmax of those k. With `gating` 2 (SIGMOID, lfm2moe) each
 // logit becomes its sigmoid; with `biased`, the experts are picked by sigmoid + bias[i] (the
-// selection bias exp_probs_b) and weighted by their sigmoids alone.
+// selection bias exp_probs_b) and weighted by their sigmoids alone. A `scale` other than 0 and 1
+// multiplies the weights last (build_moe_ffn's w_scale, nemotron_h_moe).
 typedef struct {
   uint n_expert;
   uint k;
@@ -17,6 +18,7 @@ typedef struct {
   uint n_tok;
   uint gating;
   uint biased;
+  float scale;
 } RouteParams;
 
 __kernel void expert_route(__global float* act, __global const float* bias, RouteParams p) {
@@ -63,7 +65,11 @@ __kernel void expert_route(__global float* act, __global const float* bias, Rout
     for (uint j = 0; j < p.k; ++j) sel[p.k + j] *= scale;
     picked = 1.0f;
   }
-  if (p.norm == 0) return;
-  const float divisor = fmax(picked, 6.103515625e-5f);
-  for (uint j = 0; j < p.k; ++j) sel[p.k + j] /= divisor;
+  if (p.norm != 0) {
+    const float divisor = fmax(picked, 6.103515625e-5f);
+    for (uint j = 0; j < p.k; ++j) sel[p.k + j] /= divisor;
+  }
+  if (p.scale != 0.0f && p.scale != 1.0f) {
+    for (uint j = 0; j < p.k; ++j) sel[p.k + j] *= p.scale;
+  }
 }

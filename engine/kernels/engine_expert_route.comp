@@ -15,6 +15,7 @@ layout(push_constant) uniform Params {
   uint n_tok;
   uint gating;
   uint biased;
+  float scale;  // the weights' w_scale, as engine_expert_route.cl
 } p;
 
 void main() {
@@ -62,7 +63,11 @@ void main() {
     for (uint j = 0; j < p.k; ++j) act[sel + p.k + j] *= scale;
     picked = 1.0;
   }
-  if (p.norm == 0) return;
-  float divisor = max(picked, 6.103515625e-5);
-  for (uint j = 0; j < p.k; ++j) act[sel + p.k + j] /= divisor;
+  if (p.norm != 0) {
+    float divisor = max(picked, 6.103515625e-5);
+    for (uint j = 0; j < p.k; ++j) act[sel + p.k + j] /= divisor;
+  }
+  if (p.scale != 0.0 && p.scale != 1.0) {
+    for (uint j = 0; j < p.k; ++j) act[sel + p.k + j] *= p.scale;
+  }
 }

@@ -246,6 +246,27 @@ constexpr Architecture kArchitectures[] = {
      .one_branch_layers = true,
      .no_rope = true,
      .ungated_ffn = true},
+    // src/models/nemotron-h.cpp with experts (Nemotron 3 Nano): every feed-forward layer is
+    // build_moe_ffn(..., LLM_FFN_RELU_SQR, expert_weights_norm, expert_weights_scale, SIGMOID)
+    // of ungated experts picked with exp_probs_b, plus an ungated shared expert added as it is.
+    {.arch = Arch::nemotron_h_moe,
+     .name = "nemotron_h_moe",
+     .graph = "src/models/nemotron-h.cpp",
+     .ffn_norm = "attn_norm",
+     .activation = Activation::relu_sqr,
+     .experts = true,
+     .requires_experts = true,
+     .expert_length_key = true,
+     .shared_expert = true,
+     .expert_gating = ExpertGating::sigmoid,
+     .expert_activation = Activation::relu_sqr,
+     .expert_selection_bias = true,
+     .mamba2 = true,
+     .one_branch_layers = true,
+     .no_rope = true,
+     .ungated_ffn = true,
+     .ungated_experts = true,
+     .expert_weights_keys = true},
 };
 
 }  // namespace

@@ -29,7 +29,8 @@ enum class Arch : uint32_t {
   lfm2,
   mistral3,
   lfm2moe,
-  nemotron_h
+  nemotron_h,
+  nemotron_h_moe
 };
 
 // llama.cpp's LLAMA_ROPE_TYPE_NORM rotates adjacent pairs (x[2i], x[2i+1]) of a head;
@@ -170,6 +171,11 @@ struct Architecture {
   bool one_branch_layers = false;
   bool no_rope = false;
   bool ungated_ffn = false;
+  // nemotron_h_moe: the experts and the shared expert are ungated too (ffn_up_exps, the
+  // activation, ffn_down_exps; the shared expert added without a gate of its own), and the file
+  // gives the picks' renormalisation and scale (expert_weights_norm, expert_weights_scale).
+  bool ungated_experts = false;
+  bool expert_weights_keys = false;
 };
 
 const Architecture& architecture(Arch arch);

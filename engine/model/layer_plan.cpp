@@ -37,9 +37,9 @@ AttentionPlan attention(const ModelShape& s, uint32_t l) {
 
 FeedForward feed_forward(const ModelShape& s, uint32_t l) {
   if (s.traits().one_branch_layers && s.mixer(l) != Mixer::none) return FeedForward::none;
-  if (s.traits().ungated_ffn) return FeedForward::ungated;
   if (s.dense_beside_experts()) return FeedForward::dense_beside_experts;
   if (s.moe_layer(l)) return FeedForward::experts;
+  if (s.traits().ungated_ffn) return FeedForward::ungated;
   return s.traits().fused_gate_up ? FeedForward::fused_gate_up : FeedForward::gated;
 }
 

@@ -267,6 +267,26 @@ core::Status read_hybrid_layers(const GgufInfo& info, const std::string& p, Mode
   return core::Status::ok();
 }
 
+// nemotron_h_moe's optional expert_weights_norm (a bool) and expert_weights_scale
+// (llama_model_nemotron_h::load_arch_hparams).
+core::Status read_expert_weights(const GgufInfo& info, const std::string& p, ModelShape& s) {
+  if (!s.traits().expert_weights_keys) return core::Status::ok();
+  if (const MetaValue* norm = info.meta(p + "expert_weights_norm")) {
+    if (norm->type != MetaType::boolean) {
+      return bad_model("metadata '" + p + "expert_weights_norm' is not a bool");
+    }
+    s.expert_weights_norm = norm->u != 0;
+  }
+  if (info.meta(p + "expert_weights_scale")) {
+    auto scale = info.get_float(p + "expert_weights_scale");
+    if (!scale || !std::isfinite(*scale) || *scale < 0) {
+      return bad_model("metadata '" + p + "expert_weights_scale' is not a float of 0 or more");
+    }
+    s.expert_weights_scale = static_cast<float>(*scale);
+  }
+  return core::Status::ok();
+}
+
 // lfm2's keys (llama_model_lfm2::load_arch_hparams): shortconv.l_cache, required, and
 // head_count_kv, whose 0 entries make a layer a short convolution; the model's KV heads are the
 // attention layers'.
@@ -340,6 +360,7 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
   GAUNTLET_TRY(read_short_conv(info, p, s));
   if (s.traits().mamba2) GAUNTLET_TRY(read_hybrid_layers(info, p, s));
   GAUNTLET_TRY(read_expert_gating(info, p, s));
+  GAUNTLET_TRY(read_expert_weights(info, p, s));
   // llama.cpp's graphs for these architectures assert n_embd_head_k == n_embd_head_v.
   if (auto value_length = info.get_uint(p + "attention.value_length");
       value_length && *value_length != s.head_dim()) {

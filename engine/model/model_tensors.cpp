@@ -26,6 +26,16 @@ template <typename Add>
 void add_experts(Add& add, const ModelShape& s, const std::string& p, uint32_t l) {
   const uint64_t embd = s.n_embd, ff = s.expert_ff(), n = s.n_expert;
   add(p + "ffn_gate_inp.weight", {embd, n}, l);
+  // nemotron_h_moe: the router's selection bias, ungated experts and an ungated shared expert.
+  if (s.traits().ungated_experts) {
+    add(p + "exp_probs_b.bias", {n}, l);
+    add(p + "ffn_down_exps.weight", {ff, embd, n}, l);
+    add(p + "ffn_up_exps.weight", {embd, ff, n}, l);
+    const uint64_t sh = s.shared_expert_ff();
+    add(p + "ffn_down_shexp.weight", {sh, embd}, l);
+    add(p + "ffn_up_shexp.weight", {embd, sh}, l);
+    return;
+  }
   if (s.fused_expert_gate_up) {
     add(p + "ffn_gate_up_exps.weight", {embd, 2 * ff, n}, l);
     add(p + "ffn_down_exps.weight", {ff, embd, n}, l);
@@ -97,6 +107,10 @@ void add_one_branch_layer(Add& add, const ModelShape& s, const std::string& p, u
       add_mamba2(add, s, p, l);
       return;
     case Mixer::none:
+      if (s.moe()) {
+        add_experts(add, s, p, l);
+        return;
+      }
       add(p + "ffn_up.weight", {embd, s.ff(l)}, l);
       add(p + "ffn_down.weight", {s.ff(l), embd}, l);
       return;
@@ -278,7 +292,8 @@ uint64_t parameter_count(const ModelShape& shape) {
 
 uint64_t active_parameter_count(const ModelShape& shape) {
   const uint64_t idle_experts = shape.n_expert - shape.n_expert_used;
-  const uint64_t per_expert = 3ull * shape.n_embd * shape.expert_ff();
+  const uint64_t matrices = shape.traits().ungated_experts ? 2 : 3;
+  const uint64_t per_expert = matrices * shape.n_embd * shape.expert_ff();
   return parameter_count(shape) - uint64_t{shape.moe_layers()} * idle_experts * per_expert;
 }
 

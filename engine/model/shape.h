@@ -76,6 +76,10 @@ struct ModelShape {
   uint32_t expert_gating_func = 0;
   uint32_t n_ff_exp = 0;
   uint32_t n_ff_shexp = 0;
+  // nemotron_h_moe's expert_weights_norm and expert_weights_scale (build_moe_ffn's norm_w and
+  // w_scale; 0: none): the picks' weights over their sum, then times the scale.
+  bool expert_weights_norm = false;
+  float expert_weights_scale = 0.0f;
   // A gated DeltaNet's dimensions (qwen35; lfm2's short convolution has only ssm_conv, from
   // shortconv.l_cache; src/llama-arch.cpp's ssm.* keys): the causal conv1d's
   // width (ssm.conv_kernel), the key head size (ssm.state_size), the key heads (ssm.group_count),
@@ -177,10 +181,19 @@ struct ModelShape {
   uint32_t rope_dims() const { return rope_dim == 0 ? head_dim() : rope_dim; }
   const Architecture& traits() const { return architecture(arch); }
   bool moe() const { return n_expert > 0; }
-  // Whether layer l's feed-forward is the experts (not one of lfm2moe's leading dense layers).
-  bool moe_layer(uint32_t layer) const { return moe() && layer >= n_layer_dense_lead; }
+  // Whether layer l's feed-forward is the experts (not one of lfm2moe's leading dense layers;
+  // every feed-forward layer of nemotron_h_moe).
+  bool moe_layer(uint32_t layer) const {
+    if (traits().one_branch_layers) return moe() && mixer(layer) == Mixer::none;
+    return moe() && layer >= n_layer_dense_lead;
+  }
   uint32_t moe_layers() const {
-    return moe() ? n_layer - std::min(n_layer, n_layer_dense_lead) : 0;
+    uint32_t n = 0;
+    for (uint32_t l = 0; l < n_layer; ++l) n += moe_layer(l) ? 1 : 0;
+    return n;
+  }
+  bool norm_expert_weights() const {
+    return traits().expert_weights_keys ? expert_weights_norm : traits().norm_expert_weights;
   }
   ExpertGating gating() const {
     switch (expert_gating_func) {
@@ -281,10 +294,11 @@ std::vector<std::string> preset_names();
 // attn_layers=A:B:... (the attention layers; the others are short convolutions) and ssm_conv; for
 // lfm2moe also dense_lead and gating; for mistral3 yarn_beta_fast, yarn_beta_slow, yarn_log_mul
 // and attn_temp_scale; for nemotron_h layers=M*-... (apply_layer_pattern) and ssm_conv, ssm_state,
-// ssm_groups, ssm_heads, ssm_inner).
+// ssm_groups, ssm_heads, ssm_inner; for nemotron_h_moe also expert_norm=0|1 and expert_scale).
 core::Result<ModelShape> parse_dims(const std::string& text);
 // nemotron_h's layers from its hybrid_override_pattern, one character per layer: M a Mamba2
-// block, * an attention layer (n_head_kv KV heads), - a feed-forward (n_ff wide).
+// block, * an attention layer (n_head_kv KV heads), - or E a feed-forward (n_ff wide; the experts
+// in nemotron_h_moe).
 core::Status apply_layer_pattern(ModelShape& shape, std::string_view pattern);
 // A command line's shape: dims when it has an '=', else a preset's name.
 core::Result<ModelShape> parse_shape(const std::string& text);

@@ -126,7 +126,8 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
       }
       continue;
     }
-    const std::map<std::string, float*> floats = {{"yarn_beta_fast", &s.yarn_beta_fast},
+    const std::map<std::string, float*> floats = {{"expert_scale", &s.expert_weights_scale},
+                                                  {"yarn_beta_fast", &s.yarn_beta_fast},
                                                   {"yarn_beta_slow", &s.yarn_beta_slow},
                                                   {"yarn_log_mul", &s.yarn_log_mul},
                                                   {"attn_temp_scale", &s.attn_temp_scale}};
@@ -164,10 +165,12 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
       return bad_shape("'" + value + "' is not a whole number for " + key);
     }
     tied_given = tied_given || key == "tied";
-    if (key == "tied" || key == "rope_freqs" || key == "fused_gate_up" || key == "k_as_v") {
+    if (key == "tied" || key == "rope_freqs" || key == "fused_gate_up" || key == "k_as_v" ||
+        key == "expert_norm") {
       (key == "tied"            ? s.tied_output
        : key == "rope_freqs"    ? s.rope_freqs
        : key == "fused_gate_up" ? s.fused_expert_gate_up
+       : key == "expert_norm"   ? s.expert_weights_norm
                                 : s.k_as_v) = v != 0;
       continue;
     }
@@ -213,19 +216,23 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
 
 core::Status apply_layer_pattern(ModelShape& s, std::string_view pattern) {
   if (!s.traits().one_branch_layers || pattern.size() != s.n_layer) {
-    return bad_shape("layers='" + std::string(pattern) + "' must give one of M, * and - for each " +
-                     "of the " + std::to_string(s.n_layer) + " layers, and only " +
+    return bad_shape("layers='" + std::string(pattern) +
+                     "' must give one of M, *, - and E for each " + "of the " +
+                     std::to_string(s.n_layer) + " layers, and only " +
                      "nemotron_h's layers are one branch each");
   }
   s.layer_heads_kv.clear();
   s.layer_ff.clear();
   for (char c : pattern) {
-    if (c != 'M' && c != '*' && c != '-') {
+    // E, as the converters' patterns write a mixture's layers, is a feed-forward too: its
+    // experts are the model's (nemotron_h_moe's every feed-forward layer).
+    const bool feeds_forward = c == '-' || c == 'E';
+    if (c != 'M' && c != '*' && !feeds_forward) {
       return bad_shape(std::string("layers: '") + c +
-                       "' is not M (Mamba2), * (attention) or - (feed-forward)");
+                       "' is not M (Mamba2), * (attention), - or E (feed-forward)");
     }
     s.layer_heads_kv.push_back(c == '*' ? s.n_head_kv : 0);
-    s.layer_ff.push_back(c == '-' ? s.n_ff : 0);
+    s.layer_ff.push_back(feeds_forward ? s.n_ff : 0);
   }
   return core::Status::ok();
 }

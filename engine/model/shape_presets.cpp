@@ -212,6 +212,10 @@ const std::vector<ModelShape>& presets() {
       // hybrid_override_pattern (kOneBranch below), 32 heads and 8 KV heads of 128, a
       // squared-ReLU feed-forward of 21504, vocab 131072, 8192 positions, untied.
       {"nemotron-h-8b",   nemotron_h, 4096, 52, 32, 8, 128, 21504, 131072, 8192, 10000.0f,    1e-5f, false, false},
+      // nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B's config.json: hidden 2688, 52 layers, 32 heads and 2
+      // KV heads of 128, 128 ungated experts of 1856 (6 a token, norm_topk_prob, routed scaling
+      // 2.5) and a shared one of 3712, vocab 131072, 262144 positions.
+      {"nemotron-3-nano-30b-a3b", nemotron_h_moe, 2688, 52, 32, 2, 128, 1856, 131072, 262144, 10000.0f, 1e-5f, false, false, 0, 1.0f, 128, 6, 1856},
       // Small shapes for tests and benchmarks.
       {"test-tiny",       llama, 64,   2,  4,  2,  16,  128,   256,    128,    10000.0f,   1e-5f, false, false},
       {"test-small",      llama, 128,  3,  4,  4,  32,  352,   512,    256,    10000.0f,   1e-5f, false, false},
@@ -249,6 +253,8 @@ const std::vector<ModelShape>& presets() {
   };
   static const OneBranch one_branch[] = {
       {"nemotron-h-8b", "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-", 128, 64, 8, 128},
+      {"nemotron-3-nano-30b-a3b", "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME", 64, 64, 8,
+       128},
       {"test-nemotron-h", "M-M*M-", 4, 32, 2, 32}};
   // clang-format on
   static const std::vector<ModelShape> all = [] {
@@ -283,6 +289,11 @@ const std::vector<ModelShape>& presets() {
         s.ssm_inner = b.heads * b.head_dim;
         s.ssm_groups = b.groups;
         s.ssm_state = b.state;
+      }
+      if (s.arch == Arch::nemotron_h_moe) {
+        s.n_ff_shexp = 3712;  // moe_shared_expert_intermediate_size
+        s.expert_weights_norm = true;
+        s.expert_weights_scale = 2.5f;
       }
       if (s.arch == Arch::lfm2moe) {
         s.n_layer_dense_lead = 2;  // num_dense_layers

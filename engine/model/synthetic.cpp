@@ -198,6 +198,13 @@ void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
     if (shape.shared_expert()) {
       w.set_u32(p + "expert_shared_feed_forward_length", shape.shared_expert_ff());
     }
+    if (shape.traits().expert_weights_keys) {
+      MetaValue norm;
+      norm.type = MetaType::boolean;
+      norm.u = shape.expert_weights_norm ? 1 : 0;
+      w.set_meta(p + "expert_weights_norm", norm);
+      w.set_f32(p + "expert_weights_scale", shape.expert_weights_scale);
+    }
   }
 }
 

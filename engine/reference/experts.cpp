@@ -116,9 +116,15 @@ void route_token(const model::ModelShape& s, float* router, float* selected,
   }
   // SOFTMAX_WEIGHT: the picked logits' own softmax (build_moe_ffn's ggml_soft_max of weights).
   if (softmax_weight) softmax(weights, k);
-  if (!s.traits().norm_expert_weights) return;
-  const float divisor = std::max(static_cast<float>(sum), kMinWeightSum);
-  for (uint32_t i = 0; i < k; ++i) weights[i] /= divisor;
+  if (s.norm_expert_weights()) {
+    const float divisor = std::max(static_cast<float>(sum), kMinWeightSum);
+    for (uint32_t i = 0; i < k; ++i) weights[i] /= divisor;
+  }
+  // build_moe_ffn's w_scale (ggml_scale where it is neither 0 nor 1).
+  const float scale = s.expert_weights_scale;
+  if (scale != 0.0f && scale != 1.0f) {
+    for (uint32_t i = 0; i < k; ++i) weights[i] *= scale;
+  }
 }
 
 void experts_ffn(const model::ModelShape& s, const model::LayerWeights& L, float* act,
@@ -142,9 +148,12 @@ void experts_ffn(const model::ModelShape& s, const model::LayerWeights& L, float
   }
   // A fused stack writes each pick's gate and up side by side (2 ff from experts_gate on, which
   // the layout keeps beside experts_up): the activation reads and the down product steps 2 ff.
-  const bool fused = s.fused_expert_gate_up;
+  // Ungated experts (nemotron_h_moe) write up where the gate goes and activate it in place.
+  const bool fused = s.fused_expert_gate_up, ungated = arch.ungated_experts;
   const uint64_t gate_step = fused ? 2 * ff : ff;
-  if (fused) {
+  if (ungated) {
+    expert_products(pool, act, stride, users, {{L.up_exps, a.xb, 0, a.experts_gate, ff}});
+  } else if (fused) {
     expert_products(pool, act, stride, users, {{L.gate_up_exps, a.xb, 0, a.experts_gate, 2 * ff}});
   } else {
     expert_products(
@@ -156,6 +165,10 @@ void experts_ffn(const model::ModelShape& s, const model::LayerWeights& L, float
     for (uint32_t slot = 0; slot < k; ++slot) {
       float* gate = b + a.experts_gate + slot * gate_step;
       float* up = fused ? gate + ff : b + a.experts_up + slot * ff;
+      if (ungated) {
+        activation(arch.expert_activation, gate, static_cast<uint32_t>(ff));
+        continue;
+      }
       if (arch.expert_biases) {
         // ggml_add_id: each pick's products plus its expert's bias row.
         const auto e = static_cast<uint64_t>(b[a.selected + slot]);
@@ -187,7 +200,14 @@ void experts_ffn(const model::ModelShape& s, const model::LayerWeights& L, float
       }
     }
   }
-  if (s.shared_expert()) {
+  if (s.shared_expert() && ungated) {
+    // nemotron_h_moe's shared expert: act(ffn_up_shexp x), then ffn_down_shexp, added as it is.
+    matmuls(pool, act, stride, n_tokens, {{&L.w_up_shexp, a.xb, a.hb}});
+    for (size_t t = 0; t < n_tokens; ++t) {
+      activation(arch.expert_activation, block(t) + a.hb, s.shared_expert_ff());
+    }
+    matmuls(pool, act, stride, n_tokens, {{&L.w_down_shexp, a.hb, a.xb}});
+  } else if (s.shared_expert()) {
     // The shared expert's gate g = ffn_gate_inp_shexp . x, kept beside the selection.
     matmuls(pool, act, stride, n_tokens,
             {{&L.shexp_gate, a.xb, a.selected + 2 * k},
@@ -202,9 +222,9 @@ void experts_ffn(const model::ModelShape& s, const model::LayerWeights& L, float
   for (size_t t = 0; t < n_tokens; ++t) {
     float* b = block(t);
     const float* weights = b + a.selected + k;
-    // qwen2moe's sigmoid is ggml_div(ggml_silu(g), g).
+    // qwen2moe's sigmoid is ggml_div(ggml_silu(g), g); nemotron_h_moe's shared expert has none.
     const float g = b[a.selected + 2 * k];
-    const float shared_scale = g / (1.0f + std::exp(-g)) / g;
+    const float shared_scale = ungated ? 1.0f : g / (1.0f + std::exp(-g)) / g;
     for (uint64_t i = 0; i < embd; ++i) {
       float sum = b[a.experts_out + i] * weights[0];
       for (uint32_t slot = 1; slot < k; ++slot)

@@ -3,7 +3,7 @@
 // the decay, D's skip, the z gate and the grouped norm), the tensor list, which layers keep KV and
 // which a state, the published 8B's parameter count, passes that give the token-by-token logits
 // (the state across pass boundaries), the cpu device's fast products, and bad keys and tensors
-// refused by name.
+// refused by name; nemotron_h_moe's routing, the published Nano's counts and its passes.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +11,7 @@
 
 #include "engine/model/layer_plan.h"
 #include "engine/planner/planner.h"
+#include "engine/reference/experts.h"
 #include "engine/reference/mamba2.h"
 #include "reference_checks.h"
 #include "test_models.h"
@@ -24,6 +25,12 @@ using model::FileType;
 const std::string kNemotronH =
     "arch=nemotron_h,n_embd=64,n_layer=6,n_head=4,n_head_kv=2,n_ff=128,n_vocab=64,context=64,"
     "layers=M-M*M-";
+// The same layers with experts: 8 ungated experts of 64, 2 a token, renormalised and scaled by
+// 2.5, and a shared expert of 128.
+const std::string kNemotronHMoe =
+    "arch=nemotron_h_moe,n_embd=64,n_layer=6,n_head=4,n_head_kv=2,n_ff=128,n_vocab=64,"
+    "context=64,layers=MEM*ME,n_expert=8,n_expert_used=2,n_ff_exp=64,n_ff_shexp=128,"
+    "expert_norm=1,expert_scale=2.5";
 
 float silu(float x) { return x / (1 + std::exp(-x)); }
 
@@ -74,8 +81,8 @@ TEST(Mamba2Ops, TokenConvScanSkipGateAndGroupedNorm) {
   std::vector<float> conv_state(8, 9.0f), scan_state(4, 9.0f), conv(8), y(4);
   std::vector<float> h(4, 0.0f), prev_in(8, 0.0f);
   for (int t = 0; t < 2; ++t) {
-    reference::mamba2_token(s, L, in[t], conv_state.data(), scan_state.data(), t == 0,
-                            conv.data(), y.data());
+    reference::mamba2_token(s, L, in[t], conv_state.data(), scan_state.data(), t == 0, conv.data(),
+                            y.data());
     // By hand: conv = silu(0.5 prev + cur + 0.25); dt = softplus(dt + bias); h = h e^(dt A) +
     // B x dt; y = (h C + D x) silu(z); then each group of two normed with its own weights.
     float want[4];
@@ -180,6 +187,51 @@ TEST(NemotronHLoad, BadKeysAndTensorsAreRefusedByName) {
   refused([](auto& w) { w.remove_tensor("blk.2.ssm_d"); }, "tensor 'blk.2.ssm_d' is missing");
   refused([](auto& w) { w.set_string("nemotron_h.attention.layer_norm_epsilon", "small"); },
           "'nemotron_h.attention.layer_norm_epsilon'");
+}
+
+// build_moe_ffn with SIGMOID, norm_w and w_scale 2.5: logits [0 1 2 -1] give sigmoids
+// [.5 .731 .881 .269]; experts 2 and 1 are picked, weighted by their sigmoids over the sum of the
+// two, times 2.5.
+TEST(NemotronHMoeRouting, SigmoidPicksRenormalisedAndScaled) {
+  const auto s = shape_of(kNemotronHMoe, true);
+  std::vector<float> router = {0, 1, 2, -1, -2, -3, -4, -5}, selected(5);
+  reference::route_token(s, router.data(), selected.data());
+  const float s1 = 1 / (1 + std::exp(-1.0f)), s2 = 1 / (1 + std::exp(-2.0f));
+  EXPECT_EQ(selected[0], 2.0f);
+  EXPECT_EQ(selected[1], 1.0f);
+  EXPECT_FLOAT_EQ(selected[2], 2.5f * s2 / (s1 + s2));
+  EXPECT_FLOAT_EQ(selected[3], 2.5f * s1 / (s1 + s2));
+}
+
+// NVIDIA-Nemotron-3-Nano-30B-A3B: 23 Mamba2 layers (ssm_in 2688 x 10304, conv 4 x 6144, ...),
+// 6 attention layers, 23 expert layers of 128 ungated experts (2 x 2688 x 1856 each), a router,
+// the selection bias and a shared expert of 2 x 2688 x 3712: 31,577,940,288 parameters and
+// 3,580,076,352 active (NVIDIA: 31.6B, 3.6B with the embeddings).
+TEST(NemotronHMoeShape, PublishedCountsTensorsAndState) {
+  const auto s = model::preset_shape("nemotron-3-nano-30b-a3b").value();
+  EXPECT_EQ(model::parameter_count(s), 31577940288ull);
+  EXPECT_EQ(model::active_parameter_count(s), 3580076352ull);
+  EXPECT_EQ(s.moe_layers(), 23u);
+  const auto t = model::model_tensors(s, FileType::q4_K_M);
+  EXPECT_EQ(find(t, "blk.1.ffn_up_exps.weight")->ne, (std::vector<uint64_t>{2688, 1856, 128}));
+  EXPECT_EQ(find(t, "blk.1.ffn_gate_exps.weight"), nullptr);
+  EXPECT_EQ(find(t, "blk.1.ffn_up_shexp.weight")->ne, (std::vector<uint64_t>{2688, 3712}));
+  EXPECT_EQ(find(t, "blk.1.exp_probs_b.bias")->type, model::TensorType::f32);
+  const auto plan = model::plan_layers(s);
+  EXPECT_EQ(plan[1].mixer, model::Mixer::none);
+  EXPECT_EQ(plan[1].ffn, model::FeedForward::experts);
+  EXPECT_EQ(plan[5].mixer, model::Mixer::attention);
+  // Per sequence: 23 x (3 x 6144 conv + 128 x 4096 scan) floats; KV for the 6 attention layers.
+  EXPECT_EQ(planner::state_bytes(s, 1), 23ull * (3 * 6144 + 128 * 4096) * 4);
+  EXPECT_EQ(planner::kv_cache_bytes(s, 4096, 1, planner::KvPrecision::f16),
+            6ull * 2 * 256 * 2 * 4096);
+}
+
+TEST(NemotronHMoeReference, PassesAndTheCpuDevice) {
+  const auto bytes = synthetic_bytes(shape_of(kNemotronHMoe, true), FileType::f32);
+  expect_passes_give_token_by_token_logits(load(bytes), {5, 16});
+  auto shape = shape_of(kNemotronHMoe + ",n_embd=256,n_ff=256,n_vocab=256,n_ff_exp=256", true);
+  expect_fast_products_within_bound(load(synthetic_bytes(shape, FileType::q8_0, 11)));
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 // squared-ReLU feed-forward layers; 32 greedy tokens with their logits in F32, Q8_0 and Q4_K_M;
 // every token's logits of a prompt fed in passes of 1, 32, 33 and 512 tokens (the states carried
 // across pass boundaries); 4 sequences decoded together, each against its own decode; the layers
-// split between the host and the device.
+// split between the host and the device; nemotron_h_moe (ungated experts picked by sigmoid with
+// their selection bias, renormalised and scaled, and an ungated shared expert) in F32 and Q4_K_M,
+// in passes of 32, and with its experts in host memory (--cpu-moe).
 #include "device_fixture.h"
 #include "engine/make_decoder.h"
 #include "tests/engine_device/split_check.h"
@@ -26,6 +28,16 @@ model::ModelShape nemotron_h(const std::string& layers = "M-M*M-") {
 
 class EngineNemotronH : public DeviceAndHostTest {};
 
+model::ModelShape nemotron_h_moe() {
+  auto s = model::parse_dims(
+      "arch=nemotron_h_moe,n_layer=6,layers=MEM*ME,n_embd=256,n_head=4,n_head_kv=2,n_ff=256,"
+      "n_vocab=256,context=640,n_expert=8,n_expert_used=2,n_ff_exp=256,n_ff_shexp=256,"
+      "expert_norm=1,expert_scale=2.5");
+  EXPECT_TRUE(s.is_ok()) << s.error().describe();
+  s->name = "hybrid-nemotron-h-moe";
+  return *s;
+}
+
 TEST_F(EngineNemotronH, GreedyTokensAndLogitsAreTheReferencesInEveryFormat) {
   for (FileType format : {FileType::f32, FileType::q8_0, FileType::q4_K_M}) {
     SCOPED_TRACE(model::to_string(format));
@@ -33,6 +45,31 @@ TEST_F(EngineNemotronH, GreedyTokensAndLogitsAreTheReferencesInEveryFormat) {
     ASSERT_NE(file, nullptr);
     expect_greedy_decode_matches(device(), *file, nemotron_h(), format);
   }
+}
+
+TEST_F(EngineNemotronH, MoeGivesTheReferenceTokensLogitsAndPasses) {
+  for (FileType format : {FileType::f32, FileType::q4_K_M}) {
+    SCOPED_TRACE(model::to_string(format));
+    auto file = synthetic_file(nemotron_h_moe(), format);
+    ASSERT_NE(file, nullptr);
+    expect_greedy_decode_matches(device(), *file, nemotron_h_moe(), format);
+  }
+  auto file = synthetic_file(nemotron_h_moe(), FileType::q8_0);
+  ASSERT_NE(file, nullptr);
+  expect_split_matches_reference(placement::whole(6, device().name()), {&device()}, *file, 32);
+}
+
+// --cpu-moe: every layer's routed experts in host memory, run there, the rest on the device.
+TEST_F(EngineNemotronH, MoeWithItsExpertsOnTheHostGivesTheReference) {
+  auto file = synthetic_file(nemotron_h_moe(), FileType::q8_0);
+  ASSERT_NE(file, nullptr);
+  backends::Device* devices[] = {&device()};
+  PlacementRequest request;
+  request.n_cpu_moe = UINT32_MAX;
+  auto placed = place(nemotron_h_moe(), request, devices, host_.get());
+  ASSERT_TRUE(placed.is_ok()) << placed.error().describe();
+  EXPECT_NE(placed->placement.describe().find("on the host"), std::string::npos);
+  expect_split_matches_reference(placed->placement, placed->devices, *file, 32);
 }
 
 TEST_F(EngineNemotronH, PassesOf1And32And33And512TokensGiveTheReferenceLogits) {
