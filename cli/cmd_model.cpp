@@ -178,7 +178,9 @@ void add_model_command(CLI::App& app, CommandContext& context) {
                      "yarn_beta_fast, yarn_beta_slow, yarn_log_mul, attn_temp_scale; "
                      "nemotron_h: layers=M-M*... (one per layer: M Mamba2, * attention, - or E "
                      "feed-forward) and the Mamba2 block's ssm_state, ssm_groups, ssm_heads, "
-                     "ssm_inner, ssm_conv; nemotron_h_moe: also expert_norm=0|1, expert_scale)");
+                     "ssm_inner, ssm_conv; nemotron_h_moe: also expert_norm=0|1, expert_scale; "
+                     "granitehybrid: layers=M*... (M Mamba2, * attention), the Mamba2 dims, "
+                     "rope=0|1, embedding_scale, residual_scale, attention_scale, logit_scale)");
   mk->add_option("--format", make->format,
                  "llama.cpp file type: each tensor gets the type llama.cpp's quantizer gives it "
                  "(" +

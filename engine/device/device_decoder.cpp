@@ -617,6 +617,11 @@ core::Status DeviceDecoder::logits(std::vector<float>& out) {
                                off(at + a.xb), off(at + a.logits), matvec_rows(device_.info())));
     }
   }
+  if (s.logit_scale != 0.0f) {
+    GAUNTLET_TRY(ops_.elementwise(*act_, Elementwise::scale,
+                                  {s.n_vocab, off(a.logits), 0, 1.0f / s.logit_scale, stride()},
+                                  tokens()));
+  }
   if (s.final_softcap > 0) {
     GAUNTLET_TRY(ops_.elementwise(*act_, Elementwise::softcap,
                                   {s.n_vocab, off(a.logits), 0, s.final_softcap, stride()},
@@ -682,10 +687,9 @@ core::Status DeviceDecoder::run_pass() {
                             static_cast<uint32_t>(pass_[t].token), *act_,
                             static_cast<uint32_t>(t * layout_.total + a.x)));
   }
-  if (s.traits().embed_scale) {
+  if (const float m = s.embedding_multiplier(); m != 1.0f) {
     GAUNTLET_TRY(ops_.elementwise(*act_, Elementwise::scale,
-                                  {s.n_embd, static_cast<uint32_t>(a.x), 0,
-                                   std::sqrt(static_cast<float>(s.n_embd)), stride()},
+                                  {s.n_embd, static_cast<uint32_t>(a.x), 0, m, stride()},
                                   tokens()));
   }
   GAUNTLET_TRY(run_layers());

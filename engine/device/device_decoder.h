@@ -116,6 +116,8 @@ class DeviceDecoder final : public Decoder, public Stage {
   core::Status attention(uint32_t layer);
   core::Status feed_forward(const model::LayerPlan& plan);
   core::Status dense_feed_forward(const model::LayerPlan& plan);
+  // x += xb (times granite's residual_scale).
+  core::Status add_residual();
   // nemotron_h's: x += ffn_down . act(ffn_up . xb).
   core::Status ungated_feed_forward(const model::LayerPlan& plan);
   // gemma4's 26B-A4B feed-forward from the normed input at xb to the sum of its branches at xb

@@ -81,8 +81,7 @@ core::Status DeviceDecoder::feed_forward(const model::LayerPlan& P) {
     GAUNTLET_TRY(ops_.rmsnorm(act, *L.post_ffn_norm.buffer, matvec_.workgroup,
                               {s.n_embd, off(a.xb), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
   }
-  return ops_.elementwise(act, Elementwise::add, {s.n_embd, off(a.x), off(a.xb), 0, stride()},
-                          tokens());
+  return add_residual();
 }
 
 core::Status DeviceDecoder::dense_feed_forward(const model::LayerPlan& P) {
@@ -292,7 +291,9 @@ core::Status DeviceDecoder::experts(const Layer& L) {
     GAUNTLET_TRY(project(L.w_down_shexp, sh, s.n_embd, a.hb, a.xb));
   } else if (shared) {
     const uint32_t sh = s.shared_expert_ff();
-    GAUNTLET_TRY(project(L.shexp_gate, s.n_embd, 1, a.xb, a.selected + 2 * k));
+    if (!arch.shared_expert_unscaled) {
+      GAUNTLET_TRY(project(L.shexp_gate, s.n_embd, 1, a.xb, a.selected + 2 * k));
+    }
     GAUNTLET_TRY(project(L.w_gate_shexp, s.n_embd, sh, a.xb, a.hb));
     GAUNTLET_TRY(project(L.w_up_shexp, s.n_embd, sh, a.xb, a.hb2));
     GAUNTLET_TRY(
@@ -303,9 +304,9 @@ core::Status DeviceDecoder::experts(const Layer& L) {
   const bool scaled = L.down_exps_scale.buffer != nullptr;
   return ops_.combine(act, scaled ? *L.down_exps_scale.buffer : *pass_buffer_,
                       {s.n_embd, k, off(a.experts_out), off(a.selected), off(a.xb),
-                       !shared   ? 0u
-                       : ungated ? 2u
-                                 : 1u,
+                       !shared                       ? 0u
+                       : arch.shared_expert_unscaled ? 2u
+                                                     : 1u,
                        stride(), scaled ? 1u : 0u},
                       n);
 }
@@ -327,7 +328,7 @@ core::Status DeviceDecoder::add_branch(const Weight& w, uint32_t n_in, uint64_t 
   backends::Buffer& act = *act_;
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
   // x += W . h: the residual add is the product's own write.
-  if (!s.traits().post_norms && bias == nullptr) {
+  if (!s.traits().post_norms && bias == nullptr && s.residual_scale == 0.0f) {
     return project(w, n_in, s.n_embd, x_off, a.x, true);
   }
   // gemma: x += post_norm(W . h); gpt-oss: x += W . h + b, the bias added before the residual as
@@ -340,8 +341,20 @@ core::Status DeviceDecoder::add_branch(const Weight& w, uint32_t n_in, uint64_t 
     GAUNTLET_TRY(ops_.rmsnorm(act, *post_norm.buffer, matvec_.workgroup,
                               {s.n_embd, off(a.xb), off(a.xb), s.rms_eps, stride()}, 1, tokens()));
   }
-  return ops_.elementwise(act, Elementwise::add, {s.n_embd, off(a.x), off(a.xb), 0, stride()},
-                          tokens());
+  return add_residual();
+}
+
+core::Status DeviceDecoder::add_residual() {
+  const auto& s = model_.shape;
+  auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
+  // granite: the branch times residual_scale before its add.
+  if (s.residual_scale != 0.0f) {
+    GAUNTLET_TRY(ops_.elementwise(*act_, Elementwise::scale,
+                                  {s.n_embd, off(layout_.xb), 0, s.residual_scale, stride()},
+                                  tokens()));
+  }
+  return ops_.elementwise(*act_, Elementwise::add,
+                          {s.n_embd, off(layout_.x), off(layout_.xb), 0, stride()}, tokens());
 }
 
 }  // namespace gauntlet::engine::device

@@ -266,7 +266,23 @@ constexpr Architecture kArchitectures[] = {
      .no_rope = true,
      .ungated_ffn = true,
      .ungated_experts = true,
-     .expert_weights_keys = true},
+     .expert_weights_keys = true,
+     .shared_expert_unscaled = true},
+    // src/models/granite-hybrid.cpp (IBM Granite 4.0-H): attn_norm, a Mamba2 block where the
+    // layer's head_count_kv is 0 or attention (NORM RoPE where rope.scaling.finetuned says so,
+    // Granite's attention scale), the residual times residual_scale, ffn_norm, a SwiGLU
+    // feed-forward or softmax-gated experts (norm_w) with a SwiGLU shared expert added as it is;
+    // the embedding times embedding_scale and the logits over logit_scale.
+    {.arch = Arch::granitehybrid,
+     .name = "granitehybrid",
+     .graph = "src/models/granite-hybrid.cpp",
+     .experts = true,
+     .norm_expert_weights = true,
+     .shared_expert = true,
+     .mamba2 = true,
+     .shared_expert_unscaled = true,
+     .shared_expert_if_sized = true,
+     .granite_multipliers = true},
 };
 
 }  // namespace

@@ -30,7 +30,8 @@ enum class Arch : uint32_t {
   mistral3,
   lfm2moe,
   nemotron_h,
-  nemotron_h_moe
+  nemotron_h_moe,
+  granitehybrid
 };
 
 // llama.cpp's LLAMA_ROPE_TYPE_NORM rotates adjacent pairs (x[2i], x[2i+1]) of a head;
@@ -176,6 +177,15 @@ struct Architecture {
   // gives the picks' renormalisation and scale (expert_weights_norm, expert_weights_scale).
   bool ungated_experts = false;
   bool expert_weights_keys = false;
+  // The shared expert is added as it is, with no ffn_gate_inp_shexp (nemotron_h_moe,
+  // granitehybrid); granitehybrid has one only where the file gives its width
+  // (expert_shared_feed_forward_length).
+  bool shared_expert_unscaled = false;
+  bool shared_expert_if_sized = false;
+  // granitehybrid (src/models/granite-hybrid.cpp): Granite's multipliers from the file
+  // (embedding_scale, residual_scale, attention.scale, logit_scale) and RoPE on or off by
+  // rope.scaling.finetuned (the converter writes false for Granite 4.0-H: no RoPE).
+  bool granite_multipliers = false;
 };
 
 const Architecture& architecture(Arch arch);

@@ -22,7 +22,7 @@ AttentionPlan attention(const ModelShape& s, uint32_t l) {
   a.heads = s.heads(l);
   a.heads_kv = s.heads_kv(l);
   a.head_dim = s.head_dim(l);
-  a.rope_dims = arch.no_rope ? 0 : s.rope_dims(l);
+  a.rope_dims = arch.no_rope || !s.rope ? 0 : s.rope_dims(l);
   a.n_q = s.n_embd_q(l);
   a.n_kv = s.n_embd_kv(l);
   a.window = s.sliding(l) ? s.sliding_window : 0;
@@ -30,8 +30,7 @@ AttentionPlan attention(const ModelShape& s, uint32_t l) {
   a.stores_kv = s.has_kv(l);
   a.rope_table = s.sliding(l) || (arch.per_layer_attention && s.swa_layer(l)) ? 1 : 0;
   a.rope_factors = !(arch.rope_freqs_global_only && s.swa_layer(l));
-  // llama.cpp's f_attention_scale: 1 where Q and K are normed instead (gemma4).
-  a.scale = arch.attn_scale_one ? 1.0f : 1.0f / std::sqrt(static_cast<float>(a.head_dim));
+  a.scale = s.query_scale(l);
   return a;
 }
 

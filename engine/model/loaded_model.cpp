@@ -287,6 +287,29 @@ core::Status read_expert_weights(const GgufInfo& info, const std::string& p, Mod
   return core::Status::ok();
 }
 
+// granitehybrid's optional multipliers and rope.scaling.finetuned (a bool, true unless given:
+// llama_model_granite_hybrid::load_arch_hparams).
+core::Status read_granite_keys(const GgufInfo& info, const std::string& p, ModelShape& s) {
+  if (!s.traits().granite_multipliers) return core::Status::ok();
+  const std::pair<const char*, float*> keys[] = {{"embedding_scale", &s.embedding_scale},
+                                                 {"residual_scale", &s.residual_scale},
+                                                 {"attention.scale", &s.attention_scale},
+                                                 {"logit_scale", &s.logit_scale}};
+  for (const auto& [key, target] : keys) {
+    if (!info.meta(p + key)) continue;
+    auto f = info.get_float(p + key);
+    if (!f || !std::isfinite(*f)) return bad_model("metadata '" + p + key + "' is not a float");
+    *target = static_cast<float>(*f);
+  }
+  if (const MetaValue* rope = info.meta(p + "rope.scaling.finetuned")) {
+    if (rope->type != MetaType::boolean) {
+      return bad_model("metadata '" + p + "rope.scaling.finetuned' is not a bool");
+    }
+    s.rope = rope->u != 0;
+  }
+  return core::Status::ok();
+}
+
 // lfm2's keys (llama_model_lfm2::load_arch_hparams): shortconv.l_cache, required, and
 // head_count_kv, whose 0 entries make a layer a short convolution; the model's KV heads are the
 // attention layers'.
@@ -361,6 +384,7 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
   if (s.traits().mamba2) GAUNTLET_TRY(read_hybrid_layers(info, p, s));
   GAUNTLET_TRY(read_expert_gating(info, p, s));
   GAUNTLET_TRY(read_expert_weights(info, p, s));
+  GAUNTLET_TRY(read_granite_keys(info, p, s));
   // llama.cpp's graphs for these architectures assert n_embd_head_k == n_embd_head_v.
   if (auto value_length = info.get_uint(p + "attention.value_length");
       value_length && *value_length != s.head_dim()) {

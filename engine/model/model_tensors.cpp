@@ -55,7 +55,7 @@ void add_experts(Add& add, const ModelShape& s, const std::string& p, uint32_t l
   }
   if (!s.shared_expert()) return;
   const uint64_t sh = s.shared_expert_ff();
-  add(p + "ffn_gate_inp_shexp.weight", {embd}, l);
+  if (!s.traits().shared_expert_unscaled) add(p + "ffn_gate_inp_shexp.weight", {embd}, l);
   add(p + "ffn_gate_shexp.weight", {embd, sh}, l);
   add(p + "ffn_down_shexp.weight", {sh, embd}, l);
   add(p + "ffn_up_shexp.weight", {embd, sh}, l);
@@ -233,6 +233,8 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
     add(p + "attn_norm.weight", {embd}, l);
     if (s.mixer(l) == Mixer::short_conv) {
       add_short_conv(add, s, p, l);
+    } else if (s.mixer(l) == Mixer::mamba2) {
+      add_mamba2(add, s, p, l);
     } else if (s.recurrent(l)) {
       add_gated_delta_net(add, s, p, l);
     } else if (arch.fused_qkv) {

@@ -4,8 +4,20 @@
 #include "engine/model/shape.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace gauntlet::engine::model {
+
+float ModelShape::query_scale(uint32_t layer) const {
+  if (attention_scale != 0.0f) return attention_scale;
+  if (traits().attn_scale_one) return 1.0f;
+  return 1.0f / std::sqrt(static_cast<float>(head_dim(layer)));
+}
+
+float ModelShape::embedding_multiplier() const {
+  if (traits().embed_scale) return std::sqrt(static_cast<float>(n_embd));
+  return embedding_scale != 0.0f ? embedding_scale : 1.0f;
+}
 
 void apply_architecture_defaults(ModelShape& s) {
   const Architecture& a = s.traits();

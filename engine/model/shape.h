@@ -80,6 +80,11 @@ struct ModelShape {
   // w_scale; 0: none): the picks' weights over their sum, then times the scale.
   bool expert_weights_norm = false;
   float expert_weights_scale = 0.0f;
+  // granitehybrid's multipliers (0: none): the embedding times embedding_scale, each branch's
+  // output times residual_scale before its residual add, the attention's scale, the logits over
+  // logit_scale; and whether its attention turns RoPE (rope.scaling.finetuned).
+  float embedding_scale = 0.0f, residual_scale = 0.0f, attention_scale = 0.0f, logit_scale = 0.0f;
+  bool rope = true;
   // A gated DeltaNet's dimensions (qwen35; lfm2's short convolution has only ssm_conv, from
   // shortconv.l_cache; src/llama-arch.cpp's ssm.* keys): the causal conv1d's
   // width (ssm.conv_kernel), the key head size (ssm.state_size), the key heads (ssm.group_count),
@@ -218,7 +223,15 @@ struct ModelShape {
     return n_ff_exp != 0 ? n_ff_exp : (n_expert_used == 0 ? 0 : n_ff / n_expert_used);
   }
   uint32_t shared_expert_ff() const { return n_ff_shexp != 0 ? n_ff_shexp : n_ff; }
-  bool shared_expert() const { return moe() && traits().shared_expert; }
+  bool shared_expert() const {
+    return moe() && traits().shared_expert && (!traits().shared_expert_if_sized || n_ff_shexp != 0);
+  }
+  // The attention's query scale (llama.cpp's kq_scale): the file's attention.scale where it gives
+  // one, 1 where Q and K are normed instead (gemma4), else 1/sqrt(head_dim).
+  float query_scale(uint32_t layer) const;
+  // What the token embedding is multiplied by: sqrt(n_embd) (gemma), embedding_scale (granite),
+  // or 1.
+  float embedding_multiplier() const;
   // Whether layer l is a sliding layer by the pattern (llama_hparams::is_swa), and whether it
   // slides (with a window).
   bool swa_layer(uint32_t layer) const {
@@ -294,11 +307,13 @@ std::vector<std::string> preset_names();
 // attn_layers=A:B:... (the attention layers; the others are short convolutions) and ssm_conv; for
 // lfm2moe also dense_lead and gating; for mistral3 yarn_beta_fast, yarn_beta_slow, yarn_log_mul
 // and attn_temp_scale; for nemotron_h layers=M*-... (apply_layer_pattern) and ssm_conv, ssm_state,
-// ssm_groups, ssm_heads, ssm_inner; for nemotron_h_moe also expert_norm=0|1 and expert_scale).
+// ssm_groups, ssm_heads, ssm_inner; for nemotron_h_moe also expert_norm=0|1 and expert_scale; for
+// granitehybrid layers=M*... and the Mamba2 dims, rope=0|1, embedding_scale, residual_scale,
+// attention_scale and logit_scale).
 core::Result<ModelShape> parse_dims(const std::string& text);
-// nemotron_h's layers from its hybrid_override_pattern, one character per layer: M a Mamba2
-// block, * an attention layer (n_head_kv KV heads), - or E a feed-forward (n_ff wide; the experts
-// in nemotron_h_moe).
+// A Mamba2 hybrid's layers, one character per layer (nemotron_h's hybrid_override_pattern): M a
+// Mamba2 block, * an attention layer (n_head_kv KV heads), and in nemotron_h - or E a
+// feed-forward (n_ff wide; the experts in nemotron_h_moe).
 core::Status apply_layer_pattern(ModelShape& shape, std::string_view pattern);
 // A command line's shape: dims when it has an '=', else a preset's name.
 core::Result<ModelShape> parse_shape(const std::string& text);

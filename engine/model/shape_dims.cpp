@@ -126,11 +126,12 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
       }
       continue;
     }
-    const std::map<std::string, float*> floats = {{"expert_scale", &s.expert_weights_scale},
-                                                  {"yarn_beta_fast", &s.yarn_beta_fast},
-                                                  {"yarn_beta_slow", &s.yarn_beta_slow},
-                                                  {"yarn_log_mul", &s.yarn_log_mul},
-                                                  {"attn_temp_scale", &s.attn_temp_scale}};
+    const std::map<std::string, float*> floats = {
+        {"expert_scale", &s.expert_weights_scale}, {"embedding_scale", &s.embedding_scale},
+        {"residual_scale", &s.residual_scale},     {"attention_scale", &s.attention_scale},
+        {"logit_scale", &s.logit_scale},           {"yarn_beta_fast", &s.yarn_beta_fast},
+        {"yarn_beta_slow", &s.yarn_beta_slow},     {"yarn_log_mul", &s.yarn_log_mul},
+        {"attn_temp_scale", &s.attn_temp_scale}};
     if (auto f = floats.find(key); f != floats.end()) {
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), *f->second);
       if (ec != std::errc() || p != value.data() + value.size()) {
@@ -166,11 +167,12 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
     }
     tied_given = tied_given || key == "tied";
     if (key == "tied" || key == "rope_freqs" || key == "fused_gate_up" || key == "k_as_v" ||
-        key == "expert_norm") {
+        key == "expert_norm" || key == "rope") {
       (key == "tied"            ? s.tied_output
        : key == "rope_freqs"    ? s.rope_freqs
        : key == "fused_gate_up" ? s.fused_expert_gate_up
        : key == "expert_norm"   ? s.expert_weights_norm
+       : key == "rope"          ? s.rope
                                 : s.k_as_v) = v != 0;
       continue;
     }
@@ -215,11 +217,10 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
 }
 
 core::Status apply_layer_pattern(ModelShape& s, std::string_view pattern) {
-  if (!s.traits().one_branch_layers || pattern.size() != s.n_layer) {
-    return bad_shape("layers='" + std::string(pattern) +
-                     "' must give one of M, *, - and E for each " + "of the " +
-                     std::to_string(s.n_layer) + " layers, and only " +
-                     "nemotron_h's layers are one branch each");
+  const bool one_branch = s.traits().one_branch_layers;
+  if (!s.traits().mamba2 || pattern.size() != s.n_layer) {
+    return bad_shape("layers='" + std::string(pattern) + "' must give one letter for each of the " +
+                     std::to_string(s.n_layer) + " layers of a Mamba2 hybrid");
   }
   s.layer_heads_kv.clear();
   s.layer_ff.clear();
@@ -227,12 +228,12 @@ core::Status apply_layer_pattern(ModelShape& s, std::string_view pattern) {
     // E, as the converters' patterns write a mixture's layers, is a feed-forward too: its
     // experts are the model's (nemotron_h_moe's every feed-forward layer).
     const bool feeds_forward = c == '-' || c == 'E';
-    if (c != 'M' && c != '*' && !feeds_forward) {
-      return bad_shape(std::string("layers: '") + c +
-                       "' is not M (Mamba2), * (attention), - or E (feed-forward)");
+    if (c != 'M' && c != '*' && !(one_branch && feeds_forward)) {
+      return bad_shape(std::string("layers: '") + c + "' is not M (Mamba2), * (attention)" +
+                       (one_branch ? ", - or E (feed-forward)" : ""));
     }
     s.layer_heads_kv.push_back(c == '*' ? s.n_head_kv : 0);
-    s.layer_ff.push_back(feeds_forward ? s.n_ff : 0);
+    if (one_branch) s.layer_ff.push_back(feeds_forward ? s.n_ff : 0);
   }
   return core::Status::ok();
 }

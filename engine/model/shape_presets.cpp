@@ -209,13 +209,18 @@ const std::vector<ModelShape>& presets() {
       // moe_intermediate_size 1792, 4 per token, sigmoid-gated with an expert bias, tied.
       {"lfm2-8b-a1b",     lfm2moe,   2048, 24, 32, 8, 64,  7168,  65536,  128000, 1000000.0f,  1e-5f, true,  false, 0, 1.0f, 32, 4, 1792},
       // nvidia/Nemotron-H-8B-Base-8K's config.json: hidden 4096, 52 layers by
-      // hybrid_override_pattern (kOneBranch below), 32 heads and 8 KV heads of 128, a
+      // hybrid_override_pattern (mamba2_hybrids below), 32 heads and 8 KV heads of 128, a
       // squared-ReLU feed-forward of 21504, vocab 131072, 8192 positions, untied.
       {"nemotron-h-8b",   nemotron_h, 4096, 52, 32, 8, 128, 21504, 131072, 8192, 10000.0f,    1e-5f, false, false},
       // nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B's config.json: hidden 2688, 52 layers, 32 heads and 2
       // KV heads of 128, 128 ungated experts of 1856 (6 a token, norm_topk_prob, routed scaling
       // 2.5) and a shared one of 3712, vocab 131072, 262144 positions.
       {"nemotron-3-nano-30b-a3b", nemotron_h_moe, 2688, 52, 32, 2, 128, 1856, 131072, 262144, 10000.0f, 1e-5f, false, false, 0, 1.0f, 128, 6, 1856},
+      // ibm-granite/granite-4.0-h-tiny's config.json: hidden 1536, 40 layers (attention at 5, 15,
+      // 25 and 35; mamba2_hybrids below), 12 heads and 4 KV heads of 128, 64 experts of 512 (6 a
+      // token) and a shared one of 1024, vocab 100352, 131072 positions, tied; no RoPE (the
+      // converter's rope.scaling.finetuned false). Its multipliers change no size: left out.
+      {"granite-4.0-h-tiny", granitehybrid, 1536, 40, 12, 4, 128, 512, 100352, 131072, 10000.0f, 1e-5f, true, false, 0, 1.0f, 64, 6, 512},
       // Small shapes for tests and benchmarks.
       {"test-tiny",       llama, 64,   2,  4,  2,  16,  128,   256,    128,    10000.0f,   1e-5f, false, false},
       {"test-small",      llama, 128,  3,  4,  4,  32,  352,   512,    256,    10000.0f,   1e-5f, false, false},
@@ -246,16 +251,18 @@ const std::vector<ModelShape>& presets() {
                                           {"test-lfm2", {1, 3}}};
   // The Mamba2 hybrids' layers (hybrid_override_pattern: M Mamba2, * attention, - feed-forward)
   // and Mamba2 blocks (mamba_num_heads of mamba_head_dim, n_groups, ssm_state_size, conv_kernel).
-  struct OneBranch {
+  struct Mamba2Hybrid {
     const char* name;
     const char* pattern;
     uint32_t heads, head_dim, groups, state;
   };
-  static const OneBranch one_branch[] = {
+  static const Mamba2Hybrid mamba2_hybrids[] = {
       {"nemotron-h-8b", "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-", 128, 64, 8, 128},
       {"nemotron-3-nano-30b-a3b", "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME", 64, 64, 8,
        128},
-      {"test-nemotron-h", "M-M*M-", 4, 32, 2, 32}};
+      {"test-nemotron-h", "M-M*M-", 4, 32, 2, 32},
+      // mamba_n_heads 48 of mamba_d_head 64, mamba_n_groups 1, mamba_d_state 128.
+      {"granite-4.0-h-tiny", "MMMMM*MMMMMMMMM*MMMMMMMMM*MMMMMMMMM*MMMM", 48, 64, 1, 128}};
   // clang-format on
   static const std::vector<ModelShape> all = [] {
     std::vector<ModelShape> v;
@@ -281,7 +288,7 @@ const std::vector<ModelShape>& presets() {
         }
         s.ssm_conv = 3;  // conv_L_cache
       }
-      for (const auto& b : one_branch) {
+      for (const auto& b : mamba2_hybrids) {
         if (s.name != b.name) continue;
         (void)apply_layer_pattern(s, b.pattern);  // the table's patterns are tested
         s.ssm_conv = kSsmConvWidth;
@@ -289,6 +296,10 @@ const std::vector<ModelShape>& presets() {
         s.ssm_inner = b.heads * b.head_dim;
         s.ssm_groups = b.groups;
         s.ssm_state = b.state;
+      }
+      if (s.arch == Arch::granitehybrid) {
+        s.n_ff_shexp = 1024;  // shared_intermediate_size
+        s.rope = false;
       }
       if (s.arch == Arch::nemotron_h_moe) {
         s.n_ff_shexp = 3712;  // moe_shared_expert_intermediate_size

@@ -145,6 +145,11 @@ core::Status validate_mamba2(const ModelShape& s) {
                      " must divide ssm.time_step_rank (the heads) " + std::to_string(s.ssm_heads) +
                      ", and the heads ssm.inner_size " + std::to_string(s.ssm_inner));
   }
+  // granitehybrid's loader asserts 2 * n_embd == d_inner.
+  if (s.traits().granite_multipliers && s.ssm_inner != 2 * s.n_embd) {
+    return bad_shape("ssm.inner_size " + std::to_string(s.ssm_inner) + " must be 2 n_embd (" +
+                     std::to_string(2 * s.n_embd) + ") in granitehybrid");
+  }
   if (s.ssm_state > kMaxSsmState || (s.ssm_inner / s.ssm_groups) % 32 != 0) {
     return bad_shape("ssm.state_size " + std::to_string(s.ssm_state) + " must be at most " +
                      std::to_string(kMaxSsmState) + ", and ssm.inner_size / ssm.group_count " +
@@ -275,6 +280,12 @@ core::Status validate_shape(const ModelShape& s) {
   }
   GAUNTLET_TRY(validate_recurrent(s));
   GAUNTLET_TRY(validate_rope_sections(s));
+  if (!s.traits().granite_multipliers &&
+      (s.embedding_scale != 0 || s.residual_scale != 0 || s.attention_scale != 0 ||
+       s.logit_scale != 0 || !s.rope)) {
+    return bad_shape(std::string(s.traits().name) +
+                     " has none of Granite's multipliers and always turns RoPE");
+  }
   if (s.attn_temp_scale != 0 && !s.traits().attn_temperature) {
     return bad_shape(std::string(s.traits().name) +
                      " has no attention temperature (attn_temp_scale " +

@@ -140,13 +140,28 @@ void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
   if (shape.traits().gated_delta_net) {
     w.set_u32(p + "full_attention_interval", shape.attention_interval());
   }
-  if (shape.traits().one_branch_layers) {
-    // nemotron_h: which layer is which from the per-layer head_count_kv and feed_forward_length
-    // (0 on the Mamba2 layers, the width on the feed-forward ones), and the norm's epsilon under
-    // the key its loader requires.
+  if (shape.traits().mamba2 && !shape.layer_heads_kv.empty()) {
+    // The Mamba2 hybrids: head_count_kv per layer, 0 on the Mamba2 layers.
     w.set_meta(p + "attention.head_count_kv", array_of(MetaType::u32, shape.layer_heads_kv));
+  }
+  if (shape.traits().one_branch_layers) {
+    // nemotron_h: the feed-forward layers by their feed_forward_length (0 elsewhere), and the
+    // norm's epsilon under the key its loader requires.
     w.set_meta(p + "feed_forward_length", array_of(MetaType::u32, shape.layer_ff));
     w.set_f32(p + "attention.layer_norm_epsilon", shape.rms_eps);
+  }
+  if (shape.traits().granite_multipliers) {
+    const std::pair<const char*, float> multipliers[] = {{"embedding_scale", shape.embedding_scale},
+                                                         {"residual_scale", shape.residual_scale},
+                                                         {"attention.scale", shape.attention_scale},
+                                                         {"logit_scale", shape.logit_scale}};
+    for (const auto& [key, value] : multipliers) {
+      if (value != 0.0f) w.set_f32(p + key, value);
+    }
+    MetaValue rope;
+    rope.type = MetaType::boolean;
+    rope.u = shape.rope ? 1 : 0;
+    w.set_meta(p + "rope.scaling.finetuned", rope);
   }
   if (shape.traits().gating_key) {
     // llama.cpp's numbering: 1 softmax, 2 sigmoid, 3 softmax of the picked.

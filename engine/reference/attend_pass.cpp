@@ -16,7 +16,7 @@ void attend_pass(const model::ModelShape& s, const KvCacheView& kv, const planne
                  const Products& fast) {
   const uint32_t hd = s.head_dim(l), n_kv = s.n_embd_kv(l), group = s.heads(l) / s.heads_kv(l);
   const uint32_t src = s.kv_layer(l);
-  const float scale = s.traits().attn_scale_one ? 1.0f : 1.0f / std::sqrt(static_cast<float>(hd));
+  const float scale = s.query_scale(l);
   auto first_of = [&](uint32_t pos) {
     return s.sliding(l) && pos + 1 > s.sliding_window ? pos + 1 - s.sliding_window : 0;
   };

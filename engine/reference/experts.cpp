@@ -209,10 +209,11 @@ void experts_ffn(const model::ModelShape& s, const model::LayerWeights& L, float
     matmuls(pool, act, stride, n_tokens, {{&L.w_down_shexp, a.hb, a.xb}});
   } else if (s.shared_expert()) {
     // The shared expert's gate g = ffn_gate_inp_shexp . x, kept beside the selection.
+    if (!arch.shared_expert_unscaled) {
+      matmuls(pool, act, stride, n_tokens, {{&L.shexp_gate, a.xb, a.selected + 2 * k}});
+    }
     matmuls(pool, act, stride, n_tokens,
-            {{&L.shexp_gate, a.xb, a.selected + 2 * k},
-             {&L.w_gate_shexp, a.xb, a.hb},
-             {&L.w_up_shexp, a.xb, a.hb2}});
+            {{&L.w_gate_shexp, a.xb, a.hb}, {&L.w_up_shexp, a.xb, a.hb2}});
     for (size_t t = 0; t < n_tokens; ++t) {
       gated_activation(model::Activation::silu, block(t) + a.hb, block(t) + a.hb2,
                        s.shared_expert_ff());
@@ -222,9 +223,10 @@ void experts_ffn(const model::ModelShape& s, const model::LayerWeights& L, float
   for (size_t t = 0; t < n_tokens; ++t) {
     float* b = block(t);
     const float* weights = b + a.selected + k;
-    // qwen2moe's sigmoid is ggml_div(ggml_silu(g), g); nemotron_h_moe's shared expert has none.
+    // qwen2moe's sigmoid is ggml_div(ggml_silu(g), g); nemotron_h_moe's and granite's shared
+    // expert has none.
     const float g = b[a.selected + 2 * k];
-    const float shared_scale = ungated ? 1.0f : g / (1.0f + std::exp(-g)) / g;
+    const float shared_scale = arch.shared_expert_unscaled ? 1.0f : g / (1.0f + std::exp(-g)) / g;
     for (uint64_t i = 0; i < embd; ++i) {
       float sum = b[a.experts_out + i] * weights[0];
       for (uint32_t slot = 1; slot < k; ++slot)

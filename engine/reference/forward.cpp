@@ -36,8 +36,7 @@ void attend(const model::ModelShape& s, const KvCacheView& kv, const planner::Kv
   const uint64_t seq_base = uint64_t{tok.seq} * cache.per_sequence;
   const uint32_t hd = s.head_dim(l), n_kv = s.n_embd_kv(l), group = s.heads(l) / s.heads_kv(l);
   const uint32_t src = s.kv_layer(l);
-  // llama.cpp's f_attention_scale: 1 where Q and K are normed instead (gemma4).
-  const float scale = s.traits().attn_scale_one ? 1.0f : 1.0f / std::sqrt(static_cast<float>(hd));
+  const float scale = s.query_scale(l);
   const uint32_t first =
       s.sliding(l) && pos + 1 > s.sliding_window ? pos + 1 - s.sliding_window : 0;
   auto row = [&](uint32_t t) {
@@ -102,10 +101,14 @@ void attend(const model::ModelShape& s, const KvCacheView& kv, const planner::Kv
   });
 }
 
-// x += branch, through the architecture's post-norm of the branch where it has one (gemma).
+// x += branch, through the architecture's post-norm of the branch where it has one (gemma), times
+// granite's residual_scale where the file gives one.
 void add_residual(const model::ModelShape& s, float* x, float* branch,
                   const TensorView& post_norm) {
   if (s.traits().post_norms) rmsnorm(branch, branch, floats(post_norm), s.n_embd, s.rms_eps);
+  if (s.residual_scale != 0.0f) {
+    for (uint32_t i = 0; i < s.n_embd; ++i) branch[i] *= s.residual_scale;
+  }
   for (uint32_t i = 0; i < s.n_embd; ++i) x[i] += branch[i];
 }
 
@@ -392,6 +395,10 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
     float* b = block(t);
     rmsnorm(b + a.xb, b + a.x, floats(w.output_norm), n_embd, s.rms_eps);
     matmuls(pool, b, a.total, 1, {{&w.output, a.xb, a.logits}});
+    if (s.logit_scale != 0.0f) {
+      float* logits = b + a.logits;
+      for (uint32_t i = 0; i < s.n_vocab; ++i) logits[i] *= 1.0f / s.logit_scale;
+    }
     if (s.final_softcap > 0) {
       float* logits = b + a.logits;
       for (uint32_t i = 0; i < s.n_vocab; ++i) logits[i] = softcap(logits[i], s.final_softcap);

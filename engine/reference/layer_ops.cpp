@@ -11,8 +11,8 @@ void embed_token(const model::ModelShape& shape, const model::TensorView& token_
                  float* x) {
   model::dequantize_row(token_embd.type, token_embd.row(static_cast<uint64_t>(token)), x,
                         shape.n_embd);
-  if (!shape.traits().embed_scale) return;
-  const float scale = std::sqrt(static_cast<float>(shape.n_embd));
+  const float scale = shape.embedding_multiplier();
+  if (scale == 1.0f) return;
   for (uint32_t i = 0; i < shape.n_embd; ++i) x[i] *= scale;
 }
 
