@@ -46,6 +46,13 @@ make_model lfm2-Q8_0 "arch=lfm2,$micro,n_layer=2,attn_layers=1" Q8_0
 make_model lfm2moe-Q8_0 "arch=lfm2moe,$micro,n_layer=2,attn_layers=1,dense_lead=1,$experts" Q8_0
 # mistral3: YaRN's own keys and the attention temperature.
 make_model mistral3-F16 "arch=mistral3,$micro,yarn_factor=4,yarn_orig_ctx=8,yarn_log_mul=1,attn_temp_scale=0.1" F16
+# The Mamba2 hybrids: ssm.* keys, per-layer head_count_kv and feed_forward_length arrays, ssm_a and
+# ssm_d without a "weight" suffix, the grouped norm's 2-D weight; nemotron_h_moe's bool
+# expert_weights_norm; granitehybrid's multipliers and rope.scaling.finetuned.
+mamba="n_embd=32,n_head=2,n_head_kv=1,n_ff=64,n_vocab=48,context=16,ssm_groups=1"
+make_model nemotron_h-Q8_0 "arch=nemotron_h,$mamba,n_layer=3,layers=M*-" Q8_0
+make_model nemotron_h_moe-Q8_0 "arch=nemotron_h_moe,$mamba,n_layer=3,layers=M*E,$experts,n_ff_shexp=64,expert_norm=1,expert_scale=2.5" Q8_0
+make_model granitehybrid-F16 "arch=granitehybrid,$mamba,n_layer=2,layers=M*,rope=0,embedding_scale=2,residual_scale=0.5,attention_scale=0.25,logit_scale=3" F16
 
 # A run on the host: its journal is copied while the run goes (it is removed once the report
 # is written), then the report.

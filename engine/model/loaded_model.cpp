@@ -251,19 +251,21 @@ core::Status read_expert_gating(const GgufInfo& info, const std::string& p, Mode
 
 // A hybrid's per-layer arrays: head_count_kv, whose 0 entries make a layer recurrent (lfm2's and
 // nemotron_h's is_recr_impl), and feed_forward_length, whose entries make a nemotron_h layer a
-// feed-forward; the model's KV heads and width are the largest layer's.
+// feed-forward; the model's KV heads and width are the largest layer's (where any layer has
+// them: a hybrid without attention or feed-forward layers keeps the scalar defaults).
 core::Status read_hybrid_layers(const GgufInfo& info, const std::string& p, ModelShape& s) {
+  auto largest = [](const std::vector<uint32_t>& v, uint32_t& target) {
+    if (!v.empty() && *std::max_element(v.begin(), v.end()) > 0) {
+      target = *std::max_element(v.begin(), v.end());
+    }
+  };
   GAUNTLET_TRY(read_layer_array(info, p + "attention.head_count_kv", s.n_layer, s.layer_heads_kv));
-  if (!s.layer_heads_kv.empty()) {
-    s.n_head_kv = *std::max_element(s.layer_heads_kv.begin(), s.layer_heads_kv.end());
-  }
+  largest(s.layer_heads_kv, s.n_head_kv);
   if (!s.traits().one_branch_layers) return core::Status::ok();
   GAUNTLET_TRY(read_layer_array(info, p + "attention.head_count", s.n_layer, s.layer_heads));
   GAUNTLET_TRY(read_layer_array(info, p + "feed_forward_length", s.n_layer, s.layer_ff));
-  if (!s.layer_heads.empty()) {
-    s.n_head = *std::max_element(s.layer_heads.begin(), s.layer_heads.end());
-  }
-  if (!s.layer_ff.empty()) s.n_ff = *std::max_element(s.layer_ff.begin(), s.layer_ff.end());
+  largest(s.layer_heads, s.n_head);
+  largest(s.layer_ff, s.n_ff);
   return core::Status::ok();
 }
 

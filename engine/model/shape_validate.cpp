@@ -124,10 +124,8 @@ core::Status validate_per_layer_attention(const ModelShape& s) {
   return core::Status::ok();
 }
 
-// Mamba2's dimensions, as llama.cpp's build_mamba2_layer asserts them (d_inner a multiple of the
-// heads and of the groups; ggml_ssm_scan: the heads a multiple of the groups) and the conv kernels
-// take them (2..kSsmConvWidth taps).
-core::Status validate_mamba2(const ModelShape& s) {
+// A recurrent block's ssm.* dimensions, each named where it is 0.
+core::Status ssm_dims_positive(const ModelShape& s) {
   const std::pair<const char*, uint32_t> dims[] = {{"ssm.state_size", s.ssm_state},
                                                    {"ssm.group_count", s.ssm_groups},
                                                    {"ssm.time_step_rank", s.ssm_heads},
@@ -135,6 +133,14 @@ core::Status validate_mamba2(const ModelShape& s) {
   for (const auto& [name, value] : dims) {
     if (value == 0) return bad_shape(std::string(name) + " must be positive");
   }
+  return core::Status::ok();
+}
+
+// Mamba2's dimensions, as llama.cpp's build_mamba2_layer asserts them (d_inner a multiple of the
+// heads and of the groups; ggml_ssm_scan: the heads a multiple of the groups) and the conv kernels
+// take them (2..kSsmConvWidth taps).
+core::Status validate_mamba2(const ModelShape& s) {
+  GAUNTLET_TRY(ssm_dims_positive(s));
   if (s.ssm_conv < 2 || s.ssm_conv > kSsmConvWidth) {
     return bad_shape("ssm.conv_kernel " + std::to_string(s.ssm_conv) +
                      " is not a conv1d width the recurrent kernels support (2.." +
@@ -175,13 +181,7 @@ core::Status validate_recurrent(const ModelShape& s) {
                      " is not a conv1d width the recurrent kernels support (" +
                      std::to_string(kSsmConvWidth) + ")");
   }
-  const std::pair<const char*, uint32_t> dims[] = {{"ssm.state_size", s.ssm_state},
-                                                   {"ssm.group_count", s.ssm_groups},
-                                                   {"ssm.time_step_rank", s.ssm_heads},
-                                                   {"ssm.inner_size", s.ssm_inner}};
-  for (const auto& [name, value] : dims) {
-    if (value == 0) return bad_shape(std::string(name) + " must be positive");
-  }
+  GAUNTLET_TRY(ssm_dims_positive(s));
   if (s.ssm_heads % s.ssm_groups != 0) {
     return bad_shape("ssm.time_step_rank (value heads) " + std::to_string(s.ssm_heads) +
                      " is not a multiple of ssm.group_count (key heads) " +

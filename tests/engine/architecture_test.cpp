@@ -168,6 +168,9 @@ TEST(Architectures, EachDefaultFileHasExactlyTheTensorsLlamaCppsLoaderCreates) {
   const std::vector<std::string> delta_net = {
       "attn_qkv.weight", "attn_gate.weight", "ssm_conv1d.weight", "ssm_dt.bias",   "ssm_a",
       "ssm_beta.weight", "ssm_alpha.weight", "ssm_norm.weight",   "ssm_out.weight"};
+  const std::vector<std::string> mamba2 = {
+      "ssm_in.weight", "ssm_conv1d.weight", "ssm_conv1d.bias", "ssm_dt.bias", "ssm_a",
+      "ssm_d",         "ssm_norm.weight",   "ssm_out.weight"};
   auto cat = [](std::initializer_list<std::vector<std::string>> parts) {
     std::vector<std::string> all;
     for (const auto& p : parts) all.insert(all.end(), p.begin(), p.end());
@@ -239,6 +242,23 @@ TEST(Architectures, EachDefaultFileHasExactlyTheTensorsLlamaCppsLoaderCreates) {
              ffn_norm,
              ffn}),
         cat({norm, qkv, out, qk_norm, ffn_norm, exps, {"exp_probs_b.bias"}})}},
+      // nemotron-h.cpp: layer 0 a Mamba2 block (ssm_a and ssm_d without a suffix, the conv's bias
+      // optional there), layer 1 a feed-forward without a gate; each has only its attn_norm.
+      {"arch=nemotron_h,layers=M-",
+       top,
+       {cat({norm, mamba2}), cat({norm, {"ffn_up.weight", "ffn_down.weight"}})}},
+      // nemotron-h.cpp with experts: layer 0 attention (no norms, no biases), layer 1 ungated
+      // experts with their selection bias and an ungated shared expert.
+      {"arch=nemotron_h_moe,layers=*E,n_expert=4,n_expert_used=2,n_ff_exp=64,n_ff_shexp=128",
+       top,
+       {cat({norm, qkv, out}),
+        cat({norm,
+             {"ffn_gate_inp.weight", "exp_probs_b.bias", "ffn_down_exps.weight",
+              "ffn_up_exps.weight", "ffn_down_shexp.weight", "ffn_up_shexp.weight"}})}},
+      // granite-hybrid.cpp: a Mamba2 block or attention, each with ffn_norm and a SwiGLU.
+      {"arch=granitehybrid,layers=M*",
+       top,
+       {cat({norm, mamba2, ffn_norm, ffn}), cat({norm, qkv, out, ffn_norm, ffn})}},
       // mistral3.cpp: llama's tensors (output optional, wo_b and the MLP biases not written).
       {"arch=mistral3", top, same(cat({norm, qkv, out, ffn_norm, ffn}))},
       // gemma4.cpp: layer 0 slides, layer 1 is global (rope_freqs for its proportional RoPE);

@@ -1,6 +1,6 @@
 // Granite 4.0-H (granitehybrid) on the device against the host reference: Mamba2 and attention
 // layers each with a SwiGLU feed-forward, Granite's four multipliers, with and without RoPE; 32
-// greedy tokens with their logits in F32, Q8_0 and Q4_K_M; passes of 1, 32 and 512 tokens; 4
+// greedy tokens with their logits in F32, Q8_0 and Q4_K_M; passes of 1, 32, 33 and 512 tokens; 4
 // sequences; with experts (softmax-routed, a shared expert added as it is), also in host memory.
 #include "device_fixture.h"
 #include "engine/make_decoder.h"
@@ -36,10 +36,10 @@ TEST_F(EngineGraniteHybrid, GreedyTokensAndLogitsAreTheReferencesInEveryFormat) 
   expect_greedy_decode_matches(device(), *file, granite(), FileType::f32);
 }
 
-TEST_F(EngineGraniteHybrid, PassesOf1And32And512TokensAndFourSequences) {
+TEST_F(EngineGraniteHybrid, PassesOf1And32And33And512TokensAndFourSequences) {
   auto file = synthetic_file(granite(), FileType::q8_0);
   ASSERT_NE(file, nullptr);
-  for (uint32_t micro_batch : {1u, 32u, 512u}) {
+  for (uint32_t micro_batch : {1u, 32u, 33u, 512u}) {
     SCOPED_TRACE("ub " + std::to_string(micro_batch));
     expect_split_matches_reference(placement::whole(4, device().name()), {&device()}, *file,
                                    micro_batch);

@@ -5,7 +5,8 @@
 // across pass boundaries); 4 sequences decoded together, each against its own decode; the layers
 // split between the host and the device; nemotron_h_moe (ungated experts picked by sigmoid with
 // their selection bias, renormalised and scaled, and an ungated shared expert) in F32 and Q4_K_M,
-// in passes of 32, and with its experts in host memory (--cpu-moe).
+// in passes of 1, 32, 33 and 512, with 4 sequences, and with its experts in host memory
+// (--cpu-moe).
 #include "device_fixture.h"
 #include "engine/make_decoder.h"
 #include "tests/engine_device/split_check.h"
@@ -28,11 +29,11 @@ model::ModelShape nemotron_h(const std::string& layers = "M-M*M-") {
 
 class EngineNemotronH : public DeviceAndHostTest {};
 
-model::ModelShape nemotron_h_moe() {
+model::ModelShape nemotron_h_moe(const std::string& layers = "MEM*ME") {
   auto s = model::parse_dims(
-      "arch=nemotron_h_moe,n_layer=6,layers=MEM*ME,n_embd=256,n_head=4,n_head_kv=2,n_ff=256,"
-      "n_vocab=256,context=640,n_expert=8,n_expert_used=2,n_ff_exp=256,n_ff_shexp=256,"
-      "expert_norm=1,expert_scale=2.5");
+      "arch=nemotron_h_moe,n_layer=" + std::to_string(layers.size()) + ",layers=" + layers +
+      ",n_embd=256,n_head=4,n_head_kv=2,n_ff=256,n_vocab=256,context=640,n_expert=8,"
+      "n_expert_used=2,n_ff_exp=256,n_ff_shexp=256,expert_norm=1,expert_scale=2.5");
   EXPECT_TRUE(s.is_ok()) << s.error().describe();
   s->name = "hybrid-nemotron-h-moe";
   return *s;
@@ -57,6 +58,14 @@ TEST_F(EngineNemotronH, MoeGivesTheReferenceTokensLogitsAndPasses) {
   auto file = synthetic_file(nemotron_h_moe(), FileType::q8_0);
   ASSERT_NE(file, nullptr);
   expect_split_matches_reference(placement::whole(6, device().name()), {&device()}, *file, 32);
+  expect_sequences_match_reference(placement::whole(6, device().name()), {&device()}, *file, 4);
+  auto short_file = synthetic_file(nemotron_h_moe("M*E"), FileType::f32);
+  ASSERT_NE(short_file, nullptr);
+  for (uint32_t micro_batch : {1u, 33u, 512u}) {
+    SCOPED_TRACE("ub " + std::to_string(micro_batch));
+    expect_split_matches_reference(placement::whole(3, device().name()), {&device()}, *short_file,
+                                   micro_batch);
+  }
 }
 
 // --cpu-moe: every layer's routed experts in host memory, run there, the rest on the device.

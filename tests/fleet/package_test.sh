@@ -52,7 +52,7 @@ grep -qx "report schema: $root/usr/share/gauntlet/schema/report.schema.json (the
   <<<"$version_text" || fail "--version: report schema"
 grep -qx "fleet schema: $root/usr/share/gauntlet/schema/fleet.schema.json (the one built in)" \
   <<<"$version_text" || fail "--version: fleet schema"
-grep -q "^presets: arc-16g, arc-8g, h100-80g, h200-141g, m2-32k-local, mali-3g-no-bf16, rtx-24g " <<<"$version_text" || fail "--version: presets"
+grep -q "^presets: arc-16g, arc-8g, gb10-128g, h100-80g, h200-141g, m2-32k-local, mali-3g-no-bf16, rtx-24g, strix-halo-128g " <<<"$version_text" || fail "--version: presets"
 
 # A preset added to the installed folder works by name: this one is refused for its unknown key,
 # which shows that `--simulate site-preset` found the installed file before any device work.
