@@ -31,6 +31,8 @@ struct DecodeArgs {
   uint64_t chunk_mib = 16;
   bool json = false;
   bool profile = false;
+  std::string draft, draft_device;  // -md, -devd
+  uint32_t draft_max = 16, draft_min = 0;
 };
 
 // The device's copy and read bandwidth, measured after the decode in the same run (the decode's
@@ -103,6 +105,30 @@ void print_profile(const engine::DecodeReport& rep) {
   }
 }
 
+void print_speculative(const engine::SpeculativeReport& s) {
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "speculative  draft %s on %s: %llu of %llu drafted tokens accepted (%.0f %%), "
+                "%.2f s against %.2f s plain (%.2fx)\n",
+                s.draft.c_str(), s.device.c_str(),
+                static_cast<unsigned long long>(s.stats.accepted),
+                static_cast<unsigned long long>(s.stats.drafted), 100.0 * s.stats.acceptance(),
+                s.seconds, s.plain_seconds, s.speedup());
+  std::cout << line;
+  std::cout << (s.tokens_match ? "             the same greedy tokens as without it\n"
+                               : "             DIFFERENT greedy tokens from token " +
+                                     std::to_string(s.first_difference) + "\n");
+}
+
+// Speculation that changed the greedy tokens is a failure: with greedy sampling they are the
+// target's alone.
+int speculative_verdict(const engine::DecodeReport& rep) {
+  if (!rep.speculative || rep.speculative->tokens_match) return kExitOk;
+  std::cerr << "gauntlet decode: speculative decoding changed the greedy tokens from token "
+            << rep.speculative->first_difference << "\n";
+  return kExitFailures;
+}
+
 std::optional<std::vector<int32_t>> parse_tokens(const std::string& text) {
   std::vector<int32_t> out;
   std::stringstream in(text);
@@ -145,6 +171,14 @@ int decode(const DecodeArgs& a) {
   r.chunk_bytes = a.chunk_mib << 20;
   r.placement = a.placement.request();
   if (r.chunk_bytes == 0) return fail("--chunk-mib must be at least 1", kExitUsage);
+  r.draft_path = a.draft;
+  r.speculative = {a.draft_max, a.draft_min};
+  if (!a.draft.empty() && (a.draft_max == 0 || a.draft_min > a.draft_max)) {
+    return fail("--draft-max must be at least 1 and --draft-min at most --draft-max", kExitUsage);
+  }
+  if (a.draft.empty() && !a.draft_device.empty()) {
+    return fail("--device-draft needs a draft model (-md)", kExitUsage);
+  }
 
   std::ofstream dump;
   if (!a.dump.empty()) {
@@ -163,6 +197,14 @@ int decode(const DecodeArgs& a) {
     return fail(opened.error().message, kind == core::ErrorKind::invalid_argument
                                             ? kExitUsage
                                             : exit_code_for_open(opened.error()));
+  }
+  std::optional<OpenedDevices> draft_device;
+  if (!a.draft_device.empty()) {
+    auto d = open_devices(a.draft_device, *options);
+    if (!d) return fail(d.error().message, kExitUsage);
+    if (d->devices.size() != 1) return fail("--device-draft names one device", kExitUsage);
+    draft_device = std::move(*d);
+    r.draft_device = draft_device->devices.front();
   }
   auto rep = engine::run_decode(r, opened->devices, opened->host);
   if (!rep) {
@@ -185,7 +227,7 @@ int decode(const DecodeArgs& a) {
       j["bandwidth"]["copy_error"] = bw.error;
     }
     std::cout << j.dump(2) << "\n";
-    return kExitOk;
+    return speculative_verdict(*rep);
   }
   std::cout << "model   " << rep->shape.name << " " << engine::model::to_string(rep->format) << " ("
             << format_bytes(rep->plan.weights) << " of weights) on " << rep->device << ", context "
@@ -202,7 +244,8 @@ int decode(const DecodeArgs& a) {
             << format_bytes(rep->rss_peak_bytes) << "\n";
   std::cout << "bandwidth " << bandwidth_line(*rep, bw) << "\n";
   if (a.profile) print_profile(*rep);
-  return kExitOk;
+  if (rep->speculative) print_speculative(*rep->speculative);
+  return speculative_verdict(*rep);
 }
 
 }  // namespace
@@ -226,6 +269,17 @@ void add_decode_command(CLI::App& app, CommandContext& context) {
   cmd->add_flag("--json", a->json, "print JSON");
   cmd->add_flag("--profile", a->profile,
                 "device time per kernel (OpenCL, Vulkan); waits for each dispatch, so tok/s drops");
+  cmd->add_option("--model-draft", a->draft,
+                  "-md: a draft model (same vocabulary) for speculative decoding: after the plain "
+                  "decode the same tokens again with it proposing; different greedy tokens are a "
+                  "failure (exit 1); models with recurrent layers are refused");
+  cmd->add_option("--draft-max", a->draft_max,
+                  "the most tokens drafted for one check by the target (default 16)");
+  cmd->add_option("--draft-min", a->draft_min,
+                  "fewer tokens than this left to draft, the target steps alone (default 0)");
+  cmd->add_option(
+      "--device-draft", a->draft_device,
+      "-devd: the draft's device: host, cpu, opencl:N or vulkan:N (default the target's)");
   cmd->callback([&context, a] { context.exit_code = decode(*a); });
 }
 

@@ -1,5 +1,6 @@
 #include "engine/decode.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "engine/device/device_decoder.h"
@@ -13,6 +14,60 @@ namespace {
 
 double since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// A model that speculative decoding can use: no recurrent layers (taking a state back is not
+// supported), and for a draft the target's vocabulary.
+core::Status check_speculative_model(const model::ModelShape& s, const std::string& role) {
+  if (s.recurrent_layers() == 0) return core::Status::ok();
+  return core::make_error(core::ErrorKind::invalid_argument,
+                          "speculative decoding takes back rejected drafts, which the " + role +
+                              " model's recurrent layers (" + s.traits().name +
+                              ") cannot; use a model without them");
+}
+
+// The draft model on its device proposing, the target checking: the tokens against the plain
+// decode's, the acceptance and the time.
+core::Result<SpeculativeReport> run_speculative(const DecodeRequest& r, Decoder& target,
+                                                const model::ModelShape& shape,
+                                                const DecodeReport& plain,
+                                                backends::Device& draft_device,
+                                                const DecoderOptions& options) {
+  auto file = open_model({r.draft_path, std::nullopt, r.format, r.seed});
+  if (!file) return file.error();
+  auto draft_shape = model::read_model_shape((*file)->info());
+  if (!draft_shape) return draft_shape.error();
+  if (draft_shape->n_vocab != shape.n_vocab) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "the draft model's vocabulary (" +
+                                std::to_string(draft_shape->n_vocab) +
+                                " tokens) is not the target's (" + std::to_string(shape.n_vocab) +
+                                " tokens): a draft proposes the target's token ids");
+  }
+  GAUNTLET_TRY(check_speculative_model(*draft_shape, "draft"));
+  auto loaded = loader::load_to_device(**file, draft_device, {r.chunk_bytes});
+  if (!loaded) return loaded.error();
+  DecoderOptions draft_options = options;
+  draft_options.micro_batch = 1;
+  auto draft = make_decoder(draft_device, *loaded, draft_options);
+  if (!draft) return draft.error();
+  SpeculativeReport rep;
+  rep.draft = r.draft_path.string();
+  rep.device = draft_device.name();
+  rep.options = r.speculative;
+  rep.plain_seconds = plain.prompt_seconds + plain.generate_seconds;
+  target.reset();
+  const auto start = std::chrono::steady_clock::now();
+  auto tokens = speculative_greedy(target, **draft, r.prompt, r.n_tokens, shape.n_vocab,
+                                   r.speculative, rep.stats);
+  if (!tokens) return tokens.error();
+  rep.seconds = since(start);
+  rep.tokens = std::move(*tokens);
+  rep.tokens_match = rep.tokens == plain.generated;
+  const auto parted = std::mismatch(rep.tokens.begin(), rep.tokens.end(), plain.generated.begin(),
+                                    plain.generated.end());
+  rep.first_difference = static_cast<size_t>(parted.first - rep.tokens.begin());
+  return rep;
 }
 
 }  // namespace
@@ -58,7 +113,11 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r,
                                 std::to_string(needed) + " positions, over the context of " +
                                 std::to_string(rep.context));
   }
-  const DecoderOptions options{r.threads, r.kv,          rep.context,      1,
+  const bool speculate = !r.draft_path.empty();
+  if (speculate) GAUNTLET_TRY(check_speculative_model(*shape, "target"));
+  // Speculation checks a draft of up to draft_max tokens, after the newest, in one pass.
+  const uint32_t micro_batch = speculate ? r.speculative.draft_max + 1 : 1;
+  const DecoderOptions options{r.threads, r.kv,          rep.context,      micro_batch,
                                1,         r.chunk_bytes, r.flash_attention};
   auto t0 = std::chrono::steady_clock::now();
   std::optional<loader::DeviceModel> loaded;
@@ -114,6 +173,12 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r,
   plan.chunk_bytes = r.chunk_bytes;
   plan.tensors = rep.mix;
   rep.plan = planner::plan_memory(rep.shape, plan);
+  if (speculate) {
+    backends::Device& draft_device = r.draft_device != nullptr ? *r.draft_device : first;
+    auto spec = run_speculative(r, **decoder, rep.shape, rep, draft_device, options);
+    if (!spec) return spec.error();
+    rep.speculative = std::move(*spec);
+  }
   return rep;
 }
 
@@ -161,6 +226,24 @@ core::OrderedJson DecodeReport::to_json() const {
       times.push_back({{"kernel", t.kernel}, {"dispatches", t.dispatches}, {"seconds", t.seconds}});
     }
     j["kernel_times"] = times;
+  }
+  if (speculative) {
+    const auto& s = *speculative;
+    j["speculative"] = {{"draft", s.draft},
+                        {"device", s.device},
+                        {"draft_max", s.options.draft_max},
+                        {"draft_min", s.options.draft_min},
+                        {"tokens", s.tokens},
+                        {"tokens_match", s.tokens_match},
+                        {"drafted", s.stats.drafted},
+                        {"accepted", s.stats.accepted},
+                        {"checks", s.stats.checks},
+                        {"acceptance_rate", s.stats.acceptance()},
+                        {"seconds", s.seconds},
+                        {"tokens_per_second", s.tokens_per_second()},
+                        {"plain_seconds", s.plain_seconds},
+                        {"speedup", s.speedup()}};
+    if (!s.tokens_match) j["speculative"]["first_difference"] = s.first_difference;
   }
   return j;
 }

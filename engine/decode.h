@@ -17,6 +17,7 @@
 #include "engine/model/shape.h"
 #include "engine/planner/planner.h"
 #include "engine/reference/decoder.h"
+#include "engine/speculative.h"
 
 namespace gauntlet::engine {
 
@@ -39,6 +40,29 @@ struct DecodeRequest {
   // -ngl and -ts over the devices given (placement::from_gpu_layers); by default one device
   // holds the whole model.
   PlacementRequest placement;
+  // Speculative decoding (-md): after the plain greedy decode, the same tokens generated again
+  // with this draft model on `draft_device` (nullptr: the target's first device) proposing.
+  std::filesystem::path draft_path;
+  backends::Device* draft_device = nullptr;
+  SpeculativeOptions speculative;
+};
+
+// The speculative decode beside the plain one: the same greedy tokens or not (a hard verdict),
+// the draft's acceptance, and the time of each (prompt and generation).
+struct SpeculativeReport {
+  std::string draft;   // the draft model's file
+  std::string device;  // where it ran
+  SpeculativeOptions options;
+  SpeculativeStats stats;
+  std::vector<int32_t> tokens;
+  bool tokens_match = false;
+  size_t first_difference = 0;  // where the tokens part, when they do
+  double seconds = 0, plain_seconds = 0;
+  double speedup() const { return seconds > 0 ? plain_seconds / seconds : 0; }
+  // The generated tokens over the speculative run's time (its prompt included).
+  double tokens_per_second() const {
+    return seconds > 0 ? static_cast<double>(tokens.size()) / seconds : 0;
+  }
 };
 
 struct DecodeReport {
@@ -66,6 +90,7 @@ struct DecodeReport {
   uint64_t rss_before_bytes = 0;
   planner::MemoryPlan plan;
   device::KernelTimes kernel_times;  // with DecodeRequest::time_kernels, over the generated steps
+  std::optional<SpeculativeReport> speculative;  // with DecodeRequest::draft_path
   core::OrderedJson to_json() const;
 };
 

@@ -5,6 +5,7 @@
 // check compares two of them.
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "core/status.h"
 #include "engine/batch.h"
@@ -21,8 +22,18 @@ class Decoder {
   // Every sequence starts again at position 0 (its cache is overwritten as it goes).
   virtual void reset() = 0;
   virtual uint32_t position(uint32_t seq = 0) const = 0;
+  // Takes sequence `seq` back to position `pos` (not past where it is): the next token goes
+  // there, and the cache entries past it are overwritten before anything reads them (a token
+  // attends only to positions up to its own). For speculative decoding's rejected drafts; a
+  // decoder whose layers keep a recurrent state cannot take it back and refuses.
+  virtual core::Status rewind(uint32_t seq, uint32_t pos);
   // Feeds `token` at sequence 0's next position; returns its logits.
   core::Result<std::span<const float>> step(int32_t token);
 };
+
+// Decoder::rewind over a decoder's next positions per sequence: refused for a sequence it does
+// not have, or (taking a sequence back) where the model keeps a recurrent state.
+core::Status rewind_position(std::vector<uint32_t>& positions, uint32_t seq, uint32_t pos,
+                             bool recurrent);
 
 }  // namespace gauntlet::engine

@@ -29,6 +29,9 @@ class HostDeviceDecoder final : public Decoder {
   core::Result<std::span<const float>> forward(std::span<const BatchToken> batch) override;
   uint32_t position(uint32_t seq = 0) const override { return pos_[seq]; }
   void reset() override { std::fill(pos_.begin(), pos_.end(), 0); }
+  core::Status rewind(uint32_t seq, uint32_t pos) override {
+    return rewind_position(pos_, seq, pos, model_.shape.recurrent_layers() > 0);
+  }
   uint32_t context() const { return context_; }
 
   HostDeviceDecoder(backends::Device& device, const loader::DeviceModel& model,

@@ -50,6 +50,7 @@ class Owning final : public Decoder {
   }
   void reset() override { decoder_->reset(); }
   uint32_t position(uint32_t seq) const override { return decoder_->position(seq); }
+  core::Status rewind(uint32_t seq, uint32_t pos) override { return decoder_->rewind(seq, pos); }
 
  private:
   std::vector<std::unique_ptr<loader::DeviceModel>> models_;

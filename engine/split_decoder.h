@@ -27,6 +27,9 @@ class SplitDecoder final : public Decoder {
   core::Result<std::span<const float>> forward(std::span<const BatchToken> batch) override;
   void reset() override { std::fill(pos_.begin(), pos_.end(), 0); }
   uint32_t position(uint32_t seq = 0) const override { return pos_[seq]; }
+  core::Status rewind(uint32_t seq, uint32_t pos) override {
+    return rewind_position(pos_, seq, pos, host_view_.shape.recurrent_layers() > 0);
+  }
 
  private:
   const model::LoadedModel& host_view_;

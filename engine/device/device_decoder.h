@@ -48,6 +48,9 @@ class DeviceDecoder final : public Decoder, public Stage {
   // A sequence's next token at position 0 clears its recurrent state (engine_ssm_conv.cl,
   // engine_delta_net.cl) as it overwrites its KV slots.
   void reset() override { std::fill(pos_.begin(), pos_.end(), 0); }
+  core::Status rewind(uint32_t seq, uint32_t pos) override {
+    return rewind_position(pos_, seq, pos, model_.shape.recurrent_layers() > 0);
+  }
   // Times every dispatch from now on into `times` (see Ops::time_dispatches); nullptr stops.
   void time_dispatches(KernelTimes* times) { ops_.time_dispatches(times); }
   uint32_t context() const { return context_; }

@@ -1,0 +1,69 @@
+// Speculative decoding through `gauntlet decode -md`: on the host, OpenCL and Vulkan with the draft
+// on the cpu device, 64 tokens with a draft of another seed and with the target as its own draft
+// are the plain greedy tokens, with the acceptance rate and tok/s in --json; a draft of another
+// vocabulary is exit 2 naming both sizes.
+#include <gtest/gtest.h>
+
+#include "core/json.h"
+#include "tests/support/run_command.h"
+#include "tests/support/temp_dir.h"
+
+namespace gauntlet::testing {
+namespace {
+
+const std::string kTarget =
+    "n_embd=128,n_layer=3,n_head=4,n_head_kv=2,n_ff=256,n_vocab=256,context=128";
+const std::string kDraft =
+    "n_embd=64,n_layer=2,n_head=4,n_head_kv=2,n_ff=128,n_vocab=256,context=128";
+
+std::string make(const TempDir& dir, const std::string& name, const std::string& dims, int seed) {
+  const auto path = (dir / name).string();
+  auto r = run_command(gauntlet_exe() + " model make --dims " + dims + " --format Q8_0 --seed " +
+                       std::to_string(seed) + " -o " + path + " 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return path;
+}
+
+TEST(CliSpeculative, DraftedTokensAreThePlainGreedyTokensOnEveryDevice) {
+  TempDir dir("speculative");
+  const auto target = make(dir, "target.gguf", kTarget, 1);
+  const auto draft = make(dir, "draft.gguf", kDraft, 5);
+  for (const char* device : {"host", "opencl:0", "vulkan:0"}) {
+    for (const auto& d : {draft, target}) {
+      SCOPED_TRACE(std::string(device) + " draft " + d);
+      auto r = run_command(gauntlet_exe() + " decode --model " + target + " -md " + d +
+                           " --device " + device +
+                           " -devd cpu --draft-max 4 --tokens 1,7,42,3 -n 64 --json 2>/dev/null");
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+      const auto j = core::Json::parse(r.output);
+      const auto& s = j.at("speculative");
+      EXPECT_TRUE(s.at("tokens_match").get<bool>());
+      EXPECT_EQ(s.at("tokens"), j.at("tokens"));
+      EXPECT_EQ(j.at("tokens").size(), 64u);
+      EXPECT_EQ(s.at("device").get<std::string>(), "cpu");
+      EXPECT_GT(s.at("drafted").get<uint64_t>(), 0u);
+      EXPECT_GT(s.at("tokens_per_second").get<double>(), 0.0);
+      const double rate = s.at("acceptance_rate").get<double>();
+      if (d == target) {
+        EXPECT_EQ(rate, 1.0);  // the same weights: every draft is the target's pick
+      } else {
+        EXPECT_LT(rate, 1.0);
+      }
+    }
+  }
+}
+
+TEST(CliSpeculative, ADraftOfAnotherVocabularyIsExit2NamingBothSizes) {
+  TempDir dir("speculative-vocab");
+  const auto target = make(dir, "target.gguf", kTarget, 1);
+  const auto draft = make(dir, "draft.gguf", kDraft + ",n_vocab=128", 5);
+  auto r = run_command(gauntlet_exe() + " decode --model " + target + " -md " + draft +
+                       " --tokens 1,2 -n 4 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("the draft model's vocabulary (128 tokens) is not the target's (256"),
+            std::string::npos)
+      << r.output;
+}
+
+}  // namespace
+}  // namespace gauntlet::testing
