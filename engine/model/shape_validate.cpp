@@ -124,6 +124,15 @@ core::Status validate_per_layer_attention(const ModelShape& s) {
   return core::Status::ok();
 }
 
+// Whether any layer has a feed-forward (every layer but nemotron_h's Mamba2 and attention ones).
+bool feeds_forward_somewhere(const ModelShape& s) {
+  if (!s.traits().one_branch_layers) return true;
+  for (uint32_t l = 0; l < s.n_layer; ++l) {
+    if (s.mixer(l) == Mixer::none) return true;
+  }
+  return false;
+}
+
 // A recurrent block's ssm.* dimensions, each named where it is 0.
 core::Status ssm_dims_positive(const ModelShape& s) {
   const std::pair<const char*, uint32_t> dims[] = {{"ssm.state_size", s.ssm_state},
@@ -227,6 +236,8 @@ core::Status validate_shape(const ModelShape& s) {
       {"n_head_kv", s.n_head_kv}, {"n_ff", s.n_ff},       {"n_vocab", s.n_vocab},
       {"context", s.context}};
   for (const auto& [name, value] : dims) {
+    // A nemotron_h model may have no feed-forward layer (its feed_forward_length all 0).
+    if (value == 0 && name == std::string("n_ff") && !feeds_forward_somewhere(s)) continue;
     if (value == 0) return bad_shape(std::string(name) + " must be positive");
   }
   if (s.traits().always_tied && !s.tied_output) {

@@ -189,6 +189,17 @@ TEST(NemotronHLoad, BadKeysAndTensorsAreRefusedByName) {
           "'nemotron_h.attention.layer_norm_epsilon'");
 }
 
+// Every layer a Mamba2 block or attention, none a feed-forward: llama.cpp loads such a file (its
+// feed_forward_length all 0), and so does the engine.
+TEST(NemotronHLoad, AFileWithoutFeedForwardLayersLoads) {
+  auto s = shape_of(kNemotronH + ",n_layer=2,layers=M*", true);
+  const auto bytes = synthetic_bytes(s, FileType::f32);
+  const auto m = load(bytes);
+  EXPECT_EQ(m.shape.n_ff, 0u);
+  EXPECT_EQ(m.shape.recurrent_layers(), 1u);
+  expect_passes_give_token_by_token_logits(m, {4});
+}
+
 // build_moe_ffn with SIGMOID, norm_w and w_scale 2.5: logits [0 1 2 -1] give sigmoids
 // [.5 .731 .881 .269]; experts 2 and 1 are picked, weighted by their sigmoids over the sum of the
 // two, times 2.5.
