@@ -201,7 +201,7 @@ int decode(const DecodeArgs& a) {
   std::optional<OpenedDevices> draft_device;
   if (!a.draft_device.empty()) {
     auto d = open_devices(a.draft_device, *options);
-    if (!d) return fail(d.error().message, kExitUsage);
+    if (!d) return fail("--device-draft: " + d.error().message, kExitUsage);
     if (d->devices.size() != 1) return fail("--device-draft names one device", kExitUsage);
     draft_device = std::move(*d);
     r.draft_device = draft_device->devices.front();

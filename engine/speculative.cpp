@@ -26,8 +26,8 @@ core::Result<std::vector<int32_t>> speculative_greedy(Decoder& target, Decoder& 
                                                       SpeculativeStats& stats) {
   if (prompt.empty() || o.draft_max == 0 || o.draft_min > o.draft_max) {
     return core::make_error(core::ErrorKind::invalid_argument,
-                            "speculative decoding needs a prompt and 1 <= draft-min <= "
-                            "draft-max (draft-max " +
+                            "speculative decoding needs a prompt, a draft-max of at least 1 "
+                            "and a draft-min of at most draft-max (draft-max " +
                                 std::to_string(o.draft_max) + ", draft-min " +
                                 std::to_string(o.draft_min) + ")");
   }

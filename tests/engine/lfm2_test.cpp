@@ -143,13 +143,8 @@ TEST(Lfm2MoeShape, DenseLeadLayersExpertsAndThePublishedCounts) {
 TEST(Lfm2Load, BadKeysAreRefusedByName) {
   const auto s = shape_of(kLfm2, true);
   auto refused = [&](const std::string& key, uint32_t value, const std::string& what) {
-    auto w = *model::synthetic_writer(s, FileType::f32, 7);
-    w.set_u32(key, value);
-    auto bytes = w.to_bytes();
-    ASSERT_TRUE(bytes.is_ok());
-    auto m = model::load_model(*model::parse_gguf(*bytes), *bytes);
-    ASSERT_FALSE(m.is_ok()) << what;
-    EXPECT_NE(m.error().message.find(what), std::string::npos) << m.error().message;
+    expect_load_refused(
+        s, [&](auto& w) { w.set_u32(key, value); }, what);
   };
   refused("lfm2.shortconv.l_cache", 9, "metadata 'lfm2.shortconv.l_cache'");
   // A scalar head_count_kv makes every layer attend: the conv layers' tensors are then not

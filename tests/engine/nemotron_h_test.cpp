@@ -174,13 +174,7 @@ TEST(NemotronHReference, CpuDeviceGivesTheReferenceTokensWithinItsBound) {
 TEST(NemotronHLoad, BadKeysAndTensorsAreRefusedByName) {
   const auto s = shape_of(kNemotronH, true);
   auto refused = [&](auto&& change, const std::string& what) {
-    auto w = *model::synthetic_writer(s, FileType::f32, 7);
-    change(w);
-    auto bytes = w.to_bytes();
-    ASSERT_TRUE(bytes.is_ok());
-    auto m = model::load_model(*model::parse_gguf(*bytes), *bytes);
-    ASSERT_FALSE(m.is_ok()) << what;
-    EXPECT_NE(m.error().message.find(what), std::string::npos) << m.error().message;
+    expect_load_refused(s, change, what);
   };
   refused([](auto& w) { w.set_u32("nemotron_h.ssm.conv_kernel", 9); }, "ssm.conv_kernel 9");
   refused([](auto& w) { w.set_u32("nemotron_h.ssm.group_count", 3); }, "ssm.group_count 3");

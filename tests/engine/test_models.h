@@ -60,6 +60,19 @@ inline model::LoadedModel load(const std::vector<std::byte>& bytes) {
   return std::move(*m);
 }
 
+// A synthetic F32 file of `shape`, changed by `change` (a GgufWriter&), is refused at load with an
+// error that holds `what`.
+template <typename Change>
+void expect_load_refused(const model::ModelShape& shape, Change&& change, const std::string& what) {
+  auto w = *model::synthetic_writer(shape, model::FileType::f32, 7);
+  change(w);
+  auto bytes = w.to_bytes();
+  ASSERT_TRUE(bytes.is_ok());
+  auto m = model::load_model(*model::parse_gguf(*bytes), *bytes);
+  ASSERT_FALSE(m.is_ok()) << what;
+  EXPECT_NE(m.error().message.find(what), std::string::npos) << m.error().message;
+}
+
 // Each id for the next position of sequence `seq`, every token wanting its logits.
 inline std::vector<BatchToken> tokens_of(const std::vector<int32_t>& ids, uint32_t seq = 0) {
   std::vector<BatchToken> b;
