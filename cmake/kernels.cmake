@@ -78,11 +78,19 @@ function(gauntlet_embed_text target suffix)
     get_filename_component(stem "${src}" NAME_WE)
     string(MAKE_C_IDENTIFIER "${stem}" stem)
     set(out "${GAUNTLET_KERNEL_OUT}/kernels/${stem}_${suffix}.h")
+    # The files it includes beside it (embed_file.cmake inlines `#include "NAME"` lines).
+    set(beside)
+    get_filename_component(dir "${abs}" DIRECTORY)
+    file(STRINGS "${abs}" include_lines REGEX "^#include \"[^\"]+\"$")
+    foreach(line IN LISTS include_lines)
+      string(REGEX REPLACE "^#include \"([^\"]+)\"$" "\\1" name "${line}")
+      list(APPEND beside "${dir}/${name}")
+    endforeach()
     add_custom_command(
       OUTPUT "${out}"
       COMMAND ${CMAKE_COMMAND} -DMODE=text -DINPUT=${abs} -DOUTPUT=${out} -DSYMBOL=${stem}_${suffix}
               -P "${GAUNTLET_EMBED_SCRIPT}"
-      DEPENDS "${abs}" "${GAUNTLET_EMBED_SCRIPT}"
+      DEPENDS "${abs}" ${beside} "${GAUNTLET_EMBED_SCRIPT}"
       COMMENT "Embedding ${stem}")
     list(APPEND headers "${out}")
   endforeach()

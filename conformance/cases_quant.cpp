@@ -149,6 +149,12 @@ std::vector<size_t> scale_fields(core::TensorType type) {
     case core::TensorType::q8_0:
     case core::TensorType::iq4_nl:
     case core::TensorType::iq4_xs:
+    case core::TensorType::iq2_xxs:
+    case core::TensorType::iq2_xs:
+    case core::TensorType::iq2_s:
+    case core::TensorType::iq3_xxs:
+    case core::TensorType::iq3_s:
+    case core::TensorType::iq1_s:
       return {0};
     case core::TensorType::q4_1:
     case core::TensorType::q5_1:
@@ -165,6 +171,7 @@ std::vector<size_t> scale_fields(core::TensorType type) {
       return {52};
     case core::TensorType::tq2_0:
       return {64};
+    // iq1_m's d is spread over the top nibbles of its four scale words: the fills set it with them.
     // mxfp4's scale is a byte (e8m0_fields), as are nvfp4's four UE4M3 scales, which the fills
     // set (0xff: 240, the top bit ignored; 0x7f: 0, E4M3's NaN; 0x00, 0x80: 0; 0x0f: a small
     // normal scale; random: any).
@@ -227,6 +234,41 @@ uint32_t put_quant_extremes(core::TensorType type, std::vector<uint8_t>& bytes, 
     ++b;
   }
   return b;
+}
+
+// The types whose values are entries of a lattice table (core/types/iq_tables.h): their rows are
+// random blocks, so that every table entry and sign code is decoded (the encoders reach few of
+// them, and are checked against ggml's in the core tests).
+bool reads_a_lattice(core::TensorType type) {
+  switch (type) {
+    case core::TensorType::iq2_xxs:
+    case core::TensorType::iq2_xs:
+    case core::TensorType::iq2_s:
+    case core::TensorType::iq3_xxs:
+    case core::TensorType::iq3_s:
+    case core::TensorType::iq1_s:
+    case core::TensorType::iq1_m:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Random bytes in every block, with a finite scale: the f16 d fields a random normal value of
+// magnitude 2^-8 .. 2^8 (iq1_m's d, spread over its scale words, is kept below 2 by clearing its
+// exponent's top bit, bit 6 of the block's last byte).
+void put_random_blocks(core::TensorType type, std::vector<uint8_t>& bytes, core::Rng& rng) {
+  const size_t block = core::block_bytes(type);
+  const auto fields = scale_fields(type);
+  for (size_t b = 0; (b + 1) * block <= bytes.size(); ++b) {
+    for (size_t i = 0; i < block; ++i) bytes[b * block + i] = static_cast<uint8_t>(rng.next_u32());
+    for (size_t f : fields) {
+      const uint32_t exponent = 7 + rng.next_u32() % 17;  // 2^-8 .. 2^8
+      const auto v = static_cast<uint16_t>((rng.next_u32() & 0x83ffu) | (exponent << 10));
+      put_u16(bytes, b * block + f, v);
+    }
+    if (type == core::TensorType::iq1_m) bytes[b * block + block - 1] &= 0xbf;
+  }
 }
 
 // Special values at the front of a float-type row: signed zeros, subnormals, the extremes,
@@ -321,7 +363,11 @@ core::Row run_dequant(CaseContext& ctx, const core::TypeTraits& t) {
       }
     }
     std::vector<uint8_t> bytes((core::row_bytes(t.type, n) + 3) / 4 * 4);
-    core::quantize_row(t.type, values.data(), reinterpret_cast<std::byte*>(bytes.data()), n);
+    if (reads_a_lattice(t.type)) {
+      put_random_blocks(t.type, bytes, rng);
+    } else {
+      core::quantize_row(t.type, values.data(), reinterpret_cast<std::byte*>(bytes.data()), n);
+    }
     hand_made = core::is_quantized(t.type) ? put_quant_extremes(t.type, bytes, rng)
                                            : put_float_extremes(t.type, bytes);
     std::vector<float> want(n);

@@ -143,8 +143,9 @@ std::string known_tensor_types() {
 
 bool is_quantized(TensorType type) { return block_elements(type) > 1; }
 
-void quantize_row(TensorType type, const float* src, std::byte* dst, uint64_t n) {
-  traits(type).quantize(src, dst, n);
+void quantize_row(TensorType type, const float* src, std::byte* dst, uint64_t n,
+                  const float* importance) {
+  traits(type).quantize(src, dst, n, importance);
 }
 
 void dequantize_row(TensorType type, const std::byte* src, float* dst, uint64_t n) {

@@ -37,6 +37,10 @@
 //   nvfp4   64 elems,  36 bytes  {d[4], qs[32]}: 4 sub-blocks of 16 with a UE4M3 scale byte;
 //                                value = kvalues_mxfp4[q] * UE4M3(d[s]) / 2; in each sub-block
 //                                byte j of its 8 holds element j (low nibble) and j + 8 (high)
+//   iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m 256 elems (66, 74, 82, 98, 110, 50,
+//                                56 bytes): groups of 8 (iq3: 4) values read from a lattice
+//                                table (core/types/iq_tables.h) with sign bits, times a step per
+//                                16 or 32; core/types/iq2.cpp, iq3.cpp, iq1.cpp describe each
 // In q4_0/q4_1/q5_0/q5_1/iq4_nl/mxfp4 (and each block of 32 of iq4_xs), byte j holds element j in
 // its low nibble and element j + 16 in its high nibble.
 #include <cstddef>
@@ -56,7 +60,7 @@ enum class TensorType : uint32_t {
 };
 
 // Encodes n floats (whole blocks) into the type's bytes / decodes them back.
-using QuantizeFn = void (*)(const float* src, std::byte* dst, uint64_t n);
+using QuantizeFn = void (*)(const float* src, std::byte* dst, uint64_t n, const float* importance);
 using DequantizeFn = void (*)(const std::byte* src, float* dst, uint64_t n);
 
 struct TypeTraits {
@@ -89,7 +93,11 @@ inline uint64_t row_bytes(TensorType type, uint64_t n) {
 bool is_quantized(TensorType type);
 
 // Converts one row of n floats into `type`'s encoding (dst has row_bytes(type, n) bytes).
-void quantize_row(TensorType type, const float* src, std::byte* dst, uint64_t n);
+// importance, when given, weighs each of the n values as an importance matrix (imatrix) does for
+// llama.cpp's quantizer: the types whose ggml encoder takes quant_weights use it, the rest ignore
+// it.
+void quantize_row(TensorType type, const float* src, std::byte* dst, uint64_t n,
+                  const float* importance = nullptr);
 // Converts one encoded row back to n floats, exactly as the format defines.
 void dequantize_row(TensorType type, const std::byte* src, float* dst, uint64_t n);
 // Dot product of one encoded row of n elements with n floats, computed in a fixed order (each

@@ -8,6 +8,9 @@ layout(std430, binding = 2) writeonly buffer O1 { float o1[]; };
 layout(push_constant) uniform Params { uint n; uint type_id; uint k; uint fault; } p;
 
 void main() {
+#ifdef TYPE_TABLES
+  init_type_tables();
+#endif
   const uint e = 16u * gl_GlobalInvocationID.x;
   if (e >= p.n) return;
   const mat4 v = decode16((e / BLOCK_ELEMS) * BLOCK_BYTES, (e % BLOCK_ELEMS) / 16u);

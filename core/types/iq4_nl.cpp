@@ -19,7 +19,7 @@ constexpr uint32_t kBytes = 18;
 
 }  // namespace
 
-void quantize_iq4_nl(const float* src, std::byte* dst, uint64_t n) {
+void quantize_iq4_nl(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
   for (uint64_t b = 0; b < n / QK; ++b) {
     std::byte* out = dst + b * kBytes;
     const Iq4Fit fit = fit_iq4(src + b * QK, QK, reinterpret_cast<uint8_t*>(out + 2));

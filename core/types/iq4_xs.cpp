@@ -29,7 +29,7 @@ int level(const std::byte* in, uint32_t i) {
 
 }  // namespace
 
-void quantize_iq4_xs(const float* src, std::byte* dst, uint64_t n) {
+void quantize_iq4_xs(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
   for (uint64_t b = 0; b < n / QK_K; ++b) {
     std::byte* out = dst + b * kBytes;
     const Iq4Fit fit = fit_iq4(src + b * QK_K, QK_K, reinterpret_cast<uint8_t*>(out + kQs));

@@ -301,7 +301,7 @@ void quantize_q6_super_block(const float* x, std::byte* out) {
 }  // namespace
 
 // q4_K: {f16 d, f16 dmin, scales[12], qs[128]}.
-void quantize_q4_K(const float* src, std::byte* dst, uint64_t n) {
+void quantize_q4_K(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
   for (uint64_t b = 0; b < n / QK_K; ++b) {
     std::byte* out = dst + b * kQ4K.block_bytes;
     uint8_t codes[QK_K];
@@ -324,7 +324,7 @@ void dequantize_q4_K(const std::byte* src, float* dst, uint64_t n) {
 }
 
 // q5_K: {f16 d, f16 dmin, scales[12], qh[32], qs[128]}.
-void quantize_q5_K(const float* src, std::byte* dst, uint64_t n) {
+void quantize_q5_K(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
   for (uint64_t b = 0; b < n / QK_K; ++b) {
     std::byte* out = dst + b * kQ5K.block_bytes;
     uint8_t codes[QK_K];
@@ -352,7 +352,7 @@ void dequantize_q5_K(const std::byte* src, float* dst, uint64_t n) {
 }
 
 // q6_K: {ql[128], qh[64], int8 scales[16], f16 d}.
-void quantize_q6_K(const float* src, std::byte* dst, uint64_t n) {
+void quantize_q6_K(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
   for (uint64_t b = 0; b < n / QK_K; ++b)
     quantize_q6_super_block(src + b * QK_K, dst + b * kQ6Bytes);
 }

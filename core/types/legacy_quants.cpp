@@ -104,7 +104,7 @@ void store_d_and_min(std::byte* out, const AffineBlock& block) {
 }  // namespace
 
 // q8_0: {f16 d, int8 qs[32]}; d = amax / 127, q = round(x / d).
-void quantize_q8_0(const float* src, std::byte* dst, uint64_t n) {
+void quantize_q8_0(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
   for (uint64_t b = 0; b < n / QK; ++b) {
     const float* x = src + b * QK;
     std::byte* out = dst + b * 34;
@@ -130,7 +130,7 @@ void dequantize_q8_0(const std::byte* src, float* dst, uint64_t n) {
 }
 
 // q4_0: {f16 d, qs[16]}; value = d * (q - 8).
-void quantize_q4_0(const float* src, std::byte* dst, uint64_t n) {
+void quantize_q4_0(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
   for (uint64_t b = 0; b < n / QK; ++b) {
     const SignedBlock block = quantize_signed(src + b * QK, 8);
     std::byte* out = dst + b * 18;
@@ -151,7 +151,7 @@ void dequantize_q4_0(const std::byte* src, float* dst, uint64_t n) {
 }
 
 // q4_1: {f16 d, f16 m, qs[16]}; value = d * q + m.
-void quantize_q4_1(const float* src, std::byte* dst, uint64_t n) {
+void quantize_q4_1(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
   for (uint64_t b = 0; b < n / QK; ++b) {
     const AffineBlock block = quantize_affine(src + b * QK, 15);
     std::byte* out = dst + b * 20;
@@ -173,7 +173,7 @@ void dequantize_q4_1(const std::byte* src, float* dst, uint64_t n) {
 }
 
 // q5_0: {f16 d, qh[4], qs[16]}; value = d * (q - 16).
-void quantize_q5_0(const float* src, std::byte* dst, uint64_t n) {
+void quantize_q5_0(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
   for (uint64_t b = 0; b < n / QK; ++b) {
     const SignedBlock block = quantize_signed(src + b * QK, 16);
     std::byte* out = dst + b * 22;
@@ -196,7 +196,7 @@ void dequantize_q5_0(const std::byte* src, float* dst, uint64_t n) {
 }
 
 // q5_1: {f16 d, f16 m, qh[4], qs[16]}; value = d * q + m.
-void quantize_q5_1(const float* src, std::byte* dst, uint64_t n) {
+void quantize_q5_1(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
   for (uint64_t b = 0; b < n / QK; ++b) {
     const AffineBlock block = quantize_affine(src + b * QK, 31);
     std::byte* out = dst + b * 24;

@@ -81,7 +81,7 @@ void quantize_block(const float* x, std::byte* out) {
 
 }  // namespace
 
-void quantize_nvfp4(const float* src, std::byte* dst, uint64_t n) {
+void quantize_nvfp4(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
   for (uint64_t b = 0; b < n / QK; ++b) quantize_block(src + b * QK, dst + b * kBytes);
 }
 

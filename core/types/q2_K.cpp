@@ -84,7 +84,7 @@ void quantize_block(const float* x, std::byte* out) {
 
 }  // namespace
 
-void quantize_q2_K(const float* src, std::byte* dst, uint64_t n) {
+void quantize_q2_K(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
   for (uint64_t b = 0; b < n / QK_K; ++b) quantize_block(src + b * QK_K, dst + b * kBytes);
 }
 

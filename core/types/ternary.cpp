@@ -102,7 +102,7 @@ void quantize_tq2_block(const float* x, std::byte* out) {
 
 }  // namespace
 
-void quantize_tq1_0(const float* src, std::byte* dst, uint64_t n) {
+void quantize_tq1_0(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
   for (uint64_t b = 0; b < n / QK; ++b) quantize_tq1_block(src + b * QK, dst + b * kTq1Bytes);
 }
 
@@ -127,7 +127,7 @@ void dequantize_tq1_0(const std::byte* src, float* dst, uint64_t n) {
   }
 }
 
-void quantize_tq2_0(const float* src, std::byte* dst, uint64_t n) {
+void quantize_tq2_0(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
   for (uint64_t b = 0; b < n / QK; ++b) quantize_tq2_block(src + b * QK, dst + b * kTq2Bytes);
 }
 

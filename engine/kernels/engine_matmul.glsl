@@ -58,6 +58,9 @@ const uint STEP = BLOCK_ELEMS < 16u ? 16u : BLOCK_ELEMS;
 const uint CHUNKS = BLOCK_ELEMS < 16u ? 1u : BLOCK_ELEMS / 16u;
 
 void main() {
+#ifdef TYPE_TABLES
+  init_type_tables();
+#endif
   const uint lid = gl_LocalInvocationID.x;
   const uint wg = gl_WorkGroupSize.x;
   const uint row0 = gl_GlobalInvocationID.x * ROWS;

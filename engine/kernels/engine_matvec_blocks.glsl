@@ -73,6 +73,9 @@ void embed() {
 }
 
 void main() {
+#ifdef TYPE_TABLES
+  init_type_tables();
+#endif
   if (MODE == 1) {
     embed();
     return;

@@ -18,11 +18,9 @@ namespace {
 // names the type as llama.cpp's tools do.
 std::string ggml_type_name(uint32_t id) {
   static const std::map<uint32_t, const char*> names = {
-      {4, "q4_2 (removed)"}, {5, "q4_3 (removed)"}, {9, "q8_1"},   {15, "q8_K"},   {16, "iq2_xxs"},
-      {17, "iq2_xs"},        {18, "iq3_xxs"},       {19, "iq1_s"}, {20, "iq4_nl"}, {21, "iq3_s"},
-      {22, "iq2_s"},         {23, "iq4_xs"},        {24, "i8"},    {25, "i16"},    {26, "i32"},
-      {27, "i64"},           {28, "f64"},           {29, "iq1_m"}, {34, "tq1_0"},  {35, "tq2_0"},
-      {39, "mxfp4"}};
+      {4, "q4_2 (removed)"}, {5, "q4_3 (removed)"}, {9, "q8_1"}, {15, "q8_K"}, {24, "i8"},
+      {25, "i16"},           {26, "i32"},           {27, "i64"}, {28, "f64"},  {41, "q1_0"},
+      {42, "q2_0"}};
   auto it = names.find(id);
   return it == names.end() ? "unknown" : it->second;
 }

@@ -107,16 +107,16 @@ TEST_F(CliTensorTypes, AFileIsRefusedByItsFirstTensorOfATypeTheEngineCannotRun) 
   auto bytes = w->to_bytes();
   ASSERT_TRUE(bytes.is_ok());
   // blk.0.attn_k.weight's type field (after its name, n_dims and two dimensions) becomes
-  // iq2_xxs (16), a ggml type the engine does not run; its bytes are unchanged (a 2-D q8_0 tensor
-  // of 64 x 32 is 2176 bytes, iq2_xxs's 66-byte blocks of 256 give 528: still inside the file).
+  // i8 (24), a ggml type the engine does not run; its bytes are unchanged (a 2-D q8_0 tensor of
+  // 64 x 32 is 2176 bytes, as i8 2048: still inside the file).
   const std::string name = "blk.0.attn_k.weight";
   auto it =
       std::search(bytes->begin(), bytes->end(), reinterpret_cast<const std::byte*>(name.data()),
                   reinterpret_cast<const std::byte*>(name.data()) + name.size());
   ASSERT_NE(it, bytes->end());
   const size_t type_at = static_cast<size_t>(it - bytes->begin()) + name.size() + 4 + 16;
-  const uint32_t iq2_xxs = 16;
-  std::memcpy(bytes->data() + type_at, &iq2_xxs, 4);
+  const uint32_t i8 = 24;
+  std::memcpy(bytes->data() + type_at, &i8, 4);
   const std::string file = path("iq2.gguf");
   {
     std::ofstream out(file, std::ios::binary);
@@ -126,7 +126,7 @@ TEST_F(CliTensorTypes, AFileIsRefusedByItsFirstTensorOfATypeTheEngineCannotRun) 
   for (const std::string command : {" model info ", " run --quiet --model "}) {
     auto r = run_command(gauntlet_exe() + command + file);
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("tensor 'blk.0.attn_k.weight' has type iq2_xxs (id 16), which "
+    EXPECT_NE(r.output.find("tensor 'blk.0.attn_k.weight' has type i8 (id 24), which "
                             "gauntlet cannot run (supported: f32 (0), f16 (1)"),
               std::string::npos)
         << r.output;

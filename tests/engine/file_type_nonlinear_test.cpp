@@ -170,7 +170,7 @@ TEST(NonlinearFileTypes, TensorTypeOverridesAsLlamaQuantize) {
   EXPECT_EQ(type_of(model::model_tensors(s, FileType::q8_0, std::span(&*out, 1)),
                     "blk.4.attn_output.weight"),
             TensorType::iq4_nl);
-  for (const char* bad : {"ffn_down", "=q8_0", "ffn_down=", "ffn_down=iq2_xxs", "(=q8_0"}) {
+  for (const char* bad : {"ffn_down", "=q8_0", "ffn_down=", "ffn_down=q8_1", "(=q8_0"}) {
     EXPECT_FALSE(model::parse_tensor_type_override(bad).has_value()) << bad;
   }
 }
