@@ -118,12 +118,13 @@ Rows upload_rows(backends::Device& d, model::TensorType type, uint32_t n_in, uin
   const uint64_t rb = model::row_bytes(type, n_in);
   const auto n_out = static_cast<uint32_t>(bytes / rb / 256 * 256);
   std::vector<float> row(n_in);
+  const std::vector<float> importance(n_in, 1.0f);  // iq2_xxs, iq2_xs, iq1_s, iq1_m need one
   std::vector<std::byte> w(rb * n_out);
   for (uint32_t r = 0; r < n_out; ++r) {
     for (uint32_t i = 0; i < n_in; ++i) {
       row[i] = static_cast<float>((r * 31 + i * 7) % 17) / 17.0f - 0.5f;
     }
-    model::quantize_row(type, row.data(), w.data() + r * rb, n_in);
+    model::quantize_row(type, row.data(), w.data() + r * rb, n_in, importance.data());
   }
   auto wb = d.allocate(w.size()).value();
   check(d.upload(*wb, w));

@@ -43,4 +43,24 @@ std::vector<std::string_view> opencl_kv_type_headers(TensorType k, TensorType v)
   return out;
 }
 
+uint32_t vulkan_decoder_table_bytes(TensorType type) {
+  // The words of each shared iq_grid (iq_tables.glsl): 8-value grids at 2 bits a value, two
+  // entries a word; iq3's grids a word an entry.
+  switch (type) {
+    case TensorType::iq2_xxs:
+      return 128 * 4;
+    case TensorType::iq2_xs:
+    case TensorType::iq3_xxs:
+      return 256 * 4;
+    case TensorType::iq2_s:
+    case TensorType::iq3_s:
+      return 512 * 4;
+    case TensorType::iq1_s:
+    case TensorType::iq1_m:
+      return 1024 * 4;
+    default:
+      return 0;
+  }
+}
+
 }  // namespace gauntlet::core

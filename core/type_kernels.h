@@ -22,4 +22,10 @@ std::vector<std::string_view> opencl_type_headers(TensorType type);
 // the two may be the same type or differ. f32 and f16 need no decoder.
 std::vector<std::string_view> opencl_kv_type_headers(TensorType k, TensorType v);
 
+// Bytes of workgroup-local memory the type's GLSL decoder keeps its lookup table in (the iq
+// lattice grids, core/kernels/types/iq_tables.glsl; 0 for every other type): every Vulkan kernel
+// that decodes the type holds it beside its own tiles. OpenCL reads the tables from __constant
+// memory instead.
+uint32_t vulkan_decoder_table_bytes(TensorType type);
+
 }  // namespace gauntlet::core

@@ -4,6 +4,7 @@
 #include <set>
 #include <utility>
 
+#include "core/type_kernels.h"
 #include "engine/device/profile_check.h"
 
 namespace gauntlet::engine::device {
@@ -38,6 +39,17 @@ uint32_t largest_block(const model::ModelShape& s, model::FileType weights) {
     block = std::max(block, model::block_elements(type));
   }
   return block;
+}
+
+// Local memory the decoders of the file's weight types keep their tables in (Vulkan only).
+uint64_t decoder_table_bytes(const core::DeviceInfo& device, const model::ModelShape& s,
+                             model::FileType weights) {
+  if (device.id.api != core::Api::vulkan) return 0;
+  uint64_t bytes = 0;
+  for (auto type : model::types_in(model::model_tensors(s, weights))) {
+    bytes = std::max<uint64_t>(bytes, core::vulkan_decoder_table_bytes(type));
+  }
+  return bytes;
 }
 
 // Each distinct {head_dim, group} of the attention layers (gemma4's sliding and global layers
@@ -142,8 +154,10 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
                                   "attention workgroup");
     }
   }
+  const uint64_t tables = decoder_table_bytes(device, shape, config.weights);
   for (uint32_t n_in : matvec_inputs(shape)) {
-    GAUNTLET_TRY(local_fits(mv, {n_in, 0, 0}, local_mem_limit, "n_in " + std::to_string(n_in)));
+    GAUNTLET_TRY(
+        local_fits(mv, {n_in, 0, 0, 1, tables}, local_mem_limit, "n_in " + std::to_string(n_in)));
   }
   if (passes) {
     const uint32_t step = std::max(16u, block);
@@ -160,7 +174,8 @@ core::Status check_config(const core::DeviceInfo& device, uint64_t local_mem_lim
                                 "a matmul input of " + std::to_string(n_in) +
                                     " elements is not a multiple of " + std::to_string(step));
       }
-      GAUNTLET_TRY(local_fits(mm, {n_in, 0, 0}, local_mem_limit, "n_in " + std::to_string(n_in)));
+      GAUNTLET_TRY(
+          local_fits(mm, {n_in, 0, 0, 1, tables}, local_mem_limit, "n_in " + std::to_string(n_in)));
     }
   }
   KernelVariant norm = mv;
@@ -211,6 +226,7 @@ DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_l
   DecodeConfig c;
   c.weights = weights;
   c.context = shape.context;
+  const uint64_t tables = decoder_table_bytes(device, shape, weights);
   // Fewer passes are faster: the whole vector first, then ever smaller chunks.
   for (uint32_t tile :
        {planner::kWholeVector, 8192u, 4096u, 2048u, 1024u, 512u, 256u, 128u, 64u, 32u}) {
@@ -218,11 +234,12 @@ DecodeConfig default_config(const core::DeviceInfo& device, uint64_t local_mem_l
     c.matvec.activation_tile = tile;
     bool fits = true;
     for (uint32_t n_in : matvec_inputs(shape)) {
-      fits = fits && planner::local_mem_bytes(effective_matvec(c), {n_in, 0, 0}) <= local_mem_limit;
+      fits = fits && planner::local_mem_bytes(effective_matvec(c), {n_in, 0, 0, 1, tables}) <=
+                         local_mem_limit;
     }
     if (fits) break;
   }
-  c.matmul = default_matmul(local_mem_limit, shape, weights);
+  c.matmul = default_matmul(local_mem_limit - std::min(tables, local_mem_limit), shape, weights);
   // At most 4 head dimensions per attention work-item: a head of 512 takes 128 work-items. With 8
   // per work-item (64 of them) llvmpipe gave wrong logits over 6144 and more cached positions,
   // where 128 gave the reference's (tests/engine_device/gemma4_test.cpp).

@@ -306,7 +306,7 @@ uint64_t local_mem_bytes(const KernelVariant& v, const KernelDims& d) {
       // the tile's sums of 16 elements (f32, 16 per 256), which a type whose values carry an
       // offset (q4_K, q5_K, q6_K) applies once per block.
       return (activation_tile_bytes(v, d.n_in) + 15) / 16 * 16 + tile_sums_bytes(v, d.n_in) +
-             reduction_scratch_bytes(v);
+             reduction_scratch_bytes(v) + d.table_bytes;
     case KernelOp::attention:
       // The query head's vector, the score tile, and the reduction scratch.
       return activation_tile_bytes(v, d.head_dim) + score_tile_bytes(v, d.context) +
@@ -315,7 +315,8 @@ uint64_t local_mem_bytes(const KernelVariant& v, const KernelDims& d) {
       return reduction_scratch_bytes(v);
     case KernelOp::matmul:
       // One tile per token of the token tile, each rounded up to 16 bytes (vector reads).
-      return uint64_t{v.tokens} * ((activation_tile_bytes(v, d.n_in) + 15) / 16 * 16);
+      return uint64_t{v.tokens} * ((activation_tile_bytes(v, d.n_in) + 15) / 16 * 16) +
+             d.table_bytes;
     case KernelOp::flash_attention: {
       const uint64_t tile = flash_tile(v, d.context), g = std::max(d.group, 1u);
       return (g * d.head_dim + 2 * tile * d.head_dim + g * tile + 3 * g) * sizeof(float);

@@ -218,6 +218,9 @@ struct KernelDims {
   uint32_t head_dim = 0;  // attention
   uint32_t context = 0;   // attention: positions attended
   uint32_t group = 1;     // flash attention: query heads per KV head
+  // matvec, matmul: the weight types' decoder tables held in local memory beside the tiles
+  // (core::vulkan_decoder_table_bytes; 0 on OpenCL, which reads them from constant memory).
+  uint64_t table_bytes = 0;
 };
 
 // Flash attention's K/V tile: score_tile positions (kFlashTile when 0), at most the context.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/type_kernels.h"
+
 namespace gauntlet::engine {
 namespace {
 
@@ -81,6 +83,17 @@ TEST(Planner, LocalMemoryOfKernelVariants) {
   EXPECT_EQ(local_mem_bytes(chunked, {11008, 0, 0}), 4096u * 4 + 16 * 64 + 256);
   // 1000 elements: the sums of 4 blocks (the last one part of a block).
   EXPECT_EQ(local_mem_bytes(chunked, {1000, 0, 0}), 1000u * 4 + 4 * 64 + 256);
+  // An iq1 decoder's grid in local memory (Vulkan): 1024 words beside the tile, in a matvec and a
+  // matmul alike.
+  EXPECT_EQ(core::vulkan_decoder_table_bytes(core::TensorType::iq1_m), 4096u);
+  EXPECT_EQ(core::vulkan_decoder_table_bytes(core::TensorType::iq2_xxs), 512u);
+  EXPECT_EQ(core::vulkan_decoder_table_bytes(core::TensorType::q4_K), 0u);
+  EXPECT_EQ(local_mem_bytes(chunked, {1000, 0, 0, 1, 4096}), 1000u * 4 + 4 * 64 + 256 + 4096);
+  KernelVariant mm = chunked;
+  mm.op = KernelOp::matmul;
+  mm.tokens = 8;
+  mm.activation_tile = 256;
+  EXPECT_EQ(local_mem_bytes(mm, {4096, 0, 0, 1, 2048}), 8u * 1024 + 2048);
   KernelVariant half_chunk = chunked;
   half_chunk.activation_type = ActivationType::f16;
   // 100 f16 elements: 200 bytes rounded to 208, then one block's sums.

@@ -172,12 +172,14 @@ TEST_F(EngineKernels, MatvecF16ActivationTileHasItsBound) {
 TEST_F(EngineKernels, EmbedDequantizesARowExactly) {
   const uint32_t n = 512, rows = 5, row = 3;
   const auto weights = random_floats(n * rows, 21);
+  // An even importance row: the lattice types iq2_xxs, iq2_xs, iq1_s and iq1_m need one.
+  const std::vector<float> importance(n, 1.0f);
   for (const auto& type : model::all_tensor_types()) {
     const TensorType t = type.type;
     const uint64_t rb = model::row_bytes(t, n);
     std::vector<std::byte> wq((rb * rows + 3) / 4 * 4);
     for (uint32_t r = 0; r < rows; ++r)
-      model::quantize_row(t, weights.data() + r * n, wq.data() + r * rb, n);
+      model::quantize_row(t, weights.data() + r * n, wq.data() + r * rb, n, importance.data());
     std::vector<float> expected(n);
     model::dequantize_row(t, wq.data() + row * rb, expected.data(), n);
     auto a = act_layout({}, n);
