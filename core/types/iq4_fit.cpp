@@ -1,5 +1,5 @@
-// ggml-quants.c quantize_row_iq4_nl_impl (with quant_weights NULL and ntry 7), transcribed in the
-// order of its float operations so that the bytes are ggml's.
+// ggml-quants.c quantize_row_iq4_nl_impl (ntry 7, with or without quant_weights), transcribed in
+// the order of its float operations so that the bytes are ggml's.
 #include "core/types/iq4_fit.h"
 
 #include <algorithm>
@@ -35,12 +35,15 @@ Sums weighted_sums(const float* x, const float* w, float id, uint8_t* codes) {
 
 // One block's scale: the fit from the code of the largest magnitude at -127, then 15 trial
 // inverse scales (itry - 127) / max, the one with the largest sumqx^2 / sumq2 kept. 0 for a block
-// whose largest magnitude is under GROUP_MAX_EPS.
-float block_scale(const float* x, uint8_t* codes) {
+// whose largest magnitude is under GROUP_MAX_EPS. The weights are x^2, or with the block's
+// importance qw, qw * sqrt(sigma2 + x^2).
+float block_scale(const float* x, const float* qw, float sigma2, uint8_t* codes) {
   float w[kBlock];
+  for (uint32_t j = 0; j < kBlock; ++j) {
+    w[j] = qw ? qw[j] * std::sqrt(sigma2 + x[j] * x[j]) : x[j] * x[j];
+  }
   float amax = 0, max = 0;
   for (uint32_t j = 0; j < kBlock; ++j) {
-    w[j] = x[j] * x[j];
     const float ax = std::fabs(x[j]);
     if (ax > amax) {
       amax = ax;
@@ -82,14 +85,20 @@ uint8_t iq4_best_index(float x) {
   return static_cast<uint8_t>(x - val[mu - 1] < val[mu] - x ? mu - 1 : mu);
 }
 
-Iq4Fit fit_iq4(const float* x, uint32_t n, uint8_t* q4) {
+Iq4Fit fit_iq4(const float* x, const float* importance, uint32_t n, uint8_t* q4) {
   Iq4Fit fit{0.0f, 0, {0, 0, 0, 0}};
   uint8_t codes[256];
   float scales[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   const uint32_t blocks = n / kBlock;
+  float sigma2 = 0;
+  if (importance) {
+    for (uint32_t j = 0; j < n; ++j) sigma2 += x[j] * x[j];
+    sigma2 *= 2.f / static_cast<float>(n);
+  }
   float max_scale = 0, amax_scale = 0;
   for (uint32_t ib = 0; ib < blocks; ++ib) {
-    scales[ib] = block_scale(x + ib * kBlock, codes + ib * kBlock);
+    scales[ib] = block_scale(x + ib * kBlock, importance ? importance + ib * kBlock : nullptr,
+                             sigma2, codes + ib * kBlock);
     const float abs_d = std::fabs(scales[ib]);
     if (abs_d > amax_scale) {
       amax_scale = abs_d;

@@ -3,8 +3,8 @@
 // i % 2 of scales_l[i / 2], top 2 bits: bits 2i of scales_h) and its 32 codes in qs[16i, 16i + 16)
 // (low nibbles: elements 0..15, high: 16..31); value = (d * (ls - 32)) * kvalues_iq4nl[code].
 // The decoder follows ggml-quants.c's dequantize_row_iq4_xs; the encoder its quantize_iq4_xs
-// without an importance matrix (quantize_row_iq4_nl_impl, ntry 7), which is also what its
-// quantize_row_iq4_xs_ref calls.
+// (quantize_row_iq4_nl_impl, ntry 7, weighted by the importance row when one is given; without
+// one it is also what its quantize_row_iq4_xs_ref calls).
 #include "core/half.h"
 #include "core/tensor_type.h"
 #include "core/types/bytes.h"
@@ -29,10 +29,11 @@ int level(const std::byte* in, uint32_t i) {
 
 }  // namespace
 
-void quantize_iq4_xs(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
+void quantize_iq4_xs(const float* src, std::byte* dst, uint64_t n, const float* importance) {
   for (uint64_t b = 0; b < n / QK_K; ++b) {
     std::byte* out = dst + b * kBytes;
-    const Iq4Fit fit = fit_iq4(src + b * QK_K, QK_K, reinterpret_cast<uint8_t*>(out + kQs));
+    const Iq4Fit fit = fit_iq4(src + b * QK_K, importance ? importance + b * QK_K : nullptr, QK_K,
+                               reinterpret_cast<uint8_t*>(out + kQs));
     store_u16(out, f32_to_f16(fit.d));
     store_u16(out + 2, fit.scales_h);
     for (uint32_t i = 0; i < 4; ++i) out[kScalesL + i] = static_cast<std::byte>(fit.scales_l[i]);

@@ -80,4 +80,111 @@ AffineFit fit_scale_and_min(const float* x, const float* w, uint32_t n, int nmax
   return {scale, -min};
 }
 
+// ggml make_qx_quants, rmse_type 1 (the weight of element i: qw[i], or x[i]^2 without qw).
+float fit_symmetric_scale(const float* x, const float* w, uint32_t n, int nmax, int8_t* q) {
+  auto weight = [x, w](uint32_t i) { return w ? w[i] : x[i] * x[i]; };
+  auto code = [nmax](float scaled) { return std::clamp(nearest_int(scaled), -nmax, nmax - 1); };
+  float max = 0, amax = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const float ax = std::fabs(x[i]);
+    if (ax > amax) {
+      amax = ax;
+      max = x[i];
+    }
+  }
+  if (amax < kGroupMaxEps) {
+    std::fill(q, q + n, int8_t{0});
+    return 0.0f;
+  }
+  float iscale = -nmax / max;
+  float sum_lx = 0, sum_l2 = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const int l = code(iscale * x[i]);
+    q[i] = static_cast<int8_t>(l + nmax);
+    const float wi = weight(i);
+    sum_lx += wi * x[i] * l;
+    sum_l2 += wi * l * l;
+  }
+  float scale = sum_l2 != 0 ? sum_lx / sum_l2 : 0.0f;
+  float best = scale * sum_lx;
+  for (int step = -9; step <= 9; ++step) {
+    if (step == 0) continue;
+    iscale = -(nmax + 0.1f * step) / max;
+    sum_lx = sum_l2 = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const int l = code(iscale * x[i]);
+      const float wi = weight(i);
+      sum_lx += wi * x[i] * l;
+      sum_l2 += wi * l * l;
+    }
+    if (sum_l2 > 0 && sum_lx * sum_lx > best * sum_l2) {
+      for (uint32_t i = 0; i < n; ++i) q[i] = static_cast<int8_t>(nmax + code(iscale * x[i]));
+      scale = sum_lx / sum_l2;
+      best = scale * sum_lx;
+    }
+  }
+  return scale;
+}
+
+// ggml make_qp_quants.
+float fit_positive_scale(const float* x, const float* w, uint32_t n, int nmax, uint8_t* q) {
+  float max = 0;
+  for (uint32_t i = 0; i < n; ++i) max = max > x[i] ? max : x[i];
+  if (max < kGroupMaxEps) {
+    std::fill(q, q + n, uint8_t{0});
+    return 0.0f;
+  }
+  // The first codes are not capped at nmax (ggml's are not either).
+  float iscale = nmax / max;
+  for (uint32_t i = 0; i < n; ++i) q[i] = static_cast<uint8_t>(nearest_int(iscale * x[i]));
+  const float scale = 1 / iscale;
+  float best_mse = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const float diff = x[i] - scale * q[i];
+    best_mse += w[i] * diff * diff;
+  }
+  for (int step = -4; step <= 4; ++step) {
+    if (step == 0) continue;
+    const float iscale_step = (0.1f * step + nmax) / max;
+    const float scale_step = 1 / iscale_step;
+    float mse = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const int l = std::min(nmax, nearest_int(iscale_step * x[i]));
+      const float diff = x[i] - scale_step * l;
+      mse += w[i] * diff * diff;
+    }
+    if (mse < best_mse) {
+      best_mse = mse;
+      iscale = iscale_step;
+    }
+  }
+  float sum_lx = 0, sum_l2 = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const int l = std::min(nmax, nearest_int(iscale * x[i]));
+    q[i] = static_cast<uint8_t>(l);
+    sum_lx += w[i] * x[i] * l;
+    sum_l2 += w[i] * l * l;
+  }
+  for (int pass = 0; pass < 5; ++pass) {
+    int changed = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      float slx = sum_lx - w[i] * x[i] * q[i];
+      float sl2 = sum_l2 - w[i] * q[i] * q[i];
+      if (!(slx > 0 && sl2 > 0)) continue;
+      const int l = std::min(nmax, nearest_int(x[i] * sl2 / slx));
+      if (l == q[i]) continue;
+      slx += w[i] * x[i] * l;
+      sl2 += w[i] * l * l;
+      if (slx * slx * sum_l2 > sum_lx * sum_lx * sl2) {
+        q[i] = static_cast<uint8_t>(l);
+        sum_lx = slx;
+        sum_l2 = sl2;
+        ++changed;
+      }
+    }
+    if (changed == 0) break;
+  }
+  return sum_l2 > 0.0f ? sum_lx / sum_l2 : 0.0f;
+}
+
 }  // namespace gauntlet::core::types

@@ -1,7 +1,9 @@
 // ggml's 256-element super-block types (ggml-common.h block_q4_K, block_q5_K, block_q6_K). The
 // decoders follow ggml-quants.c's dequantize_row_* operation for operation, so they match it bit
-// for bit; the encoders follow its reference quantizers (quantize_row_*_ref), so the files they
-// write are the ones llama.cpp writes.
+// for bit; the encoders follow its reference quantizers (quantize_row_*_ref), which its
+// quantize_q4_K / q5_K / q6_K run without an importance matrix, and with one (importance, the
+// imatrix row) its quantize_row_q4_K_impl / q5_K_impl / q6_K_impl, so the files they write are
+// the ones llama.cpp writes.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -99,71 +101,13 @@ uint8_t q6_code(const std::byte* ql, const std::byte* qh, uint32_t e) {
   return static_cast<uint8_t>(low | (high << 4));
 }
 
-// --- fitting the codes --------------------------------------------------------------------------
-
-// Signed codes l in [-nmax, nmax - 1] for x under iscale, and the sums of x^2-weighted l * x and
-// l * l that score them.
-struct SymmetricTrial {
-  float sum_lx = 0;
-  float sum_l2 = 0;
-};
-
-SymmetricTrial symmetric_trial(const float* x, uint32_t n, int nmax, float iscale) {
-  SymmetricTrial t;
-  for (uint32_t i = 0; i < n; ++i) {
-    const auto l = static_cast<float>(std::clamp(nearest_int(iscale * x[i]), -nmax, nmax - 1));
-    const float w = x[i] * x[i];
-    t.sum_lx += w * x[i] * l;
-    t.sum_l2 += w * l * l;
-  }
-  return t;
-}
-
-void symmetric_codes(const float* x, uint32_t n, int nmax, float iscale, int8_t* q) {
-  for (uint32_t i = 0; i < n; ++i) {
-    q[i] = static_cast<int8_t>(nmax + std::clamp(nearest_int(iscale * x[i]), -nmax, nmax - 1));
-  }
-}
-
-// ggml make_qx_quants with rmse_type 1 and no importance weights: the value of largest magnitude
-// maps to -nmax, then 18 nearby scales are tried, keeping the one with the best x^2-weighted
-// least-squares fit. Codes are stored offset by nmax.
-float fit_symmetric_scale(const float* x, uint32_t n, int nmax, int8_t* q) {
-  float max = 0, amax = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    if (std::fabs(x[i]) > amax) {
-      amax = std::fabs(x[i]);
-      max = x[i];
-    }
-  }
-  if (amax < kGroupMaxEps) {
-    std::fill(q, q + n, int8_t{0});
-    return 0.0f;
-  }
-  float iscale = -nmax / max;
-  symmetric_codes(x, n, nmax, iscale, q);
-  SymmetricTrial t = symmetric_trial(x, n, nmax, iscale);
-  float scale = t.sum_l2 != 0 ? t.sum_lx / t.sum_l2 : 0.0f;
-  float best = scale * t.sum_lx;
-  for (int step = -9; step <= 9; ++step) {
-    if (step == 0) continue;
-    iscale = -(nmax + 0.1f * step) / max;
-    t = symmetric_trial(x, n, nmax, iscale);
-    if (t.sum_l2 > 0 && t.sum_lx * t.sum_lx > best * t.sum_l2) {
-      symmetric_codes(x, n, nmax, iscale, q);
-      scale = t.sum_lx / t.sum_l2;
-      best = scale * t.sum_lx;
-    }
-  }
-  return scale;
-}
-
 // --- q4_K and q5_K ------------------------------------------------------------------------------
 
 struct KBlockLayout {
   int nmax;            // 15 for q4_K, 31 for q5_K
   SearchRange search;  // the make_qkx2_quants arguments of the type's reference quantizer
   uint32_t block_bytes;
+  bool cap_weighted_levels;  // quantize_row_q5_K_impl caps its levels at 63, q4_K_impl does not
 };
 
 // Per-element weights |x| + rms(sub-block) (quantize_row_q4_K_ref, quantize_row_q5_K_ref).
@@ -179,9 +123,9 @@ uint8_t six_bit_level(float inverse_step, float value) {
   return std::min<uint8_t>(63, static_cast<uint8_t>(nearest_int(inverse_step * value)));
 }
 
-// Quantizes one super-block into its d, dmin, packed scales and per-element codes (quantize_row_
-// q4_K_ref / quantize_row_q5_K_ref, which differ only in nmax and the search range).
-void quantize_k_super_block(const float* x, const KBlockLayout& layout, std::byte* out,
+// The sub-block fits, levels, d and dmin of quantize_row_q4_K_ref / quantize_row_q5_K_ref, which
+// differ only in nmax and the search range; scales (zeroed) receives the packed levels.
+void store_reference_levels(const float* x, const KBlockLayout& layout, std::byte* out,
                             uint8_t* codes) {
   AffineFit fits[kSubBlocks];
   float max_scale = 0, max_min = 0;
@@ -196,14 +140,61 @@ void quantize_k_super_block(const float* x, const KBlockLayout& layout, std::byt
 
   const float inv_scale = max_scale > 0 ? 63.0f / max_scale : 0.0f;
   const float inv_min = max_min > 0 ? 63.0f / max_min : 0.0f;
-  std::byte* scales = out + 4;
-  std::fill(scales, scales + kScaleBytes, std::byte{0});
   for (uint32_t j = 0; j < kSubBlocks; ++j) {
-    pack_scale_min(scales, j,
+    pack_scale_min(out + 4, j,
                    {six_bit_level(inv_scale, fits[j].scale), six_bit_level(inv_min, fits[j].min)});
   }
   store_u16(out, f32_to_f16(max_scale / 63.0f));
   store_u16(out + 2, f32_to_f16(max_min / 63.0f));
+}
+
+// The same with an importance row qw (quantize_row_q4_K_impl / quantize_row_q5_K_impl): element
+// weights qw * sqrt(sigma2 + x^2), sigma2 twice the super-block's mean square; each sub-block
+// fitted by make_qkx3_quants, then its scales and its mins each fitted to 6-bit levels of one
+// step by make_qp_quants, weighted by the sub-blocks' weight sums.
+void store_weighted_levels(const float* x, const float* qw, const KBlockLayout& layout,
+                           std::byte* out, uint8_t* codes) {
+  float sum_x2 = 0;
+  for (uint32_t l = 0; l < QK_K; ++l) sum_x2 += x[l] * x[l];
+  const float sigma2 = 2 * sum_x2 / QK_K;
+  float scales[kSubBlocks], mins[kSubBlocks], sw[kSubBlocks];
+  for (uint32_t j = 0; j < kSubBlocks; ++j) {
+    float weights[kSubBlock];
+    for (uint32_t l = 0; l < kSubBlock; ++l) {
+      const float xl = x[kSubBlock * j + l];
+      weights[l] = qw[kSubBlock * j + l] * std::sqrt(sigma2 + xl * xl);
+    }
+    float sumw = 0;
+    for (uint32_t l = 0; l < kSubBlock; ++l) sumw += weights[l];
+    sw[j] = sumw;
+    const AffineFit fit = fit_scale_and_min(x + kSubBlock * j, weights, kSubBlock, layout.nmax,
+                                            kWeightedAffineSearch, codes + kSubBlock * j);
+    scales[j] = fit.scale;
+    mins[j] = fit.min;
+  }
+  uint8_t ls[kSubBlocks], lm[kSubBlocks];
+  const float d_block = fit_positive_scale(scales, sw, kSubBlocks, 63, ls);
+  const float m_block = fit_positive_scale(mins, sw, kSubBlocks, 63, lm);
+  for (uint32_t j = 0; j < kSubBlocks; ++j) {
+    ScaleMin sm{ls[j], lm[j]};
+    if (layout.cap_weighted_levels)
+      sm = {std::min<uint8_t>(63, sm.scale), std::min<uint8_t>(63, sm.min)};
+    pack_scale_min(out + 4, j, sm);
+  }
+  store_u16(out, f32_to_f16(d_block));
+  store_u16(out + 2, f32_to_f16(m_block));
+}
+
+// Quantizes one super-block into its d, dmin, packed scales and per-element codes.
+void quantize_k_super_block(const float* x, const float* qw, const KBlockLayout& layout,
+                            std::byte* out, uint8_t* codes) {
+  std::byte* scales = out + 4;
+  std::fill(scales, scales + kScaleBytes, std::byte{0});
+  if (qw) {
+    store_weighted_levels(x, qw, layout, out, codes);
+  } else {
+    store_reference_levels(x, layout, out, codes);
+  }
 
   // Requantize against the scales as stored. A sub-block whose scale rounded to zero keeps the
   // fit's codes, as ggml's does.
@@ -236,8 +227,8 @@ void dequantize_k_super_block(const std::byte* in, float* y, CodeOf code_of) {
   }
 }
 
-constexpr KBlockLayout kQ4K{15, {-1.0f, 0.1f, 20}, 144};
-constexpr KBlockLayout kQ5K{31, {-0.5f, 0.1f, 15}, 176};
+constexpr KBlockLayout kQ4K{15, {-1.0f, 0.1f, 20}, 144, false};
+constexpr KBlockLayout kQ5K{31, {-0.5f, 0.1f, 15}, 176, true};
 
 // --- q6_K ---------------------------------------------------------------------------------------
 
@@ -274,12 +265,14 @@ void pack_q6_codes(const int8_t* codes, std::byte* out) {
   }
 }
 
-void quantize_q6_super_block(const float* x, std::byte* out) {
+// quantize_row_q6_K_ref, or with an importance row qw quantize_row_q6_K_impl, which differ only
+// in the weights of the sub-block fits: x^2, or qw as it is.
+void quantize_q6_super_block(const float* x, const float* qw, std::byte* out) {
   int8_t codes[QK_K];
   float sub_scales[kQ6SubBlocks];
   for (uint32_t j = 0; j < kQ6SubBlocks; ++j) {
-    sub_scales[j] =
-        fit_symmetric_scale(x + j * kQ6SubBlock, kQ6SubBlock, 32, codes + j * kQ6SubBlock);
+    sub_scales[j] = fit_symmetric_scale(x + j * kQ6SubBlock, qw ? qw + j * kQ6SubBlock : nullptr,
+                                        kQ6SubBlock, 32, codes + j * kQ6SubBlock);
   }
   if (!store_q6_scales(sub_scales, out)) {
     std::fill(out, out + kQ6Bytes, std::byte{0});
@@ -301,11 +294,12 @@ void quantize_q6_super_block(const float* x, std::byte* out) {
 }  // namespace
 
 // q4_K: {f16 d, f16 dmin, scales[12], qs[128]}.
-void quantize_q4_K(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
+void quantize_q4_K(const float* src, std::byte* dst, uint64_t n, const float* importance) {
   for (uint64_t b = 0; b < n / QK_K; ++b) {
     std::byte* out = dst + b * kQ4K.block_bytes;
     uint8_t codes[QK_K];
-    quantize_k_super_block(src + b * QK_K, kQ4K, out, codes);
+    quantize_k_super_block(src + b * QK_K, importance ? importance + b * QK_K : nullptr, kQ4K, out,
+                           codes);
     std::byte* qs = out + 4 + kScaleBytes;
     std::fill(qs, qs + QK_K / 2, std::byte{0});
     for (uint32_t e = 0; e < QK_K; ++e) {
@@ -324,11 +318,12 @@ void dequantize_q4_K(const std::byte* src, float* dst, uint64_t n) {
 }
 
 // q5_K: {f16 d, f16 dmin, scales[12], qh[32], qs[128]}.
-void quantize_q5_K(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
+void quantize_q5_K(const float* src, std::byte* dst, uint64_t n, const float* importance) {
   for (uint64_t b = 0; b < n / QK_K; ++b) {
     std::byte* out = dst + b * kQ5K.block_bytes;
     uint8_t codes[QK_K];
-    quantize_k_super_block(src + b * QK_K, kQ5K, out, codes);
+    quantize_k_super_block(src + b * QK_K, importance ? importance + b * QK_K : nullptr, kQ5K, out,
+                           codes);
     std::byte* qh = out + 4 + kScaleBytes;
     std::byte* qs = qh + QK_K / 8;
     std::fill(qh, qh + QK_K / 8 + QK_K / 2, std::byte{0});
@@ -352,9 +347,11 @@ void dequantize_q5_K(const std::byte* src, float* dst, uint64_t n) {
 }
 
 // q6_K: {ql[128], qh[64], int8 scales[16], f16 d}.
-void quantize_q6_K(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
-  for (uint64_t b = 0; b < n / QK_K; ++b)
-    quantize_q6_super_block(src + b * QK_K, dst + b * kQ6Bytes);
+void quantize_q6_K(const float* src, std::byte* dst, uint64_t n, const float* importance) {
+  for (uint64_t b = 0; b < n / QK_K; ++b) {
+    quantize_q6_super_block(src + b * QK_K, importance ? importance + b * QK_K : nullptr,
+                            dst + b * kQ6Bytes);
+  }
 }
 
 // value = (d * scale) * (q - 32) (ggml dequantize_row_q6_K).

@@ -1,5 +1,7 @@
 // ggml's 32-element block types (ggml-common.h block_q4_0 ... block_q8_0); the quantizers follow
-// ggml-quants.c's reference versions (quantize_row_*_ref).
+// ggml-quants.c's reference versions (quantize_row_*_ref), which its quantize_q4_0 ... q8_0 run
+// without an importance matrix, and given an importance row (imatrix) its quantize_row_q4_0_impl,
+// q4_1_impl, q5_0_impl and q5_1_impl. quantize_q8_0 ignores the importance, as ggml's does.
 #include <algorithm>
 #include <cmath>
 
@@ -7,6 +9,7 @@
 #include "core/tensor_type.h"
 #include "core/types/bytes.h"
 #include "core/types/codecs.h"
+#include "core/types/k_fit.h"
 
 namespace gauntlet::core::types {
 
@@ -101,6 +104,62 @@ void store_d_and_min(std::byte* out, const AffineBlock& block) {
   store_u16(out + 2, f32_to_f16(block.min));
 }
 
+// The element weights of quantize_row_q4_0_impl ... q5_1_impl: qw * sqrt(sigma2 + x^2), sigma2
+// the mean square of the whole row (of n elements).
+class RowWeights {
+ public:
+  RowWeights(const float* x, uint64_t n, const float* qw) : qw_(qw) {
+    if (!qw) return;
+    float sum_x2 = 0;
+    for (uint64_t j = 0; j < n; ++j) sum_x2 += x[j] * x[j];
+    sigma2_ = sum_x2 / static_cast<float>(n);
+  }
+  // Block b's weights, its elements xb.
+  void block(uint64_t b, const float* xb, float* w) const {
+    const float* qw = qw_ + QK * b;
+    for (uint32_t j = 0; j < QK; ++j) w[j] = qw[j] * std::sqrt(sigma2_ + xb[j] * xb[j]);
+  }
+
+ private:
+  const float* qw_;
+  float sigma2_ = 0;
+};
+
+// quantize_row_q4_0_impl / q5_0_impl: make_qx_quants (nmax = half) under the weights; codes in
+// [0, 2 * half - 1] (all 0 for an all-zero block, whose d is 0).
+SignedBlock quantize_signed_weighted(const float* xb, const float* w, int half) {
+  SignedBlock block{};
+  int8_t codes[QK];
+  block.d = fit_symmetric_scale(xb, w, QK, half, codes);
+  for (uint32_t j = 0; j < QK; ++j) block.codes[j] = static_cast<uint8_t>(codes[j]);
+  return block;
+}
+
+// quantize_row_q4_1_impl / q5_1_impl: make_qkx3_quants under the weights; value = d * q + m with
+// m = -the_min (at most 0).
+AffineBlock quantize_affine_weighted(const float* xb, const float* w, int nmax) {
+  AffineBlock block{};
+  const AffineFit fit = fit_scale_and_min(xb, w, QK, nmax, kWeightedAffineSearch, block.codes);
+  block.d = fit.scale;
+  block.min = -fit.min;
+  return block;
+}
+
+// Block b of a row of n elements: the reference encoding, or the weighted one given importance.
+SignedBlock signed_block(const float* src, uint64_t b, const RowWeights* weights, int half) {
+  if (!weights) return quantize_signed(src + b * QK, half);
+  float w[QK];
+  weights->block(b, src + b * QK, w);
+  return quantize_signed_weighted(src + b * QK, w, half);
+}
+
+AffineBlock affine_block(const float* src, uint64_t b, const RowWeights* weights, int nmax) {
+  if (!weights) return quantize_affine(src + b * QK, static_cast<uint8_t>(nmax));
+  float w[QK];
+  weights->block(b, src + b * QK, w);
+  return quantize_affine_weighted(src + b * QK, w, nmax);
+}
+
 }  // namespace
 
 // q8_0: {f16 d, int8 qs[32]}; d = amax / 127, q = round(x / d).
@@ -130,9 +189,11 @@ void dequantize_q8_0(const std::byte* src, float* dst, uint64_t n) {
 }
 
 // q4_0: {f16 d, qs[16]}; value = d * (q - 8).
-void quantize_q4_0(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
+void quantize_q4_0(const float* src, std::byte* dst, uint64_t n, const float* importance) {
+  const RowWeights row(src, n, importance);
+  const RowWeights* weights = importance ? &row : nullptr;
   for (uint64_t b = 0; b < n / QK; ++b) {
-    const SignedBlock block = quantize_signed(src + b * QK, 8);
+    const SignedBlock block = signed_block(src, b, weights, 8);
     std::byte* out = dst + b * 18;
     store_u16(out, f32_to_f16(block.d));
     pack_nibbles(block.codes, out + 2);
@@ -151,9 +212,11 @@ void dequantize_q4_0(const std::byte* src, float* dst, uint64_t n) {
 }
 
 // q4_1: {f16 d, f16 m, qs[16]}; value = d * q + m.
-void quantize_q4_1(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
+void quantize_q4_1(const float* src, std::byte* dst, uint64_t n, const float* importance) {
+  const RowWeights row(src, n, importance);
+  const RowWeights* weights = importance ? &row : nullptr;
   for (uint64_t b = 0; b < n / QK; ++b) {
-    const AffineBlock block = quantize_affine(src + b * QK, 15);
+    const AffineBlock block = affine_block(src, b, weights, 15);
     std::byte* out = dst + b * 20;
     store_d_and_min(out, block);
     pack_nibbles(block.codes, out + 4);
@@ -173,9 +236,11 @@ void dequantize_q4_1(const std::byte* src, float* dst, uint64_t n) {
 }
 
 // q5_0: {f16 d, qh[4], qs[16]}; value = d * (q - 16).
-void quantize_q5_0(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
+void quantize_q5_0(const float* src, std::byte* dst, uint64_t n, const float* importance) {
+  const RowWeights row(src, n, importance);
+  const RowWeights* weights = importance ? &row : nullptr;
   for (uint64_t b = 0; b < n / QK; ++b) {
-    const SignedBlock block = quantize_signed(src + b * QK, 16);
+    const SignedBlock block = signed_block(src, b, weights, 16);
     std::byte* out = dst + b * 22;
     store_u16(out, f32_to_f16(block.d));
     pack_fifth_bits(block.codes, out + 2);
@@ -196,9 +261,11 @@ void dequantize_q5_0(const std::byte* src, float* dst, uint64_t n) {
 }
 
 // q5_1: {f16 d, f16 m, qh[4], qs[16]}; value = d * q + m.
-void quantize_q5_1(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
+void quantize_q5_1(const float* src, std::byte* dst, uint64_t n, const float* importance) {
+  const RowWeights row(src, n, importance);
+  const RowWeights* weights = importance ? &row : nullptr;
   for (uint64_t b = 0; b < n / QK; ++b) {
-    const AffineBlock block = quantize_affine(src + b * QK, 31);
+    const AffineBlock block = affine_block(src, b, weights, 31);
     std::byte* out = dst + b * 24;
     store_d_and_min(out, block);
     pack_fifth_bits(block.codes, out + 4);

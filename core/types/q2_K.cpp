@@ -2,7 +2,8 @@
 // f16 dmin}: 16 sub-blocks of 16, each with a 4-bit scale (low nibble of its scales byte) and a
 // 4-bit min (high nibble); value = (d * scale) * q - dmin * min, q in 0..3. The decoder follows
 // ggml-quants.c's dequantize_row_q2_K operation for operation; the encoder its
-// quantize_row_q2_K_ref.
+// quantize_row_q2_K_ref (what its quantize_q2_K runs without an importance matrix) and, given an
+// importance row, its quantize_row_q2_K_impl.
 #include <algorithm>
 #include <cmath>
 
@@ -45,8 +46,8 @@ void store_levels(const float* values, float max, std::byte* scales, uint32_t sh
   store_u16(d_at, f32_to_f16(max / 15.0f));
 }
 
-void quantize_block(const float* x, std::byte* out) {
-  uint8_t codes[QK_K];
+// quantize_row_q2_K_ref's sub-block fits and levels: out (zeroed) receives them, d and dmin.
+void store_reference_levels(const float* x, std::byte* out, uint8_t* codes) {
   float scales[kSubBlocks], mins[kSubBlocks];
   float max_scale = 0, max_min = 0;
   for (uint32_t j = 0; j < kSubBlocks; ++j) {
@@ -59,9 +60,49 @@ void quantize_block(const float* x, std::byte* out) {
     max_scale = std::max(max_scale, fit.scale);
     max_min = std::max(max_min, fit.min);
   }
-  std::fill(out, out + kBytes, std::byte{0});
   store_levels(scales, max_scale, out, 0, out + kDOffset);
   store_levels(mins, max_min, out, 4, out + kDminOffset);
+}
+
+// The same with an importance row qw (quantize_row_q2_K_impl): element weights
+// qw * sqrt(sigma2 + x^2), sigma2 the super-block's mean square; each sub-block fitted by
+// make_qkx3_quants, then the scales and the mins each fitted to 4-bit levels of one step by
+// make_qp_quants, weighted by the sub-blocks' weight sums.
+void store_weighted_levels(const float* x, const float* qw, std::byte* out, uint8_t* codes) {
+  float sum_x2 = 0;
+  for (uint32_t j = 0; j < QK_K; ++j) sum_x2 += x[j] * x[j];
+  const float sigma2 = sum_x2 / QK_K;
+  float scales[kSubBlocks], mins[kSubBlocks], sw[kSubBlocks];
+  for (uint32_t j = 0; j < kSubBlocks; ++j) {
+    float weights[kSubBlock];
+    for (uint32_t l = 0; l < kSubBlock; ++l) {
+      const float xl = x[kSubBlock * j + l];
+      weights[l] = qw[kSubBlock * j + l] * std::sqrt(sigma2 + xl * xl);
+    }
+    float sumw = 0;
+    for (uint32_t l = 0; l < kSubBlock; ++l) sumw += weights[l];
+    sw[j] = sumw;
+    const AffineFit fit = fit_scale_and_min(x + kSubBlock * j, weights, kSubBlock, 3,
+                                            kWeightedAffineSearch, codes + kSubBlock * j);
+    scales[j] = fit.scale;
+    mins[j] = fit.min;
+  }
+  uint8_t ls[kSubBlocks], lm[kSubBlocks];
+  const float dm = fit_positive_scale(scales, sw, kSubBlocks, 15, ls);
+  const float mm = fit_positive_scale(mins, sw, kSubBlocks, 15, lm);
+  store_u16(out + kDOffset, f32_to_f16(dm));
+  store_u16(out + kDminOffset, f32_to_f16(mm));
+  for (uint32_t j = 0; j < kSubBlocks; ++j) out[j] = static_cast<std::byte>(ls[j] | (lm[j] << 4));
+}
+
+void quantize_block(const float* x, const float* qw, std::byte* out) {
+  uint8_t codes[QK_K];
+  std::fill(out, out + kBytes, std::byte{0});
+  if (qw) {
+    store_weighted_levels(x, qw, out, codes);
+  } else {
+    store_reference_levels(x, out, codes);
+  }
 
   // Requantize against the scales as stored; a sub-block whose scale rounded to zero keeps the
   // fit's codes, as ggml's does.
@@ -84,8 +125,10 @@ void quantize_block(const float* x, std::byte* out) {
 
 }  // namespace
 
-void quantize_q2_K(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
-  for (uint64_t b = 0; b < n / QK_K; ++b) quantize_block(src + b * QK_K, dst + b * kBytes);
+void quantize_q2_K(const float* src, std::byte* dst, uint64_t n, const float* importance) {
+  for (uint64_t b = 0; b < n / QK_K; ++b) {
+    quantize_block(src + b * QK_K, importance ? importance + b * QK_K : nullptr, dst + b * kBytes);
+  }
 }
 
 void dequantize_q2_K(const std::byte* src, float* dst, uint64_t n) {

@@ -2,7 +2,8 @@
 // scales[12], f16 d}: 16 sub-blocks of 16, each with a 6-bit scale stored offset by 32;
 // value = (d * (scale - 32)) * (q - 4), q in 0..7 (two low bits in qs, the third in hmask). The
 // decoder follows ggml-quants.c's dequantize_row_q3_K operation for operation; the encoder its
-// quantize_row_q3_K_ref. Blocks of 110 bytes are only 2-byte aligned in a row.
+// quantize_row_q3_K_ref (what its quantize_q3_K runs without an importance matrix) and, given an
+// importance row, its quantize_row_q3_K_impl. Blocks of 110 bytes are only 2-byte aligned in a row.
 #include <algorithm>
 #include <cmath>
 
@@ -92,8 +93,8 @@ float fit_scale(const float* x, int nmax, int8_t* codes) {
   return sum_l2 > 0.0f ? sum_lx / sum_l2 : 0.0f;
 }
 
-void quantize_block(const float* x, std::byte* out) {
-  int8_t codes[QK_K];
+// quantize_row_q3_K_ref's sub-block fits and levels: out (zeroed) receives the levels and d.
+void store_reference_levels(const float* x, std::byte* out, int8_t* codes) {
   float scales[kSubBlocks];
   float max_scale = 0, amax = 0;
   for (uint32_t j = 0; j < kSubBlocks; ++j) {
@@ -103,7 +104,6 @@ void quantize_block(const float* x, std::byte* out) {
       max_scale = scales[j];
     }
   }
-  std::fill(out, out + kBytes, std::byte{0});
   std::byte* packed = out + kScalesOffset;
   if (max_scale != 0) {
     // The largest-magnitude scale maps to level -32; levels are stored offset by 32.
@@ -116,6 +116,46 @@ void quantize_block(const float* x, std::byte* out) {
   } else {
     store_u16(out + kDOffset, f32_to_f16(0.0f));
   }
+}
+
+// The same with an importance row qw (quantize_row_q3_K_impl): element weights
+// qw * sqrt(sigma2 + x^2), sigma2 twice the super-block's mean square; each sub-block fitted by
+// make_qx_quants (nmax 4) under them, then the sub-block scales fitted to levels in [-32, 31] of
+// one step by make_qx_quants (nmax 32), weighted by the sub-blocks' weight sums.
+void store_weighted_levels(const float* x, const float* qw, std::byte* out, int8_t* codes) {
+  float sum_x2 = 0;
+  for (uint32_t j = 0; j < QK_K; ++j) sum_x2 += x[j] * x[j];
+  const float sigma2 = 2 * sum_x2 / QK_K;
+  float scales[kSubBlocks], sw[kSubBlocks];
+  for (uint32_t j = 0; j < kSubBlocks; ++j) {
+    float weights[kSubBlock];
+    for (uint32_t l = 0; l < kSubBlock; ++l) {
+      const float xl = x[kSubBlock * j + l];
+      weights[l] = qw[kSubBlock * j + l] * std::sqrt(sigma2 + xl * xl);
+    }
+    float sumw = 0;
+    for (uint32_t l = 0; l < kSubBlock; ++l) sumw += weights[l];
+    sw[j] = sumw;
+    scales[j] =
+        fit_symmetric_scale(x + kSubBlock * j, weights, kSubBlock, 4, codes + kSubBlock * j);
+  }
+  int8_t levels[kSubBlocks];
+  const float d_block = fit_symmetric_scale(scales, sw, kSubBlocks, 32, levels);
+  for (uint32_t j = 0; j < kSubBlocks; ++j) {
+    pack_scale(out + kScalesOffset, j, static_cast<uint32_t>(levels[j]));
+  }
+  store_u16(out + kDOffset, f32_to_f16(d_block));
+}
+
+void quantize_block(const float* x, const float* qw, std::byte* out) {
+  int8_t codes[QK_K];
+  std::fill(out, out + kBytes, std::byte{0});
+  if (qw) {
+    store_weighted_levels(x, qw, out, codes);
+  } else {
+    store_reference_levels(x, out, codes);
+  }
+  const std::byte* packed = out + kScalesOffset;
 
   // Requantize against the scales as stored; a sub-block whose scale rounded to zero keeps the
   // fit's codes, as ggml's does.
@@ -138,8 +178,10 @@ void quantize_block(const float* x, std::byte* out) {
 
 }  // namespace
 
-void quantize_q3_K(const float* src, std::byte* dst, uint64_t n, const float* /*importance*/) {
-  for (uint64_t b = 0; b < n / QK_K; ++b) quantize_block(src + b * QK_K, dst + b * kBytes);
+void quantize_q3_K(const float* src, std::byte* dst, uint64_t n, const float* importance) {
+  for (uint64_t b = 0; b < n / QK_K; ++b) {
+    quantize_block(src + b * QK_K, importance ? importance + b * QK_K : nullptr, dst + b * kBytes);
+  }
 }
 
 void dequantize_q3_K(const std::byte* src, float* dst, uint64_t n) {
