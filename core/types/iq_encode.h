@@ -3,9 +3,9 @@
 // (quantize_iq2_xxs, quantize_iq2_xs, quantize_iq2_s, quantize_iq3_xxs, quantize_iq3_s,
 // quantize_iq1_s, quantize_iq1_m): the same bytes for the same row and importance. Each encodes
 // one row of n values (a multiple of 256). weights, when not null, is the row's importance per
-// element (an imatrix column's values, n of them); ggml's own fallback applies when it is null.
-// iq2_xxs, iq2_xs, iq1_s and iq1_m need it, as in ggml (which asserts): without it they throw
-// std::invalid_argument naming the type. Internal to core/types/.
+// element (an imatrix column's values, n of them); ggml's own fallback applies when it is null
+// (iq2_s, iq3_xxs, iq3_s, iq1_m). iq2_xxs, iq2_xs and iq1_s need it, as in ggml (which asserts):
+// without it they throw std::invalid_argument naming the type. Internal to core/types/.
 #include <cstddef>
 #include <cstdint>
 
