@@ -155,6 +155,8 @@ std::vector<size_t> scale_fields(core::TensorType type) {
     case core::TensorType::iq3_xxs:
     case core::TensorType::iq3_s:
     case core::TensorType::iq1_s:
+    case core::TensorType::q1_0:
+    case core::TensorType::q2_0:
       return {0};
     case core::TensorType::q4_1:
     case core::TensorType::q5_1:

@@ -41,6 +41,10 @@
 //                                56 bytes): groups of 8 (iq3: 4) values read from a lattice
 //                                table (core/types/iq_tables.h) with sign bits, times a step per
 //                                16 or 32; core/types/iq2.cpp, iq3.cpp, iq1.cpp describe each
+//   q1_0  128 elems,  18 bytes  {d, qs[16]}: one bit an element (bit j % 8 of qs[j / 8]); value
+//                                = d where set, -d where not
+//   q2_0   64 elems,  18 bytes  {d, qs[16]}: 2-bit codes q (bits 2 (j % 4) of qs[j / 4]); value =
+//                                (q - 1) * d
 // In q4_0/q4_1/q5_0/q5_1/iq4_nl/mxfp4 (and each block of 32 of iq4_xs), byte j holds element j in
 // its low nibble and element j + 16 in its high nibble.
 #include <cstddef>

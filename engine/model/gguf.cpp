@@ -19,8 +19,7 @@ namespace {
 std::string ggml_type_name(uint32_t id) {
   static const std::map<uint32_t, const char*> names = {
       {4, "q4_2 (removed)"}, {5, "q4_3 (removed)"}, {9, "q8_1"}, {15, "q8_K"}, {24, "i8"},
-      {25, "i16"},           {26, "i32"},           {27, "i64"}, {28, "f64"},  {41, "q1_0"},
-      {42, "q2_0"}};
+      {25, "i16"},           {26, "i32"},           {27, "i64"}, {28, "f64"}};
   auto it = names.find(id);
   return it == names.end() ? "unknown" : it->second;
 }

@@ -65,26 +65,44 @@ double rms_error(const std::vector<float>& a, const std::vector<float>& b) {
 
 // --- the type table -----------------------------------------------------------------------------
 
-TEST(TensorTypesTable, ListsNineteenTypesInGgmlIdOrder) {
+TEST(TensorTypesTable, ListsTwentyEightTypesInGgmlIdOrder) {
   struct Expected {
     TensorType type;
     uint32_t id, elements, bytes;
     const char* name;
   };
   const Expected expected[] = {
-      {TensorType::f32, 0, 1, 4, "f32"},          {TensorType::f16, 1, 1, 2, "f16"},
-      {TensorType::q4_0, 2, 32, 18, "q4_0"},      {TensorType::q4_1, 3, 32, 20, "q4_1"},
-      {TensorType::q5_0, 6, 32, 22, "q5_0"},      {TensorType::q5_1, 7, 32, 24, "q5_1"},
-      {TensorType::q8_0, 8, 32, 34, "q8_0"},      {TensorType::q2_K, 10, 256, 84, "q2_K"},
-      {TensorType::q3_K, 11, 256, 110, "q3_K"},   {TensorType::q4_K, 12, 256, 144, "q4_K"},
-      {TensorType::q5_K, 13, 256, 176, "q5_K"},   {TensorType::q6_K, 14, 256, 210, "q6_K"},
-      {TensorType::iq4_nl, 20, 32, 18, "iq4_nl"}, {TensorType::iq4_xs, 23, 256, 136, "iq4_xs"},
-      {TensorType::bf16, 30, 1, 2, "bf16"},       {TensorType::tq1_0, 34, 256, 54, "tq1_0"},
-      {TensorType::tq2_0, 35, 256, 66, "tq2_0"},  {TensorType::mxfp4, 39, 32, 17, "mxfp4"},
+      {TensorType::f32, 0, 1, 4, "f32"},
+      {TensorType::f16, 1, 1, 2, "f16"},
+      {TensorType::q4_0, 2, 32, 18, "q4_0"},
+      {TensorType::q4_1, 3, 32, 20, "q4_1"},
+      {TensorType::q5_0, 6, 32, 22, "q5_0"},
+      {TensorType::q5_1, 7, 32, 24, "q5_1"},
+      {TensorType::q8_0, 8, 32, 34, "q8_0"},
+      {TensorType::q2_K, 10, 256, 84, "q2_K"},
+      {TensorType::q3_K, 11, 256, 110, "q3_K"},
+      {TensorType::q4_K, 12, 256, 144, "q4_K"},
+      {TensorType::q5_K, 13, 256, 176, "q5_K"},
+      {TensorType::q6_K, 14, 256, 210, "q6_K"},
+      {TensorType::iq2_xxs, 16, 256, 66, "iq2_xxs"},
+      {TensorType::iq2_xs, 17, 256, 74, "iq2_xs"},
+      {TensorType::iq3_xxs, 18, 256, 98, "iq3_xxs"},
+      {TensorType::iq1_s, 19, 256, 50, "iq1_s"},
+      {TensorType::iq4_nl, 20, 32, 18, "iq4_nl"},
+      {TensorType::iq3_s, 21, 256, 110, "iq3_s"},
+      {TensorType::iq2_s, 22, 256, 82, "iq2_s"},
+      {TensorType::iq4_xs, 23, 256, 136, "iq4_xs"},
+      {TensorType::iq1_m, 29, 256, 56, "iq1_m"},
+      {TensorType::bf16, 30, 1, 2, "bf16"},
+      {TensorType::tq1_0, 34, 256, 54, "tq1_0"},
+      {TensorType::tq2_0, 35, 256, 66, "tq2_0"},
+      {TensorType::mxfp4, 39, 32, 17, "mxfp4"},
       {TensorType::nvfp4, 40, 64, 36, "nvfp4"},
+      {TensorType::q1_0, 41, 128, 18, "q1_0"},
+      {TensorType::q2_0, 42, 64, 18, "q2_0"},
   };
   const auto types = all_tensor_types();
-  ASSERT_EQ(types.size(), 19u);
+  ASSERT_EQ(types.size(), 28u);
   for (size_t i = 0; i < types.size(); ++i) {
     SCOPED_TRACE(expected[i].name);
     EXPECT_EQ(types[i].type, expected[i].type);
@@ -101,12 +119,14 @@ TEST(TensorTypesTable, FindsTypesByIdAndName) {
   EXPECT_EQ(tensor_type_from_id(7), TensorType::q5_1);
   EXPECT_EQ(tensor_type_from_id(4), std::nullopt);  // ggml's removed q4_2
   EXPECT_EQ(tensor_type_from_id(10), TensorType::q2_K);
-  EXPECT_EQ(tensor_type_from_id(16), std::nullopt);  // iq2_xxs: not supported
+  EXPECT_EQ(tensor_type_from_id(16), TensorType::iq2_xxs);
+  EXPECT_EQ(tensor_type_from_id(9), std::nullopt);  // q8_1: not a weight type
   EXPECT_EQ(parse_tensor_type("Q4_K"), TensorType::q4_K);
   EXPECT_EQ(parse_tensor_type("q6_k"), TensorType::q6_K);
   EXPECT_EQ(parse_tensor_type("Q5_0"), TensorType::q5_0);
   EXPECT_EQ(parse_tensor_type("Q3_K"), TensorType::q3_K);
-  EXPECT_EQ(parse_tensor_type("iq2_xxs"), std::nullopt);
+  EXPECT_EQ(parse_tensor_type("IQ2_XXS"), TensorType::iq2_xxs);
+  EXPECT_EQ(parse_tensor_type("q8_1"), std::nullopt);
   EXPECT_EQ(parse_tensor_type("IQ4_XS"), TensorType::iq4_xs);
   EXPECT_EQ(parse_tensor_type("MXFP4"), TensorType::mxfp4);
   EXPECT_EQ(row_bytes(TensorType::mxfp4, 64), 34u);
