@@ -2,11 +2,13 @@
 // holds, and the preset shapes.
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "core/json.h"
 #include "engine/model/gguf.h"
+#include "engine/model/imatrix.h"
 #include "engine/model/loaded_model.h"
 #include "engine/model/synthetic.h"
 #include "engine/planner/planner.h"
@@ -16,7 +18,7 @@ namespace gauntlet::cli {
 namespace {
 
 struct MakeArgs {
-  std::string shape, dims, format = "Q8_0", out;
+  std::string shape, dims, format = "Q8_0", out, imatrix;
   std::vector<std::string> tensor_types;  // PATTERN=TYPE, as llama-quantize's --tensor-type
   uint64_t seed = 1;
   bool force = false;
@@ -44,9 +46,17 @@ int make_model(const MakeArgs& a) {
   auto shape =
       a.shape.empty() ? engine::model::parse_dims(a.dims) : engine::model::preset_shape(a.shape);
   if (!shape) return fail(shape.error().message, kExitUsage);
+  std::optional<engine::model::Imatrix> imatrix;
+  if (!a.imatrix.empty()) {
+    auto read = engine::model::read_imatrix(a.imatrix);
+    if (!read) return fail("--imatrix: " + read.error().message, kExitUsage);
+    imatrix = std::move(*read);
+  }
+  const auto tensors =
+      engine::model::model_tensors(*shape, *format, overrides, imatrix.has_value());
   // A type without a fallback (nvfp4) on a row it cannot hold: llama.cpp's quantizer stops there
   // (tensor_type_fallback: "no tensor type fallback is defined for type nvfp4").
-  for (const auto& t : engine::model::model_tensors(*shape, *format, overrides)) {
+  for (const auto& t : tensors) {
     if (!engine::model::row_fits_type(t.type, t.ne[0])) {
       return fail("tensor '" + t.name + "': a row of " + std::to_string(t.ne[0]) +
                       " elements is not whole " + engine::model::to_string(t.type) +
@@ -55,18 +65,17 @@ int make_model(const MakeArgs& a) {
                   kExitUsage);
     }
   }
-  auto status =
-      engine::model::write_synthetic_model(*shape, *format, a.seed, a.out, a.force, overrides);
+  auto status = engine::model::write_synthetic_model(*shape, *format, a.seed, a.out, a.force,
+                                                     overrides, imatrix ? &*imatrix : nullptr);
   if (!status) {
     return fail(status.error().message, status.error().kind == core::ErrorKind::invalid_argument
                                             ? kExitUsage
                                             : kExitFailures);
   }
   std::cout << "wrote " << a.out << ": " << shape->name << " " << engine::model::to_string(*format)
-            << ", " << engine::model::parameter_count(*shape) << " parameters, "
-            << format_bytes(engine::planner::weight_bytes(
-                   engine::model::model_tensors(*shape, *format, overrides)))
-            << " of weights\n";
+            << (imatrix ? " with an importance matrix" : "") << ", "
+            << engine::model::parameter_count(*shape) << " parameters, "
+            << format_bytes(engine::planner::weight_bytes(tensors)) << " of weights\n";
   return kExitOk;
 }
 
@@ -189,6 +198,14 @@ void add_model_command(CLI::App& app, CommandContext& context) {
                  "PATTERN=TYPE (repeatable): tensors whose name matches the regular expression get "
                  "the ggml type TYPE instead of the format's rules, as llama-quantize's "
                  "--tensor-type (e.g. 'ffn_.*_exps=mxfp4')");
+  mk->add_option("--imatrix", make->imatrix,
+                 "an importance matrix (llama-imatrix's GGUF or legacy .dat file), as "
+                 "llama-quantize's --imatrix: each tensor's rows are quantized weighted by its "
+                 "entry (an expert stack's experts by theirs), and the types follow llama.cpp's "
+                 "rules with an imatrix. Without one, a tensor whose type needs one (iq1_s, "
+                 "iq1_m, iq2_xxs, iq2_xs, iq2_s, iq3_xxs; so IQ1_*, IQ2_*, IQ3_XXS, IQ3_XS) is "
+                 "refused as llama.cpp refuses it. Every quantized tensor but output.weight and "
+                 "the token table must have an entry of its size (n_per_row times experts)");
   mk->add_option("--seed", make->seed, "weight seed (default 1)");
   mk->add_option("-o,--output", make->out, "the GGUF file to write")->required();
   mk->add_flag("--force", make->force, "replace an existing file");

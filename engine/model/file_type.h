@@ -32,8 +32,20 @@ enum class FileType : uint32_t {
   q5_K_S = 16,
   q5_K_M = 17,
   q6_K = 18,
+  // The i-quant mixes (llama.cpp's IQ* file types). Most of their tensors' types need an importance
+  // matrix (tensor_requires_imatrix below); without one only IQ3_S and IQ3_M can be made.
+  iq2_xxs = 19,
+  iq2_xs = 20,
+  iq3_xs = 22,
+  iq3_xxs = 23,
+  iq1_s = 24,
   iq4_nl = 25,
+  iq3_s = 26,
+  iq3_m = 27,
+  iq2_s = 28,
+  iq2_m = 29,
   iq4_xs = 30,
+  iq1_m = 31,
   bf16 = 32,
   tq1_0 = 36,
   tq2_0 = 37,
@@ -44,12 +56,17 @@ enum class FileType : uint32_t {
 };
 
 // "F32", "F16", "BF16", "Q4_0", ..., "Q4_K_M", "Q6_K", "Q3_K_M", "Q2_K", "IQ4_XS", "MXFP4_MOE",
-// "TQ1_0", "TQ2_0".
+// "TQ1_0", "TQ2_0", "IQ3_XXS", "IQ2_M", ...
 const char* to_string(FileType type);
 // Case-insensitive: "q4_k_m" finds Q4_K_M.
 std::optional<FileType> parse_file_type(std::string_view name);
 std::optional<FileType> file_type_from_id(uint32_t id);
+// Every file type a synthetic model is made in without an importance matrix, quickly: not the
+// i-quant mixes of iq_file_types() (most need an imatrix, and their encoders are slow searches).
 std::span<const FileType> all_file_types();
+// IQ2_XXS, IQ2_XS, IQ2_S, IQ2_M, IQ3_XXS, IQ3_XS, IQ3_S, IQ3_M, IQ1_S, IQ1_M.
+std::span<const FileType> iq_file_types();
+// The names of both lists.
 std::string known_file_types();
 // The type most tensors get (Q4_K for Q4_K_M).
 TensorType base_type(FileType type);
@@ -67,6 +84,13 @@ struct TensorPlace {
   bool tied_output = false;  // no output.weight: token_embd serves as the output
   uint32_t n_gqa = 1;        // n_head / n_head_kv (llama_hparams::n_gqa)
   uint32_t n_expert = 0;     // experts per layer; 0 for a dense model
+  bool has_imatrix = false;  // quantized with an importance matrix (llama-quant.cpp's has_imatrix)
+  // llama-quant.cpp's counters as count_places() fills them: `counter` is i_attention_wv,
+  // i_ffn_down, i_ffn_gate or i_ffn_up (by the tensor's category) when the rules reach this
+  // tensor, and n_attention_wv the model's attn_v / attn_qkv tensors. Unset, the layer and n_layer
+  // stand in for them (a model with one such tensor in every layer).
+  std::optional<uint32_t> counter;
+  std::optional<uint32_t> n_attention_wv;
 };
 
 // llama-quantize's --tensor-type PATTERN=TYPE: a tensor whose name the pattern matches
@@ -90,5 +114,23 @@ bool row_fits_type(TensorType type, uint64_t n_cols);
 // The type llama.cpp's quantizer gives this tensor in a file of `type`, with the overrides.
 TensorType tensor_type_for(FileType type, const TensorPlace& place,
                            std::span<const TensorTypeOverride> overrides = {});
+
+// Fills the places' counters as llama.cpp's quantizer counts (llama_tensor_get_type_impl's
+// ++qs.i_attention_wv etc.): in the loader's order (weights_map: by the blk.N layer, then by
+// name), over the tensors the rules see (quantized, not named by an override). They differ from
+// the layer where a layer has two ffn_down (experts and a shared expert) or none (a hybrid's
+// recurrent layers).
+void count_places(std::span<TensorPlace> places, FileType type,
+                  std::span<const TensorTypeOverride> overrides = {});
+
+// llama_model_loader's order of tensors (weights_map's weight_name_comparer), in which its
+// quantizer visits them: by the N of "blk.N." (other names first), then by name.
+bool loader_order(const std::string& a, const std::string& b);
+
+// llama-quant.cpp, tensor_requires_imatrix: a tensor of type iq1_s, iq1_m, iq2_xxs, iq2_xs, iq2_s
+// or iq3_xxs needs an importance matrix, but for the token tables and output.weight. (Its Q2_K
+// case, Q2_K tensors of a Q2_K_S file, does not arise: gauntlet has no Q2_K_S.) llama.cpp refuses
+// such a tensor without one: "this quantization requires an importance matrix".
+bool tensor_requires_imatrix(const std::string& name, TensorType type);
 
 }  // namespace gauntlet::engine::model

@@ -160,31 +160,53 @@ void GgufWriter::set_string_array(const std::string& key, const std::vector<std:
 
 void GgufWriter::add_tensor(const std::string& name, std::vector<uint64_t> ne, TensorType type,
                             RowFn rows) {
-  tensors_.push_back({name, std::move(ne), type, std::move(rows), {}});
+  tensors_.push_back({name, std::move(ne), type, std::move(rows), {}, {}});
 }
 
 void GgufWriter::remove_tensor(const std::string& name) {
   std::erase_if(tensors_, [&](const Pending& t) { return t.name == name; });
 }
 
+bool GgufWriter::set_importance(const std::string& name, std::vector<float> values) {
+  for (auto& t : tensors_) {
+    if (t.name == name) {
+      t.importance = std::move(values);
+      return true;
+    }
+  }
+  return false;
+}
+
 void GgufWriter::add_tensor_bytes(const std::string& name, std::vector<uint64_t> ne,
                                   TensorType type, std::vector<std::byte> bytes) {
-  tensors_.push_back({name, std::move(ne), type, nullptr, std::move(bytes)});
+  tensors_.push_back({name, std::move(ne), type, nullptr, std::move(bytes), {}});
 }
 
 namespace {
 
 constexpr uint64_t kChunkValues = uint64_t{1} << 24;  // 64 MiB of f32 rows at a time
 
-// `count` rows of `n_in` values each, quantized on every hardware thread (each row alone).
-void quantize_rows(TensorType type, const float* in, std::byte* out, uint64_t n_in,
-                   uint64_t count) {
+// Where a tensor's importance values are: row r (of the whole tensor) reads those of its expert,
+// r / rows_per_expert (llama-quant.cpp, imatrix_for_row).
+struct Importance {
+  const float* values = nullptr;  // null: none
+  uint64_t rows_per_expert = 1;
+};
+
+// `count` rows of `n_in` values each, from row `first` of the tensor, quantized on every hardware
+// thread (each row alone).
+void quantize_rows(TensorType type, const float* in, std::byte* out, uint64_t n_in, uint64_t first,
+                   uint64_t count, Importance importance) {
   const uint64_t bytes = row_bytes(type, n_in);
   const uint64_t threads = std::clamp<uint64_t>(std::thread::hardware_concurrency(), 1,
                                                 std::max<uint64_t>(1, count * n_in / 65536));
   auto rows_of = [&](uint64_t k) {
-    for (uint64_t r = k; r < count; r += threads)
-      quantize_row(type, in + r * n_in, out + r * bytes, n_in);
+    for (uint64_t r = k; r < count; r += threads) {
+      const float* weights =
+          importance.values ? importance.values + (first + r) / importance.rows_per_expert * n_in
+                            : nullptr;
+      quantize_row(type, in + r * n_in, out + r * bytes, n_in, weights);
+    }
   };
   std::vector<std::jthread> helpers;
   for (uint64_t k = 1; k < threads; ++k) helpers.emplace_back(rows_of, k);
@@ -205,6 +227,11 @@ core::Status GgufWriter::emit(Sink& sink) const {
                           to_string(t.type));
     }
     const uint64_t bytes = n / block_elements(t.type) * block_bytes(t.type);
+    const uint64_t experts = t.ne.size() > 2 ? t.ne[2] : 1;
+    if (!t.importance.empty() && t.importance.size() != t.ne[0] * experts) {
+      return write_failed("tensor '" + t.name + "' has " + std::to_string(t.importance.size()) +
+                          " importance values, its rows need " + std::to_string(t.ne[0] * experts));
+    }
     if (!t.rows && t.bytes.size() != bytes) {
       return write_failed("tensor '" + t.name + "' has " + std::to_string(t.bytes.size()) +
                           " bytes, its shape needs " + std::to_string(bytes));
@@ -249,12 +276,14 @@ core::Status GgufWriter::emit(Sink& sink) const {
     const uint64_t n_in = t.ne[0];
     const uint64_t n_rows = sizes[i] / row_bytes(t.type, n_in);
     const uint64_t chunk = std::max<uint64_t>(1, kChunkValues / n_in);
+    const Importance importance{t.importance.empty() ? nullptr : t.importance.data(),
+                                t.ne.size() > 1 ? std::max<uint64_t>(1, t.ne[1]) : 1};
     for (uint64_t r0 = 0; r0 < n_rows && ok; r0 += chunk) {
       const uint64_t count = std::min(chunk, n_rows - r0);
       rows.resize(count * n_in);
       encoded.resize(count * row_bytes(t.type, n_in));
       for (uint64_t r = 0; r < count; ++r) t.rows(r0 + r, rows.data() + r * n_in);
-      quantize_rows(t.type, rows.data(), encoded.data(), n_in, count);
+      quantize_rows(t.type, rows.data(), encoded.data(), n_in, r0, count, importance);
       ok = out.put(encoded.data(), encoded.size());
     }
   }

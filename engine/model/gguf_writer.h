@@ -39,6 +39,12 @@ class GgufWriter {
   // Leaves a tensor out (a file as a converter writes it without an optional tensor).
   void remove_tensor(const std::string& name);
 
+  // Importance values (an imatrix, imatrix.h) for tensor `name`'s rows, passed to
+  // core::quantize_row: ne[0] values for a matrix, ne[0] * ne[2] for an expert stack, whose
+  // expert e (its ne[1] rows) gets the values from e * ne[0] (llama-quant.cpp, imatrix_for_row).
+  // False if no tensor added so far has that name.
+  bool set_importance(const std::string& name, std::vector<float> values);
+
   // Refuses to replace an existing file unless `overwrite`.
   core::Status write(const std::filesystem::path& path, bool overwrite = false) const;
   // The whole file in memory (for tests of small models).
@@ -51,6 +57,7 @@ class GgufWriter {
     TensorType type;
     RowFn rows;
     std::vector<std::byte> bytes;
+    std::vector<float> importance;  // empty: none
   };
   template <typename Sink>
   core::Status emit(Sink& sink) const;

@@ -176,24 +176,30 @@ void add_per_layer_attention(Add& add, const ModelShape& s, const std::string& p
 }  // namespace
 
 std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
-                                      std::span<const TensorTypeOverride> overrides) {
+                                      std::span<const TensorTypeOverride> overrides,
+                                      bool has_imatrix) {
   const Architecture& arch = s.traits();
   const uint64_t embd = s.n_embd, q = s.n_embd_q(), kv = s.n_embd_kv(), ff = s.n_ff;
   const uint64_t hd = s.head_dim(), vocab = s.n_vocab;
   std::vector<TensorDesc> t;
+  // Types are given once every tensor is known: llama.cpp's counters (i_ffn_down, ...) number
+  // the tensors in its loader's order (count_places).
+  std::vector<TensorPlace> places;
   auto add = [&](std::string name, std::vector<uint64_t> ne, uint32_t layer,
                  bool optional = false) {
-    TensorPlace place{.name = name,
+    places.push_back({.name = name,
                       .n_cols = ne[0],
                       .n_dims = static_cast<uint32_t>(ne.size()),
                       .layer = layer,
                       .n_layer = s.n_layer,
                       .tied_output = s.tied_output,
                       .n_gqa = s.n_head_kv == 0 ? 1 : s.n_head / s.n_head_kv,
-                      .n_expert = s.n_expert};
+                      .n_expert = s.n_expert,
+                      .has_imatrix = has_imatrix,
+                      .counter = std::nullopt,
+                      .n_attention_wv = std::nullopt});
     const bool one_d = ne.size() == 1 || !name.ends_with("weight");
-    t.push_back({std::move(name), std::move(ne), tensor_type_for(format, place, overrides), one_d,
-                 optional});
+    t.push_back({std::move(name), std::move(ne), TensorType::f32, one_d, optional});
   };
   // Names and dimensions: llama.cpp src/llama-arch.cpp (LLM_TENSOR_NAMES) and each
   // architecture's create_tensor calls in src/models/<arch>.cpp.
@@ -262,6 +268,8 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
   }
   add(arch.output_norm, {embd}, 0);
   if (!s.tied_output) add("output.weight", {embd, vocab}, 0);
+  count_places(places, format, overrides);
+  for (size_t i = 0; i < t.size(); ++i) t[i].type = tensor_type_for(format, places[i], overrides);
   return t;
 }
 

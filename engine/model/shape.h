@@ -333,9 +333,10 @@ struct TensorDesc {
 
 // Every tensor of the model in file order, each with the type llama.cpp's quantizer gives it in
 // a file of `format` (norms f32; see file_type.h), or the type of the first override that names
-// it.
+// it; `has_imatrix`: quantized with an importance matrix (some of llama.cpp's rules depend on it).
 std::vector<TensorDesc> model_tensors(const ModelShape& shape, FileType format,
-                                      std::span<const TensorTypeOverride> overrides = {});
+                                      std::span<const TensorTypeOverride> overrides = {},
+                                      bool has_imatrix = false);
 // Whether a tensor belongs to the output layer (llama.cpp's LLM_TENSOR_LAYER_OUTPUT).
 bool is_output_tensor(const std::string& name);
 // The tensor types a list holds, each once, in ggml id order.

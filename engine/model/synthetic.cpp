@@ -231,8 +231,11 @@ constexpr float kRouterScale = 4.0f;
 }  // namespace
 
 core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType format, uint64_t seed,
-                                          std::span<const TensorTypeOverride> overrides) {
+                                          std::span<const TensorTypeOverride> overrides,
+                                          const Imatrix* imatrix) {
   GAUNTLET_TRY(validate_shape(shape));
+  const auto tensors = model_tensors(shape, format, overrides, imatrix != nullptr);
+  GAUNTLET_TRY(check_importance(tensors, imatrix));
   GgufWriter w;
   w.set_string("general.architecture", shape.traits().name);
   w.set_string("general.name", shape.name);
@@ -241,7 +244,7 @@ core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType form
   w.set_u64("gauntlet.synthetic_seed", seed);
   set_hyper_parameters(w, shape);
   add_minimal_tokenizer(w, shape.n_vocab);
-  for (const auto& t : model_tensors(shape, format, overrides)) {
+  for (const auto& t : tensors) {
     const uint64_t tensor_seed = seed ^ name_hash(t.name);
     // Rows are generated in order, so one generator per tensor gives the same values each time.
     auto rng = std::make_shared<core::Rng>(tensor_seed);
@@ -301,13 +304,19 @@ core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType form
       for (uint64_t i = 0; i < n_in; ++i) out[i] = rng->uniform(-a, a);
     });
   }
+  if (imatrix) {
+    for (const auto& t : tensors) {
+      if (const auto* values = importance_for(t, *imatrix)) w.set_importance(t.name, *values);
+    }
+  }
   return w;
 }
 
 core::Status write_synthetic_model(const ModelShape& shape, FileType format, uint64_t seed,
                                    const std::filesystem::path& path, bool overwrite,
-                                   std::span<const TensorTypeOverride> overrides) {
-  auto w = synthetic_writer(shape, format, seed, overrides);
+                                   std::span<const TensorTypeOverride> overrides,
+                                   const Imatrix* imatrix) {
+  auto w = synthetic_writer(shape, format, seed, overrides, imatrix);
   if (!w) return w.error();
   return w->write(path, overwrite);
 }

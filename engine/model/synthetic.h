@@ -10,17 +10,23 @@
 
 #include "core/status.h"
 #include "engine/model/gguf_writer.h"
+#include "engine/model/imatrix.h"
 #include "engine/model/shape.h"
 
 namespace gauntlet::engine::model {
 
 // A writer holding the model's metadata and tensor generators (nothing is generated yet).
-// `overrides`: llama-quantize's --tensor-type (file_type.h).
+// `overrides`: llama-quantize's --tensor-type (file_type.h). `imatrix`: llama-quantize's
+// --imatrix: the types follow llama.cpp's rules with an importance matrix and each tensor is
+// quantized with its entry; refused (invalid_argument, check_importance) where llama.cpp needs
+// an imatrix and has none, or the imatrix does not fit the model.
 core::Result<GgufWriter> synthetic_writer(const ModelShape& shape, FileType format, uint64_t seed,
-                                          std::span<const TensorTypeOverride> overrides = {});
+                                          std::span<const TensorTypeOverride> overrides = {},
+                                          const Imatrix* imatrix = nullptr);
 
 core::Status write_synthetic_model(const ModelShape& shape, FileType format, uint64_t seed,
                                    const std::filesystem::path& path, bool overwrite = false,
-                                   std::span<const TensorTypeOverride> overrides = {});
+                                   std::span<const TensorTypeOverride> overrides = {},
+                                   const Imatrix* imatrix = nullptr);
 
 }  // namespace gauntlet::engine::model

@@ -207,10 +207,10 @@ TEST(FileTypes, NamesIdsAndParsing) {
   EXPECT_EQ(model::parse_file_type("Q8_0"), FileType::q8_0);
   EXPECT_EQ(model::parse_file_type("q3_k_m"), FileType::q3_K_M);
   EXPECT_EQ(model::parse_file_type("Q2_K"), FileType::q2_K);
-  EXPECT_FALSE(model::parse_file_type("IQ2_XS").has_value());
-  EXPECT_EQ(static_cast<uint32_t>(FileType::q2_K), 10u);    // LLAMA_FTYPE_MOSTLY_Q2_K
-  EXPECT_EQ(static_cast<uint32_t>(FileType::q3_K_S), 11u);  // LLAMA_FTYPE_MOSTLY_Q3_K_S
-  EXPECT_EQ(static_cast<uint32_t>(FileType::q3_K_L), 13u);  // LLAMA_FTYPE_MOSTLY_Q3_K_L
+  EXPECT_FALSE(model::parse_file_type("Q2_K_S").has_value());  // not a file type gauntlet makes
+  EXPECT_EQ(static_cast<uint32_t>(FileType::q2_K), 10u);       // LLAMA_FTYPE_MOSTLY_Q2_K
+  EXPECT_EQ(static_cast<uint32_t>(FileType::q3_K_S), 11u);     // LLAMA_FTYPE_MOSTLY_Q3_K_S
+  EXPECT_EQ(static_cast<uint32_t>(FileType::q3_K_L), 13u);     // LLAMA_FTYPE_MOSTLY_Q3_K_L
   EXPECT_STREQ(model::to_string(FileType::q3_K_M), "Q3_K_M");
   EXPECT_EQ(model::file_type_from_id(12), FileType::q3_K_M);
   EXPECT_EQ(model::base_type(FileType::q3_K_L), TensorType::q3_K);
