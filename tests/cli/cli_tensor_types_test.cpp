@@ -130,8 +130,8 @@ TEST_F(CliTensorTypes, AFileIsRefusedByItsFirstTensorOfATypeTheEngineCannotRun) 
                             "gauntlet cannot run (supported: f32 (0), f16 (1)"),
               std::string::npos)
         << r.output;
-    EXPECT_NE(r.output.find("iq4_nl (20), iq4_xs (23), bf16 (30), tq1_0 (34), tq2_0 (35), "
-                            "mxfp4 (39), nvfp4 (40))"),
+    EXPECT_NE(r.output.find("iq2_s (22), iq4_xs (23), iq1_m (29), bf16 (30), tq1_0 (34), "
+                            "tq2_0 (35), mxfp4 (39), nvfp4 (40), q1_0 (41), q2_0 (42))"),
               std::string::npos)
         << r.output;
   }

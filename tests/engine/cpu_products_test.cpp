@@ -18,6 +18,7 @@
 #include "engine/cpu/round_acts.h"
 #include "engine/device/profile_check.h"
 #include "engine/host_decoder.h"
+#include "engine/model/imatrix.h"
 #include "engine/reference/decoder.h"
 #include "hwy/targets.h"
 #include "reference_checks.h"
@@ -343,6 +344,66 @@ INSTANTIATE_TEST_SUITE_P(Files, CpuDecode,
                          [](const auto& info) {
                            return std::string(model::to_string(info.param));
                          });
+
+// The i-quant files, made with an importance matrix as llama-quantize --imatrix makes them: a
+// qwen35moe IQ2_M file (iq2_s experts) and a llama IQ3_XXS file. Their lattice matrices take the
+// exact products, the rest the fast ones: the greedy tokens and logits within the bound, and
+// passes of 32 and 512 tokens give the token-by-token logits bit for bit.
+model::Imatrix even_importance(const model::ModelShape& shape) {
+  model::Imatrix m;
+  for (const auto& t : model::model_tensors(shape, FileType::f32)) {
+    if (t.is_vector || t.ne.size() < 2) continue;
+    std::vector<float> v(t.ne[0] * (t.ne.size() > 2 ? t.ne[2] : 1));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = 1.0f + static_cast<float>(i % 7) * 0.25f;
+    m.values[t.name] = std::move(v);
+  }
+  return m;
+}
+
+TEST(CpuDecode, IquantFilesMatchTheExactReferenceInPassesOf1And32And512) {
+  const std::pair<const char*, FileType> files[] = {
+      {"arch=qwen35moe,n_expert=4,n_expert_used=2,n_ff_exp=256,n_ff_shexp=256,n_layer=2,"
+       "full_attention_interval=2,n_embd=256,n_head=2,n_head_kv=1,head_dim=256,rope_dim=64,"
+       "n_ff=256,n_vocab=256,context=640,ssm_state=64,ssm_groups=2,ssm_heads=4,ssm_inner=256",
+       FileType::iq2_m},
+      {"arch=llama,n_embd=256,n_layer=2,n_head=4,n_head_kv=2,n_ff=512,n_vocab=256,context=640",
+       FileType::iq3_xxs}};
+  for (const auto& [dims, format] : files) {
+    SCOPED_TRACE(model::to_string(format));
+    const auto shape = model::parse_dims(dims).value();
+    const auto imatrix = even_importance(shape);
+    auto w = model::synthetic_writer(shape, format, 11, {}, &imatrix);
+    ASSERT_TRUE(w.is_ok()) << w.error().describe();
+    auto bytes = w->to_bytes().value();
+    auto m = model::load_model(model::parse_gguf(bytes).value(), bytes).value();
+    std::set<TensorType> types;
+    for (const auto& t : m.tensors) types.insert(t.type);
+    EXPECT_TRUE(types.count(model::base_type(format)));
+    test::expect_fast_products_within_bound(m);
+    std::vector<BatchToken> prompt;
+    for (int32_t i = 0; i < 520; ++i) prompt.push_back({(i * 37 + 11) % 256, 0, true});
+    reference::DecodeOptions one_options{2, planner::KvPrecision::f32, 0};
+    one_options.products = cpu::make_fast_products();
+    auto one = reference::Decoder::create(m, one_options).value();
+    std::vector<float> steps;
+    for (const auto& t : prompt) {
+      auto logits = one->step(t.token);
+      ASSERT_TRUE(logits.is_ok());
+      steps.insert(steps.end(), logits->begin(), logits->end());
+    }
+    for (uint32_t micro_batch : {32u, 512u}) {
+      SCOPED_TRACE("ub " + std::to_string(micro_batch));
+      reference::DecodeOptions options = one_options;
+      options.micro_batch = micro_batch;
+      options.products = cpu::make_fast_products();
+      auto batched = reference::Decoder::create(m, options).value();
+      auto passes = batched->forward(prompt);
+      ASSERT_TRUE(passes.is_ok()) << passes.error().describe();
+      ASSERT_EQ(passes->size(), steps.size());
+      EXPECT_TRUE(std::equal(steps.begin(), steps.end(), passes->begin()));
+    }
+  }
+}
 
 // The logits of steps of tokens 5, 9 and 100 from a model loaded on the cpu device and from the
 // in-memory decoder with the fast products over the same file, side by side.

@@ -102,13 +102,14 @@ inline std::vector<float> random_floats(size_t n, uint64_t seed, float scale = 1
 }
 
 // A synthetic model written to a temporary file and opened (the file is removed at once);
-// `overrides` as `model make --tensor-type`.
+// `overrides` as `model make --tensor-type`, `imatrix` as its --imatrix.
 inline std::unique_ptr<model::GgufFile> synthetic_file(
     const model::ModelShape& shape, model::FileType format, uint64_t seed = 5,
-    std::span<const model::TensorTypeOverride> overrides = {}) {
+    std::span<const model::TensorTypeOverride> overrides = {},
+    const model::Imatrix* imatrix = nullptr) {
   const auto path = gauntlet::testing::temp_file_path("engine-device-" + shape.name + "-" +
                                                       model::to_string(format) + ".gguf");
-  auto written = model::write_synthetic_model(shape, format, seed, path, true, overrides);
+  auto written = model::write_synthetic_model(shape, format, seed, path, true, overrides, imatrix);
   EXPECT_TRUE(written.is_ok()) << written.error().describe();
   auto file = model::GgufFile::open(path);
   EXPECT_TRUE(file.is_ok()) << file.error().describe();
