@@ -5,14 +5,12 @@
 // the best split's groups of 8 looked up on the iq1s grid (or its nearest neighbours); then the
 // block's step and 3-bit levels. The block layouts are in iq1.cpp.
 #include <cfloat>
-#include <cmath>
 #include <cstring>
-#include <stdexcept>
-#include <string>
 
 #include "core/half.h"
 #include "core/types/iq_encode.h"
 #include "core/types/iq_lattice.h"
+#include "core/types/iq_scale_search.h"
 #include "core/types/iq_tables.h"
 #include "core/types/k_fit.h"
 
@@ -23,7 +21,10 @@ namespace {
 // ggml's GROUP_MAX_EPS_IQ1_S and GROUP_MAX_EPS_IQ1_M.
 constexpr float kGroupMaxEpsIq1s = 1e-12f;
 constexpr float kGroupMaxEpsIq1m = 1e-7f;
-constexpr int kIq1GridSize = 2048;  // NGRID_IQ1S
+
+// ggml's x_p and x_m: the values of levels 0, 1, 2 shifted by +IQ1S_DELTA and by -IQ1S_DELTA.
+constexpr float kIq1Xp[3] = {-1 + kIq1Delta, kIq1Delta, 1 + kIq1Delta};
+constexpr float kIq1Xm[3] = {-1 - kIq1Delta, -kIq1Delta, 1 - kIq1Delta};
 
 // ggml's pairs array: a value and its position (an int stored in the float array there).
 struct ValueAt {
@@ -64,84 +65,67 @@ void iq1_sorted_positions(const float* xb, int block_size, int* idx) {
   for (int j = 0; j < block_size; ++j) idx[j] = pairs[j].at;
 }
 
-// ggml's iq1_find_best_neighbour2: of the code's neighbours, the one whose values scale * xg[level]
-// come nearest xval by sum weight * diff^2. (ggml's fallback over the whole grid, taken only when
-// every neighbour's distance is NaN or at least FLT_MAX, reads xval[i] with i the grid index, out
-// of bounds; it is taken here with the group's own value xval[j] as evidently meant.)
-int iq1_best_neighbour(const Lattice& lat, uint32_t u, const float* xval, const float* weight,
-                       float scale, const float* xg, int8_t* L) {
-  const uint16_t* neighbours = lat.neighbours_of(u);
-  const int num_neighbors = neighbours[0];
-  float best_score = FLT_MAX;
-  int grid_index = -1;
-  for (int j = 1; j <= num_neighbors; ++j) {
-    const int8_t* pg = lat.point(neighbours[j]);
-    float d2 = 0;
-    for (int i = 0; i < 8; ++i) {
-      const float q = xg[(pg[i] - 1) / 2];
-      const float w = weight[i];
-      const float diff = scale * q - xval[i];
-      d2 += w * diff * diff;
-    }
-    if (d2 < best_score) {
-      best_score = d2;
-      grid_index = neighbours[j];
-    }
-  }
-  if (grid_index < 0) {
-    for (int i = 0; i < kIq1GridSize; ++i) {
-      const int8_t* grid_i = lat.point(i);
-      float d2 = 0;
-      for (int j = 0; j < 8; ++j) {
-        const float w = weight[j];
-        const float q = xg[(grid_i[j] - 1) / 2];
-        const float diff = scale * q - xval[j];
-        d2 += w * diff * diff;
-      }
-      if (d2 < best_score) {
-        best_score = d2;
-        grid_index = i;
-      }
-    }
-  }
-  if (grid_index < 0)
-    throw std::invalid_argument("iq1 encoders: no grid point near a group (NaN?)");
-  const int8_t* pg = lat.point(grid_index);
-  for (int i = 0; i < 8; ++i) L[i] = static_cast<int8_t>((pg[i] - 1) / 2);
-  return grid_index;
-}
-
 // The grid index of 8 levels L (bits 2j), or its best neighbour's (which rewrites L); all_on_grid
 // turns false when it is off the grid.
 int iq1_index(const Lattice& lat, const float* xb, const float* weight, float scale,
               const float* xx, int8_t* L, bool& all_on_grid) {
-  uint16_t u = 0;
-  for (int j = 0; j < 8; ++j) u |= static_cast<uint16_t>(L[j] << 2 * j);
+  const uint32_t u = lat.code(L);
   int grid_index = lat.map[u];
   if (grid_index < 0) {
     all_on_grid = false;
-    grid_index = iq1_best_neighbour(lat, u, xb, weight, scale, xx, L);
+    grid_index = best_neighbour_valued(lat, u, xb, weight, scale, xx, L);
   }
   return grid_index;
 }
 
-void iq1_check_scale(float scale, const char* type) {
-  if (!(scale >= 0)) throw std::invalid_argument(std::string(type) + ": a NaN in the row");
+// The levels of the best split (the sorted values before i1 at level 0, to i2 at 1, the rest at 2)
+// and, when the scale came out negative, the levels mirrored (2 - l) and the scale made positive,
+// as quantize_row_iq1_s_impl and _iq1_m_impl do; true when it was (the shifts flip with it).
+bool iq1_split_levels(const int* idx, int block_size, int i1, int i2, float& scale, int8_t* L) {
+  for (int j = 0; j < i1; ++j) L[idx[j]] = 0;
+  for (int j = i1; j < i2; ++j) L[idx[j]] = 1;
+  for (int j = i2; j < block_size; ++j) L[idx[j]] = 2;
+  if (!(scale < 0)) return false;
+  for (int j = 0; j < block_size; ++j) L[j] = static_cast<int8_t>(2 - L[j]);
+  scale = -scale;
+  return true;
+}
+
+// quantize_row_iq1_s_impl's and _iq1_m_impl's refit when a group left the grid: the
+// least-squares scale of the groups' grid points, group k's level values xx[k], kept when
+// positive.
+void iq1_refit(const Lattice& lat, const uint16_t* index, int ngroups, const float* const* xx,
+               const float* xb, const float* weight, float& scale) {
+  float sumqx = 0, sumq2 = 0;
+  for (int k = 0; k < ngroups; ++k) {
+    const int8_t* pg = lat.point(index[k]);
+    for (int j = 0; j < 8; ++j) {
+      const float w = weight[8 * k + j];
+      const float q = xx[k][(pg[j] - 1) / 2];
+      sumqx += w * q * xb[8 * k + j];
+      sumq2 += w * q * q;
+    }
+  }
+  if (sumqx > 0 && sumq2 > 0) scale = sumqx / sumq2;
+}
+
+// iq1_m's level values of group k (0 or 1) under the shifts best_k (0 +,+  1 +,-  2 -,+  3 -,-).
+const float* iq1m_values(int best_k, int k) {
+  if (k == 0) return best_k < 2 ? kIq1Xp : kIq1Xm;
+  return best_k % 2 == 0 ? kIq1Xp : kIq1Xm;
 }
 
 }  // namespace
 
 // quantize_iq1_s / quantize_row_iq1_s_impl (IQ1S_BLOCK_SIZE 32).
 void encode_iq1_s(const float* x, std::byte* y, uint64_t n, const float* quant_weights) {
-  if (!quant_weights)
-    throw std::invalid_argument(
-        "iq1_s needs an importance matrix (imatrix): ggml's quantize_iq1_s asserts on its absence");
+  require_importance(quant_weights, "iq1_s");
   const Lattice& lat = lattice(LatticeGrid::iq1s);
   constexpr int block_size = 32;
   const uint64_t nbl = n / QK_K;
 
-  const float x_p[3] = {-1 + kIq1Delta, kIq1Delta, 1 + kIq1Delta};
-  const float x_m[3] = {-1 - kIq1Delta, -kIq1Delta, 1 - kIq1Delta};
+  const float* x_p = kIq1Xp;
+  const float* x_m = kIq1Xm;
 
   float scales[QK_K / block_size];
   float weight[block_size];
@@ -162,16 +146,13 @@ void encode_iq1_s(const float* x, std::byte* y, uint64_t n, const float* quant_w
     float max_scale = 0;
 
     const float* xbl = x + QK_K * ibl;
-    float sumx2 = 0;
-    for (uint32_t i = 0; i < QK_K; ++i) sumx2 += xbl[i] * xbl[i];
-    const float sigma2 = 2 * sumx2 / QK_K;
+    const float sigma2 = block_sigma2(xbl, 2);
 
     for (uint32_t ib = 0; ib < QK_K / block_size; ++ib) {
       const float* xb = xbl + block_size * ib;
-      const float* qw = quant_weights + QK_K * ibl + block_size * ib;
-      for (int i = 0; i < block_size; ++i) weight[i] = qw[i] * sqrtf(sigma2 + xb[i] * xb[i]);
-      float max = fabsf(xb[0]);
-      for (int i = 1; i < block_size; ++i) max = max > fabsf(xb[i]) ? max : fabsf(xb[i]);
+      importance_weights(xb, quant_weights + QK_K * ibl + block_size * ib, sigma2, block_size,
+                         NoImportance::refused, weight);
+      const float max = max_magnitude(xb, block_size);
       if (max < kGroupMaxEpsIq1s) {
         scales[ib] = 0;
         shifts[ib] = 1;
@@ -220,14 +201,7 @@ void encode_iq1_s(const float* x, std::byte* y, uint64_t n, const float* quant_w
         std::memset(L, 1, block_size);
         continue;
       }
-      for (int j = 0; j < besti1; ++j) L[idx[j]] = 0;
-      for (int j = besti1; j < besti2; ++j) L[idx[j]] = 1;
-      for (int j = besti2; j < block_size; ++j) L[idx[j]] = 2;
-      if (scale < 0) {
-        for (int j = 0; j < block_size; ++j) L[j] = static_cast<int8_t>(2 - L[j]);
-        scale = -scale;
-        best_shift = -best_shift;
-      }
+      if (iq1_split_levels(idx, block_size, besti1, besti2, scale, L)) best_shift = -best_shift;
       bool all_on_grid = true;
       const float* xx = best_shift == 1 ? x_p : x_m;
       for (int k = 0; k < block_size / 8; ++k) {
@@ -235,17 +209,8 @@ void encode_iq1_s(const float* x, std::byte* y, uint64_t n, const float* quant_w
             iq1_index(lat, xb + 8 * k, weight + 8 * k, scale, xx, L + 8 * k, all_on_grid));
       }
       if (!all_on_grid) {
-        float sumqx = 0, sumq2 = 0;
-        for (int k = 0; k < block_size / 8; ++k) {
-          const int8_t* pg = lat.point(index[k]);
-          for (int j = 0; j < 8; ++j) {
-            const float w = weight[8 * k + j];
-            const float q = xx[(pg[j] - 1) / 2];
-            sumqx += w * q * xb[8 * k + j];
-            sumq2 += w * q * q;
-          }
-        }
-        if (sumqx > 0 && sumq2 > 0) scale = sumqx / sumq2;
+        const float* const xxs[block_size / 8] = {xx, xx, xx, xx};
+        iq1_refit(lat, index, block_size / 8, xxs, xb, weight, scale);
       }
       uint16_t h = 0;
       for (int k = 0; k < block_size / 8; ++k) {
@@ -253,7 +218,7 @@ void encode_iq1_s(const float* x, std::byte* y, uint64_t n, const float* quant_w
         h |= static_cast<uint16_t>((index[k] >> 8) << 3 * k);
       }
       qh[ib] = h;
-      iq1_check_scale(scale, "iq1_s");
+      check_scale(scale, "iq1_s");
       scales[ib] = scale;
       shifts[ib] = static_cast<int8_t>(best_shift);
       max_scale = max_scale > scale ? max_scale : scale;
@@ -265,8 +230,7 @@ void encode_iq1_s(const float* x, std::byte* y, uint64_t n, const float* quant_w
       d_bits = f32_to_f16(d * 1.125f);
       const float id = 1 / d;
       for (uint32_t ib = 0; ib < QK_K / block_size; ++ib) {
-        int l = nearest_int(0.5f * (id * scales[ib] - 1));
-        l = l < 0 ? 0 : l > 7 ? 7 : l;
+        int l = scale_level(id, scales[ib], 7);
         if (shifts[ib] == -1) l |= 8;
         qh[ib] |= static_cast<uint16_t>(l << 12);
       }
@@ -284,8 +248,8 @@ void encode_iq1_m(const float* x, std::byte* y, uint64_t n, const float* quant_w
   constexpr int block_size = 16;
   const uint64_t nbl = n / QK_K;
 
-  const float x_p[3] = {-1 + kIq1Delta, kIq1Delta, 1 + kIq1Delta};
-  const float x_m[3] = {-1 - kIq1Delta, -kIq1Delta, 1 - kIq1Delta};
+  const float* x_p = kIq1Xp;
+  const float* x_m = kIq1Xm;
   const uint8_t masks[4] = {0x00, 0x80, 0x08, 0x88};
 
   float scales[QK_K / block_size];
@@ -295,15 +259,10 @@ void encode_iq1_m(const float* x, std::byte* y, uint64_t n, const float* quant_w
   uint16_t index[block_size / 8];
   int8_t shifts[QK_K / block_size];
   float sumqx[4], sumq2[4];
-  const float* xx;
 
   const auto weigh = [&](const float* xb, uint64_t ibl, uint32_t ib, float sigma2) {
-    if (quant_weights) {
-      const float* qw = quant_weights + QK_K * ibl + block_size * ib;
-      for (int i = 0; i < block_size; ++i) weight[i] = qw[i] * sqrtf(sigma2 + xb[i] * xb[i]);
-    } else {
-      for (int i = 0; i < block_size; ++i) weight[i] = xb[i] * xb[i];
-    }
+    importance_weights(xb, quant_weights ? quant_weights + QK_K * ibl + block_size * ib : nullptr,
+                       sigma2, block_size, NoImportance::x2, weight);
   };
 
   for (uint64_t ibl = 0; ibl < nbl; ++ibl) {
@@ -316,15 +275,12 @@ void encode_iq1_m(const float* x, std::byte* y, uint64_t n, const float* quant_w
     float max_scale = 0;
 
     const float* xbl = x + QK_K * ibl;
-    float sumx2 = 0;
-    for (uint32_t i = 0; i < QK_K; ++i) sumx2 += xbl[i] * xbl[i];
-    const float sigma2 = 2 * sumx2 / QK_K;
+    const float sigma2 = block_sigma2(xbl, 2);
 
     for (uint32_t ib = 0; ib < QK_K / block_size; ++ib) {
       const float* xb = xbl + block_size * ib;
       weigh(xb, ibl, ib, sigma2);
-      float max = fabsf(xb[0]);
-      for (int i = 1; i < block_size; ++i) max = max > fabsf(xb[i]) ? max : fabsf(xb[i]);
+      const float max = max_magnitude(xb, block_size);
       if (max < kGroupMaxEpsIq1m) {
         scales[ib] = 0;
         shifts[ib] = 0;
@@ -392,44 +348,19 @@ void encode_iq1_m(const float* x, std::byte* y, uint64_t n, const float* quant_w
         std::memset(L, 1, block_size);
         continue;
       }
-      for (int j = 0; j < besti1; ++j) L[idx[j]] = 0;
-      for (int j = besti1; j < besti2; ++j) L[idx[j]] = 1;
-      for (int j = besti2; j < block_size; ++j) L[idx[j]] = 2;
-      if (scale < 0) {
-        for (int j = 0; j < block_size; ++j) L[j] = static_cast<int8_t>(2 - L[j]);
-        scale = -scale;
+      if (iq1_split_levels(idx, block_size, besti1, besti2, scale, L))
         best_k = best_k == 0 ? 3 : best_k == 1 ? 2 : best_k == 2 ? 1 : 0;
-      }
       bool all_on_grid = true;
+      const float* const xxs[block_size / 8] = {iq1m_values(best_k, 0), iq1m_values(best_k, 1)};
       for (int k = 0; k < block_size / 8; ++k) {
-        if (k == 0)
-          xx = best_k < 2 ? x_p : x_m;
-        else
-          xx = best_k % 2 == 0 ? x_p : x_m;
         index[k] = static_cast<uint16_t>(
-            iq1_index(lat, xb + 8 * k, weight + 8 * k, scale, xx, L + 8 * k, all_on_grid));
+            iq1_index(lat, xb + 8 * k, weight + 8 * k, scale, xxs[k], L + 8 * k, all_on_grid));
       }
-      if (!all_on_grid) {
-        float sumqx_f = 0, sumq2_f = 0;
-        for (int k = 0; k < block_size / 8; ++k) {
-          if (k == 0)
-            xx = best_k < 2 ? x_p : x_m;
-          else
-            xx = best_k % 2 == 0 ? x_p : x_m;
-          const int8_t* pg = lat.point(index[k]);
-          for (int j = 0; j < 8; ++j) {
-            const float w = weight[8 * k + j];
-            const float q = xx[(pg[j] - 1) / 2];
-            sumqx_f += w * q * xb[8 * k + j];
-            sumq2_f += w * q * q;
-          }
-        }
-        if (sumqx_f > 0 && sumq2_f > 0) scale = sumqx_f / sumq2_f;
-      }
+      if (!all_on_grid) iq1_refit(lat, index, block_size / 8, xxs, xb, weight, scale);
       qs[2 * ib + 0] = static_cast<uint8_t>(index[0] & 255);
       qs[2 * ib + 1] = static_cast<uint8_t>(index[1] & 255);
       qh[ib] = static_cast<uint8_t>((index[0] >> 8) | ((index[1] >> 8) << 4));
-      iq1_check_scale(scale, "iq1_m");
+      check_scale(scale, "iq1_m");
       scales[ib] = scale;
       shifts[ib] = static_cast<int8_t>(best_k);
       max_scale = max_scale > scale ? max_scale : scale;
@@ -440,17 +371,13 @@ void encode_iq1_m(const float* x, std::byte* y, uint64_t n, const float* quant_w
       const float id = 1 / d;
       float sumqx_f = 0, sumq2_f = 0;
       for (uint32_t ib = 0; ib < QK_K / block_size; ++ib) {
-        int l = nearest_int(0.5f * (id * scales[ib + 0] - 1));
-        l = l < 0 ? 0 : l > 7 ? 7 : l;
+        const int l = scale_level(id, scales[ib + 0], 7);
         sc[ib / 4] |= static_cast<uint16_t>(l << 3 * (ib % 4));
         qh[ib] |= masks[shifts[ib]];
         const float* xb = xbl + block_size * ib;
         weigh(xb, ibl, ib, sigma2);
         for (int k = 0; k < block_size / 8; ++k) {
-          if (k == 0)
-            xx = shifts[ib] < 2 ? x_p : x_m;
-          else
-            xx = shifts[ib] % 2 == 0 ? x_p : x_m;
+          const float* xx = iq1m_values(shifts[ib], k);
           const int8_t* pg =
               lat.point(qs[2 * ib + static_cast<uint32_t>(k)] + ((qh[ib] << (8 - 4 * k)) & 0x700));
           for (int j = 0; j < 8; ++j) {

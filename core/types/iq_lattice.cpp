@@ -22,6 +22,7 @@ namespace {
 // the 8-value grids, 4096 for the 4-value ones) and kneighbors_q2xs, with nwant distances kept.
 void build_map_and_neighbours(Lattice& lat, int grid_size, int bits, int kmap_size, int nwant) {
   const int dim = lat.dim;
+  lat.bits = bits;
   const int mask = (1 << bits) - 1;
   lat.map.assign(static_cast<size_t>(kmap_size), -1);
   for (int j = 0; j < grid_size; ++j) {
@@ -64,29 +65,21 @@ void build_map_and_neighbours(Lattice& lat, int grid_size, int bits, int kmap_si
   }
 }
 
-// iq2xs_init_impl: nwant 2 for iq2_xxs and iq2_xs, 1 for iq2_s, 3 for iq1_s and iq1_m.
+// iq2xs_init_impl (dim 8, 2 bits a level, kmap_size 43692; nwant 2 for iq2_xxs and iq2_xs, 1 for
+// iq2_s, 3 for iq1_s and iq1_m) and iq3xs_init_impl (dim 4, 3 bits, 4096; nwant 2 for the 256-point
+// grid of iq3_xxs, 3 for the 512-point one of iq3_s).
 template <typename Level>
-Lattice build8(int grid_size, int nwant, Level level) {
+Lattice build(int dim, int grid_size, int nwant, Level level) {
   Lattice lat;
-  lat.dim = 8;
-  lat.points.resize(static_cast<size_t>(grid_size) * 8);
+  lat.dim = dim;
+  lat.points.resize(static_cast<size_t>(grid_size * dim));
   for (int j = 0; j < grid_size; ++j)
-    for (int k = 0; k < 8; ++k)
-      lat.points[static_cast<size_t>(8 * j + k)] = static_cast<int8_t>(2 * level(j, k) + 1);
-  build_map_and_neighbours(lat, grid_size, 2, 43692, nwant);
-  return lat;
-}
-
-// iq3xs_init_impl: nwant 2 for the 256-point grid (iq3_xxs), 3 for the 512-point one (iq3_s).
-template <typename Level>
-Lattice build4(int grid_size, int nwant, Level level) {
-  Lattice lat;
-  lat.dim = 4;
-  lat.points.resize(static_cast<size_t>(grid_size) * 4);
-  for (int j = 0; j < grid_size; ++j)
-    for (int k = 0; k < 4; ++k)
-      lat.points[static_cast<size_t>(4 * j + k)] = static_cast<int8_t>(2 * level(j, k) + 1);
-  build_map_and_neighbours(lat, grid_size, 3, 4096, nwant);
+    for (int k = 0; k < dim; ++k)
+      lat.points[static_cast<size_t>(dim * j + k)] = static_cast<int8_t>(2 * level(j, k) + 1);
+  if (dim == 8)
+    build_map_and_neighbours(lat, grid_size, 2, 43692, nwant);
+  else
+    build_map_and_neighbours(lat, grid_size, 3, 4096, nwant);
   return lat;
 }
 
@@ -98,62 +91,105 @@ const Lattice& lattice(LatticeGrid grid) {
   switch (grid) {
     case LatticeGrid::iq2xxs: {
       static const Lattice lat =
-          build8(256, 2, [](int j, int k) { return byte_of(iq2xxs_grid[j], k) / 16; });
+          build(8, 256, 2, [](int j, int k) { return byte_of(iq2xxs_grid[j], k) / 16; });
       return lat;
     }
     case LatticeGrid::iq2xs: {
       static const Lattice lat =
-          build8(512, 2, [](int j, int k) { return byte_of(iq2xs_grid[j], k) / 16; });
+          build(8, 512, 2, [](int j, int k) { return byte_of(iq2xs_grid[j], k) / 16; });
       return lat;
     }
     case LatticeGrid::iq2s: {
       static const Lattice lat =
-          build8(1024, 1, [](int j, int k) { return byte_of(iq2s_grid[j], k) / 16; });
+          build(8, 1024, 1, [](int j, int k) { return byte_of(iq2s_grid[j], k) / 16; });
       return lat;
     }
     case LatticeGrid::iq1s: {
-      static const Lattice lat = build8(
-          2048, 3, [](int j, int k) { return static_cast<int8_t>(byte_of(iq1s_grid[j], k)) + 1; });
+      static const Lattice lat = build(8, 2048, 3, [](int j, int k) {
+        return static_cast<int8_t>(byte_of(iq1s_grid[j], k)) + 1;
+      });
       return lat;
     }
     case LatticeGrid::iq3xxs: {
       static const Lattice lat =
-          build4(256, 2, [](int j, int k) { return byte_of(iq3xxs_grid[j], k) / 8; });
+          build(4, 256, 2, [](int j, int k) { return byte_of(iq3xxs_grid[j], k) / 8; });
       return lat;
     }
     case LatticeGrid::iq3s: {
       static const Lattice lat =
-          build4(512, 3, [](int j, int k) { return (byte_of(iq3s_grid[j], k) - 1) / 2; });
+          build(4, 512, 3, [](int j, int k) { return (byte_of(iq3s_grid[j], k) - 1) / 2; });
       return lat;
     }
   }
   throw std::logic_error("iq lattice: unknown grid");
 }
 
-// ggml's iq2_find_best_neighbour / iq3_find_best_neighbour.
-int best_neighbour(const Lattice& lat, uint32_t u, const float* xval, const float* weight,
-                   float scale, int8_t* L) {
+namespace {
+
+// iq2_find_best_neighbour, iq3_find_best_neighbour and iq1_find_best_neighbour2, which differ only
+// in the value of a grid coordinate (value) and iq1's whole-grid fallback: the first candidate of
+// least sum weight * (scale * value - xval)^2; -1 when none is below FLT_MAX.
+template <typename Value>
+int nearest(const Lattice& lat, uint32_t u, const float* xval, const float* weight, float scale,
+            Value value, bool whole_grid) {
+  const auto d2_of = [&](const int8_t* pg) {
+    float d2 = 0;
+    for (int i = 0; i < lat.dim; ++i) {
+      const float q = value(pg[i]);
+      const float diff = scale * q - xval[i];
+      d2 += weight[i] * diff * diff;
+    }
+    return d2;
+  };
   const uint16_t* neighbours = lat.neighbours_of(u);
   const int num_neighbors = neighbours[0];
   float best_d2 = FLT_MAX;
   int grid_index = -1;
   for (int j = 1; j <= num_neighbors; ++j) {
-    const int8_t* pg = lat.point(neighbours[j]);
-    float d2 = 0;
-    for (int i = 0; i < lat.dim; ++i) {
-      const float q = pg[i];
-      const float diff = scale * q - xval[i];
-      d2 += weight[i] * diff * diff;
-    }
+    const float d2 = d2_of(lat.point(neighbours[j]));
     if (d2 < best_d2) {
       best_d2 = d2;
       grid_index = neighbours[j];
     }
   }
-  // ggml asserts here: no neighbour came nearer than FLT_MAX (a NaN or infinite distance).
-  if (grid_index < 0) throw std::invalid_argument("iq encoders: no grid point near a group (NaN?)");
+  if (grid_index < 0 && whole_grid) {
+    const int grid_size = static_cast<int>(lat.points.size()) / lat.dim;
+    for (int j = 0; j < grid_size; ++j) {
+      const float d2 = d2_of(lat.point(j));
+      if (d2 < best_d2) {
+        best_d2 = d2;
+        grid_index = j;
+      }
+    }
+  }
+  return grid_index;
+}
+
+// The levels of point grid_index into L.
+void levels_of(const Lattice& lat, int grid_index, int8_t* L) {
   const int8_t* pg = lat.point(grid_index);
   for (int i = 0; i < lat.dim; ++i) L[i] = static_cast<int8_t>((pg[i] - 1) / 2);
+}
+
+}  // namespace
+
+int best_neighbour(const Lattice& lat, uint32_t u, const float* xval, const float* weight,
+                   float scale, int8_t* L) {
+  const int grid_index = nearest(
+      lat, u, xval, weight, scale, [](int8_t p) { return static_cast<float>(p); }, false);
+  // ggml asserts here: no neighbour came nearer than FLT_MAX (a NaN or infinite distance).
+  if (grid_index < 0) throw std::invalid_argument("iq encoders: no grid point near a group (NaN?)");
+  levels_of(lat, grid_index, L);
+  return grid_index;
+}
+
+int best_neighbour_valued(const Lattice& lat, uint32_t u, const float* xval, const float* weight,
+                          float scale, const float* values, int8_t* L) {
+  const int grid_index = nearest(
+      lat, u, xval, weight, scale, [values](int8_t p) { return values[(p - 1) / 2]; }, true);
+  if (grid_index < 0)
+    throw std::invalid_argument("iq1 encoders: no grid point near a group (NaN?)");
+  levels_of(lat, grid_index, L);
   return grid_index;
 }
 
