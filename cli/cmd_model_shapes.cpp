@@ -15,9 +15,11 @@ namespace {
 
 using engine::model::FileType;
 
+// The i-quant mixes as made with an importance matrix (planner::weight_bytes).
 constexpr FileType kShownFormats[] = {FileType::f16,    FileType::q8_0,   FileType::q6_K,
                                       FileType::q5_K_M, FileType::q4_K_M, FileType::q4_0,
-                                      FileType::q3_K_M, FileType::q2_K};
+                                      FileType::iq3_m,  FileType::q3_K_M, FileType::iq3_xxs,
+                                      FileType::q2_K,   FileType::iq2_m};
 
 std::string parameters_text(uint64_t n) {
   char text[32];

@@ -61,6 +61,9 @@ std::vector<FileType> planned_formats(const engine::model::ModelShape& shape) {
   // llama.cpp's MXFP4_MOE (gpt-oss's own format) types only the experts MXFP4: a dense model's
   // would be its Q8_0.
   if (shape.n_expert > 0) formats.push_back(FileType::mxfp4_moe);
+  // The i-quant mixes of the 16 GB recipes, planned (fit and sizes) but not synthesized: llama.cpp
+  // makes them with an importance matrix from real activations, which a synthetic model has not.
+  for (FileType f : {FileType::iq3_m, FileType::iq3_xxs, FileType::iq2_m}) formats.push_back(f);
   return formats;
 }
 
@@ -123,7 +126,9 @@ core::Result<ModelSet> prepare_models(const std::filesystem::path& model_path,
           "cannot create the model cache " + cache_dir.string() + ": " + ec.message());
     }
     for (FileType format : planned_formats(set.shape)) {
-      set.mixes[format] = engine::model::model_tensors(set.shape, format);
+      set.mixes[format] = engine::model::model_tensors(set.shape, format, {},
+                                                       engine::model::made_with_imatrix(format));
+      if (engine::model::made_with_imatrix(format)) continue;
       const uint64_t bytes = engine::planner::weight_bytes(set.mixes[format]);
       if (bytes > max_synthetic_bytes) {
         set.note = "weights over " + std::to_string(max_synthetic_bytes >> 20) +

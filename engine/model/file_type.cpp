@@ -374,6 +374,10 @@ std::span<const FileType> all_file_types() { return kAll; }
 
 std::span<const FileType> iq_file_types() { return kIq; }
 
+bool made_with_imatrix(FileType type) {
+  return std::find(std::begin(kIq), std::end(kIq), type) != std::end(kIq);
+}
+
 std::string known_file_types() {
   std::string s;
   for (FileType t : kAll) s += (s.empty() ? "" : ", ") + std::string(to_string(t));

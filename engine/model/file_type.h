@@ -66,6 +66,10 @@ std::optional<FileType> file_type_from_id(uint32_t id);
 std::span<const FileType> all_file_types();
 // IQ2_XXS, IQ2_XS, IQ2_S, IQ2_M, IQ3_XXS, IQ3_XS, IQ3_S, IQ3_M, IQ1_S, IQ1_M.
 std::span<const FileType> iq_file_types();
+// Whether llama.cpp makes files of this type with an importance matrix: the i-quant mixes (all
+// but IQ3_S and IQ3_M refuse to be made without one). Their tensor types are planned as made with
+// one (model_tensors' has_imatrix), as a deployed file of them is.
+bool made_with_imatrix(FileType type);
 // The names of both lists.
 std::string known_file_types();
 // The type most tensors get (Q4_K for Q4_K_M).

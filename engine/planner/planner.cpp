@@ -33,7 +33,7 @@ uint64_t weight_bytes(std::span<const TensorDesc> tensors) {
 }
 
 uint64_t weight_bytes(const ModelShape& shape, FileType format) {
-  return weight_bytes(model::model_tensors(shape, format));
+  return weight_bytes(model::model_tensors(shape, format, {}, model::made_with_imatrix(format)));
 }
 
 uint64_t largest_tensor_bytes(std::span<const TensorDesc> tensors) {

@@ -4,10 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "engine/placement/deployment.h"
 #include "engine/placement/expert_placement.h"
 #include "engine/planner/planner.h"
 #include "harness/memory_pool.h"
+#include "harness/quick_model.h"
 
 namespace gauntlet::harness {
 namespace {
@@ -100,6 +103,37 @@ TEST(Fit, AMixtureThatDoesNotFitWholeParksTheFirstLayersExpertsOnTheHost) {
   // The host holds n layers' expert stacks: 128 experts of 3 matrices 2048 x 768 each.
   EXPECT_GT(p.bytes[1].second, n * 128ull * 3 * 2048 * 768 / 2);
   EXPECT_NE(q4.why.find("--n-cpu-moe " + std::to_string(n)), std::string::npos) << q4.why;
+}
+
+// The 16 GB recipes of Qwen3.6-35B-A3B (`run --shape qwen3.6-35b-a3b --simulate arc-16g`): the
+// i-quant mixes are planned as made with an importance matrix; IQ2_M (iq2_s experts) fits the card
+// whole, IQ3_XXS and Q4_K_M only with the experts of their first layers on the host, Q4_K_M more
+// of them.
+TEST(Fit, TheIQuantRecipesOfQwen36MoeOnA16GiBCard) {
+  const auto shape = engine::model::preset_shape("qwen3.6-35b-a3b").value();
+  const auto formats = planned_formats(shape);
+  for (FileType f : {FileType::iq2_m, FileType::iq3_xxs, FileType::iq3_m}) {
+    EXPECT_NE(std::find(formats.begin(), formats.end(), f), formats.end())
+        << engine::model::to_string(f);
+  }
+  const uint64_t budget = static_cast<uint64_t>((16ull << 30) * 0.81);
+  auto fit = [&](FileType f) {
+    const auto tensors = engine::model::model_tensors(shape, f, {}, true);
+    return fit_format(shape, f, tensors, {budget, "test"});
+  };
+  const auto iq2 = fit(FileType::iq2_m), iq3 = fit(FileType::iq3_xxs);
+  const auto q4 = fit_of("qwen3.6-35b-a3b", FileType::q4_K_M, budget);
+  EXPECT_LT(engine::planner::weight_bytes(shape, FileType::iq2_m),
+            engine::planner::weight_bytes(shape, FileType::iq3_xxs));
+  EXPECT_LT(engine::planner::weight_bytes(shape, FileType::iq3_xxs),
+            engine::planner::weight_bytes(shape, FileType::iq3_m));
+  EXPECT_LT(engine::planner::weight_bytes(shape, FileType::iq3_m),
+            engine::planner::weight_bytes(shape, FileType::q4_K_M));
+  EXPECT_FALSE(iq2.placement.has_value()) << iq2.why;  // whole, at a context of its own
+  EXPECT_GE(iq2.largest_context, 4096u);
+  ASSERT_TRUE(iq3.placement.has_value() && q4.placement.has_value());
+  EXPECT_GT(iq3.placement->expert_layers_on_host, 0u) << iq3.why;
+  EXPECT_GT(q4.placement->expert_layers_on_host, iq3.placement->expert_layers_on_host);
 }
 
 // Qwen3.6-27B on a 16 GiB card (`run --shape qwen3.6-27b --simulate arc-16g`): no format fits

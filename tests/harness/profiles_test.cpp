@@ -17,10 +17,10 @@ using reports::ProfileVerdict;
 DeviceFacts facts(core::Api api, uint64_t local, uint64_t budget, bool f16_arithmetic) {
   DeviceFacts f;
   f.info.id = {api, 0};
-  for (const char* key : {"f32", "f16", "f16.storage", "bf16", "q8_0", "q4_0", "q4_K", "q5_K",
-                          "q6_K", "q5_0", "q5_1"}) {
+  for (const char* key : {"f32", "f16", "f16.storage", "bf16"}) {
     f.features[key] = FeatureVerdict::verified;
   }
+  for (const auto& t : core::all_tensor_types()) f.features[t.name] = FeatureVerdict::verified;
   f.features["f16.arithmetic"] =
       f16_arithmetic ? FeatureVerdict::verified : FeatureVerdict::unsupported;
   f.local_mem_verified_bytes = local;
@@ -32,7 +32,8 @@ DeviceFacts facts(core::Api api, uint64_t local, uint64_t budget, bool f16_arith
 WeightMixes mixes(const engine::model::ModelShape& shape) {
   WeightMixes m;
   for (auto format : planned_formats(shape))
-    m[format] = engine::model::model_tensors(shape, format);
+    m[format] =
+        engine::model::model_tensors(shape, format, {}, engine::model::made_with_imatrix(format));
   return m;
 }
 
