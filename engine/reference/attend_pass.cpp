@@ -5,10 +5,99 @@
 #include <cstring>
 #include <vector>
 
+#include "core/half.h"
 #include "engine/reference/kv_rows.h"
 #include "engine/reference/layer_ops.h"
 
 namespace gauntlet::engine::reference {
+
+model::TensorType flash_read_type(model::TensorType stored) {
+  return stored == model::TensorType::f32 ? model::TensorType::f16 : stored;
+}
+
+float dot_f16_as_ggml(const float* x, const float* y, uint32_t n) {
+  const uint32_t whole = n & ~63u;
+  double sum = 0;
+  if (whole > 0) {
+    float acc[4][16] = {};
+    for (uint32_t i = 0; i < whole; i += 64) {
+      for (uint32_t j = 0; j < 4; ++j) {
+        for (uint32_t l = 0; l < 16; ++l) {
+          acc[j][l] = std::fma(x[i + 16 * j + l], y[i + 16 * j + l], acc[j][l]);
+        }
+      }
+    }
+    float lanes[16];
+    for (uint32_t l = 0; l < 16; ++l) lanes[l] = (acc[0][l] + acc[2][l]) + (acc[1][l] + acc[3][l]);
+    // _mm512_reduce_add_ps: lanes i + i+8, then i + i+4, i + i+2, i + i+1.
+    for (uint32_t width = 8; width >= 1; width /= 2) {
+      for (uint32_t l = 0; l < width; ++l) lanes[l] += lanes[l + width];
+    }
+    sum = lanes[0];
+  }
+  for (uint32_t i = whole; i < n; ++i) sum += static_cast<double>(x[i] * y[i]);
+  return static_cast<float>(sum);
+}
+
+bool flash_one_chunk(const KvCacheView& kv) {
+  const bool flash = kv.flash_attention || model::is_quantized(kv.precision.v);
+  return flash && flash_read_type(kv.precision.k) != flash_read_type(kv.precision.v);
+}
+
+void flash_one_chunk_head(const float* q, model::TensorType k_type, model::TensorType v_type,
+                          const float* k_rows, const float* v_rows, uint32_t n, uint32_t hd,
+                          float scale, float softcap_cap, const float* sink, float* out) {
+  thread_local std::vector<float> q_dot, acc;
+  q_dot.resize(std::max<size_t>(q_dot.size(), hd));
+  acc.assign(hd, 0.0f);
+  if (model::is_quantized(k_type)) {
+    round_query_q8_0(q, q_dot.data(), hd);
+  } else if (k_type == model::TensorType::f16) {
+    for (uint32_t i = 0; i < hd; ++i) q_dot[i] = core::f16_to_f32(core::f32_to_f16(q[i]));
+  } else {
+    std::copy_n(q, hd, q_dot.data());
+  }
+  const bool half = v_type == model::TensorType::f16;
+  auto to_half = [](float x) { return core::f16_to_f32(core::f32_to_f16(x)); };
+  float sum = 0.0f, max = -INFINITY;
+  for (uint32_t t = 0; t < n; ++t) {
+    const float* k = k_rows + uint64_t{t} * hd;
+    const float* v = v_rows + uint64_t{t} * hd;
+    float dot = 0.0f;
+    if (k_type == model::TensorType::f16) {
+      dot = dot_f16_as_ggml(q_dot.data(), k, hd);
+    } else {
+      for (uint32_t i = 0; i < hd; ++i) dot += q_dot[i] * k[i];
+    }
+    const float s = softcap_cap > 0 ? softcap(dot * scale, softcap_cap) : dot * scale;
+    float ms = 1.0f, vs = 1.0f;
+    if (s > max) {
+      // A new maximum: the sum so far times expf(Mold - M), this position's weight 1.
+      ms = std::exp(max - s);
+      max = s;
+      for (uint32_t i = 0; i < hd; ++i) acc[i] = half ? to_half(acc[i] * ms) : acc[i] * ms;
+    } else {
+      vs = std::exp(s - max);
+    }
+    for (uint32_t i = 0; i < hd; ++i) {
+      const float x = std::fma(v[i], vs, acc[i]);
+      acc[i] = half ? to_half(x) : x;
+    }
+    sum = sum * ms + vs;
+  }
+  if (sink != nullptr) {
+    float ms = 1.0f, vs = 1.0f;
+    if (*sink > max) {
+      ms = std::exp(max - *sink);
+      for (uint32_t i = 0; i < hd; ++i) acc[i] *= ms;
+    } else {
+      vs = std::exp(*sink - max);
+    }
+    sum = sum * ms + vs;
+  }
+  const float inv = sum == 0.0f ? 0.0f : 1.0f / sum;
+  for (uint32_t i = 0; i < hd; ++i) out[i] = acc[i] * inv;
+}
 
 void attend_pass(const model::ModelShape& s, const KvCacheView& kv, const planner::KvLayout& cache,
                  uint32_t l, std::span<const PassToken> tokens, float* act,
@@ -33,6 +122,7 @@ void attend_pass(const model::ModelShape& s, const KvCacheView& kv, const planne
     most = std::max(most, sp.hi + 1 - sp.lo);
   }
   const bool quantized_k = model::is_quantized(kv.precision.k);
+  const bool one_chunk = flash_one_chunk(kv);
   pool.parallel_for(s.heads(l), [&](uint64_t h0, uint64_t h1) {
     // Kept per thread between layers and passes: a fresh allocation of this size is fresh pages
     // from the kernel each time (mmap), zeroed.
@@ -48,6 +138,9 @@ void attend_pass(const model::ModelShape& s, const KvCacheView& kv, const planne
         const std::byte* at = c + kv_byte_offset(type, index);
         if (type == model::TensorType::f32) {
           std::memcpy(d, at, uint64_t{hd} * sizeof(float));
+          if (one_chunk) {  // flash attention's cast of an f32 cache to f16
+            for (uint32_t i = 0; i < hd; ++i) d[i] = core::f16_to_f32(core::f32_to_f16(d[i]));
+          }
         } else {
           load_kv_row(type, at, d, hd);
         }
@@ -66,6 +159,14 @@ void attend_pass(const model::ModelShape& s, const KvCacheView& kv, const planne
           float* b = act + i * a.total;
           const uint32_t pos = tokens[i].pos, first = first_of(pos), n = pos + 1 - first;
           const float* qh = b + a.q + h * hd;
+          if (one_chunk) {
+            flash_one_chunk_head(
+                qh, flash_read_type(kv.precision.k), flash_read_type(kv.precision.v),
+                k_rows.data() + uint64_t{first - sp.lo} * hd,
+                v_rows.data() + uint64_t{first - sp.lo} * hd, n, hd, scale, s.attn_softcap,
+                sinks != nullptr ? sinks + h : nullptr, b + a.xb2 + h * hd);
+            continue;
+          }
           if (quantized_k) {
             round_query_q8_0(qh, q8.data(), hd);
             qh = q8.data();

@@ -24,6 +24,7 @@ Decoder::Decoder(const model::LoadedModel& model, const DecodeOptions& options, 
     : model_(model),
       range_(options.range),
       kv_(options.kv),
+      flash_attention_(options.flash_attention),
       context_(context),
       sequences_(options.sequences),
       micro_batch_(options.micro_batch),
@@ -68,8 +69,8 @@ uint32_t Decoder::pass_capacity() const { return planner::pass_tokens(micro_batc
 
 core::Status Decoder::run_pass(std::span<const PassToken> pass, std::vector<float>& logits) {
   const auto& s = model_.shape;
-  const KvCacheView kv{k_cache_.data(), v_cache_.data(), kv_,          context_,
-                       sequences_,      micro_batch_,    state_.data()};
+  const KvCacheView kv{k_cache_.data(), v_cache_.data(), kv_,           context_,
+                       sequences_,      micro_batch_,    state_.data(), flash_attention_};
   GAUNTLET_TRY(forward_pass(s, model_.weights, kv, activations_.data(), pass, pool_, range_));
   if (!range_.output) return core::Status::ok();
   const auto layout = planner::activation_layout(s, context_);

@@ -31,6 +31,7 @@ struct DecodeOptions {
   // 8-bit activations, integer SIMD dot products), given by the caller so that the reference
   // depends on no faster floor; the same graph either way.
   std::shared_ptr<const Products> products = nullptr;
+  bool flash_attention = false;  // -fa (KvCacheView::flash_attention)
 };
 
 class Decoder final : public engine::Decoder, public engine::Stage {
@@ -59,6 +60,7 @@ class Decoder final : public engine::Decoder, public engine::Stage {
   const model::LoadedModel& model_;
   planner::LayerRange range_;
   KvPrecision kv_;
+  bool flash_attention_ = false;
   uint32_t context_, sequences_, micro_batch_;
   ThreadPool pool_;
   std::shared_ptr<const Products> products_;  // the options' products, when given

@@ -53,6 +53,33 @@ void attend(const model::ModelShape& s, const KvCacheView& kv, const planner::Kv
   // Scores of kBlock positions at a time: each dot product still sums in order, bit for bit the
   // one-at-a-time sum, but kBlock independent sums keep the multiply-adds in flight.
   constexpr uint32_t kBlock = 8;
+  if (flash_one_chunk(kv)) {
+    // K and V of different types under flash attention: llama.cpp's one_chunk path, over the
+    // rows gathered as it reads them (an f32 cache cast to f16).
+    const model::TensorType k_type = flash_read_type(kv.precision.k);
+    const model::TensorType v_type = flash_read_type(kv.precision.v);
+    const uint32_t n = pos + 1 - first;
+    pool.parallel_for(s.heads(l), [&](uint64_t h0, uint64_t h1) {
+      std::vector<float> k_rows(uint64_t{n} * hd), v_rows(uint64_t{n} * hd);
+      auto gather = [&](const std::byte* c, model::TensorType type, uint64_t kv_off, float* dst) {
+        for (uint32_t t = first; t <= pos; ++t) {
+          float* d = dst + uint64_t{t - first} * hd;
+          const float* r = kv_row(c, type, row(t) + kv_off, d);
+          for (uint32_t i = 0; i < hd; ++i) {
+            d[i] = type == model::TensorType::f32 ? core::f16_to_f32(core::f32_to_f16(r[i])) : r[i];
+          }
+        }
+      };
+      for (uint64_t h = h0; h < h1; ++h) {
+        const uint64_t kv_off = (h / group) * hd;
+        gather(kv.k, kv.precision.k, kv_off, k_rows.data());
+        gather(kv.v, kv.precision.v, kv_off, v_rows.data());
+        flash_one_chunk_head(q + h * hd, k_type, v_type, k_rows.data(), v_rows.data(), n, hd, scale,
+                             s.attn_softcap, sinks != nullptr ? sinks + h : nullptr, out + h * hd);
+      }
+    });
+    return;
+  }
   pool.parallel_for(s.heads(l), [&](uint64_t h0, uint64_t h1) {
     std::vector<float> row_f(uint64_t{hd} * kBlock), q8(hd);
     for (uint64_t h = h0; h < h1; ++h) {

@@ -31,6 +31,9 @@ struct KvCacheView {
   uint32_t micro_batch = 1;  // the most tokens a pass holds
   // A hybrid's recurrent state (planner::state_layout over the same range), f32; null without.
   float* state = nullptr;
+  // -fa: attention as llama.cpp's flash attention rounds it where that differs from the plain
+  // attention (attend_pass.h, flash_one_chunk). A quantized V implies it, as in llama.cpp.
+  bool flash_attention = false;
 };
 
 using PassToken = engine::PassToken;

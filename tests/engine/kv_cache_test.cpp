@@ -9,6 +9,7 @@
 
 #include "core/half.h"
 #include "engine/model/loaded_model.h"
+#include "engine/reference/attend_pass.h"
 #include "engine/reference/decoder.h"
 #include "engine/reference/kv_rows.h"
 #include "tests/engine/test_models.h"
@@ -188,6 +189,142 @@ TEST(KvCache, QuantizedCachesRoundTheirRows) {
   const double mixed = nmse_vs_f32({TensorType::f16, TensorType::q8_0});
   EXPECT_GT(mixed, 0.0);
   EXPECT_LT(mixed, 1e-3);
+}
+
+// --- flash attention with K and V of different types (reference::flash_one_chunk) ------------
+
+// llama.cpp runs flash attention for K and V of different types through its one_chunk path; the
+// same types (and flash attention off) keep the plain attention. A quantized V implies flash
+// attention; an f32 K or V counts as the f16 that llama.cpp casts it to.
+TEST(FlashAttention, MixedTypesTakeLlamaCppsOneChunkPath) {
+  auto view = [](TensorType k, TensorType v, bool flash) {
+    reference::KvCacheView kv;
+    kv.precision = {k, v};
+    kv.flash_attention = flash;
+    return kv;
+  };
+  EXPECT_TRUE(reference::flash_one_chunk(view(TensorType::f16, TensorType::q4_0, false)));
+  EXPECT_TRUE(reference::flash_one_chunk(view(TensorType::f32, TensorType::q4_0, false)));
+  EXPECT_TRUE(reference::flash_one_chunk(view(TensorType::q4_0, TensorType::f32, true)));
+  EXPECT_TRUE(reference::flash_one_chunk(view(TensorType::q4_0, TensorType::q8_0, false)));
+  EXPECT_FALSE(reference::flash_one_chunk(view(TensorType::q4_0, TensorType::f32, false)));
+  EXPECT_FALSE(reference::flash_one_chunk(view(TensorType::q8_0, TensorType::q8_0, true)));
+  EXPECT_FALSE(reference::flash_one_chunk(view(TensorType::f16, TensorType::f16, true)));
+  EXPECT_FALSE(reference::flash_one_chunk(view(TensorType::f32, TensorType::f16, true)));
+  EXPECT_EQ(reference::flash_read_type(TensorType::f32), TensorType::f16);
+  EXPECT_EQ(reference::flash_read_type(TensorType::q4_0), TensorType::q4_0);
+}
+
+// Against an f16 K, Q is rounded to f16 before the dot product (q_to_vec_dot): 1 + 2^-11 lies
+// halfway between 1 and 1 + 2^-10 and rounds to the even 1, so with K rows 0 and 2 the scores
+// are exactly 0 and 2 (not 2 + 2^-10), and the output over V rows 0 and 1 is
+// 1 * 1 / (expf(0 - 2) + 1) as the online softmax forms it.
+TEST(FlashAttention, QueryIsRoundedToF16AgainstAnF16Key) {
+  const float q = 1.0f + 0x1p-11f, k[] = {0.0f, 2.0f}, v[] = {0.0f, 1.0f};
+  float out = -1;
+  reference::flash_one_chunk_head(&q, TensorType::f16, TensorType::q4_0, k, v, 2, 1, 1.0f, 0.0f,
+                                  nullptr, &out);
+  EXPECT_EQ(out, 1.0f * (1.0f / (std::exp(-2.0f) * 1.0f + 1.0f)));
+  EXPECT_NE(out, 1.0f / (std::exp(-2.0f - 0x1p-10f) + 1.0f));
+}
+
+// With an f16 V the weighted sum runs in f16 (VKQ16): equal scores give each row weight 1, and
+// 1 + 2^-11 rounds back to 1 each time, so rows 1, 2^-11, 2^-11 sum to 1, not 1 + 2^-10 as in
+// f32 (a quantized V); the sum then times 1 / 3.
+TEST(FlashAttention, AnF16ValueAccumulatesInF16) {
+  const float q = 0.0f, k[] = {0.0f, 0.0f, 0.0f}, v[] = {1.0f, 0x1p-11f, 0x1p-11f};
+  float half = -1, single = -1;
+  reference::flash_one_chunk_head(&q, TensorType::q8_0, TensorType::f16, k, v, 3, 1, 1.0f, 0.0f,
+                                  nullptr, &half);
+  reference::flash_one_chunk_head(&q, TensorType::f16, TensorType::q8_0, k, v, 3, 1, 1.0f, 0.0f,
+                                  nullptr, &single);
+  EXPECT_EQ(half, 1.0f * (1.0f / 3.0f));
+  EXPECT_EQ(single, (1.0f + 0x1p-10f) * (1.0f / 3.0f));
+}
+
+// A sink joins the sum after the positions: a sink logit of 0 beside one position of score 0
+// halves the output.
+TEST(FlashAttention, SinkJoinsTheSum) {
+  const float q = 0.0f, k = 0.0f, v = 3.0f, sink = 0.0f;
+  float out = -1;
+  reference::flash_one_chunk_head(&q, TensorType::f16, TensorType::q4_0, &k, &v, 1, 1, 1.0f, 0.0f,
+                                  &sink, &out);
+  EXPECT_EQ(out, 1.5f);
+}
+
+// ggml_vec_dot_f16's order on x86 AVX-512: 2^24 at element 0 and 1 at elements 1 and 9 (lanes 1
+// and 9 of the first accumulator, added together by the lane tree before lane 0) give 2^24 + 2;
+// a running f32 sum would lose both ones. Elements past the last whole 64 sum in double.
+TEST(FlashAttention, F16DotSumsInGgmlsOrder) {
+  std::vector<float> x(64, 0.0f), y(64, 0.0f);
+  x[0] = y[0] = 4096.0f;
+  x[1] = y[1] = x[9] = y[9] = 1.0f;
+  EXPECT_EQ(reference::dot_f16_as_ggml(x.data(), y.data(), 64), 16777218.0f);
+  float running = 0;
+  for (int i = 0; i < 64; ++i) running += x[i] * y[i];
+  EXPECT_EQ(running, 16777216.0f);
+  EXPECT_EQ(reference::dot_f16_as_ggml(x.data(), y.data(), 32), 16777218.0f);  // in double
+}
+
+std::vector<int32_t> greedy_flash(const model::LoadedModel& m, KvPrecision kv, bool flash,
+                                  std::vector<std::vector<float>>* logits = nullptr) {
+  reference::DecodeOptions o{2, kv, 64};
+  o.flash_attention = flash;
+  auto decoder = reference::Decoder::create(m, o);
+  EXPECT_TRUE(decoder.is_ok()) << decoder.error().describe();
+  const int32_t prompt[] = {1, 7, 42, 3};
+  auto out = reference::greedy_decode([&](int32_t t) { return (*decoder)->step(t); }, prompt, 12,
+                                      [&](uint32_t, int32_t, std::span<const float> l) {
+                                        if (logits != nullptr)
+                                          logits->emplace_back(l.begin(), l.end());
+                                      });
+  EXPECT_TRUE(out.is_ok()) << out.error().describe();
+  return out.is_ok() ? *out : std::vector<int32_t>{};
+}
+
+// The F32 file of HostReferenceGivesLlamaCppsTokensForEachCacheType with flash attention on
+// (node-llama-cpp 3.22.1's libllama on the CPU, flashAttention true, n_ctx 64, prompt 1,7,42,3
+// one token at a time, then greedy): these are its tokens. Teacher-forced over 12 tokens
+// (1,7,42,3,64,184,35,2,3,197,162,22, one at a time or in one pass) the reference's logits were
+// llama.cpp's to an NMSE (over all steps) of 7.7e-9 with q4_0/f32 (5.0e-6 before the reference
+// cast V to f16 and summed it in f16), 1.1e-8 with f16/q8_0 (2.3e-7 before), 3.7e-11 with
+// q8_0/f16 (8.3e-7 before); 5.7e-6 with f16/q4_0 and f32/q4_0, as before: their first three steps
+// agree to 1e-13, then one rounding in the fourth parts them (f16 rounds Q and K where a q4_0 K's
+// Q8_0 hides the last-bit differences of the reference's f32 products from llama.cpp's, and the
+// q4_0 V of the second layer turns that into a different code). On two other F32 files the
+// change showed: test-gqa (head_dim 32), f16/q4_0 2.2e-8 -> 2.3e-10, f32/q4_0 4.4e-8 -> 2.3e-10,
+// q4_0/f32 9.5e-6 -> 7.2e-9; n_embd 512 with head_dim 128, f16/q4_0 1.3e-6 -> 4.4e-10,
+// f32/q4_0 1.4e-6 -> 4.4e-10, q4_0/f32 2.5e-6 -> 2.3e-8. Caches of one type are unchanged (q8_0,
+// q4_0 1e-13; f16 2e-7). llama.cpp's logits are bit for bit the same for f32/q4_0 and f16/q4_0,
+// and for q4_0/f32 and q4_0/f16, and so are the reference's.
+TEST(FlashAttention, HostReferenceGivesLlamaCppsTokensForMixedCacheTypes) {
+  auto bytes = synthetic_bytes(llama_shape(), FileType::f32, 1);
+  auto m = model::load_model(model::parse_gguf(bytes).value(), bytes).value();
+  const LlamaRun runs[] = {
+      {{TensorType::f16, TensorType::q4_0}, {64, 184, 35, 2, 3, 41, 122, 157, 109, 171, 174, 125}},
+      {{TensorType::f32, TensorType::q4_0}, {64, 184, 35, 2, 3, 41, 122, 157, 109, 171, 174, 125}},
+      {{TensorType::q4_0, TensorType::f32},
+       {64, 218, 155, 167, 109, 129, 109, 129, 119, 143, 161, 175}},
+      {{TensorType::f16, TensorType::q8_0}, {64, 184, 35, 2, 3, 197, 162, 22, 171, 35, 162, 163}},
+      {{TensorType::q8_0, TensorType::f16}, {64, 184, 35, 2, 3, 197, 162, 22, 171, 35, 162, 163}},
+  };
+  for (const auto& run : runs) {
+    SCOPED_TRACE(planner::to_string(run.kv));
+    EXPECT_EQ(greedy_flash(m, run.kv, true), run.tokens);
+  }
+  auto same_logits = [&](KvPrecision a, KvPrecision b, bool flash_b) {
+    std::vector<std::vector<float>> la, lb;
+    greedy_flash(m, a, true, &la);
+    greedy_flash(m, b, flash_b, &lb);
+    return la == lb;
+  };
+  EXPECT_TRUE(
+      same_logits({TensorType::f32, TensorType::q4_0}, {TensorType::f16, TensorType::q4_0}, true));
+  EXPECT_TRUE(
+      same_logits({TensorType::q4_0, TensorType::f32}, {TensorType::q4_0, TensorType::f16}, true));
+  // Without flash attention an f32 V is read as it is.
+  EXPECT_FALSE(
+      same_logits({TensorType::q4_0, TensorType::f32}, {TensorType::q4_0, TensorType::f32}, false));
 }
 
 }  // namespace
