@@ -65,6 +65,7 @@ core::Result<std::unique_ptr<Decoder>> make_decoder(backends::Device& device,
                                                     const DecoderOptions& o) {
   if (on_host(device)) {
     reference::DecodeOptions ro{o.threads, o.kv, o.context, o.sequences, o.micro_batch};
+    ro.flash_attention = o.flash_attention;
     auto d = HostDeviceDecoder::create(device, model, ro, fast(device));
     if (!d) return d.error();
     return std::unique_ptr<Decoder>(std::move(*d));
@@ -168,6 +169,7 @@ core::Result<std::unique_ptr<Decoder>> make_decoder(const placement::Placement& 
     if (on_host(device)) {
       reference::DecodeOptions ro{opts.threads,   opts.kv,          opts.context,
                                   opts.sequences, opts.micro_batch, share.layers};
+      ro.flash_attention = opts.flash_attention;
       if (fast(device)) ro.products = cpu::make_fast_products();
       auto d = reference::Decoder::create(*host_view, ro);
       if (!d) return d.error();

@@ -99,30 +99,46 @@ TEST_F(CliTensorTypes, TernaryFileTypesAndNvfp4Overrides) {
   EXPECT_FALSE(std::filesystem::exists(path("bad.gguf")));
 }
 
-TEST_F(CliTensorTypes, AFileIsRefusedByItsFirstTensorOfATypeTheEngineCannotRun) {
+// A Q8_0 file of a 64-wide model in the test's folder whose tensor `name` has its type field (after
+// its name, n_dims and two dimensions) set to ggml type `id`, its bytes unchanged (a 2-D q8_0
+// tensor of 64 x 32 is 2176 bytes: any type the test names fits inside the file).
+std::string file_with_tensor_type(const std::string& dir_file, const std::string& name,
+                                  uint32_t id) {
   auto shape = engine::model::parse_dims(
       "n_embd=64,n_layer=1,n_head=4,n_head_kv=2,n_ff=128,n_vocab=32,context=16");
   auto w = engine::model::synthetic_writer(*shape, engine::model::FileType::q8_0, 1);
-  ASSERT_TRUE(w.is_ok());
+  EXPECT_TRUE(w.is_ok());
   auto bytes = w->to_bytes();
-  ASSERT_TRUE(bytes.is_ok());
-  // blk.0.attn_k.weight's type field (after its name, n_dims and two dimensions) becomes
-  // i8 (24), a ggml type the engine does not run; its bytes are unchanged (a 2-D q8_0 tensor of
-  // 64 x 32 is 2176 bytes, as i8 2048: still inside the file).
-  const std::string name = "blk.0.attn_k.weight";
+  EXPECT_TRUE(bytes.is_ok());
   auto it =
       std::search(bytes->begin(), bytes->end(), reinterpret_cast<const std::byte*>(name.data()),
                   reinterpret_cast<const std::byte*>(name.data()) + name.size());
-  ASSERT_NE(it, bytes->end());
+  EXPECT_NE(it, bytes->end());
   const size_t type_at = static_cast<size_t>(it - bytes->begin()) + name.size() + 4 + 16;
-  const uint32_t i8 = 24;
-  std::memcpy(bytes->data() + type_at, &i8, 4);
-  const std::string file = path("iq2.gguf");
-  {
-    std::ofstream out(file, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes->data()),
-              static_cast<std::streamsize>(bytes->size()));
-  }
+  std::memcpy(bytes->data() + type_at, &id, 4);
+  std::ofstream out(dir_file, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes->data()),
+            static_cast<std::streamsize>(bytes->size()));
+  return dir_file;
+}
+
+// A row that is not whole blocks of its type: blk.0.attn_k.weight's rows of 64 as iq2_xxs, whose
+// blocks hold 256.
+TEST_F(CliTensorTypes, ARowThatIsNotWholeBlocksOfItsTypeIsRefusedNamingTheTensor) {
+  const std::string file =
+      file_with_tensor_type(path("rows.gguf"), "blk.0.attn_k.weight", 16 /* iq2_xxs */);
+  auto r = run_command(gauntlet_exe() + " model info " + file);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("tensor 'blk.0.attn_k.weight' of type iq2_xxs has a row of 64 "
+                          "elements, not a multiple of the block size 256"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(CliTensorTypes, AFileIsRefusedByItsFirstTensorOfATypeTheEngineCannotRun) {
+  // i8 (24), a ggml type the engine does not run.
+  const std::string file =
+      file_with_tensor_type(path("iq2.gguf"), "blk.0.attn_k.weight", 24 /* i8 */);
   for (const std::string command : {" model info ", " run --quiet --model "}) {
     auto r = run_command(gauntlet_exe() + command + file);
     EXPECT_EQ(r.exit_code, 2) << r.output;

@@ -83,8 +83,11 @@ class EngineKernels : public DeviceTest {
     const auto x = random_floats(n_in, 12, 1.0f);
     const uint64_t rb = model::row_bytes(c.type, n_in);
     std::vector<std::byte> wq((rb * n_out + 3) / 4 * 4);  // whole words, as Ops::matvec asks
+    // An even importance row: iq2_xxs, iq2_xs and iq1_s need one.
+    const std::vector<float> importance(n_in, 1.0f);
     for (uint32_t r = 0; r < n_out; ++r) {
-      model::quantize_row(c.type, weights.data() + uint64_t{r} * n_in, wq.data() + r * rb, n_in);
+      model::quantize_row(c.type, weights.data() + uint64_t{r} * n_in, wq.data() + r * rb, n_in,
+                          importance.data());
     }
     std::vector<float> expected(n_out);
     for (uint32_t r = 0; r < n_out; ++r)
