@@ -1,8 +1,8 @@
 // ggml-quants.c's iq2xs_init_impl and iq3xs_init_impl: the points of a grid (from the grids of
-// iq_tables.cpp: ggml builds them from its kgrid_2bit_* / kgrid_1bit_2048 / kgrid_256 / kgrid_512
-// codes, whose levels are those of ggml-common.h's grids: iq2 magnitudes 8, 25, 43 are levels
-// 0, 1, 2; iq1s values -1, 0, 1 are 0, 1, 2; iq3xxs magnitudes 4, 12, .., 62 are 0..7 (v / 8);
-// iq3s magnitudes 1, 3, .., 15 are 0..7 ((v - 1) / 2)), the code map, and each off-grid code's
+// iq{1,2,3}_grids.cpp: ggml builds them from its kgrid_2bit_* / kgrid_1bit_2048 / kgrid_256 /
+// kgrid_512 codes, whose levels are those of ggml-common.h's grids: iq2 magnitudes 8, 25, 43 are
+// levels 0, 1, 2; iq1s values -1, 0, 1 are 0, 1, 2; iq3xxs magnitudes 4, 12, .., 62 are 0..7 (v /
+// 8); iq3s magnitudes 1, 3, .., 15 are 0..7 ((v - 1) / 2)), the code map, and each off-grid code's
 // neighbours. ggml sorts all points by (distance, index) with qsort and keeps those at the nwant
 // smallest distances; that key is a total order, so collecting the points of each of those
 // distances in index order gives the same lists without sorting.

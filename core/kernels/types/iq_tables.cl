@@ -2,7 +2,7 @@
 // those of 8 values packed to 2 bits a value. iq3xxs_grid and iq3s_grid are ggml's words (4 byte
 // magnitudes each). An 8-value grid entry i is the 16 bits at word i / 2, shift 16 * (i % 2), its
 // value j the 2-bit code c at bit 2j: for iq2 grids 8, 25 or 43 (c * 17 + 8 + c / 2), for
-// iq1s_grid c - 1. core/types/iq_tables.cpp holds ggml's tables themselves; the conformance rows
+// iq1s_grid c - 1. core/types/iq{1,2,3}_grids.cpp hold ggml's tables themselves; the conformance rows
 // conform.gguf.iq* check every entry of these against them through the decoders.
 // The guard keeps one copy in a program that decodes two such types (a K and a V cache type).
 #ifndef GAUNTLET_IQ_TABLES
