@@ -119,7 +119,7 @@ Rows upload_rows(backends::Device& d, model::TensorType type, uint32_t n_in, uin
   const uint64_t rb = model::row_bytes(type, n_in);
   const auto n_out = static_cast<uint32_t>(bytes / rb / 256 * 256);
   std::vector<float> row(n_in);
-  const std::vector<float> importance(n_in, 1.0f);  // iq2_xxs, iq2_xs, iq1_s, iq1_m need one
+  const std::vector<float> importance(n_in, 1.0f);  // iq2_xxs, iq2_xs and iq1_s need one
   std::vector<std::byte> w(rb * n_out);
   // 64 distinct rows, repeated: the lattice types' encoders search a grid per group of 8 and
   // would take minutes over 96 MiB; the matvec streams every byte all the same.

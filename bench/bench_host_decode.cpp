@@ -80,7 +80,7 @@ void BM_MatVec(benchmark::State& state) {
   std::vector<float> row(n_in), x(n_in), y(n_out);
   const uint64_t rb = model::row_bytes(format, n_in);
   std::vector<std::byte> w(rb * n_out);
-  const std::vector<float> importance(n_in, 1.0f);  // iq2_xxs, iq2_xs, iq1_s, iq1_m need one
+  const std::vector<float> importance(n_in, 1.0f);  // iq2_xxs, iq2_xs and iq1_s need one
   for (uint64_t r = 0; r < n_out; ++r) {
     for (float& v : row) v = rng.uniform(-1, 1);
     model::quantize_row(format, row.data(), w.data() + r * rb, n_in, importance.data());

@@ -175,7 +175,7 @@ TEST_F(EngineKernels, MatvecF16ActivationTileHasItsBound) {
 TEST_F(EngineKernels, EmbedDequantizesARowExactly) {
   const uint32_t n = 512, rows = 5, row = 3;
   const auto weights = random_floats(n * rows, 21);
-  // An even importance row: the lattice types iq2_xxs, iq2_xs, iq1_s and iq1_m need one.
+  // An even importance row: the lattice types iq2_xxs, iq2_xs and iq1_s need one.
   const std::vector<float> importance(n, 1.0f);
   for (const auto& type : model::all_tensor_types()) {
     const TensorType t = type.type;
