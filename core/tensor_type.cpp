@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "core/half.h"
+#include "core/llamafile_dot.h"
 #include "core/types/codecs.h"
 
 namespace gauntlet::core {
@@ -154,7 +155,9 @@ void dequantize_row(TensorType type, const std::byte* src, float* dst, uint64_t 
 
 float dot_row(TensorType type, const std::byte* row, const float* x, uint64_t n) {
   if (type == TensorType::f32) {
-    return dot_floats(reinterpret_cast<const float*>(row), x, static_cast<uint32_t>(n));
+    const auto* w = reinterpret_cast<const float*>(row);
+    if (sums_in_llamafile_order(n)) return dot_f32_as_llamafile(w, x, n);
+    return dot_floats(w, x, static_cast<uint32_t>(n));
   }
   // Decoded a chunk of whole blocks (256 elements, or one block if larger) at a time.
   const TypeTraits& t = traits(type);

@@ -105,7 +105,8 @@ void quantize_row(TensorType type, const float* src, std::byte* dst, uint64_t n,
 // Converts one encoded row back to n floats, exactly as the format defines.
 void dequantize_row(TensorType type, const std::byte* src, float* dst, uint64_t n);
 // Dot product of one encoded row of n elements with n floats, computed in a fixed order (each
-// block decoded, then multiplied in eight lanes added pairwise).
+// block decoded, then multiplied in eight lanes added pairwise; an f32 row of whole 16-lane steps
+// in llama.cpp's order, llamafile_dot.h).
 float dot_row(TensorType type, const std::byte* row, const float* x, uint64_t n);
 // dot_row of one encoded row with the n floats of each of n_tokens tokens (token t's at
 // x + t * stride), into out[t * stride]: bit for bit dot_row's result, each block decoded once for

@@ -1,6 +1,6 @@
 // A profile check of sequences decoded together feeds their prompts position by position, so that
 // a micro-batch of one still gives passes that hold a token of every sequence; a check's greedy
-// tokens may part from the reference's only at a near tie.
+// tokens may part from the reference's only at a near tie, and logits beyond the bound fail it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -143,6 +143,63 @@ TEST(ProfileCheck, GreedyTokensMayPartOnlyAtANearTie) {
     } else {
       EXPECT_NE(r->reason.find("greedy tokens differ"), std::string::npos) << r->reason;
       EXPECT_TRUE(r->note.empty()) << r->note;
+    }
+  }
+}
+
+// The host reference, but every logit of a one-token pass but the best lowered by `shift` times
+// the logits' RMS: the greedy tokens stay the reference's, the logits move by about `shift`^2 in
+// NMSE.
+class ShiftingDecoder : public Decoder {
+ public:
+  ShiftingDecoder(std::unique_ptr<reference::Decoder> inner, double shift)
+      : inner_(std::move(inner)), shift_(shift) {}
+  core::Result<std::span<const float>> forward(std::span<const BatchToken> batch) override {
+    auto logits = inner_->forward(batch);
+    if (!logits || batch.size() != 1) return logits;
+    own_.assign(logits->begin(), logits->end());
+    const auto best = std::max_element(own_.begin(), own_.end()) - own_.begin();
+    double sum = 0;
+    for (float x : own_) sum += static_cast<double>(x) * x;
+    const auto by = static_cast<float>(shift_ * std::sqrt(sum / static_cast<double>(own_.size())));
+    for (size_t i = 0; i < own_.size(); ++i) {
+      if (i != static_cast<size_t>(best)) own_[i] -= by;
+    }
+    return std::span<const float>(own_);
+  }
+  void reset() override { inner_->reset(); }
+  uint32_t position(uint32_t seq) const override { return inner_->position(seq); }
+
+ private:
+  std::unique_ptr<reference::Decoder> inner_;
+  double shift_;
+  std::vector<float> own_;
+};
+
+// Greedy tokens that agree are not enough: logits beyond the configuration's bound (f32: 1e-6)
+// fail the check, and the same shift far inside it passes.
+TEST(ProfileCheck, LogitsBeyondTheBoundFailWhereTheTokensAgree) {
+  gauntlet::testing::TempDir dir("logits-bound");
+  std::unique_ptr<model::GgufFile> file;
+  model::LoadedModel host;
+  ASSERT_NO_FATAL_FAILURE(make_tiny_model(dir.path() / "m.gguf", file, host));
+  const device::PassSpec spec{
+      planner::KvPrecision::f32, planner::ActivationType::f32, 32, 1, 1, 4, 8};
+  for (const double shift : {1e-2, 1e-5}) {
+    SCOPED_TRACE(shift);
+    auto inner = reference::Decoder::create(host, {0, planner::KvPrecision::f32, 32, 1, 4});
+    ASSERT_TRUE(inner.is_ok());
+    ShiftingDecoder tested(std::move(*inner), shift);
+    auto r = device::compare_with_reference(tested, *file, spec);
+    ASSERT_TRUE(r.is_ok()) << r.error().describe();
+    EXPECT_TRUE(r->tokens_match);
+    EXPECT_DOUBLE_EQ(r->nmse_bound, 1e-6);
+    if (shift > 1e-3) {
+      EXPECT_GT(r->logits_nmse, 1e-5);
+      EXPECT_NE(r->reason.find("> bound 1.00e-06"), std::string::npos) << r->reason;
+    } else {
+      EXPECT_LT(r->logits_nmse, 1e-8);
+      EXPECT_TRUE(r->reason.empty()) << r->reason;
     }
   }
 }

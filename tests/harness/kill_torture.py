@@ -197,7 +197,7 @@ def main():
                     return
                 forced.append(at)
         landed = {}  # the unit each kill aimed into: how many
-        kills = cycles = after_rows = 0
+        kills = cycles = after_rows = after_exit = 0
         torture_began = time.monotonic()
         while kills < KILLS:
             cycles += 1
@@ -293,6 +293,7 @@ def main():
                     # A kill as the run exits finds its report written and its journal removed:
                     # that report ends the cycle.
                     done = not os.path.exists(journal) and os.path.exists(out)
+                    after_exit += done
                     print(f"kill {kills:2d} at {at:5.2f} s, {aim}; cycle {cycles}: "
                           f"journal rows before {before}, after {len(held)}"
                           + ("; the run had written its report and removed the journal"
@@ -322,9 +323,13 @@ def main():
                 if temps:
                     fail(f"cycle {cycles}: left in the model cache: {temps}")
         print(f"{kills} kills over {cycles} cycles in {time.monotonic() - torture_began:.1f} s; "
-              f"{after_rows} of them after at least one journal row existed", flush=True)
-        if after_rows * 2 < kills:
-            fail(f"only {after_rows} of {kills} kills landed after a journal row existed")
+              f"{after_rows} of them after at least one journal row existed, {after_exit} after "
+              "the run had finished", flush=True)
+        # A kill that finds the report written and the journal gone hit no live run; on a loaded
+        # machine the runs end sooner than the clock aimed, so those do not count either way.
+        if after_rows * 2 < kills - after_exit:
+            fail(f"only {after_rows} of the {kills - after_exit} kills of a live run landed after "
+                 "a journal row existed")
         print("kills aimed inside: " + ", ".join(f"{u} {n}" for u, n in sorted(landed.items())),
               flush=True)
         if DEVICE != "host":
