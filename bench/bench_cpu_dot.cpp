@@ -1,6 +1,7 @@
 // The cpu device's integer dot kernels (engine/cpu) beside the exact reference's float products,
 // one thread, per weight type: a 4096 x 1024 matrix against 1 token (decode: bytes per second of
-// weights) and against 32 (a prompt's pass: GFLOP/s), the activations' rounding included.
+// weights) and against 32 (a prompt's pass: GFLOP/s), the activations' rounding included; and the
+// device's decode matvec of every weight type from memory, every thread.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -8,7 +9,9 @@
 
 #include "core/rng.h"
 #include "engine/cpu/dot_kernels.h"
+#include "engine/cpu/fast_products.h"
 #include "engine/cpu/quantized_acts.h"
+#include "engine/model/loaded_model.h"
 #include "engine/model/tensor_type.h"
 
 namespace {
@@ -127,6 +130,45 @@ void BM_CpuDecodeFromMemory(benchmark::State& state) {
                  " interleaved, 1 token, 96 MiB, every thread, " + cpu::simd_target());
 }
 
+// The cpu device's matvec of every weight type, as a decode step runs it: 96 MiB of rows in the
+// file's layout (past the caches), one token, every thread, through the device's products (an
+// integer kernel where the type has one, dot_kernels.h; the exact float products otherwise), so
+// that each type's bytes per second of weights stand beside q4_0's of the same run.
+void BM_CpuDeviceMatvec(benchmark::State& state) {
+  const TensorType type = gauntlet::core::all_tensor_types()[state.range(0)].type;
+  const uint64_t row_bytes = model::row_bytes(type, kIn);
+  const uint64_t rows = (96ull << 20) / row_bytes / 64 * 64;
+  // 64 quantized rows repeated: the lattice types' encoders search a grid per group of 8 and
+  // would take minutes over 96 MiB; the values do not change the speed.
+  gauntlet::core::Rng rng(3);
+  std::vector<float> row(kIn);
+  const std::vector<float> importance(kIn, 1.0f);  // iq2_xxs, iq2_xs and iq1_s need one
+  std::vector<std::byte> w(rows * row_bytes);
+  for (uint64_t r = 0; r < rows; ++r) {
+    if (r >= 64) {
+      std::copy_n(w.data() + (r % 64) * row_bytes, row_bytes, w.data() + r * row_bytes);
+      continue;
+    }
+    for (float& v : row) v = rng.uniform(-1, 1);
+    model::quantize_row(type, row.data(), w.data() + r * row_bytes, kIn, importance.data());
+  }
+  const model::TensorView view{type, kIn, rows, w.data()};
+  std::vector<float> act(kIn + rows);
+  for (uint64_t i = 0; i < kIn; ++i) act[i] = rng.uniform(-1, 1);
+  reference::ThreadPool pool;
+  const auto products = cpu::make_fast_products();
+  const reference::MatMul op{&view, 0, kIn};
+  for (auto _ : state) {
+    products->matmuls(pool, act.data(), kIn + rows, 1, std::span(&op, 1));
+    benchmark::DoNotOptimize(act.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(rows * row_bytes) *
+                          static_cast<int64_t>(state.iterations()));
+  state.SetLabel(std::string(model::to_string(type)) +
+                 (cpu::fast_kernel_acts(type) ? " integer kernel" : " exact float products") +
+                 ", 1 token, 96 MiB, every thread, " + cpu::simd_target());
+}
+
 void BM_ExactDot(benchmark::State& state) {
   const TensorType type = kTypes[state.range(0)];
   const auto tokens = static_cast<size_t>(state.range(1));
@@ -155,6 +197,10 @@ BENCHMARK(BM_CpuDotInterleaved)
 BENCHMARK(BM_CpuDecodeFromMemory)
     ->Arg(1)  // q4_0
     ->Arg(4)  // mxfp4
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_CpuDeviceMatvec)
+    ->DenseRange(0, static_cast<int64_t>(gauntlet::core::all_tensor_types().size()) - 1)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_ExactDot)
