@@ -9,7 +9,7 @@ namespace gauntlet::cli {
 
 void add_placement_flags(CLI::App& command, PlacementFlags& flags) {
   command.add_option("--device", flags.devices,
-                     "host, opencl:N or vulkan:N, or a comma list of devices that share the "
+                     "host, cpu, opencl:N or vulkan:N, or a comma list of devices that share the "
                      "layers (default host)");
   command.add_option("--n-gpu-layers", flags.n_gpu_layers,
                      "-ngl: the last N layer slots (the output layer counts as one) on the "
@@ -51,8 +51,9 @@ core::Result<OpenedDevices> open_devices(const std::string& list, const core::Op
   auto open_one = [&](const std::string& text) -> core::Result<backends::Device*> {
     const auto id = core::DeviceId::parse(text);
     if (!id || id->api == core::Api::drm) {
-      return core::make_error(core::ErrorKind::invalid_argument,
-                              "--device must be host, opencl:N or vulkan:N, not '" + text + "'");
+      return core::make_error(
+          core::ErrorKind::invalid_argument,
+          "--device must be host, cpu, opencl:N or vulkan:N, not '" + text + "'");
     }
     auto device = backends::open(*id, options);
     if (!device) {

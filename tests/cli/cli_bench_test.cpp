@@ -190,7 +190,7 @@ TEST(CliBenchFlags, BadInputIsAUsageErrorNamingIt) {
   const std::string host = "--device host -r 1 ";
   const std::vector<Case> cases = {
       {"--shape test-tiny --device opencl:99", "no such OpenCL device"},
-      {"--shape test-tiny --device gpu0", "--device must be host, opencl:N or vulkan:N"},
+      {"--shape test-tiny --device gpu0", "--device must be host, cpu, opencl:N or vulkan:N"},
       {host + "--shape no-such-shape", "unknown model shape 'no-such-shape'"},
       {host + "--shape test-tiny --format Q3_XL", "unknown --format 'Q3_XL'"},
       {host + "--shape test-tiny -p -5", "-p must be prompt sizes >= 0"},

@@ -1,5 +1,5 @@
 // A standard-level run on a device made four times slower (the test fault device.slow=4), with a
-// budget of 40 s: it ends within the budget (and the one check or step that may straddle its end),
+// budget of 24 s: it ends within the budget (and the one check or step that may straddle its end),
 // exits as any run does, and its report says what the budget left out.
 #include <gtest/gtest.h>
 
@@ -24,13 +24,13 @@ TEST(RunTimeBudget, ASlowDeviceStaysWithinItsBudgetAndTheReportSaysWhatItLeftOut
                              "global_mem_size": 536870912, "max_mem_alloc_size": 134217728})";
   const auto started = std::chrono::steady_clock::now();
   auto r = run_command("GAUNTLET_TEST_FAULT=device.slow=4 " + gauntlet_exe() +
-                       " run --level standard --device opencl:0 --time-budget 40 --simulate " +
+                       " run --level standard --device opencl:0 --time-budget 24 --simulate " +
                        card.string() + " --format text --out " + (dir / "report.txt").string() +
                        " 2>&1");
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   ASSERT_LE(r.exit_code, 1) << r.output;
-  EXPECT_LT(wall, 40 * 1.25 + 10) << r.output;
+  EXPECT_LT(wall, 24 * 1.25 + 10) << r.output;
   auto report = core::Json::parse(std::ifstream(dir / "report.json"));
   size_t left_out = 0, ran = 0;
   for (const auto& p : report["devices"][0]["profiles"]) {
@@ -46,7 +46,7 @@ TEST(RunTimeBudget, ASlowDeviceStaysWithinItsBudgetAndTheReportSaysWhatItLeftOut
     std::ifstream in(dir / "report.txt");
     return std::string(std::istreambuf_iterator<char>(in), {});
   }();
-  EXPECT_NE(text.find("not run: the standard level's time budget (40 s per device) was spent"),
+  EXPECT_NE(text.find("not run: the standard level's time budget (24 s per device) was spent"),
             std::string::npos)
       << text;
 }

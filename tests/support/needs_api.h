@@ -51,6 +51,7 @@ inline constexpr std::initializer_list<const char*> kNeedsEveryApi = {
     "CliProbe.AMissingDeviceExitsTwoNamingTheDevicesThatExist",
     "CliProbe.SaxpyPassesOnEveryDevice",
     "RunAModelFile.AQ4KMFileGetsVerdictsOnEveryDevice",
+    "CliSpeculative.DraftedTokensAreThePlainGreedyTokensOnEveryDevice",
 };
 
 }  // namespace gauntlet::testing
