@@ -77,48 +77,87 @@ TEST(SequencesCheck, FeedsThePromptsPositionByPosition) {
   }
 }
 
-// The host reference, but at one generated step another token is made the greedy one (its logit
-// raised just past the best): the first step whose runner-up lies within `near` times the logits'
-// RMS of the best (a near tie), or with `near` 0 the first step, the worst token (a far parting).
-class PartingDecoder : public Decoder {
+// The host reference with the logits of each one-token pass handed to alter() first.
+class AlteredDecoder : public Decoder {
  public:
-  PartingDecoder(std::unique_ptr<reference::Decoder> inner, double near)
-      : inner_(std::move(inner)), near_(near) {}
+  explicit AlteredDecoder(std::unique_ptr<reference::Decoder> inner) : inner_(std::move(inner)) {}
   core::Result<std::span<const float>> forward(std::span<const BatchToken> batch) override {
     auto logits = inner_->forward(batch);
-    if (!logits || batch.size() != 1 || parted_at >= 0) return logits;
+    if (!logits || batch.size() != 1) return logits;
     own_.assign(logits->begin(), logits->end());
-    const auto best = std::max_element(own_.begin(), own_.end()) - own_.begin();
+    const auto best =
+        static_cast<size_t>(std::max_element(own_.begin(), own_.end()) - own_.begin());
     double sum = 0;
     for (float x : own_) sum += static_cast<double>(x) * x;
     const double rms = std::sqrt(sum / static_cast<double>(own_.size()));
-    std::vector<float> others = own_;
-    others[static_cast<size_t>(best)] = -INFINITY;
-    auto target = std::max_element(others.begin(), others.end()) - others.begin();
-    if (near_ == 0) {
-      target = std::min_element(own_.begin(), own_.end()) - own_.begin();
-    } else if (own_[static_cast<size_t>(best)] - own_[static_cast<size_t>(target)] > near_ * rms) {
-      ++steps_;
-      return logits;
-    }
-    own_[static_cast<size_t>(target)] =
-        own_[static_cast<size_t>(best)] + 1e-4f * static_cast<float>(rms);
-    parted_at = steps_++;
+    if (!alter(own_, best, rms)) return logits;
     return std::span<const float>(own_);
   }
-  void reset() override {
-    inner_->reset();
-    parted_at = -1;
-    steps_ = 0;
-  }
+  void reset() override { inner_->reset(); }
   uint32_t position(uint32_t seq) const override { return inner_->position(seq); }
-  int parted_at = -1;
+
+ protected:
+  // Changes one pass's logits (`best`: the greedy token, `rms`: the logits' RMS); false keeps
+  // the pass as it was.
+  virtual bool alter(std::vector<float>& logits, size_t best, double rms) = 0;
 
  private:
   std::unique_ptr<reference::Decoder> inner_;
-  double near_;
   std::vector<float> own_;
+};
+
+// The host reference, but at one generated step another token is made the greedy one (its logit
+// raised just past the best): the first step whose runner-up lies within `near` times the logits'
+// RMS of the best (a near tie), or with `near` 0 the first step, the worst token (a far parting).
+class PartingDecoder : public AlteredDecoder {
+ public:
+  PartingDecoder(std::unique_ptr<reference::Decoder> inner, double near)
+      : AlteredDecoder(std::move(inner)), near_(near) {}
+  void reset() override {
+    AlteredDecoder::reset();
+    parted_at = -1;
+    steps_ = 0;
+  }
+  int parted_at = -1;
+
+ private:
+  bool alter(std::vector<float>& logits, size_t best, double rms) override {
+    if (parted_at >= 0) return false;
+    std::vector<float> others = logits;
+    others[best] = -INFINITY;
+    auto target =
+        static_cast<size_t>(std::max_element(others.begin(), others.end()) - others.begin());
+    if (near_ == 0) {
+      target = static_cast<size_t>(std::min_element(logits.begin(), logits.end()) - logits.begin());
+    } else if (logits[best] - logits[target] > near_ * rms) {
+      ++steps_;
+      return false;
+    }
+    logits[target] = logits[best] + 1e-4f * static_cast<float>(rms);
+    parted_at = steps_++;
+    return true;
+  }
+  double near_;
   int steps_ = 0;
+};
+
+// The host reference, but every logit of a one-token pass but the best lowered by `shift` times
+// the logits' RMS: the greedy tokens stay the reference's, the logits move by about `shift`^2 in
+// NMSE.
+class ShiftingDecoder : public AlteredDecoder {
+ public:
+  ShiftingDecoder(std::unique_ptr<reference::Decoder> inner, double shift)
+      : AlteredDecoder(std::move(inner)), shift_(shift) {}
+
+ private:
+  bool alter(std::vector<float>& logits, size_t best, double rms) override {
+    const auto by = static_cast<float>(shift_ * rms);
+    for (size_t i = 0; i < logits.size(); ++i) {
+      if (i != best) logits[i] -= by;
+    }
+    return true;
+  }
+  double shift_;
 };
 
 TEST(ProfileCheck, GreedyTokensMayPartOnlyAtANearTie) {
@@ -146,35 +185,6 @@ TEST(ProfileCheck, GreedyTokensMayPartOnlyAtANearTie) {
     }
   }
 }
-
-// The host reference, but every logit of a one-token pass but the best lowered by `shift` times
-// the logits' RMS: the greedy tokens stay the reference's, the logits move by about `shift`^2 in
-// NMSE.
-class ShiftingDecoder : public Decoder {
- public:
-  ShiftingDecoder(std::unique_ptr<reference::Decoder> inner, double shift)
-      : inner_(std::move(inner)), shift_(shift) {}
-  core::Result<std::span<const float>> forward(std::span<const BatchToken> batch) override {
-    auto logits = inner_->forward(batch);
-    if (!logits || batch.size() != 1) return logits;
-    own_.assign(logits->begin(), logits->end());
-    const auto best = std::max_element(own_.begin(), own_.end()) - own_.begin();
-    double sum = 0;
-    for (float x : own_) sum += static_cast<double>(x) * x;
-    const auto by = static_cast<float>(shift_ * std::sqrt(sum / static_cast<double>(own_.size())));
-    for (size_t i = 0; i < own_.size(); ++i) {
-      if (i != static_cast<size_t>(best)) own_[i] -= by;
-    }
-    return std::span<const float>(own_);
-  }
-  void reset() override { inner_->reset(); }
-  uint32_t position(uint32_t seq) const override { return inner_->position(seq); }
-
- private:
-  std::unique_ptr<reference::Decoder> inner_;
-  double shift_;
-  std::vector<float> own_;
-};
 
 // Greedy tokens that agree are not enough: logits beyond the configuration's bound (f32: 1e-6)
 // fail the check, and the same shift far inside it passes.
