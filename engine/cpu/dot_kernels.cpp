@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "core/types/nonlinear_values.h"
+#include "engine/cpu/lattice_dots.h"
 
 // Sizeless vectors (SVE, RVV) cannot sit in the per-token arrays below.
 #ifndef HWY_DISABLED_TARGETS
@@ -549,12 +550,17 @@ std::optional<ActKind> fast_kernel_acts(core::TensorType type) {
     case core::TensorType::q6_K:
       return ActKind::q8_K;
     default:
+      // The lattice types (lattice_dots.h) take Q8_K as llama.cpp's CPU backend gives them.
+      if (lattice_dot(type) != nullptr) return ActKind::q8_K;
       return std::nullopt;
   }
 }
 
 void fast_rows(core::TensorType type, const std::byte* w, uint64_t row_bytes, uint64_t r0,
                uint64_t r1, const QuantizedActs& acts, float* out, uint64_t out_stride) {
+  if (lattice_dot(type) != nullptr) {
+    return lattice_rows(type, w, row_bytes, r0, r1, acts, out, out_stride);
+  }
   HWY_DYNAMIC_DISPATCH(FastRows)(type, w, row_bytes, r0, r1, acts, out, out_stride);
 }
 

@@ -14,6 +14,7 @@
 #include "backends/host/host_device.h"
 #include "core/half.h"
 #include "engine/cpu/dot_kernels.h"
+#include "engine/cpu/lattice_dots.h"
 #include "engine/cpu/quantized_acts.h"
 #include "engine/cpu/round_acts.h"
 #include "engine/device/profile_check.h"
@@ -198,10 +199,62 @@ TEST(CpuKernel, OnlyItsTypesHaveKernels) {
   EXPECT_EQ(cpu::fast_kernel_acts(TensorType::q8_0), cpu::ActKind::q8_0);
   EXPECT_EQ(cpu::fast_kernel_acts(TensorType::mxfp4), cpu::ActKind::q8_0);
   EXPECT_EQ(cpu::fast_kernel_acts(TensorType::q4_K), cpu::ActKind::q8_K);
+  EXPECT_EQ(cpu::fast_kernel_acts(TensorType::iq2_xxs), cpu::ActKind::q8_K);
   EXPECT_FALSE(cpu::fast_kernel_acts(TensorType::f32).has_value());
   EXPECT_FALSE(cpu::fast_kernel_acts(TensorType::q5_K).has_value());
   EXPECT_NE(std::string(cpu::simd_target()), "");
 }
+
+// The lattice types' kernels (lattice_dots.h), rows quantized with an even importance row (iq2_xxs,
+// iq2_xs and iq1_s need one): against Q8_K activations, the integer sums times the scales are the
+// decoded rows' dot products with the decoded activations (code * d) to float rounding, rows in
+// two ranges as two threads take them, and lattice_row_dot gives each bit for bit.
+class CpuLatticeKernel : public ::testing::TestWithParam<TensorType> {};
+
+TEST_P(CpuLatticeKernel, EqualsDecodedDotProducts) {
+  const TensorType type = GetParam();
+  const uint64_t n = 512, rows = 5;
+  const size_t tokens = 3;
+  ASSERT_EQ(cpu::fast_kernel_acts(type), cpu::ActKind::q8_K);
+  const uint64_t rb = model::row_bytes(type, n);
+  const std::vector<float> importance(n, 1.0f);
+  std::vector<std::byte> w(rows * rb);
+  std::vector<std::vector<float>> decoded(rows, std::vector<float>(n));
+  for (uint64_t r = 0; r < rows; ++r) {
+    const auto f = random_floats(n, static_cast<uint32_t>(r + 21));
+    model::quantize_row(type, f.data(), w.data() + r * rb, n, importance.data());
+    model::dequantize_row(type, w.data() + r * rb, decoded[r].data(), n);
+  }
+  const auto x = random_floats(tokens * n, 77);
+  reference::ThreadPool pool(1);
+  cpu::QuantizedActs q;
+  cpu::quantize_acts(cpu::ActKind::q8_K, x.data(), n, tokens, n, pool, q);
+  std::vector<float> out(tokens * rows, -1.0f);
+  cpu::fast_rows(type, w.data(), rb, 0, 2, q, out.data(), rows);
+  cpu::fast_rows(type, w.data(), rb, 2, rows, q, out.data(), rows);
+  for (size_t t = 0; t < tokens; ++t) {
+    for (uint64_t r = 0; r < rows; ++r) {
+      double want = 0, scale = 0;
+      for (uint64_t i = 0; i < n; ++i) {
+        const double p = decoded[r][i] * act_value(q, t, i);
+        want += p;
+        scale += std::fabs(p);
+      }
+      EXPECT_GT(scale, 0.0);
+      EXPECT_NEAR(out[t * rows + r], want, 1e-5 * scale) << "token " << t << " row " << r;
+      const auto* row = reinterpret_cast<const uint8_t*>(w.data() + r * rb);
+      EXPECT_EQ(cpu::lattice_row_dot(type, row, q, t), out[t * rows + r]);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, CpuLatticeKernel,
+                         ::testing::Values(TensorType::iq2_xxs, TensorType::iq2_xs,
+                                           TensorType::iq2_s, TensorType::iq3_xxs,
+                                           TensorType::iq3_s, TensorType::iq1_s, TensorType::iq1_m),
+                         [](const auto& info) {
+                           return std::string(model::to_string(info.param));
+                         });
 
 // q4_0, q8_0 and mxfp4 rows interleaved eight at a time (interleaved.h): the same sums as the rows
 // decoded, groups split as two threads take them, and a token alone gives its place in a tile bit
@@ -347,7 +400,8 @@ INSTANTIATE_TEST_SUITE_P(Files, CpuDecode,
 
 // The i-quant files, made with an importance matrix as llama-quantize --imatrix makes them: a
 // qwen35moe IQ2_M file (iq2_s experts) and a llama IQ3_XXS file. Their lattice matrices take the
-// exact products, the rest the fast ones: the greedy tokens and logits within the bound, and
+// lattice kernels (lattice_dots.h) as the rest take theirs: the greedy tokens and logits within
+// the bound, and
 // passes of 32 and 512 tokens give the token-by-token logits bit for bit.
 model::Imatrix even_importance(const model::ModelShape& shape) {
   model::Imatrix m;

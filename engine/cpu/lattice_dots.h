@@ -1,0 +1,33 @@
+#pragma once
+// The cpu device's integer dot products of the lattice weight types (iq2_xxs, iq2_xs, iq2_s,
+// iq3_xxs, iq3_s, iq1_s, iq1_m) with Q8_K activations (quantized_acts.h), each following
+// llama.cpp's ggml_vec_dot_<type>_q8_K_generic (ggml-cpu/quants.c): the grid entries, their signs
+// and the activation codes summed in integers per 32 elements, times the block's levels, then one
+// float scale per 256 (and iq1's delta through the activations' sums per 16). Plain C++, no
+// Highway: the grids are lookups, and the small integer loops vectorise.
+#include <cstddef>
+#include <cstdint>
+
+#include "core/tensor_type.h"
+#include "engine/cpu/quantized_acts.h"
+
+namespace gauntlet::engine::cpu {
+
+// One row of `blocks` blocks of 256 against one token's Q8_K codes q, scales d (one per 256) and
+// sums (one per 16).
+using LatticeDot = float (*)(const uint8_t* row, const int8_t* q, const float* d,
+                             const int16_t* sums, uint64_t blocks);
+
+// The kernel of a lattice type, or nullptr for any other type.
+LatticeDot lattice_dot(core::TensorType type);
+
+// Row `row` of `type` against token t of `acts` (ActKind::q8_K).
+float lattice_row_dot(core::TensorType type, const uint8_t* row, const QuantizedActs& acts,
+                      size_t t);
+
+// Rows [r0, r1) of a lattice matrix (row r at w + r * row_bytes) against every token of `acts`:
+// token t's result for row r into out[t * out_stride + r].
+void lattice_rows(core::TensorType type, const std::byte* w, uint64_t row_bytes, uint64_t r0,
+                  uint64_t r1, const QuantizedActs& acts, float* out, uint64_t out_stride);
+
+}  // namespace gauntlet::engine::cpu
