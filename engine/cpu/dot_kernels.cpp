@@ -550,15 +550,15 @@ std::optional<ActKind> fast_kernel_acts(core::TensorType type) {
     case core::TensorType::q6_K:
       return ActKind::q8_K;
     default:
-      // The lattice types (lattice_dots.h) take Q8_K as llama.cpp's CPU backend gives them.
-      if (lattice_dot(type) != nullptr) return ActKind::q8_K;
+      // The i-quants (lattice_dots.h) take what llama.cpp's CPU backend gives them.
+      if (const LatticeKernel* k = lattice_kernel(type)) return k->acts;
       return std::nullopt;
   }
 }
 
 void fast_rows(core::TensorType type, const std::byte* w, uint64_t row_bytes, uint64_t r0,
                uint64_t r1, const QuantizedActs& acts, float* out, uint64_t out_stride) {
-  if (lattice_dot(type) != nullptr) {
+  if (lattice_kernel(type) != nullptr) {
     return lattice_rows(type, w, row_bytes, r0, r1, acts, out, out_stride);
   }
   HWY_DYNAMIC_DISPATCH(FastRows)(type, w, row_bytes, r0, r1, acts, out, out_stride);

@@ -1,18 +1,19 @@
 // The lattice types' integer dot products (lattice_dots.h). Each kernel lays a sub-block of 32
 // grid values out as signed 8-bit weights (iq2/iq3 magnitudes at most 62 with their signs, iq1's
-// -1, 0, 1), sums their products with the activation codes in 32 bits, and scales as its llama.cpp
-// function does, in the same order: the sub-block sums times their odd levels (2s + 1) summed per
-// block of 256, then times the weight's f16 scale and the activations' scale. The loops over 32
-// elements vectorise (this file is built at -O3; GCC also makes an AVX2 clone on x86-64): 1.9
-// (iq1_m) to 4.4 GB/s on 2 cores of a Zen 5 (BM_CpuDeviceMatvec), against about 0.1 for the exact
-// float products. The block layouts are ggml-common.h's, as core/types/iq1.cpp, iq2.cpp and iq3.cpp
-// decode them; the grids are core's (iq_tables.h).
+// -1, 0, 1, iq4's kvalues_iq4nl), sums their products with the activation codes in 32 bits, and
+// scales as its llama.cpp function does, in the same order: the sub-block sums times their odd
+// levels (2s + 1) summed per block of 256, then times the weight's f16 scale and the activations'
+// scale. The loops over 32 elements vectorise (this file is built at -O3; GCC also makes an AVX2
+// clone on x86-64): 1.9 (iq1_m) to 4.4 GB/s on 2 cores of a Zen 5 (BM_CpuDeviceMatvec), against
+// about 0.1 for the exact float products. The block layouts are ggml-common.h's, as
+// core/types/iq1.cpp, iq2.cpp and iq3.cpp decode them; the grids are core's (iq_tables.h).
 #include "engine/cpu/lattice_dots.h"
 
 #include <array>
 #include <cstring>
 
 #include "core/types/iq_tables.h"
+#include "core/types/nonlinear_values.h"
 
 // With GCC on x86-64, an AVX2 clone of each kernel beside the baseline one, picked at load time.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -107,7 +108,8 @@ inline Halves halves(const int16_t* p) {
 // ggml_vec_dot_iq2_xxs_q8_K_generic. Per 32 elements: four bytes index iq2xxs_grid; the next word
 // holds four 7-bit sign codes and the level in its top 4 bits.
 GAUNTLET_LATTICE_CLONES float dot_iq2_xxs(const uint8_t* row, const int8_t* q, const float* d,
-                                          const int16_t*, uint64_t blocks) {
+                                          const int16_t*, uint64_t n) {
+  const uint64_t blocks = n / 256;
   float sum = 0;
   for (uint64_t b = 0; b < blocks; ++b, row += 66) {
     int32_t bsum = 0;
@@ -130,7 +132,8 @@ GAUNTLET_LATTICE_CLONES float dot_iq2_xxs(const uint8_t* row, const int8_t* q, c
 // ggml_vec_dot_iq2_xs_q8_K_generic. Each u16 is a 9-bit index into iq2xs_grid and a 7-bit sign
 // code; scales[ib] has the levels of the two halves of 32 elements.
 GAUNTLET_LATTICE_CLONES float dot_iq2_xs(const uint8_t* row, const int8_t* q, const float* d,
-                                         const int16_t*, uint64_t blocks) {
+                                         const int16_t*, uint64_t n) {
+  const uint64_t blocks = n / 256;
   float sum = 0;
   for (uint64_t b = 0; b < blocks; ++b, row += 74) {
     int32_t bsum = 0;
@@ -154,7 +157,8 @@ GAUNTLET_LATTICE_CLONES float dot_iq2_xs(const uint8_t* row, const int8_t* q, co
 // ggml_vec_dot_iq2_s_q8_K_generic. Group 4ib + l's 10-bit index into iq2s_grid is qs[4ib + l] and
 // two bits of qh[ib]; its signs are the byte qs[32 + 4ib + l]; the levels as iq2_xs.
 GAUNTLET_LATTICE_CLONES float dot_iq2_s(const uint8_t* row, const int8_t* q, const float* d,
-                                        const int16_t*, uint64_t blocks) {
+                                        const int16_t*, uint64_t n) {
+  const uint64_t blocks = n / 256;
   float sum = 0;
   for (uint64_t b = 0; b < blocks; ++b, row += 82) {
     const uint8_t* qs = row + 2;
@@ -181,7 +185,8 @@ GAUNTLET_LATTICE_CLONES float dot_iq2_s(const uint8_t* row, const int8_t* q, con
 // ggml_vec_dot_iq3_xxs_q8_K_generic. qs[0..63] index iq3xxs_grid, one byte per 4 elements; then
 // per 32 elements a word of four 7-bit sign codes and the level.
 GAUNTLET_LATTICE_CLONES float dot_iq3_xxs(const uint8_t* row, const int8_t* q, const float* d,
-                                          const int16_t*, uint64_t blocks) {
+                                          const int16_t*, uint64_t n) {
+  const uint64_t blocks = n / 256;
   float sum = 0;
   for (uint64_t b = 0; b < blocks; ++b, row += 98) {
     const uint8_t* qs = row + 2;
@@ -206,7 +211,8 @@ GAUNTLET_LATTICE_CLONES float dot_iq3_xxs(const uint8_t* row, const int8_t* q, c
 // ggml_vec_dot_iq3_s_q8_K_generic. Group k's 9-bit index into iq3s_grid is qs[k] and a bit of
 // qh[k / 8]; 8 elements take their signs from one byte; a nibble of scales is the level of 32.
 GAUNTLET_LATTICE_CLONES float dot_iq3_s(const uint8_t* row, const int8_t* q, const float* d,
-                                        const int16_t*, uint64_t blocks) {
+                                        const int16_t*, uint64_t n) {
+  const uint64_t blocks = n / 256;
   float sum = 0;
   for (uint64_t b = 0; b < blocks; ++b, row += 110) {
     const uint8_t* qs = row + 2;
@@ -237,7 +243,8 @@ GAUNTLET_LATTICE_CLONES float dot_iq3_s(const uint8_t* row, const int8_t* q, con
 // is qs[4ib + l] and 3 bits of qh[ib]; qh[ib]'s bits 12..14 are the level of 32 elements and its
 // top bit the sign of their delta, which comes in through the activations' sums per 16.
 GAUNTLET_LATTICE_CLONES float dot_iq1_s(const uint8_t* row, const int8_t* q, const float* d,
-                                        const int16_t* sums, uint64_t blocks) {
+                                        const int16_t* sums, uint64_t n) {
+  const uint64_t blocks = n / 256;
   float sum = 0;
   for (uint64_t b = 0; b < blocks; ++b, row += 50, sums += 16) {
     const uint8_t* qs = row + 2;
@@ -268,7 +275,8 @@ GAUNTLET_LATTICE_CLONES float dot_iq1_s(const uint8_t* row, const int8_t* q, con
 // 8 * (grid value + delta) in {-9, -7, -1, 1, 7, 9}, one sum 8 * sumi1 + sumi2, times 1/8: the same
 // float, as both sums stay far below 2^24 (exact in a float, and so is their eighth).
 GAUNTLET_LATTICE_CLONES float dot_iq1_m(const uint8_t* row, const int8_t* q, const float* d,
-                                        const int16_t*, uint64_t blocks) {
+                                        const int16_t*, uint64_t n) {
+  const uint64_t blocks = n / 256;
   float sum = 0;
   for (uint64_t b = 0; b < blocks; ++b, row += 56) {
     const uint8_t* qs = row;
@@ -302,42 +310,85 @@ GAUNTLET_LATTICE_CLONES float dot_iq1_m(const uint8_t* row, const int8_t* q, con
   return sum;
 }
 
+// ggml_vec_dot_iq4_nl_q8_0_generic. Blocks of 32 {f16 d, u8 qs[16]}: the low nibbles of qs index
+// kvalues_iq4nl for elements 0..15, the high ones for 16..31; against Q8_0 activations.
+GAUNTLET_LATTICE_CLONES float dot_iq4_nl(const uint8_t* row, const int8_t* q, const float* d,
+                                         const int16_t*, uint64_t n) {
+  float sum = 0;
+  for (uint64_t b = 0; b < n / 32; ++b, row += 18, q += 32) {
+    int8_t w[32];
+    for (int j = 0; j < 16; ++j) {
+      w[j] = core::types::kIq4nlValues[row[2 + j] & 0xf];
+      w[j + 16] = core::types::kIq4nlValues[row[2 + j] >> 4];
+    }
+    int16_t p[32];  // |product| <= 127 * 127
+    products(w, q, p);
+    sum += d[b] * f16_at(row) * static_cast<float>(total(p));
+  }
+  return sum;
+}
+
+// ggml_vec_dot_iq4_xs_q8_K_generic. Blocks of 256 {f16 d, u16 scales_h, u8 scales_l[4],
+// u8 qs[128]}: sub-block ib's 6-bit level is a nibble of scales_l[ib / 2] and bits 2ib, 2ib + 1
+// of scales_h (step d * (level - 32)); its 16 bytes of qs as iq4_nl's. Each sub-block's sum is
+// scaled and added in float, as there.
+GAUNTLET_LATTICE_CLONES float dot_iq4_xs(const uint8_t* row, const int8_t* q, const float* d,
+                                         const int16_t*, uint64_t n) {
+  float sum = 0;
+  for (uint64_t b = 0; b < n / 256; ++b, row += 136) {
+    const float d4d8 = f16_at(row) * d[b];
+    const uint32_t high = u16_at(row + 2);
+    for (int ib = 0; ib < 8; ++ib, q += 32) {
+      const uint8_t* qs = row + 8 + 16 * ib;
+      int8_t w[32];
+      for (int j = 0; j < 16; ++j) {
+        w[j] = core::types::kIq4nlValues[qs[j] & 0xf];
+        w[j + 16] = core::types::kIq4nlValues[qs[j] >> 4];
+      }
+      int16_t p[32];
+      products(w, q, p);
+      const auto level = static_cast<int32_t>(((row[4 + ib / 2] >> (4 * (ib % 2))) & 0xf) |
+                                              (((high >> (2 * ib)) & 3) << 4));
+      sum += d4d8 * static_cast<float>(level - 32) * static_cast<float>(total(p));
+    }
+  }
+  return sum;
+}
+
+// One line per type.
+constexpr LatticeKernel kKernels[] = {
+    {core::TensorType::iq2_xxs, ActKind::q8_K, dot_iq2_xxs},
+    {core::TensorType::iq2_xs, ActKind::q8_K, dot_iq2_xs},
+    {core::TensorType::iq2_s, ActKind::q8_K, dot_iq2_s},
+    {core::TensorType::iq3_xxs, ActKind::q8_K, dot_iq3_xxs},
+    {core::TensorType::iq3_s, ActKind::q8_K, dot_iq3_s},
+    {core::TensorType::iq1_s, ActKind::q8_K, dot_iq1_s},
+    {core::TensorType::iq1_m, ActKind::q8_K, dot_iq1_m},
+    {core::TensorType::iq4_nl, ActKind::q8_0, dot_iq4_nl},
+    {core::TensorType::iq4_xs, ActKind::q8_K, dot_iq4_xs},
+};
+
 }  // namespace
 
-LatticeDot lattice_dot(core::TensorType type) {
-  switch (type) {
-    case core::TensorType::iq2_xxs:
-      return dot_iq2_xxs;
-    case core::TensorType::iq2_xs:
-      return dot_iq2_xs;
-    case core::TensorType::iq2_s:
-      return dot_iq2_s;
-    case core::TensorType::iq3_xxs:
-      return dot_iq3_xxs;
-    case core::TensorType::iq3_s:
-      return dot_iq3_s;
-    case core::TensorType::iq1_s:
-      return dot_iq1_s;
-    case core::TensorType::iq1_m:
-      return dot_iq1_m;
-    default:
-      return nullptr;
+const LatticeKernel* lattice_kernel(core::TensorType type) {
+  for (const auto& k : kKernels) {
+    if (k.type == type) return &k;
   }
+  return nullptr;
 }
 
 float lattice_row_dot(core::TensorType type, const uint8_t* row, const QuantizedActs& acts,
                       size_t t) {
-  return lattice_dot(type)(row, acts.codes(t), acts.scale(t), acts.sum(t), acts.n / 256);
+  return lattice_kernel(type)->dot(row, acts.codes(t), acts.scale(t), acts.sum(t), acts.n);
 }
 
 void lattice_rows(core::TensorType type, const std::byte* w, uint64_t row_bytes, uint64_t r0,
                   uint64_t r1, const QuantizedActs& acts, float* out, uint64_t out_stride) {
-  const LatticeDot dot = lattice_dot(type);
-  const uint64_t blocks = acts.n / 256;
+  const LatticeDot dot = lattice_kernel(type)->dot;
   for (uint64_t r = r0; r < r1; ++r) {
     const auto* row = reinterpret_cast<const uint8_t*>(w + r * row_bytes);
     for (size_t t = 0; t < acts.tokens; ++t) {
-      out[t * out_stride + r] = dot(row, acts.codes(t), acts.scale(t), acts.sum(t), blocks);
+      out[t * out_stride + r] = dot(row, acts.codes(t), acts.scale(t), acts.sum(t), acts.n);
     }
   }
 }

@@ -1,10 +1,11 @@
 #pragma once
 // The cpu device's integer dot products of the lattice weight types (iq2_xxs, iq2_xs, iq2_s,
-// iq3_xxs, iq3_s, iq1_s, iq1_m) with Q8_K activations (quantized_acts.h), each following
-// llama.cpp's ggml_vec_dot_<type>_q8_K_generic (ggml-cpu/quants.c): the grid entries, their signs
-// and the activation codes summed in integers per 32 elements, times the block's levels, then one
-// float scale per 256 (and iq1's delta through the activations' sums per 16). Plain C++, no
-// Highway: the grids are lookups, and the small integer loops vectorise.
+// iq3_xxs, iq3_s, iq1_s, iq1_m) with Q8_K activations (quantized_acts.h), and of the non-linear
+// iq4_xs (Q8_K) and iq4_nl (Q8_0), each following llama.cpp's ggml_vec_dot_<type>_q8_K_generic
+// or ggml_vec_dot_iq4_nl_q8_0_generic (ggml-cpu/quants.c): the grid entries, their signs and the
+// activation codes summed in integers per 32 elements, times the block's levels, then one float
+// scale per 256 (and iq1's delta through the activations' sums per 16). Plain C++, no Highway:
+// the grids are lookups, and the small integer loops vectorise.
 #include <cstddef>
 #include <cstdint>
 
@@ -13,15 +14,22 @@
 
 namespace gauntlet::engine::cpu {
 
-// One row of `blocks` blocks of 256 against one token's Q8_K codes q, scales d (one per 256) and
-// sums (one per 16).
+// One row of n elements against one token's codes q, scales d (one per 256 for Q8_K, per 32 for
+// Q8_0) and sums (per 16 for Q8_K, per 32 for Q8_0).
 using LatticeDot = float (*)(const uint8_t* row, const int8_t* q, const float* d,
-                             const int16_t* sums, uint64_t blocks);
+                             const int16_t* sums, uint64_t n);
 
-// The kernel of a lattice type, or nullptr for any other type.
-LatticeDot lattice_dot(core::TensorType type);
+// A type's kernel and the activations it takes.
+struct LatticeKernel {
+  core::TensorType type;
+  ActKind acts;
+  LatticeDot dot;
+};
 
-// Row `row` of `type` against token t of `acts` (ActKind::q8_K).
+// The kernel of a type this file has one for, or nullptr.
+const LatticeKernel* lattice_kernel(core::TensorType type);
+
+// Row `row` of `type` against token t of `acts` (of the kind its kernel takes).
 float lattice_row_dot(core::TensorType type, const uint8_t* row, const QuantizedActs& acts,
                       size_t t);
 

@@ -200,22 +200,25 @@ TEST(CpuKernel, OnlyItsTypesHaveKernels) {
   EXPECT_EQ(cpu::fast_kernel_acts(TensorType::mxfp4), cpu::ActKind::q8_0);
   EXPECT_EQ(cpu::fast_kernel_acts(TensorType::q4_K), cpu::ActKind::q8_K);
   EXPECT_EQ(cpu::fast_kernel_acts(TensorType::iq2_xxs), cpu::ActKind::q8_K);
+  EXPECT_EQ(cpu::fast_kernel_acts(TensorType::iq4_nl), cpu::ActKind::q8_0);
   EXPECT_FALSE(cpu::fast_kernel_acts(TensorType::f32).has_value());
   EXPECT_FALSE(cpu::fast_kernel_acts(TensorType::q5_K).has_value());
   EXPECT_NE(std::string(cpu::simd_target()), "");
 }
 
-// The lattice types' kernels (lattice_dots.h), rows quantized with an even importance row (iq2_xxs,
-// iq2_xs and iq1_s need one): against Q8_K activations, the integer sums times the scales are the
-// decoded rows' dot products with the decoded activations (code * d) to float rounding, rows in
-// two ranges as two threads take them, and lattice_row_dot gives each bit for bit.
+// The i-quants' kernels (lattice_dots.h), rows quantized with an even importance row (iq2_xxs,
+// iq2_xs and iq1_s need one): against Q8_K activations (Q8_0 for iq4_nl), the integer sums times
+// the scales are the decoded rows' dot products with the decoded activations (code * d) to float
+// rounding, rows in two ranges as two threads take them, and lattice_row_dot gives each bit for
+// bit.
 class CpuLatticeKernel : public ::testing::TestWithParam<TensorType> {};
 
 TEST_P(CpuLatticeKernel, EqualsDecodedDotProducts) {
   const TensorType type = GetParam();
   const uint64_t n = 512, rows = 5;
   const size_t tokens = 3;
-  ASSERT_EQ(cpu::fast_kernel_acts(type), cpu::ActKind::q8_K);
+  const auto kind = cpu::fast_kernel_acts(type);
+  ASSERT_EQ(kind, type == TensorType::iq4_nl ? cpu::ActKind::q8_0 : cpu::ActKind::q8_K);
   const uint64_t rb = model::row_bytes(type, n);
   const std::vector<float> importance(n, 1.0f);
   std::vector<std::byte> w(rows * rb);
@@ -228,7 +231,7 @@ TEST_P(CpuLatticeKernel, EqualsDecodedDotProducts) {
   const auto x = random_floats(tokens * n, 77);
   reference::ThreadPool pool(1);
   cpu::QuantizedActs q;
-  cpu::quantize_acts(cpu::ActKind::q8_K, x.data(), n, tokens, n, pool, q);
+  cpu::quantize_acts(*kind, x.data(), n, tokens, n, pool, q);
   std::vector<float> out(tokens * rows, -1.0f);
   cpu::fast_rows(type, w.data(), rb, 0, 2, q, out.data(), rows);
   cpu::fast_rows(type, w.data(), rb, 2, rows, q, out.data(), rows);
@@ -251,7 +254,8 @@ TEST_P(CpuLatticeKernel, EqualsDecodedDotProducts) {
 INSTANTIATE_TEST_SUITE_P(Types, CpuLatticeKernel,
                          ::testing::Values(TensorType::iq2_xxs, TensorType::iq2_xs,
                                            TensorType::iq2_s, TensorType::iq3_xxs,
-                                           TensorType::iq3_s, TensorType::iq1_s, TensorType::iq1_m),
+                                           TensorType::iq3_s, TensorType::iq1_s, TensorType::iq1_m,
+                                           TensorType::iq4_nl, TensorType::iq4_xs),
                          [](const auto& info) {
                            return std::string(model::to_string(info.param));
                          });
