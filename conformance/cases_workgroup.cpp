@@ -2,6 +2,7 @@
 // barrier (starting at the advertised maximum, halving on failure), and the subgroup size seen.
 #include <algorithm>
 #include <bit>
+#include <vector>
 
 #include "conformance/case_util.h"
 #include "conformance/run_kernel.h"
@@ -17,6 +18,34 @@ using core::RowStatus;
 
 constexpr uint32_t kGroups = 4;
 
+// The kernels of limits.cl in C++, for the in-process devices (host, cpu): each group's work-items
+// one after the other, the barrier's local array written whole before any is read.
+Status wg_plain_host(const backends::HostInvocation& call) {
+  const auto p = call.params_as<LimitsParams>();
+  const uint32_t size = call.source->workgroup[0];
+  auto out = call.buffer<uint32_t>(0);
+  auto sub = call.buffer<uint32_t>(1);
+  for (uint32_t i = 0; i < std::min(p.n, call.groups[0] * size); ++i) {
+    out[i] = (i * 2654435761u) ^ (i % size);
+    sub[i] = 0;
+  }
+  return Status::ok();
+}
+
+Status wg_barrier_host(const backends::HostInvocation& call) {
+  const auto p = call.params_as<LimitsParams>();
+  const uint32_t size = call.source->workgroup[0];
+  auto out = call.buffer<uint32_t>(0);
+  std::vector<uint32_t> tmp(size);
+  for (uint32_t g = 0; g < call.groups[0]; ++g) {
+    for (uint32_t lid = 0; lid < size; ++lid) tmp[lid] = (g * size + lid) * 7u + 1u;
+    for (uint32_t lid = 0; lid < size && g * size + lid < p.n; ++lid) {
+      out[g * size + lid] = tmp[size - 1 - lid];
+    }
+  }
+  return Status::ok();
+}
+
 // Empty when `size` computes correctly; otherwise why not. `subgroup` gets the size seen.
 std::string try_size(CaseContext& ctx, bool barrier, uint32_t size, bool subgroups,
                      uint32_t& subgroup) {
@@ -31,6 +60,7 @@ std::string try_size(CaseContext& ctx, bool barrier, uint32_t size, bool subgrou
   if (barrier) {
     s.name = "wg_barrier";
     s.spirv = kernels::wg_barrier_comp;
+    s.host = wg_barrier_host;
     s.buffer_count = 1;
     run.buffers = {Bytes(size_t{n} * 4)};
     run.is_output = {true};
@@ -43,6 +73,7 @@ std::string try_size(CaseContext& ctx, bool barrier, uint32_t size, bool subgrou
   } else {
     s.name = "wg_plain";
     s.spirv = kernels::wg_plain_comp;
+    s.host = wg_plain_host;
     s.buffer_count = 2;
     run.buffers = {Bytes(size_t{n} * 4), Bytes(size_t{n} * 4)};
     run.is_output = {true, true};

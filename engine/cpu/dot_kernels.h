@@ -3,7 +3,7 @@
 // rounded to 8 bits (quantized_acts.h), in SIMD through Google Highway, dispatched at run time to
 // the best instruction set the processor has. Each follows llama.cpp's ggml_vec_dot_<type>_q8_*
 // (ggml-cpu/quants.c, and arch/x86/quants.c for the AVX2 forms): q8_0, q4_0, mxfp4, q4_K and
-// q6_K.
+// q6_K here; the lattice types and iq4_nl / iq4_xs in lattice_dots.h.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
