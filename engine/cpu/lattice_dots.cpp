@@ -1,6 +1,7 @@
 // The lattice types' integer dot products (lattice_dots.h). Each kernel lays a sub-block of 32
 // grid values out as signed 8-bit weights (iq2/iq3 magnitudes at most 62 with their signs, iq1's
-// -1, 0, 1, iq4's kvalues_iq4nl), sums their products with the activation codes in 32 bits, and
+// -1, 0, 1, iq4's kvalues_iq4nl; tq1_0/tq2_0's trits less 1, q1_0's -1/+1, q2_0's codes less 1,
+// nvfp4's kvalues_mxfp4), sums their products with the activation codes in 32 bits, and
 // scales as its llama.cpp function does, in the same order: the sub-block sums times their odd
 // levels (2s + 1) summed per block of 256, then times the weight's f16 scale and the activations'
 // scale. The loops over 32 elements vectorise (this file is built at -O3; GCC also makes an AVX2
@@ -10,6 +11,7 @@
 #include "engine/cpu/lattice_dots.h"
 
 #include <array>
+#include <cmath>
 #include <cstring>
 
 #include "core/types/iq_tables.h"
@@ -355,6 +357,188 @@ GAUNTLET_LATTICE_CLONES float dot_iq4_xs(const uint8_t* row, const int8_t* q, co
   return sum;
 }
 
+// The UE4M3 scales of nvfp4, halved (ggml-impl.h ggml_ue4m3_to_fp32, as core/types/nvfp4.cpp
+// decodes them): exponent bits 3..6 of bias 7 (a set top bit is ignored), 3 mantissa bits; 0 and
+// 0x7f (E4M3's NaN) are 0. Each is exact in a float: man / 2^10 for exponent 0, else
+// (8 + man) * 2^(exp - 11).
+const std::array<float, 256> kUe4m3Half = [] {
+  std::array<float, 256> t{};
+  for (uint32_t x = 0; x < 256; ++x) {
+    const int exp = static_cast<int>((x >> 3) & 0xf);
+    const int man = static_cast<int>(x & 7);
+    t[x] = x == 0 || x == 0x7f ? 0.0f
+           : exp == 0          ? std::ldexp(static_cast<float>(man), -10)
+                               : std::ldexp(static_cast<float>(8 + man), exp - 11);
+  }
+  return t;
+}();
+
+// The E2M1 value doubled of a 4-bit code (kvalues_mxfp4) in byte arithmetic that vectorises, where
+// the table is a lookup per element: magnitudes 0..3 as they are, 2 or 3 (bit 0) times 2 for codes
+// 4 and 5, times 4 for 6 and 7; bit 3 the sign.
+constexpr int8_t e2m1_doubled(uint8_t code) {
+  const auto m = static_cast<uint8_t>(code & 7);
+  const auto t = static_cast<uint8_t>(2 + (m & 1));
+  const auto big = static_cast<uint8_t>(m >= 6 ? t << 2 : t << 1);
+  const auto v = static_cast<uint8_t>(m < 4 ? m : big);
+  const auto neg = static_cast<uint8_t>(-(code >> 3));
+  return static_cast<int8_t>((v ^ neg) - neg);
+}
+
+constexpr bool e2m1_matches_core() {
+  for (uint8_t c = 0; c < 16; ++c) {
+    if (e2m1_doubled(c) != core::types::kMxfp4Values[c]) return false;
+  }
+  return true;
+}
+static_assert(e2m1_matches_core(), "e2m1_doubled is kvalues_mxfp4");
+
+// ggml_vec_dot_nvfp4_q8_0_generic. Blocks of 64 {u8 d[4], u8 qs[32]}: four sub-blocks of 16, each
+// with a UE4M3 scale d[s] and its codes in qs[8s .. 8s + 7] (element 16s + j in the low nibble of
+// byte 8s + j, 16s + 8 + j in the high one) indexing the E2M1 values doubled (kvalues_mxfp4). Two
+// sub-blocks are one Q8_0 block; each sub-block's sum is scaled and added in float, as there.
+GAUNTLET_LATTICE_CLONES float dot_nvfp4(const uint8_t* row, const int8_t* q, const float* d,
+                                        const int16_t*, uint64_t n) {
+  float sum = 0;
+  for (uint64_t b = 0; b < n / 64; ++b, row += 36) {
+    for (int k = 0; k < 2; ++k, q += 32) {
+      const uint8_t* qs = row + 4 + 16 * k;
+      uint8_t low[16], high[16], codes[32];
+      for (int j = 0; j < 16; ++j) {
+        low[j] = qs[j] & 0xf;
+        high[j] = qs[j] >> 4;
+      }
+      for (int h = 0; h < 2; ++h) {
+        std::memcpy(codes + 16 * h, low + 8 * h, 8);
+        std::memcpy(codes + 16 * h + 8, high + 8 * h, 8);
+      }
+      int8_t w[32];
+      for (int j = 0; j < 32; ++j) w[j] = e2m1_doubled(codes[j]);
+      int16_t p[32];
+      products(w, q, p);
+      const Halves hv = halves(p);
+      const float dy = d[2 * b + k];
+      sum += dy * kUe4m3Half[row[2 * k]] * static_cast<float>(hv.low);
+      sum += dy * kUe4m3Half[row[2 * k + 1]] * static_cast<float>(hv.high);
+    }
+  }
+  return sum;
+}
+
+// ggml_vec_dot_q1_0_q8_0_generic. Blocks of 128 {f16 d, u8 qs[16]}: element j is +1 where bit
+// j % 8 of qs[j / 8] is set, else -1 (kNegate's byte masks: (mask & 2) - 1); four Q8_0 blocks,
+// each sum times its activation scale added in float, the total times d, as there.
+GAUNTLET_LATTICE_CLONES float dot_q1_0(const uint8_t* row, const int8_t* q, const float* d,
+                                       const int16_t*, uint64_t n) {
+  float sum = 0;
+  for (uint64_t b = 0; b < n / 128; ++b, row += 18) {
+    float sumi = 0;
+    for (int k = 0; k < 4; ++k, q += 32) {
+      const uint8_t* bits = row + 2 + 4 * k;
+      uint8_t set[32];
+      for (int l = 0; l < 4; ++l) std::memcpy(set + 8 * l, &kNegate[bits[l]], 8);
+      int8_t w[32];
+      for (int j = 0; j < 32; ++j) w[j] = static_cast<int8_t>((set[j] & 2) - 1);
+      int16_t p[32];
+      products(w, q, p);
+      sumi += d[4 * b + k] * static_cast<float>(total(p));
+    }
+    sum += f16_at(row) * sumi;
+  }
+  return sum;
+}
+
+// A byte of q2_0 codes as its four weights (code - 1), byte j the element at bits 2j.
+constexpr std::array<uint32_t, 256> kQ2Weights = [] {
+  std::array<uint32_t, 256> t{};
+  for (uint32_t v = 0; v < 256; ++v) {
+    for (uint32_t j = 0; j < 4; ++j) {
+      t[v] |= static_cast<uint32_t>(static_cast<uint8_t>(((v >> (2 * j)) & 3) - 1)) << (8 * j);
+    }
+  }
+  return t;
+}();
+
+// ggml_vec_dot_q2_0_q8_0_generic. Blocks of 64 {f16 d, u8 qs[16]}: element j is the 2-bit code at
+// bits 2 (j % 4) of qs[j / 4], less 1 (-1, 0, 1, 2); two Q8_0 blocks, summed as q1_0's.
+GAUNTLET_LATTICE_CLONES float dot_q2_0(const uint8_t* row, const int8_t* q, const float* d,
+                                       const int16_t*, uint64_t n) {
+  float sum = 0;
+  for (uint64_t b = 0; b < n / 64; ++b, row += 18) {
+    float sumi = 0;
+    for (int k = 0; k < 2; ++k, q += 32) {
+      const uint8_t* qs = row + 2 + 8 * k;
+      int8_t w[32];
+      for (int l = 0; l < 8; ++l) std::memcpy(w + 4 * l, &kQ2Weights[qs[l]], 4);
+      int16_t p[32];
+      products(w, q, p);
+      sumi += d[2 * b + k] * static_cast<float>(total(p));
+    }
+    sum += f16_at(row) * sumi;
+  }
+  return sum;
+}
+
+constexpr uint32_t kPow3[4] = {1, 3, 9, 27};
+
+// Trit l of each of `count` bytes of tq1_0, less 1 (ggml's ((uint8_t)(byte * 3^l) * 3) >> 8).
+inline void trits(const uint8_t* bytes, uint32_t pow3, int count, int8_t* w) {
+  for (int m = 0; m < count; ++m) {
+    const auto shifted = static_cast<uint8_t>(bytes[m] * pow3);
+    w[m] = static_cast<int8_t>(((static_cast<uint16_t>(shifted) * 3) >> 8) - 1);
+  }
+}
+
+// ggml_vec_dot_tq1_0_q8_K_generic. Blocks of 256 {u8 qs[48], u8 qh[4], f16 d}: trit l of qs[m]
+// is element 32l + m (m < 32), of qs[32 + m] element 160 + 16l + m, of qh[m] element 240 + 4l + m
+// (l < 4); one integer sum per block, times d and the activations' scale.
+GAUNTLET_LATTICE_CLONES float dot_tq1_0(const uint8_t* row, const int8_t* q, const float* d,
+                                        const int16_t*, uint64_t n) {
+  float sum = 0;
+  for (uint64_t b = 0; b < n / 256; ++b, row += 54, q += 256) {
+    int8_t w[256];
+    uint32_t pow3 = 1;
+    for (int l = 0; l < 5; ++l, pow3 *= 3) {
+      int8_t t[48];
+      trits(row, pow3, 48, t);
+      std::memcpy(w + 32 * l, t, 32);
+      std::memcpy(w + 160 + 16 * l, t + 32, 16);
+    }
+    int8_t h[16];  // qh's trits l < 4, element 240 + 4l + m at h[4l + m]
+    for (int i = 0; i < 16; ++i) trits(row + 48 + i % 4, kPow3[i / 4], 1, h + i);
+    std::memcpy(w + 240, h, 16);
+    int32_t sumi = 0;
+    for (int c = 0; c < 8; ++c) {
+      int16_t p[32];
+      products(w + 32 * c, q + 32 * c, p);
+      sumi += total(p);
+    }
+    sum += static_cast<float>(sumi) * (f16_at(row + 52) * d[b]);
+  }
+  return sum;
+}
+
+// ggml_vec_dot_tq2_0_q8_K_generic. Blocks of 256 {u8 qs[64], f16 d}: element 128h + 32l + m is
+// bits 2l, 2l + 1 of qs[32h + m], less 1; one integer sum per block, as tq1_0's.
+GAUNTLET_LATTICE_CLONES float dot_tq2_0(const uint8_t* row, const int8_t* q, const float* d,
+                                        const int16_t*, uint64_t n) {
+  float sum = 0;
+  for (uint64_t b = 0; b < n / 256; ++b, row += 66) {
+    int32_t sumi = 0;
+    for (int c = 0; c < 8; ++c, q += 32) {
+      const uint8_t* qs = row + 32 * (c / 4);
+      const int shift = 2 * (c % 4);
+      int8_t w[32];
+      for (int m = 0; m < 32; ++m) w[m] = static_cast<int8_t>(((qs[m] >> shift) & 3) - 1);
+      int16_t p[32];
+      products(w, q, p);
+      sumi += total(p);
+    }
+    sum += static_cast<float>(sumi) * (d[b] * f16_at(row + 64));
+  }
+  return sum;
+}
+
 // One line per type.
 constexpr LatticeKernel kKernels[] = {
     {core::TensorType::iq2_xxs, ActKind::q8_K, dot_iq2_xxs},
@@ -366,6 +550,11 @@ constexpr LatticeKernel kKernels[] = {
     {core::TensorType::iq1_m, ActKind::q8_K, dot_iq1_m},
     {core::TensorType::iq4_nl, ActKind::q8_0, dot_iq4_nl},
     {core::TensorType::iq4_xs, ActKind::q8_K, dot_iq4_xs},
+    {core::TensorType::nvfp4, ActKind::q8_0, dot_nvfp4},
+    {core::TensorType::q1_0, ActKind::q8_0, dot_q1_0},
+    {core::TensorType::q2_0, ActKind::q8_0, dot_q2_0},
+    {core::TensorType::tq1_0, ActKind::q8_K, dot_tq1_0},
+    {core::TensorType::tq2_0, ActKind::q8_K, dot_tq2_0},
 };
 
 }  // namespace

@@ -1,8 +1,9 @@
 #pragma once
 // The cpu device's integer dot products of the lattice weight types (iq2_xxs, iq2_xs, iq2_s,
-// iq3_xxs, iq3_s, iq1_s, iq1_m) with Q8_K activations (quantized_acts.h), and of the non-linear
-// iq4_xs (Q8_K) and iq4_nl (Q8_0), each following llama.cpp's ggml_vec_dot_<type>_q8_K_generic
-// or ggml_vec_dot_iq4_nl_q8_0_generic (ggml-cpu/quants.c): the grid entries, their signs and the
+// iq3_xxs, iq3_s, iq1_s, iq1_m) with Q8_K activations (quantized_acts.h), of the non-linear
+// iq4_xs (Q8_K) and iq4_nl (Q8_0), of the ternary tq1_0 and tq2_0 (Q8_K), and of nvfp4, q1_0 and
+// q2_0 (Q8_0), each following llama.cpp's ggml_vec_dot_<type>_q8_K_generic or
+// ggml_vec_dot_<type>_q8_0_generic (ggml-cpu/quants.c): the grid entries, their signs and the
 // activation codes summed in integers per 32 elements, times the block's levels, then one float
 // scale per 256 (and iq1's delta through the activations' sums per 16). Plain C++, no Highway:
 // the grids are lookups, and the small integer loops vectorise.

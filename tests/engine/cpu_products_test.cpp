@@ -201,13 +201,17 @@ TEST(CpuKernel, OnlyItsTypesHaveKernels) {
   EXPECT_EQ(cpu::fast_kernel_acts(TensorType::q4_K), cpu::ActKind::q8_K);
   EXPECT_EQ(cpu::fast_kernel_acts(TensorType::iq2_xxs), cpu::ActKind::q8_K);
   EXPECT_EQ(cpu::fast_kernel_acts(TensorType::iq4_nl), cpu::ActKind::q8_0);
+  EXPECT_EQ(cpu::fast_kernel_acts(TensorType::nvfp4), cpu::ActKind::q8_0);
+  EXPECT_EQ(cpu::fast_kernel_acts(TensorType::q1_0), cpu::ActKind::q8_0);
+  EXPECT_EQ(cpu::fast_kernel_acts(TensorType::tq2_0), cpu::ActKind::q8_K);
   EXPECT_FALSE(cpu::fast_kernel_acts(TensorType::f32).has_value());
   EXPECT_FALSE(cpu::fast_kernel_acts(TensorType::q5_K).has_value());
   EXPECT_NE(std::string(cpu::simd_target()), "");
 }
 
 // The i-quants' kernels (lattice_dots.h), rows quantized with an even importance row (iq2_xxs,
-// iq2_xs and iq1_s need one): against Q8_K activations (Q8_0 for iq4_nl), the integer sums times
+// iq2_xs and iq1_s need one), and tq1_0, tq2_0, nvfp4, q1_0 and q2_0's: against Q8_K activations
+// (Q8_0 for iq4_nl, nvfp4, q1_0 and q2_0, as llama.cpp's vec_dot_type), the integer sums times
 // the scales are the decoded rows' dot products with the decoded activations (code * d) to float
 // rounding, rows in two ranges as two threads take them, and lattice_row_dot gives each bit for
 // bit.
@@ -218,7 +222,9 @@ TEST_P(CpuLatticeKernel, EqualsDecodedDotProducts) {
   const uint64_t n = 512, rows = 5;
   const size_t tokens = 3;
   const auto kind = cpu::fast_kernel_acts(type);
-  ASSERT_EQ(kind, type == TensorType::iq4_nl ? cpu::ActKind::q8_0 : cpu::ActKind::q8_K);
+  const bool q8_0 = type == TensorType::iq4_nl || type == TensorType::nvfp4 ||
+                    type == TensorType::q1_0 || type == TensorType::q2_0;
+  ASSERT_EQ(kind, q8_0 ? cpu::ActKind::q8_0 : cpu::ActKind::q8_K);
   const uint64_t rb = model::row_bytes(type, n);
   const std::vector<float> importance(n, 1.0f);
   std::vector<std::byte> w(rows * rb);
@@ -251,14 +257,13 @@ TEST_P(CpuLatticeKernel, EqualsDecodedDotProducts) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Types, CpuLatticeKernel,
-                         ::testing::Values(TensorType::iq2_xxs, TensorType::iq2_xs,
-                                           TensorType::iq2_s, TensorType::iq3_xxs,
-                                           TensorType::iq3_s, TensorType::iq1_s, TensorType::iq1_m,
-                                           TensorType::iq4_nl, TensorType::iq4_xs),
-                         [](const auto& info) {
-                           return std::string(model::to_string(info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Types, CpuLatticeKernel,
+    ::testing::Values(TensorType::iq2_xxs, TensorType::iq2_xs, TensorType::iq2_s,
+                      TensorType::iq3_xxs, TensorType::iq3_s, TensorType::iq1_s, TensorType::iq1_m,
+                      TensorType::iq4_nl, TensorType::iq4_xs, TensorType::nvfp4, TensorType::q1_0,
+                      TensorType::q2_0, TensorType::tq1_0, TensorType::tq2_0),
+    [](const auto& info) { return std::string(model::to_string(info.param)); });
 
 // q4_0, q8_0 and mxfp4 rows interleaved eight at a time (interleaved.h): the same sums as the rows
 // decoded, groups split as two threads take them, and a token alone gives its place in a tile bit
