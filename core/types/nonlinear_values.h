@@ -17,6 +17,17 @@ inline constexpr int8_t kIq4nlValues[16] = {-127, -104, -83, -65, -49, -35, -22,
 
 // 2^(e - 128): the subnormals 2^-128 and 2^-127 for e 0 and 1, else exponent field e - 1
 // (ggml_e8m0_to_fp32_half; e 255 gives 2^127, not a NaN).
+// ggml-impl.h's ggml_ue4m3_to_fp32 (nvfp4's sub-block scales): the UE4M3 value, halved; the
+// exponent is bits 3..6 only, and 0 and 0x7f (E4M3's NaN) are 0.
+inline float ue4m3_to_f32_half(uint8_t x) {
+  if (x == 0 || x == 0x7f) return 0.0f;
+  const int exp = (x >> 3) & 0xf;
+  const int man = x & 0x7;
+  const float raw = exp == 0 ? std::ldexp(static_cast<float>(man), -9)
+                             : std::ldexp(1.0f + static_cast<float>(man) / 8.0f, exp - 7);
+  return raw * 0.5f;
+}
+
 inline float e8m0_to_f32_half(uint8_t e) {
   const uint32_t bits = e < 2 ? 0x00200000u << e : static_cast<uint32_t>(e - 1) << 23;
   return std::bit_cast<float>(bits);

@@ -23,16 +23,6 @@ constexpr uint32_t QK = 64;
 constexpr uint32_t kSub = 16;
 constexpr uint32_t kBytes = 36;
 
-// ggml_ue4m3_to_fp32: the UE4M3 value, halved.
-float ue4m3_to_f32_half(uint8_t x) {
-  if (x == 0 || x == 0x7f) return 0.0f;
-  const int exp = (x >> 3) & 0xf;
-  const int man = x & 0x7;
-  const float raw = exp == 0 ? std::ldexp(static_cast<float>(man), -9)
-                             : std::ldexp(1.0f + static_cast<float>(man) / 8.0f, exp - 7);
-  return raw * 0.5f;
-}
-
 // ggml_fp32_to_ue4m3: the nearest UE4M3 (a tie in the mantissa's fourth bit rounds up); 448
 // (0x7e) at most; 0 for x <= 0, NaN, or under 2^-10.
 uint8_t f32_to_ue4m3(float x) {

@@ -357,19 +357,10 @@ GAUNTLET_LATTICE_CLONES float dot_iq4_xs(const uint8_t* row, const int8_t* q, co
   return sum;
 }
 
-// The UE4M3 scales of nvfp4, halved (ggml-impl.h ggml_ue4m3_to_fp32, as core/types/nvfp4.cpp
-// decodes them): exponent bits 3..6 of bias 7 (a set top bit is ignored), 3 mantissa bits; 0 and
-// 0x7f (E4M3's NaN) are 0. Each is exact in a float: man / 2^10 for exponent 0, else
-// (8 + man) * 2^(exp - 11).
+// nvfp4's UE4M3 scales, halved (core's ue4m3_to_f32_half), one load each in the kernel.
 const std::array<float, 256> kUe4m3Half = [] {
   std::array<float, 256> t{};
-  for (uint32_t x = 0; x < 256; ++x) {
-    const int exp = static_cast<int>((x >> 3) & 0xf);
-    const int man = static_cast<int>(x & 7);
-    t[x] = x == 0 || x == 0x7f ? 0.0f
-           : exp == 0          ? std::ldexp(static_cast<float>(man), -10)
-                               : std::ldexp(static_cast<float>(8 + man), exp - 11);
-  }
+  for (uint32_t x = 0; x < 256; ++x) t[x] = core::types::ue4m3_to_f32_half(static_cast<uint8_t>(x));
   return t;
 }();
 
