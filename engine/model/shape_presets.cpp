@@ -221,6 +221,10 @@ const std::vector<ModelShape>& presets() {
       // token) and a shared one of 1024, vocab 100352, 131072 positions, tied; no RoPE (the
       // converter's rope.scaling.finetuned false). Its multipliers change no size: left out.
       {"granite-4.0-h-tiny", granitehybrid, 1536, 40, 12, 4, 128, 512, 100352, 131072, 10000.0f, 1e-5f, true, false, 0, 1.0f, 64, 6, 512},
+      // ibm-granite/granite-4.0-h-small, as its GGUF's metadata gives it (granitehybrid.*): hidden
+      // 4096, 40 layers (attention at 5, 15, 25 and 35), 32 heads of 128 and 8 KV heads, 72
+      // experts of 768 (10 a token) and a shared one of 1536, vocab 100352, tied, no RoPE.
+      {"granite-4.0-h-small", granitehybrid, 4096, 40, 32, 8, 128, 768, 100352, 131072, 10000.0f, 1e-5f, true, false, 0, 1.0f, 72, 10, 768},
       // Small shapes for tests and benchmarks.
       {"test-tiny",       llama, 64,   2,  4,  2,  16,  128,   256,    128,    10000.0f,   1e-5f, false, false},
       {"test-small",      llama, 128,  3,  4,  4,  32,  352,   512,    256,    10000.0f,   1e-5f, false, false},
@@ -250,19 +254,23 @@ const std::vector<ModelShape>& presets() {
                                           {"lfm2-8b-a1b", {2, 6, 10, 14, 18, 21}},
                                           {"test-lfm2", {1, 3}}};
   // The Mamba2 hybrids' layers (hybrid_override_pattern: M Mamba2, * attention, - feed-forward)
-  // and Mamba2 blocks (mamba_num_heads of mamba_head_dim, n_groups, ssm_state_size, conv_kernel).
+  // and Mamba2 blocks (mamba_num_heads of mamba_head_dim, n_groups, ssm_state_size), and the
+  // shared expert's width (moe_shared_expert_intermediate_size, shared_intermediate_size).
   struct Mamba2Hybrid {
     const char* name;
     const char* pattern;
-    uint32_t heads, head_dim, groups, state;
+    uint32_t heads, head_dim, groups, state, shared_ff = 0;
   };
   static const Mamba2Hybrid mamba2_hybrids[] = {
       {"nemotron-h-8b", "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-", 128, 64, 8, 128},
       {"nemotron-3-nano-30b-a3b", "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME", 64, 64, 8,
-       128},
+       128, 3712},
       {"test-nemotron-h", "M-M*M-", 4, 32, 2, 32},
       // mamba_n_heads 48 of mamba_d_head 64, mamba_n_groups 1, mamba_d_state 128.
-      {"granite-4.0-h-tiny", "MMMMM*MMMMMMMMM*MMMMMMMMM*MMMMMMMMM*MMMM", 48, 64, 1, 128}};
+      {"granite-4.0-h-tiny", "MMMMM*MMMMMMMMM*MMMMMMMMM*MMMMMMMMM*MMMM", 48, 64, 1, 128, 1024},
+      // ssm.inner_size 8192 in ssm.time_step_rank 128 heads of 64, ssm.group_count 1,
+      // ssm.state_size 128.
+      {"granite-4.0-h-small", "MMMMM*MMMMMMMMM*MMMMMMMMM*MMMMMMMMM*MMMM", 128, 64, 1, 128, 1536}};
   // clang-format on
   static const std::vector<ModelShape> all = [] {
     std::vector<ModelShape> v;
@@ -296,13 +304,10 @@ const std::vector<ModelShape>& presets() {
         s.ssm_inner = b.heads * b.head_dim;
         s.ssm_groups = b.groups;
         s.ssm_state = b.state;
+        s.n_ff_shexp = b.shared_ff;
       }
-      if (s.arch == Arch::granitehybrid) {
-        s.n_ff_shexp = 1024;  // shared_intermediate_size
-        s.rope = false;
-      }
+      if (s.arch == Arch::granitehybrid) s.rope = false;
       if (s.arch == Arch::nemotron_h_moe) {
-        s.n_ff_shexp = 3712;  // moe_shared_expert_intermediate_size
         s.expert_weights_norm = true;
         s.expert_weights_scale = 2.5f;
       }

@@ -55,6 +55,20 @@ TEST(GraniteHybridShape, PublishedTinyCounts) {
   EXPECT_EQ(planner::state_bytes(s, 1), 36ull * (3 * 3328 + 128 * 3072) * 4);
 }
 
+// ibm-granite/granite-4.0-h-small: a tied 100352 x 4096 embedding, 36 Mamba2 layers (ssm_in
+// 4096 x 16768, 128 heads of 64), 4 attention layers of 32 heads and 8 KV heads, 40 layers of 72
+// SwiGLU experts of 768 and a shared one of 1536: 32,207,337,984 parameters and 8,803,121,664
+// active with 10 experts a token (IBM: 32B total, 9B activated; counted by hand as for the tiny).
+TEST(GraniteHybridShape, PublishedSmallCounts) {
+  const auto s = model::preset_shape("granite-4.0-h-small").value();
+  EXPECT_EQ(s.recurrent_layers(), 36u);
+  EXPECT_EQ(s.n_ff_shexp, 1536u);
+  EXPECT_EQ(model::parameter_count(s), 32207337984ull);
+  EXPECT_EQ(model::active_parameter_count(s), 8803121664ull);
+  // Per sequence: 36 x (3 x 8448 conv + 128 x 8192 scan) floats.
+  EXPECT_EQ(planner::state_bytes(s, 1), 36ull * (3 * 8448 + 128 * 8192) * 4);
+}
+
 TEST(GraniteHybridReference, PassesAndTheCpuDevice) {
   for (const std::string& dims : {kGranite, kGraniteMoe + ",rope=0"}) {
     SCOPED_TRACE(dims);
