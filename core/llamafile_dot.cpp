@@ -8,23 +8,20 @@
 #endif
 
 namespace gauntlet::core {
-namespace {
 
-float reduce_lanes(float* lanes) {
+float add_lanes_as_mm512_reduce(float* lanes) {
   for (int width = 8; width >= 1; width /= 2) {
     for (int i = 0; i < width; ++i) lanes[i] += lanes[i + width];
   }
   return lanes[0];
 }
 
-}  // namespace
-
 float dot_f32_as_llamafile_portable(const float* w, const float* x, uint64_t n) {
   float lanes[16] = {};
   for (uint64_t l = 0; l < n; l += 16) {
     for (int i = 0; i < 16; ++i) lanes[i] = std::fma(w[l + i], x[l + i], lanes[i]);
   }
-  return reduce_lanes(lanes);
+  return add_lanes_as_mm512_reduce(lanes);
 }
 
 namespace {
@@ -37,7 +34,7 @@ __attribute__((target("avx512f"))) float dot_avx512(const float* w, const float*
   }
   float lanes[16];
   _mm512_storeu_ps(lanes, acc);
-  return reduce_lanes(lanes);
+  return add_lanes_as_mm512_reduce(lanes);
 }
 
 // The 16 lanes as two registers of eight.
@@ -50,7 +47,7 @@ __attribute__((target("avx2,fma"))) float dot_fma(const float* w, const float* x
   float lanes[16];
   _mm256_storeu_ps(lanes, lo);
   _mm256_storeu_ps(lanes + 8, hi);
-  return reduce_lanes(lanes);
+  return add_lanes_as_mm512_reduce(lanes);
 }
 #endif
 

@@ -18,6 +18,10 @@ constexpr bool sums_in_llamafile_order(uint64_t n) { return n > 0 && n % 16 == 0
 // processor (AVX-512, AVX2 with FMA, or a portable loop of std::fma).
 float dot_f32_as_llamafile(const float* w, const float* x, uint64_t n);
 
+// Sixteen lanes added as _mm512_reduce_add_ps adds them (lane i + lane i+8, then i + i+4, i + i+2,
+// i + i+1); `lanes` is overwritten.
+float add_lanes_as_mm512_reduce(float* lanes);
+
 // The portable loop alone, which the vector ones must equal bit for bit (tests).
 float dot_f32_as_llamafile_portable(const float* w, const float* x, uint64_t n);
 

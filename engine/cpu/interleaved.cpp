@@ -16,9 +16,13 @@ bool interleaves(core::TensorType type, std::string_view name, uint64_t n_out,
   if (!has_interleaved_layout(type)) return false;
   if (n_matrices != 1 || n_out == 0 || n_out % kGroupRows != 0) return false;
   if (name == "output.weight") return true;
-  static constexpr std::array<std::string_view, 8> kProjections = {
-      ".attn_q.weight",      ".attn_k.weight",   ".attn_v.weight", ".attn_qkv.weight",
-      ".attn_output.weight", ".ffn_gate.weight", ".ffn_up.weight", ".ffn_down.weight"};
+  // The recurrent layers' projections too: Mamba2's ssm_in and ssm_out, the gated DeltaNet's gate,
+  // beta and alpha, the short convolution's in_proj and out_proj.
+  static constexpr std::array<std::string_view, 15> kProjections = {
+      ".attn_q.weight",      ".attn_k.weight",   ".attn_v.weight",     ".attn_qkv.weight",
+      ".attn_output.weight", ".ffn_gate.weight", ".ffn_up.weight",     ".ffn_down.weight",
+      ".ssm_in.weight",      ".ssm_out.weight",  ".attn_gate.weight",  ".ssm_beta.weight",
+      ".ssm_alpha.weight",   ".shortconv.in_proj.weight", ".shortconv.out_proj.weight"};
   if (!name.starts_with("blk.")) return false;
   for (auto suffix : kProjections) {
     if (name.ends_with(suffix)) return true;

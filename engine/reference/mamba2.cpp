@@ -5,19 +5,14 @@
 
 #include "engine/reference/gated_delta_net.h"
 #include "engine/reference/layer_ops.h"
+#include "engine/reference/scan_step.h"
 
 namespace gauntlet::engine::reference {
 
 float scan_step(float* s, const float* b, const float* c, float x, float dt, float a,
                 uint32_t d_state) {
   // ggml_compute_forward_ssm_scan_f32's Mamba-2 branch: dA outside the state loop.
-  const float decay = std::exp(dt * a), x_dt = x * dt;
-  float sum = 0.0f;
-  for (uint32_t i = 0; i < d_state; ++i) {
-    s[i] = s[i] * decay + b[i] * x_dt;
-    sum += s[i] * c[i];
-  }
-  return sum;
+  return scan_row(s, b, c, std::exp(dt * a), x * dt, d_state);
 }
 
 void mamba2_token(const model::ModelShape& s, const model::LayerWeights& L, const float* zxbcdt,

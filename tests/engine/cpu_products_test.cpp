@@ -295,6 +295,8 @@ void expect_interleaved_equals_decoded(TensorType type) {
     model::dequantize_row(type, w.data() + r * rb, decoded[r].data(), n);
   }
   EXPECT_TRUE(cpu::interleaves(type, "blk.3.ffn_up.weight", rows, 1));
+  EXPECT_TRUE(cpu::interleaves(type, "blk.3.ssm_in.weight", rows, 1));  // a recurrent projection
+  EXPECT_TRUE(cpu::interleaves(type, "blk.3.shortconv.out_proj.weight", rows, 1));
   EXPECT_FALSE(cpu::interleaves(type, "blk.3.ffn_up.weight", rows + 4, 1));  // not whole groups
   EXPECT_FALSE(cpu::interleaves(type, "blk.3.ffn_up_exps.weight", rows, 4));
   EXPECT_FALSE(cpu::interleaves(type, "token_embd.weight", rows, 1));

@@ -6,6 +6,7 @@
 // refused by name; nemotron_h_moe's routing, the published Nano's counts and its passes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "engine/planner/planner.h"
 #include "engine/reference/experts.h"
 #include "engine/reference/mamba2.h"
+#include "engine/reference/scan_step.h"
 #include "reference_checks.h"
 #include "test_models.h"
 
@@ -43,6 +45,52 @@ TEST(Mamba2Ops, ScanStepDecaysAddsBxDtAndReadsC) {
   EXPECT_FLOAT_EQ(state[0], e + 1);
   EXPECT_FLOAT_EQ(state[1], 2 * e);
   EXPECT_FLOAT_EQ(y, 3 * e + 1);
+}
+
+// A state row of whole 64s is summed as ggml-cpu's AVX-512 build sums it: four accumulators of 16
+// lanes, each product fused into its lane, accumulators 1 and 3 added before they meet 0. With
+// decay 0 and x dt 1 the state is B: 2^24 (element 0) + 1 (element 16) + 1 (element 48) is
+// 2^24 + 2 there, where a sum in order loses both ones.
+TEST(Mamba2Ops, ScanRowSumsAsGgmlsAvx512Build) {
+  std::vector<float> s(128, 7.0f), b(128, 0.0f), c(128, 0.0f);
+  b[0] = c[0] = 4096.0f;
+  b[16] = c[16] = b[48] = c[48] = 1.0f;
+  EXPECT_EQ(reference::scan_row(s.data(), b.data(), c.data(), 0.0f, 1.0f, 128), 16777218.0f);
+  EXPECT_EQ(s[0], 4096.0f);
+  EXPECT_EQ(s[1], 0.0f);
+  // Fused: -1 at element 0, then (1 + 2^-12)^2 in the same lane at element 64 leaves
+  // 2^-11 + 2^-24, which a rounded product would cut to 2^-11.
+  std::fill(b.begin(), b.end(), 0.0f);
+  std::fill(c.begin(), c.end(), 0.0f);
+  b[0] = 1.0f, c[0] = -1.0f;
+  b[64] = c[64] = 1.0f + 0x1p-12f;
+  EXPECT_EQ(reference::scan_row(s.data(), b.data(), c.data(), 0.0f, 1.0f, 128),
+            0x1p-11f + 0x1p-24f);
+  // The state is s dA fused with the rounded B x dt: (1 + 2^-12)^2 - 1.
+  s[0] = 1.0f + 0x1p-12f;
+  b[0] = -1.0f;
+  reference::scan_row(s.data(), b.data(), c.data(), 1.0f + 0x1p-12f, 1.0f, 128);
+  EXPECT_EQ(s[0], 0x1p-11f + 0x1p-24f);
+}
+
+// Whichever vector form this processor takes gives the portable loop's bits and states, with
+// and without a scalar tail.
+TEST(Mamba2Ops, ScanRowGivesThePortableBitsOnEveryProcessor) {
+  uint32_t seed = 777;
+  auto next = [&] {
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<float>(static_cast<int32_t>(seed >> 8) - (1 << 23)) * 0x1p-22f;
+  };
+  for (uint32_t n : {64u, 128u, 130u, 256u}) {
+    std::vector<float> s(n), b(n), c(n);
+    for (uint32_t i = 0; i < n; ++i) s[i] = next(), b[i] = next(), c[i] = next();
+    auto s_portable = s;
+    const float fast = reference::scan_row(s.data(), b.data(), c.data(), 0.73f, 0.41f, n);
+    const float portable =
+        reference::scan_row_portable(s_portable.data(), b.data(), c.data(), 0.73f, 0.41f, n);
+    EXPECT_EQ(fast, portable) << n;
+    EXPECT_EQ(s, s_portable) << n;
+  }
 }
 
 // inner 4 in two heads of 2, two groups (one head each), state 1, conv width 2 with taps [0.5 1]
