@@ -145,5 +145,47 @@ TEST(Deployment, ATiedOutputOnTheDeviceIsASecondCopyOfTheEmbedding) {
   EXPECT_EQ(bytes[1].output, 4ull * gemma.n_vocab);
 }
 
+// A draft model (-md) as llama.cpp's server holds it (common_base_params_to_speculative): one
+// context of the target's n_ctx, n_seq_max (-np) and micro-batch, every layer on the device here,
+// its output buffer n_vocab floats per slot. llama.cpp's log lines for a Q4_K_M draft of the dims
+// below at -c 4096 (node-llama-cpp's per-sequence context 4096 / np), f16 KV, flash attention on
+// (-fa auto's choice on Vulkan), all layers on Vulkan (llvmpipe): Vulkan0 model + KV + compute, and
+// CPU_Mapped (the input embedding) + output + Vulkan_Host compute.
+struct MeasuredSlots {
+  uint32_t sequences, micro_batch;
+  double device_mib, host_mib;
+};
+const MeasuredSlots kMeasuredDraft[] = {
+    {1, 512, 19.72 + 8.00 + 64.50, 8.79 + 0.12 + 6.01},
+    {4, 512, 19.72 + 8.00 + 63.50, 8.79 + 0.49 + 3.01},
+    {1, 32, 19.72 + 8.00 + 4.03, 8.79 + 0.12 + 0.38},
+    {4, 32, 19.72 + 8.00 + 3.97, 8.79 + 0.49 + 0.19},
+};
+
+TEST(Deployment, ADraftModelPerSlotCountIsWithinFivePercentOfLlamaCpps) {
+  const auto draft =
+      model::parse_dims(
+          "arch=llama,n_embd=512,n_layer=4,n_head=8,n_head_kv=2,n_ff=1536,n_vocab=32000,"
+          "context=8192")
+          .value();
+  const auto tensors = model::model_tensors(draft, model::FileType::q4_K_M);
+  auto all = from_gpu_layers(draft.n_layer, {-1, {"vulkan:0"}, {}, kHost});
+  ASSERT_TRUE(all.is_ok());
+  for (const auto& m : kMeasuredDraft) {
+    const auto bytes = deployment_bytes(draft, tensors, *all,
+                                        {4096, m.micro_batch, m.sequences, core::TensorType::f16,
+                                         core::TensorType::f16, kLlvmpipeTensorLimit, true});
+    const double device = bytes[0].total() / 1048576.0, host = bytes[1].total() / 1048576.0;
+    std::printf("draft np %u ub %u: device %.2f / %.2f, host %.2f / %.2f MiB\n", m.sequences,
+                m.micro_batch, device, m.device_mib, host, m.host_mib);
+    SCOPED_TRACE("-np " + std::to_string(m.sequences) + " -ub " + std::to_string(m.micro_batch));
+    constexpr double kRounding = 3 * 0.005;  // three figures, each printed to 2 decimals
+    EXPECT_GE(device, m.device_mib - kRounding);
+    EXPECT_LE(device, m.device_mib * 1.05);
+    EXPECT_GE(host, m.host_mib - kRounding);
+    EXPECT_LE(host, m.host_mib * 1.05);
+  }
+}
+
 }  // namespace
 }  // namespace gauntlet::engine::placement
