@@ -69,6 +69,8 @@ struct RunFlags {
   std::vector<double> tensor_split;
   ExpertFlags experts;
   KvCacheFlags kv_cache;
+  std::string draft;
+  uint32_t parallel = 1;
 };
 
 }  // namespace
@@ -96,6 +98,16 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                    "n_embd=128,n_layer=2,n_head=2,n_ff=11008,n_vocab=256,context=4096 (see "
                    "`gauntlet model make --help`); default: the built-in quick model")
       ->excludes(model);
+  command->add_option("--model-draft", flags->draft,
+                      "-md: a draft model (a GGUF of the model's vocabulary) the fit answer "
+                      "plans beside the model, as llama.cpp's server holds it: its weights and "
+                      "its own context (the model's context, --parallel slots and micro-batch), "
+                      "every layer on the device");
+  command
+      ->add_option("--parallel", flags->parallel,
+                   "-np: the slots the fit answer's context is shared by (default 1); each holds "
+                   "n_vocab floats of output, the draft's context as many")
+      ->check(CLI::Range(1, 256));
   command->add_option("--simulate", flags->simulate,
                       "clamp device limits to a target device: a JSON file, or a preset: "
                       "m2-32k-local, mali-3g-no-bf16, arc-16g, arc-8g, rtx-24g, h100-80g, "
@@ -148,6 +160,8 @@ void add_run_command(CLI::App& app, CommandContext& context) {
       return;
     }
     config.fit_cache = *cache;
+    config.fit_cache.sequences = flags->parallel;
+    config.draft_path = flags->draft;
     auto printer = std::make_shared<ProgressPrinter>();
     if (!flags->quiet) {
       config.progress = [printer](harness::ProgressKind kind, const std::string& line) {

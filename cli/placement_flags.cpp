@@ -35,7 +35,8 @@ void spell_llama_flags(std::vector<std::string>& args) {
   static const std::pair<const char*, const char*> kSpellings[] = {
       {"-ngl", "--n-gpu-layers"},   {"-ts", "--tensor-split"},  {"-ub", "--ubatch-size"},
       {"-ot", "--override-tensor"}, {"-ctk", "--cache-type-k"}, {"-ctv", "--cache-type-v"},
-      {"-fa", "--flash-attn"},      {"-md", "--model-draft"},   {"-devd", "--device-draft"}};
+      {"-fa", "--flash-attn"},      {"-md", "--model-draft"},   {"-devd", "--device-draft"},
+      {"-np", "--parallel"}};
   for (auto& a : args) {
     for (const auto& [short_name, long_name] : kSpellings) {
       if (a == short_name) a = long_name;

@@ -22,11 +22,15 @@ std::string gib(uint64_t bytes) {
 
 constexpr const char* kDevice = "device";
 
-// The deployment with the last `slots` layer slots on the device at `context`.
+// The deployment with the last `slots` layer slots on the device at `context`, and the draft
+// model's beside it (empty without one).
 struct Deployment {
   std::vector<placement::DeploymentBytes> bytes;  // device, host
-  uint64_t device() const { return bytes[0].total(); }
-  uint64_t host() const { return bytes[1].total(); }
+  std::vector<placement::DeploymentBytes> draft;  // device, host
+  uint64_t draft_device() const { return draft.empty() ? 0 : draft[0].total(); }
+  uint64_t draft_host() const { return draft.empty() ? 0 : draft[1].total(); }
+  uint64_t device() const { return bytes[0].total() + draft_device(); }
+  uint64_t host() const { return bytes[1].total() + draft_host(); }
 };
 
 // Within the GPU side's budget, and on a shared-memory device both sides within the one pool.
@@ -52,23 +56,32 @@ std::string pool_text(const Deployment& d, const FitBudget& budget) {
 // With `expert_layers` > 0, the routed experts of the first expert_layers layers in host memory.
 Deployment deploy(const engine::model::ModelShape& shape,
                   std::span<const engine::model::TensorDesc> tensors, uint32_t slots,
-                  uint32_t context, const FitCache& cache, uint32_t expert_layers = 0) {
+                  uint32_t context, const FitCache& cache, uint32_t expert_layers = 0,
+                  const std::optional<FitDraft>& draft = std::nullopt) {
   auto p = placement::from_gpu_layers(shape.n_layer,
                                       {static_cast<int>(slots), {kDevice}, {}, placement::kHost});
   if (expert_layers > 0) (void)placement::experts_on_host(*p, shape, expert_layers);
   placement::DeploymentOptions o;
   o.context = context;
   o.micro_batch = kFitMicroBatch;
+  o.sequences = cache.sequences;
   o.cache_type_k = cache.type_k;
   o.cache_type_v = cache.type_v;
   o.flash_attention = cache.flash_attention;
-  return {placement::deployment_bytes(shape, tensors, *p, o)};
+  Deployment d{placement::deployment_bytes(shape, tensors, *p, o), {}};
+  if (draft) {
+    auto whole =
+        placement::from_gpu_layers(draft->shape.n_layer, {-1, {kDevice}, {}, placement::kHost});
+    d.draft = placement::deployment_bytes(draft->shape, draft->tensors, *whole, o);
+  }
+  return d;
 }
 
 void set_answer(reports::FitAnswer& a, const engine::model::ModelShape& shape, const Deployment& d,
                 uint32_t context, const FitCache& cache) {
   a.largest_context = context;
   a.planned_bytes = d.device();
+  a.draft_bytes = d.draft_device();
   a.kv_bytes = d.bytes[0].kv_cache + d.bytes[1].kv_cache;
   a.state_bytes = d.bytes[0].state + d.bytes[1].state;
   // The planner counts f16 cells; the cache's own types scale each cell's K and V rows.
@@ -96,7 +109,7 @@ reports::FitAnswer::Placement placement_answer(const Deployment& placed, uint32_
   p.min_context = context;
   p.micro_batch = kFitMicroBatch;
   p.expert_layers_on_host = expert_layers;
-  p.bytes = {{kDevice, placed.bytes[0].total()}, {placement::kHost, placed.bytes[1].total()}};
+  p.bytes = {{kDevice, placed.device()}, {placement::kHost, placed.host()}};
   return p;
 }
 
@@ -150,11 +163,26 @@ FitBudget fit_budget(const core::DeviceInfo& claimed, const DeviceFacts& facts,
   return budget;
 }
 
+core::Result<FitDraft> read_fit_draft(const std::filesystem::path& path,
+                                      const engine::model::ModelShape& model) {
+  auto set = prepare_models(path, "", {}, 0);  // a file: its own mix, nothing synthesized
+  if (!set) return set.error();
+  if (set->shape.n_vocab != model.n_vocab) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "the draft model's vocabulary (" + std::to_string(set->shape.n_vocab) +
+                                " tokens) is not the model's (" + std::to_string(model.n_vocab) +
+                                " tokens): a draft proposes the model's token ids");
+  }
+  return FitDraft{path.filename().string(), set->shape, set->mixes.begin()->second};
+}
+
 reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
                               engine::model::FileType format,
                               std::span<const engine::model::TensorDesc> tensors,
-                              const FitBudget& budget, const FitCache& cache) {
+                              const FitBudget& budget, const FitCache& cache,
+                              const std::optional<FitDraft>& draft) {
   reports::FitAnswer a;
+  if (draft) a.draft_model = draft->name;
   a.weight_format = engine::model::to_string(format);
   a.weight_bytes = engine::planner::weight_bytes(tensors);
   a.budget_bytes = budget.bytes;
@@ -162,7 +190,7 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
   const uint32_t slots = shape.n_layer + 1;
   const uint32_t floor = std::min(kFitMinContext, shape.context);
   auto fits = [&](uint32_t layers, uint32_t context, uint32_t expert_layers = 0) {
-    return within(deploy(shape, tensors, layers, context, cache, expert_layers), budget);
+    return within(deploy(shape, tensors, layers, context, cache, expert_layers, draft), budget);
   };
   // Every answer below is set from the deployment it names; a shared pool's figures with it.
   auto answer = [&](const Deployment& d, uint32_t context, std::string why) {
@@ -171,7 +199,7 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
     a.why = std::move(why) + (context > 0 ? pool_text(d, budget) : "");
   };
   if (fits(slots, shape.context)) {
-    answer(deploy(shape, tensors, slots, shape.context, cache), shape.context,
+    answer(deploy(shape, tensors, slots, shape.context, cache, 0, draft), shape.context,
            "the whole trained context fits");
     return a;
   }
@@ -183,7 +211,7 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
       if (mid <= lo) break;
       (fits(slots, mid) ? lo : hi) = mid;
     }
-    answer(deploy(shape, tensors, slots, lo, cache), lo,
+    answer(deploy(shape, tensors, slots, lo, cache, 0, draft), lo,
            "the KV cache of a longer context would pass the budget");
     return a;
   }
@@ -192,9 +220,10 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
   if (shape.moe() && fits(slots, floor, shape.n_layer)) {
     uint32_t n = 1;
     while (!fits(slots, floor, n)) ++n;
-    const auto placed = deploy(shape, tensors, slots, floor, cache, n);
+    const auto placed = deploy(shape, tensors, slots, floor, cache, n, draft);
     answer(placed, floor,
-           "the whole model needs " + gib(deploy(shape, tensors, slots, floor, cache).device()) +
+           "the whole model needs " +
+               gib(deploy(shape, tensors, slots, floor, cache, 0, draft).device()) +
                " at context " + std::to_string(floor) +
                ": every layer on the device, the experts of " + "the first " + std::to_string(n) +
                " in host memory (--n-cpu-moe " + std::to_string(n) + ")");
@@ -209,7 +238,7 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
       break;
     }
   }
-  const auto whole = deploy(shape, tensors, slots, floor, cache);
+  const auto whole = deploy(shape, tensors, slots, floor, cache, 0, draft);
   if (best == 0) {
     const bool pool_bound =
         budget.pool_bytes > 0 && whole.device() + whole.host() > budget.pool_bytes;
@@ -227,7 +256,7 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
     a.planned_bytes = whole.device();
     return a;
   }
-  const auto placed = deploy(shape, tensors, best, floor, cache);
+  const auto placed = deploy(shape, tensors, best, floor, cache, 0, draft);
   answer(placed, floor,
          "the whole model needs " + gib(whole.device()) + " at context " + std::to_string(floor) +
              ": " + std::to_string(best) + " of " + std::to_string(slots) +
@@ -238,10 +267,11 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
 }
 
 std::vector<reports::FitAnswer> fit_answers(const ModelSet& models, const FitBudget& budget,
-                                            const FitCache& cache) {
+                                            const FitCache& cache,
+                                            const std::optional<FitDraft>& draft) {
   std::vector<reports::FitAnswer> out;
   for (const auto& [format, tensors] : models.mixes) {
-    out.push_back(fit_format(models.shape, format, tensors, budget, cache));
+    out.push_back(fit_format(models.shape, format, tensors, budget, cache, draft));
   }
   return out;
 }

@@ -4,6 +4,7 @@
 // head_dim + activations and staging) against a budget: the measured safe budget where the
 // stress measured the device, else what a standard-level stress would allow on the device's
 // (or the simulated target's) memory. A planned answer: the profiles say what was run.
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,17 +50,34 @@ struct FitCache {
   core::TensorType type_k = core::TensorType::f16;
   core::TensorType type_v = core::TensorType::f16;
   bool flash_attention = false;
+  uint32_t sequences = 1;  // -np: slots sharing the context, n_vocab floats of output each
   // "f16", "q8_0" (K and V alike) or "q8_0/q4_0".
   std::string types() const;
 };
 
+// A draft model (-md) beside the model, as llama.cpp's server holds it
+// (common_base_params_to_speculative): its weights, and one context of the model's context, slots
+// (-np), micro-batch and cache, every layer on the device. Its bytes are part of each answer's.
+struct FitDraft {
+  std::string name;  // the file's name
+  engine::model::ModelShape shape;
+  std::vector<engine::model::TensorDesc> tensors;
+};
+
+// The draft model file at `path` for `model`: refused (invalid_argument) when it cannot be read
+// or its vocabulary is not the model's (a draft proposes the model's token ids).
+core::Result<FitDraft> read_fit_draft(const std::filesystem::path& path,
+                                      const engine::model::ModelShape& model);
+
 reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
                               engine::model::FileType format,
                               std::span<const engine::model::TensorDesc> tensors,
-                              const FitBudget& budget, const FitCache& cache = {});
+                              const FitBudget& budget, const FitCache& cache = {},
+                              const std::optional<FitDraft>& draft = std::nullopt);
 
 // One answer per planned format of the model set.
 std::vector<reports::FitAnswer> fit_answers(const ModelSet& models, const FitBudget& budget,
-                                            const FitCache& cache = {});
+                                            const FitCache& cache = {},
+                                            const std::optional<FitDraft>& draft = std::nullopt);
 
 }  // namespace gauntlet::harness

@@ -38,6 +38,9 @@ struct RunConfig {
   // The KV cache the fit answer counts (-ctk, -ctv, -fa). The profiles check f32, f16 and this
   // cache when it is quantized (else q8_0), through flash attention.
   FitCache fit_cache;
+  // A draft model (-md) the fit answer plans beside the model, at fit_cache.sequences slots (-np);
+  // empty: none.
+  std::filesystem::path draft_path;
   // Called with a line as each stage of each device starts and ends, and with details between
   // (device_stage.h's Progress).
   std::function<void(ProgressKind, const std::string&)> progress;

@@ -1,5 +1,6 @@
 #include "reports/fit_rows.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "reports/text_util.h"
@@ -47,6 +48,31 @@ std::string experts_text(const FitAnswer::Placement& p) {
 }
 
 }  // namespace
+
+std::vector<std::string> fit_companion_lines(const std::vector<FitAnswer>& fit) {
+  if (fit.empty() || fit.front().draft_model.empty()) return {};
+  // The draft's bytes follow each answer's context: one figure per context, with its formats.
+  std::vector<std::pair<std::string, std::string>> figures;  // "93.5 MiB at context 4096", formats
+  for (const auto& a : fit) {
+    const std::string figure =
+        format_bytes(a.draft_bytes) + " at context " +
+        std::to_string(a.placement ? a.placement->context : a.largest_context);
+    auto it = std::find_if(figures.begin(), figures.end(),
+                           [&](const auto& f) { return f.first == figure; });
+    if (it == figures.end()) {
+      figures.emplace_back(figure, a.weight_format);
+    } else {
+      it->second += ", " + a.weight_format;
+    }
+  }
+  std::string line = "draft model (-md) " + fit.front().draft_model +
+                     " on the device beside the model, with its own KV cache and compute buffer "
+                     "(counted in PLANNED): ";
+  for (size_t i = 0; i < figures.size(); ++i) {
+    line += (i > 0 ? "; " : "") + figures[i].first + " (" + figures[i].second + ")";
+  }
+  return {line};
+}
 
 std::vector<std::string> memory_pool_lines(const std::optional<MemoryPool>& pool) {
   if (!pool) return {};

@@ -229,6 +229,9 @@ std::string device_html(const DeviceReport& d) {
     out += "<p>" + xml_escape(line) + "</p>";
   }
   if (!d.fit.empty()) out += titled_table(detail::fit_title(d.fit), detail::fit_rows(d.fit));
+  for (const auto& line : detail::fit_companion_lines(d.fit)) {
+    out += "<p>" + xml_escape(line) + "</p>";
+  }
   return out + "</section>";
 }
 

@@ -91,6 +91,9 @@ std::string device_markdown(const DeviceReport& d, bool all) {
     for (size_t i = 1; i < rows.size(); ++i) fit.add(rows[i]);
     out.append("\n").append(markdown_escape(detail::fit_title(d.fit))).append(":\n\n");
     out.append(fit.markdown()).append("\n");
+    for (const auto& line : detail::fit_companion_lines(d.fit)) {
+      out.append("\n").append(markdown_escape(line)).append("\n");
+    }
   }
   for (const auto verdict : {ProfileVerdict::unsafe, ProfileVerdict::untested}) {
     const auto groups = detail::group_by_cause(d.profiles, verdict);

@@ -185,6 +185,7 @@ std::string device_text(const DeviceReport& d, bool all) {
     Table fit(rows.front());
     for (size_t i = 1; i < rows.size(); ++i) fit.add(rows[i]);
     out += "  " + detail::fit_title(d.fit) + "\n" + fit.aligned("    ");
+    for (const auto& line : detail::fit_companion_lines(d.fit)) out += "    " + line + "\n";
   }
   // One line per cause, never one per profile: how many it rules out, and their families.
   auto cause_lines = [](const std::vector<detail::CauseGroup>& groups) {

@@ -332,6 +332,10 @@ void to_json(Json& j, const FitAnswer& v) {
            {"flash_attention", v.flash_attention},
            {"why", v.why}};
   if (v.state_bytes > 0) j["state_bytes"] = v.state_bytes;
+  if (!v.draft_model.empty()) {
+    j["draft_model"] = v.draft_model;
+    j["draft_bytes"] = v.draft_bytes;
+  }
   if (v.pool_bytes > 0) {
     j["pool_bytes"] = v.pool_bytes;
     j["pool_basis"] = v.pool_basis;
@@ -369,6 +373,8 @@ void from_json(const Json& j, FitAnswer& v) {
   v.pool_bytes = j.value("pool_bytes", uint64_t{0});  // a shared-memory device's, from 1.7
   v.pool_basis = j.value("pool_basis", std::string());
   v.host_bytes = j.value("host_bytes", uint64_t{0});
+  v.draft_model = j.value("draft_model", std::string());  // a draft model's, from 1.8
+  v.draft_bytes = j.value("draft_bytes", uint64_t{0});
   if (j.contains("placement")) {  // absent before schema 1.5
     const Json& p = j.at("placement");
     FitAnswer::Placement out;

@@ -25,7 +25,7 @@ using core::StressPoint;
 using core::StressResult;
 using core::to_string;  // FeatureVerdict's, beside ProfileVerdict's below
 
-inline constexpr const char* kSchemaVersion = "1.7";
+inline constexpr const char* kSchemaVersion = "1.8";
 
 struct ToolInfo {
   std::string name = "gauntlet";
@@ -212,6 +212,11 @@ struct FitAnswer {
   uint64_t pool_bytes = 0;
   std::string pool_basis;
   uint64_t host_bytes = 0;
+  // A draft model (-md) planned beside the model: its file's name and its bytes on the device at
+  // largest_context (weights, KV cache and compute buffer; part of planned_bytes). Empty and 0
+  // without one (absent before schema 1.8).
+  std::string draft_model;
+  uint64_t draft_bytes = 0;
   // For a format that does not fit whole: the placement llama.cpp's --fit logic would choose
   // (context first, down to min_context; then the most layer slots on the device).
   struct Placement {

@@ -18,11 +18,13 @@ bool interleaves(core::TensorType type, std::string_view name, uint64_t n_out,
   if (name == "output.weight") return true;
   // The recurrent layers' projections too: Mamba2's ssm_in and ssm_out, the gated DeltaNet's gate,
   // beta and alpha, the short convolution's in_proj and out_proj.
+  // clang-format off
   static constexpr std::array<std::string_view, 15> kProjections = {
-      ".attn_q.weight",      ".attn_k.weight",   ".attn_v.weight",     ".attn_qkv.weight",
-      ".attn_output.weight", ".ffn_gate.weight", ".ffn_up.weight",     ".ffn_down.weight",
-      ".ssm_in.weight",      ".ssm_out.weight",  ".attn_gate.weight",  ".ssm_beta.weight",
-      ".ssm_alpha.weight",   ".shortconv.in_proj.weight", ".shortconv.out_proj.weight"};
+      ".attn_q.weight", ".attn_k.weight", ".attn_v.weight", ".attn_qkv.weight",
+      ".attn_output.weight", ".ffn_gate.weight", ".ffn_up.weight", ".ffn_down.weight",
+      ".ssm_in.weight", ".ssm_out.weight", ".attn_gate.weight", ".ssm_beta.weight",
+      ".ssm_alpha.weight", ".shortconv.in_proj.weight", ".shortconv.out_proj.weight"};
+  // clang-format on
   if (!name.starts_with("blk.")) return false;
   for (auto suffix : kProjections) {
     if (name.ends_with(suffix)) return true;

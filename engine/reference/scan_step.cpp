@@ -63,9 +63,8 @@ float scan_steps_portable(float* s, const float* b, const float* c, float decay,
 }
 
 #ifdef GAUNTLET_X86_INTRINSICS
-__attribute__((target("avx512f"))) float scan_steps_avx512(float* s, const float* b,
-                                                           const float* c, float decay,
-                                                           float x_dt, uint32_t n) {
+__attribute__((target("avx512f"))) float scan_steps_avx512(float* s, const float* b, const float* c,
+                                                           float decay, float x_dt, uint32_t n) {
   const __m512 vdecay = _mm512_set1_ps(decay), vx_dt = _mm512_set1_ps(x_dt);
   __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
                    _mm512_setzero_ps()};

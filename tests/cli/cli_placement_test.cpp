@@ -166,5 +166,49 @@ TEST(CliPlacement, RunRefusesAnUnknownCacheTypeAndAQuantizedVWithoutFlashAttenti
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// -md and -np in the fit answer: a small draft of llama-3.1-8b's vocabulary is planned beside it
+// on a 16 GiB card, its own line in the text and its bytes in each answer; a draft of another
+// vocabulary is exit 2 naming both sizes.
+TEST(CliPlacement, RunPlansADraftModelBesideTheModelAsItsOwnLine) {
+  TempDir dir("placement-draft");
+  const auto draft = dir / "draft.gguf", other = dir / "other.gguf", out = dir / "r.json";
+  const std::string dims =
+      "arch=llama,n_embd=64,n_layer=2,n_head=4,n_head_kv=2,n_ff=128,context=8192";
+  ASSERT_EQ(run_command(gauntlet_exe() + " model make --dims " + dims + ",n_vocab=128256 -o " +
+                        draft.string())
+                .exit_code,
+            0);
+  ASSERT_EQ(run_command(gauntlet_exe() + " model make --dims " + dims + ",n_vocab=32000 -o " +
+                        other.string())
+                .exit_code,
+            0);
+  auto r =
+      run_command(gauntlet_exe() +
+                  " run --shape llama-3.1-8b --simulate arc-16g --device opencl:0 --quiet -md " +
+                  draft.string() + " -np 4 --out " + out.string() + " 2>&1");
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.output;
+  EXPECT_NE(r.output.find("draft model (-md) draft.gguf on the device beside the model"),
+            std::string::npos)
+      << r.output;
+  std::ifstream in(out);
+  const auto report = core::Json::parse(in);
+  int answers = 0;
+  for (const auto& answer : report["devices"][0]["fit"]) {
+    EXPECT_EQ(answer["draft_model"], "draft.gguf") << answer.dump();
+    EXPECT_GT(answer["draft_bytes"].get<uint64_t>(), 0u) << answer.dump();
+    EXPECT_GE(answer["planned_bytes"].get<uint64_t>(), answer["draft_bytes"].get<uint64_t>());
+    ++answers;
+  }
+  EXPECT_GT(answers, 3);
+  auto refused = run_command(gauntlet_exe() + " run --shape llama-3.1-8b --quiet -md " +
+                             other.string() + " --out " + (dir / "r2.json").string() + " 2>&1");
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("the draft model's vocabulary (32000 tokens) is not the model's "
+                                "(128256 tokens)"),
+            std::string::npos)
+      << refused.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "r2.json"));
+}
+
 }  // namespace
 }  // namespace gauntlet::testing

@@ -574,9 +574,9 @@ INSTANTIATE_TEST_SUITE_P(Files, CpuDeviceInterleaved,
 // the generic function's float order (one integer sum per sub-block of 16) they were 1.3e-4 away:
 // llama.cpp's x86 builds sum nvfp4 in eight lanes of four elements.
 TEST(CpuDevice, Nvfp4LogitsAreLlamaCppsX86Ones) {
-  auto shape = model::parse_dims(
-                   "n_embd=256,n_layer=8,n_head=8,n_head_kv=2,n_ff=512,n_vocab=512,context=64")
-                   .value();
+  auto shape =
+      model::parse_dims("n_embd=256,n_layer=8,n_head=8,n_head_kv=2,n_ff=512,n_vocab=512,context=64")
+          .value();
   const auto every_layer = model::parse_tensor_type_override("blk\\..*=nvfp4").value();
   auto writer = model::synthetic_writer(shape, FileType::q8_0, 1, {&every_layer, 1}).value();
   const auto bytes = writer.to_bytes().value();

@@ -246,5 +246,42 @@ TEST(Fit, MemoryHeldByOtherProcessesIsSubtractedAndNamed) {
   EXPECT_EQ(budget.pool_bytes, 0u);
 }
 
+// A draft model (-md) is planned beside the model on the device at each answer's context and
+// slots: llama-3.2-1b drafting for llama-3.1-8b (Q4_K_M) on a 16 GiB card. The draft's bytes are
+// its own deployment at that context (every layer on the device), part of the planned bytes, and
+// the context shrinks for them; with 4 slots (-np) the context is shared and each slot holds its
+// output row.
+TEST(Fit, ADraftModelIsPlannedBesideTheModelAtTheAnswersContext) {
+  const uint64_t budget = static_cast<uint64_t>((16ull << 30) * 0.81);
+  const auto shape = engine::model::preset_shape("llama-3.1-8b").value();
+  const auto tensors = engine::model::model_tensors(shape, FileType::q4_K_M);
+  const auto draft_shape = engine::model::preset_shape("llama-3.2-1b").value();
+  const FitDraft draft{"llama-1b.gguf", draft_shape,
+                       engine::model::model_tensors(draft_shape, FileType::q8_0)};
+  const auto alone = fit_format(shape, FileType::q4_K_M, tensors, {budget, "test"});
+  const auto beside = fit_format(shape, FileType::q4_K_M, tensors, {budget, "test"}, {}, draft);
+  EXPECT_EQ(alone.draft_bytes, 0u);
+  EXPECT_EQ(beside.draft_model, "llama-1b.gguf");
+  ASSERT_GT(beside.largest_context, 4096u);
+  EXPECT_LT(beside.largest_context, alone.largest_context);
+  auto whole = engine::placement::from_gpu_layers(draft_shape.n_layer,
+                                                  {-1, {"device"}, {}, engine::placement::kHost});
+  const auto draft_bytes = engine::placement::deployment_bytes(draft_shape, draft.tensors, *whole,
+                                                               {beside.largest_context, 512, 1});
+  EXPECT_EQ(beside.draft_bytes, draft_bytes[0].total());
+  EXPECT_GT(beside.draft_bytes, 1ull << 30);  // 1.3 GiB of Q8_0 weights on the device alone
+  EXPECT_EQ(beside.planned_bytes,
+            device_bytes("llama-3.1-8b", FileType::q4_K_M, 33, beside.largest_context) +
+                beside.draft_bytes);
+  EXPECT_LE(beside.planned_bytes, budget);
+
+  FitCache four;
+  four.sequences = 4;
+  const auto slots = fit_format(shape, FileType::q4_K_M, tensors, {budget, "test"}, four, draft);
+  const auto slot_bytes = engine::placement::deployment_bytes(draft_shape, draft.tensors, *whole,
+                                                              {slots.largest_context, 512, 4});
+  EXPECT_EQ(slots.draft_bytes, slot_bytes[0].total());
+}
+
 }  // namespace
 }  // namespace gauntlet::harness
