@@ -28,6 +28,7 @@ HostDeviceDecoder::HostDeviceDecoder(backends::Device& device, const loader::Dev
       context_(context),
       sequences_(std::max(options.sequences, 1u)),
       micro_batch_(std::max(options.micro_batch, 1u)),
+      flash_attention_(options.flash_attention),
       pool_(options.threads),
       fast_(fast),
       pos_(sequences_, 0) {}
@@ -116,7 +117,8 @@ core::Status HostDeviceDecoder::run(const backends::HostInvocation& call) {
                                   context_,
                                   sequences_,
                                   micro_batch_,
-                                  reinterpret_cast<float*>(call.buffers[3].data())};
+                                  reinterpret_cast<float*>(call.buffers[3].data()),
+                                  flash_attention_};
   return reference::forward_pass(model_.shape, *weights, kv,
                                  reinterpret_cast<float*>(call.buffers[0].data()), pass_, pool_);
 }

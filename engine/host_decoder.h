@@ -44,6 +44,7 @@ class HostDeviceDecoder final : public Decoder {
   const loader::DeviceModel& model_;
   reference::KvPrecision kv_;
   uint32_t context_, sequences_, micro_batch_;
+  bool flash_attention_ = false;  // -fa
   reference::ThreadPool pool_;
   bool fast_ = false;
   std::unique_ptr<reference::Products> products_;  // the cpu device's, made on the first pass

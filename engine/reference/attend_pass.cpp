@@ -39,9 +39,12 @@ float dot_f16_as_ggml(const float* x, const float* y, uint32_t n) {
   return static_cast<float>(sum);
 }
 
-bool flash_one_chunk(const KvCacheView& kv) {
+bool flash_one_chunk(const KvCacheView& kv, uint32_t tokens_per_sequence) {
+  constexpr uint32_t kTiledFrom = 64;  // GGML_FA_TILE_Q (ggml-cpu/common.h)
   const bool flash = kv.flash_attention || model::is_quantized(kv.precision.v);
-  return flash && flash_read_type(kv.precision.k) != flash_read_type(kv.precision.v);
+  const model::TensorType k = flash_read_type(kv.precision.k), v = flash_read_type(kv.precision.v);
+  const bool tiled = k == v && (k == model::TensorType::f16) && tokens_per_sequence >= kTiledFrom;
+  return flash && (k != v || (k == model::TensorType::f16 && !tiled));
 }
 
 void flash_one_chunk_head(const float* q, model::TensorType k_type, model::TensorType v_type,
@@ -114,15 +117,17 @@ void attend_pass(const model::ModelShape& s, const KvCacheView& kv, const planne
     uint32_t lo = UINT32_MAX, hi = 0;
   };
   std::vector<Span> spans(kv.sequences);
+  std::vector<uint32_t> tokens_of(kv.sequences, 0);
   uint32_t most = 0;
   for (const auto& t : tokens) {
     auto& sp = spans[t.seq];
     sp.lo = std::min(sp.lo, first_of(t.pos));
     sp.hi = std::max(sp.hi, t.pos);
     most = std::max(most, sp.hi + 1 - sp.lo);
+    ++tokens_of[t.seq];
   }
   const bool quantized_k = model::is_quantized(kv.precision.k);
-  const bool one_chunk = flash_one_chunk(kv);
+  const bool one_chunk = flash_one_chunk(kv, *std::max_element(tokens_of.begin(), tokens_of.end()));
   pool.parallel_for(s.heads(l), [&](uint64_t h0, uint64_t h1) {
     // Kept per thread between layers and passes: a fresh allocation of this size is fresh pages
     // from the kernel each time (mmap), zeroed.

@@ -20,12 +20,16 @@ namespace gauntlet::engine::reference {
 // - the softmax is online (M, S, expf(Mold - M), expf(s - M)) and the weighted sum of V runs in
 //   f16 when V is f16 (VKQ16: ggml_vec_scale_f16, then ggml_vec_mad_f16 rounding each
 //   fma(v, vs, acc) to f16), else in f32 (ggml_vec_mad_f32); the sum times 1 / S at the end.
-// Whether a cache takes this path: flash attention (asked for, or implied by a quantized V) and
-// K and V of different types once cast. K and V of one type keep the plain attention: quantized,
-// it gives llama.cpp's logits to 2e-13; f16 (or f32 cast to f16), to about 3e-7, since
-// llama.cpp's one_chunk path (passes under 64 tokens) rounds as above while its tiled path
-// (K = V = f16, passes of 64 or more) keeps Q and the sum in f32 (tests/engine/kv_cache_test.cpp).
-bool flash_one_chunk(const KvCacheView& kv);
+// Whether a pass takes this path: flash attention (asked for, or implied by a quantized V), and
+// either K and V of different types once cast, or a pass of fewer than 64 tokens of each sequence
+// (GGML_FA_TILE_Q): llama.cpp's tiled path, which keeps Q and the sum in f32, takes K and V of one
+// type (f16, or f32 cast to it) only from 64 tokens of a sequence on. A decode step is one token,
+// so llama.cpp's default (flash attention on, f16 K and V) decodes through one_chunk. Under 512
+// cache cells it is the whole of it; from 512 cells a one-token pass splits the cells between the
+// threads (use_split_kv_path) and adds their partial sums, which this does not follow. K and V of
+// one quantized type in a pass of 64 or more keep the plain attention (llama.cpp's logits to
+// 2e-13 there; tests/engine/kv_cache_test.cpp).
+bool flash_one_chunk(const KvCacheView& kv, uint32_t tokens_per_sequence);
 // ggml_vec_dot_f16 (vec.cpp) in the order llama.cpp's x86 AVX-512 build sums it (simd-mappings.h,
 // F16 AVX512 without AVX512-FP16: f16 widened to f32): per 64 elements four accumulators of 16
 // lanes take fma(x, y, acc); then (acc0 + acc2) + (acc1 + acc3) and _mm512_reduce_add_ps's tree

@@ -53,9 +53,9 @@ void attend(const model::ModelShape& s, const KvCacheView& kv, const planner::Kv
   // Scores of kBlock positions at a time: each dot product still sums in order, bit for bit the
   // one-at-a-time sum, but kBlock independent sums keep the multiply-adds in flight.
   constexpr uint32_t kBlock = 8;
-  if (flash_one_chunk(kv)) {
-    // K and V of different types under flash attention: llama.cpp's one_chunk path, over the
-    // rows gathered as it reads them (an f32 cache cast to f16).
+  if (flash_one_chunk(kv, 1)) {
+    // Flash attention over one token: llama.cpp's one_chunk path, over the rows gathered as it
+    // reads them (an f32 cache cast to f16).
     const model::TensorType k_type = flash_read_type(kv.precision.k);
     const model::TensorType v_type = flash_read_type(kv.precision.v);
     const uint32_t n = pos + 1 - first;

@@ -195,24 +195,35 @@ TEST(KvCache, QuantizedCachesRoundTheirRows) {
 
 // --- flash attention with K and V of different types (reference::flash_one_chunk) ------------
 
-// llama.cpp runs flash attention for K and V of different types through its one_chunk path; the
-// same types (and flash attention off) keep the plain attention. A quantized V implies flash
-// attention; an f32 K or V counts as the f16 that llama.cpp casts it to.
-TEST(FlashAttention, MixedTypesTakeLlamaCppsOneChunkPath) {
+// llama.cpp runs flash attention for K and V of different types through its one_chunk path; K and
+// V of one f16 type (an f32 cache counts as the f16 llama.cpp casts it to) too in passes under 64
+// tokens of a sequence, and through its tiled path (the plain attention here) from 64 on; one
+// quantized type keeps the plain attention, as does flash attention off. A quantized V implies
+// flash attention.
+TEST(FlashAttention, MixedTypesAndShortF16PassesTakeLlamaCppsOneChunkPath) {
   auto view = [](TensorType k, TensorType v, bool flash) {
     reference::KvCacheView kv;
     kv.precision = {k, v};
     kv.flash_attention = flash;
     return kv;
   };
-  EXPECT_TRUE(reference::flash_one_chunk(view(TensorType::f16, TensorType::q4_0, false)));
-  EXPECT_TRUE(reference::flash_one_chunk(view(TensorType::f32, TensorType::q4_0, false)));
-  EXPECT_TRUE(reference::flash_one_chunk(view(TensorType::q4_0, TensorType::f32, true)));
-  EXPECT_TRUE(reference::flash_one_chunk(view(TensorType::q4_0, TensorType::q8_0, false)));
-  EXPECT_FALSE(reference::flash_one_chunk(view(TensorType::q4_0, TensorType::f32, false)));
-  EXPECT_FALSE(reference::flash_one_chunk(view(TensorType::q8_0, TensorType::q8_0, true)));
-  EXPECT_FALSE(reference::flash_one_chunk(view(TensorType::f16, TensorType::f16, true)));
-  EXPECT_FALSE(reference::flash_one_chunk(view(TensorType::f32, TensorType::f16, true)));
+  for (uint32_t tokens : {1u, 64u}) {
+    SCOPED_TRACE(tokens);
+    EXPECT_TRUE(reference::flash_one_chunk(view(TensorType::f16, TensorType::q4_0, false), tokens));
+    EXPECT_TRUE(reference::flash_one_chunk(view(TensorType::f32, TensorType::q4_0, false), tokens));
+    EXPECT_TRUE(reference::flash_one_chunk(view(TensorType::q4_0, TensorType::f32, true), tokens));
+    EXPECT_TRUE(
+        reference::flash_one_chunk(view(TensorType::q4_0, TensorType::q8_0, false), tokens));
+    EXPECT_FALSE(
+        reference::flash_one_chunk(view(TensorType::q4_0, TensorType::f32, false), tokens));
+    EXPECT_FALSE(
+        reference::flash_one_chunk(view(TensorType::q8_0, TensorType::q8_0, true), tokens));
+    EXPECT_FALSE(reference::flash_one_chunk(view(TensorType::f16, TensorType::f16, false), tokens));
+  }
+  EXPECT_TRUE(reference::flash_one_chunk(view(TensorType::f16, TensorType::f16, true), 1));
+  EXPECT_TRUE(reference::flash_one_chunk(view(TensorType::f32, TensorType::f16, true), 63));
+  EXPECT_FALSE(reference::flash_one_chunk(view(TensorType::f16, TensorType::f16, true), 64));
+  EXPECT_FALSE(reference::flash_one_chunk(view(TensorType::f32, TensorType::f16, true), 512));
   EXPECT_EQ(reference::flash_read_type(TensorType::f32), TensorType::f16);
   EXPECT_EQ(reference::flash_read_type(TensorType::q4_0), TensorType::q4_0);
 }
