@@ -21,8 +21,9 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define GAUNTLET_LATTICE_CLONES __attribute__((target_clones("avx2", "default")))
 // A kernel that fuses multiply-adds as its llama.cpp function does: std::fma is one instruction in
-// the Haswell clone (a library call in the baseline one).
-#define GAUNTLET_FMA_CLONES __attribute__((target_clones("arch=haswell", "default")))
+// the x86-64-v3 clone (a library call in the baseline one). "arch=x86-64-v3" is picked
+// on any processor with its features; an "arch=haswell" clone only on a Haswell itself.
+#define GAUNTLET_FMA_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define GAUNTLET_LATTICE_CLONES
 #define GAUNTLET_FMA_CLONES

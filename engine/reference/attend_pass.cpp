@@ -3,11 +3,23 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 #include <vector>
 
 #include "core/half.h"
 #include "engine/reference/kv_rows.h"
 #include "engine/reference/layer_ops.h"
+
+// The two loops llama.cpp fuses (ggml_vec_dot_f16's and the weighted sum's multiply-adds) call
+// std::fma, one instruction in the x86-64-v3 clone and a library call in the baseline one; this
+// file is built with -ffp-contract=off, so that no clone fuses anything else.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GAUNTLET_FMA_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define GAUNTLET_FMA_CLONES
+#endif
 
 namespace gauntlet::engine::reference {
 
@@ -15,7 +27,7 @@ model::TensorType flash_read_type(model::TensorType stored) {
   return stored == model::TensorType::f32 ? model::TensorType::f16 : stored;
 }
 
-float dot_f16_as_ggml(const float* x, const float* y, uint32_t n) {
+GAUNTLET_FMA_CLONES float dot_f16_as_ggml(const float* x, const float* y, uint32_t n) {
   const uint32_t whole = n & ~63u;
   double sum = 0;
   if (whole > 0) {
@@ -47,21 +59,40 @@ bool flash_one_chunk(const KvCacheView& kv, uint32_t tokens_per_sequence) {
   return flash && (k != v || (k == model::TensorType::f16 && !tiled));
 }
 
-void flash_one_chunk_head(const float* q, model::TensorType k_type, model::TensorType v_type,
-                          const float* k_rows, const float* v_rows, uint32_t n, uint32_t hd,
-                          float scale, float softcap_cap, const float* sink, float* out) {
+namespace {
+
+// Rounded to f16 (to nearest even) and back: an F16C instruction each way where the processor
+// has them (inlined into the x86-64-v3 clone), else core's conversions; the same bits either way.
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("f16c"))) inline float to_half_f16c(float x) {
+  return _cvtsh_ss(_cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT));
+}
+const bool kF16c = __builtin_cpu_supports("f16c");
+inline float to_half(float x) {
+  return kF16c ? to_half_f16c(x) : core::f16_to_f32(core::f32_to_f16(x));
+}
+#else
+inline float to_half(float x) { return core::f16_to_f32(core::f32_to_f16(x)); }
+#endif
+
+}  // namespace
+
+GAUNTLET_FMA_CLONES void flash_one_chunk_head(const float* q, model::TensorType k_type,
+                                              model::TensorType v_type, const float* k_rows,
+                                              const float* v_rows, uint32_t n, uint32_t hd,
+                                              float scale, float softcap_cap, const float* sink,
+                                              float* out) {
   thread_local std::vector<float> q_dot, acc;
   q_dot.resize(std::max<size_t>(q_dot.size(), hd));
   acc.assign(hd, 0.0f);
   if (model::is_quantized(k_type)) {
     round_query_q8_0(q, q_dot.data(), hd);
   } else if (k_type == model::TensorType::f16) {
-    for (uint32_t i = 0; i < hd; ++i) q_dot[i] = core::f16_to_f32(core::f32_to_f16(q[i]));
+    for (uint32_t i = 0; i < hd; ++i) q_dot[i] = to_half(q[i]);
   } else {
     std::copy_n(q, hd, q_dot.data());
   }
   const bool half = v_type == model::TensorType::f16;
-  auto to_half = [](float x) { return core::f16_to_f32(core::f32_to_f16(x)); };
   float sum = 0.0f, max = -INFINITY;
   for (uint32_t t = 0; t < n; ++t) {
     const float* k = k_rows + uint64_t{t} * hd;
