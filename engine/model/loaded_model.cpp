@@ -366,6 +366,14 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
     if (!v) return v.error();
     *target.first = *v;
   }
+  // nextn_predict_layers (llama_model::load_hparams, any architecture): MTP blocks after the
+  // trunk, counted in block_count (validate_shape says which architectures this reads them for).
+  if (info.meta(p + "nextn_predict_layers") != nullptr) {
+    auto nextn = required_u32(info, p + "nextn_predict_layers", s.n_layer);
+    if (!nextn) return nextn.error();
+    s.n_layer_nextn = *nextn;
+    s.n_layer -= *nextn;
+  }
   s.n_head_kv = s.n_head;
   const std::pair<const char*, uint32_t*> optional[] = {
       {"attention.head_count_kv", &s.n_head_kv},

@@ -79,6 +79,30 @@ void add_gated_delta_net(Add& add, const ModelShape& s, const std::string& p, ui
   add(p + "ssm_out.weight", {inner, embd}, l);
 }
 
+// qwen35's MTP block after the trunk, as src/models/qwen35.cpp's load_block_mtp creates it: a
+// full-attention layer with its gated query (Q and its gate in one projection), Q/K norms and a
+// SwiGLU feed-forward, then the nextn projection of [embedding; hidden] and its two norms (the
+// optional embed_tokens and shared head are left out: the model's own are used).
+template <typename Add>
+void add_mtp_block(Add& add, const ModelShape& s, uint32_t l) {
+  const std::string p = "blk." + std::to_string(l) + ".";
+  const uint64_t embd = s.n_embd, q = s.n_embd_q(), kv = s.n_embd_kv(), ff = s.n_ff;
+  add(p + "attn_norm.weight", {embd}, l);
+  add(p + "post_attention_norm.weight", {embd}, l);
+  add(p + "attn_q.weight", {embd, 2 * q}, l);
+  add(p + "attn_k.weight", {embd, kv}, l);
+  add(p + "attn_v.weight", {embd, kv}, l);
+  add(p + "attn_output.weight", {q, embd}, l);
+  add(p + "attn_q_norm.weight", {uint64_t{s.head_dim()}}, l);
+  add(p + "attn_k_norm.weight", {uint64_t{s.head_dim()}}, l);
+  add(p + "ffn_gate.weight", {embd, ff}, l);
+  add(p + "ffn_down.weight", {ff, embd}, l);
+  add(p + "ffn_up.weight", {embd, ff}, l);
+  add(p + "nextn.eh_proj.weight", {2 * embd, embd}, l);
+  add(p + "nextn.enorm.weight", {embd}, l);
+  add(p + "nextn.hnorm.weight", {embd}, l);
+}
+
 // A Mamba2 block as src/models/nemotron-h.cpp creates it: ssm_in into z, x, B, C and dt; the
 // conv1d's taps and bias over x, B and C; dt's bias, A (-exp(A_log)) and D per head ({1, heads},
 // without a "weight" suffix); the grouped norm {inner / groups, groups}; ssm_out.
@@ -266,6 +290,7 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
       add(p + "post_ffw_norm.weight", {embd}, l);
     }
   }
+  for (uint32_t l = s.n_layer; l < s.n_layer + s.n_layer_nextn; ++l) add_mtp_block(add, s, l);
   add(arch.output_norm, {embd}, 0);
   if (!s.tied_output) add("output.weight", {embd, vocab}, 0);
   count_places(places, format, overrides);

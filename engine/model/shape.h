@@ -32,6 +32,10 @@ struct ModelShape {
   Arch arch = Arch::llama;
   uint32_t n_embd = 0;
   uint32_t n_layer = 0;
+  // Multi-token-prediction (MTP, "nextn") blocks the file holds after the n_layer trunk layers
+  // (nextn_predict_layers; block_count counts both). llama.cpp skips their tensors unless an MTP
+  // draft context asks for them: the decode and the plan leave them out.
+  uint32_t n_layer_nextn = 0;
   uint32_t n_head = 0;
   uint32_t n_head_kv = 0;
   uint32_t n_ff = 0;

@@ -73,6 +73,7 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
                                            {"rope_dim_swa", &s.rope_dim_swa},
                                            {"shared_kv", &s.shared_kv_layers},
                                            {"deepstack", &s.n_deepstack_layers},
+                                           {"nextn", &s.n_layer_nextn},
                                            {"n_embd_per_layer", &s.n_embd_per_layer},
                                            {"dense_lead", &s.n_layer_dense_lead},
                                            {"gating", &s.expert_gating_func}};

@@ -307,6 +307,11 @@ core::Status validate_shape(const ModelShape& s) {
     return bad_shape(std::string(s.traits().name) +
                      " reads no YaRN beta or log multiplier (llama.cpp's loader ignores them)");
   }
+  // src/models/qwen35.cpp's load_block_mtp: one MTP block (build_mtp asserts n_layer_nextn == 1).
+  if (s.n_layer_nextn != 0 && (s.arch != Arch::qwen35 || s.n_layer_nextn != 1)) {
+    return bad_shape("nextn_predict_layers " + std::to_string(s.n_layer_nextn) + ": only " +
+                     "qwen35's single MTP block is read (" + std::string(s.traits().name) + ")");
+  }
   if (s.n_deepstack_layers != 0 && !s.traits().deepstack) {
     return bad_shape(std::string(s.traits().name) +
                      " has no deepstack layers (n_deepstack_layers " +

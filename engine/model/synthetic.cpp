@@ -104,7 +104,8 @@ void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
   const std::string p = std::string(shape.traits().name) + ".";
   w.set_u32(p + "context_length", shape.context);
   w.set_u32(p + "embedding_length", shape.n_embd);
-  w.set_u32(p + "block_count", shape.n_layer);
+  w.set_u32(p + "block_count", shape.n_layer + shape.n_layer_nextn);
+  if (shape.n_layer_nextn > 0) w.set_u32(p + "nextn_predict_layers", shape.n_layer_nextn);
   w.set_u32(p + "feed_forward_length", shape.n_ff);
   w.set_u32(p + "attention.head_count", shape.n_head);
   w.set_u32(p + "attention.head_count_kv", shape.n_head_kv);

@@ -148,6 +148,9 @@ std::vector<DeploymentBytes> deployment_bytes(const planner::ModelShape& s,
   std::vector<std::pair<uint64_t, uint64_t>> layer_largest(n_layer, {0, 0});
   for (const auto& t : tensors) {
     const auto slot = slot_of(t.name, n_layer);
+    // An MTP block after the trunk: llama.cpp skips its tensors (TENSOR_SKIP) without an MTP
+    // context.
+    if (slot && *slot >= n_layer && t.name.rfind("blk.", 0) == 0) continue;
     uint32_t device = slot ? p.slot_device.at(*slot) : host;
     if (slot == n_layer) device = output_device;
     // -ot exps=CPU and its kin: a layer's expert stacks where the placement puts them.

@@ -275,6 +275,44 @@ TEST(Qwen35Plan, ComputeBufferCountsTheDeltaNetIntermediatesAsLlamaCpp) {
 }
 
 // Bad files: the error names the key or the tensor.
+// A file with qwen35's MTP block after the trunk (nextn_predict_layers 1, block_count 5): the
+// trunk is its 4 layers, the decode gives the file without the block's logits bit for bit, and the
+// plan leaves the block's tensors out, as llama.cpp skips them without an MTP context. llama.cpp
+// 3.22.1 loaded such a file (n_embd 256) and gave the same 16 greedy tokens as without the block
+// and as gauntlet. Other architectures' MTP blocks are refused by name.
+TEST(Qwen35Mtp, TheMtpBlockIsLeftOutOfTheDecodeAndThePlan) {
+  const auto plain_bytes = synthetic_bytes(hybrid_shape(kHybrid), FileType::f32, 7);
+  const auto mtp_bytes = synthetic_bytes(hybrid_shape(kHybrid + ",nextn=1"), FileType::f32, 7);
+  const auto plain = load(plain_bytes);
+  const auto with_mtp = load(mtp_bytes);
+  EXPECT_EQ(with_mtp.shape.n_layer, 4u);
+  EXPECT_EQ(with_mtp.shape.n_layer_nextn, 1u);
+  EXPECT_NE(find(with_mtp.tensors, "blk.4.nextn.eh_proj.weight"), nullptr);
+  EXPECT_NE(find(with_mtp.tensors, "blk.4.attn_q.weight"), nullptr);
+  auto a = reference::Decoder::create(plain, {1, planner::KvPrecision::f32, 16}).value();
+  auto b = reference::Decoder::create(with_mtp, {1, planner::KvPrecision::f32, 16}).value();
+  for (int32_t t : {3, 9, 27, 5}) {
+    const auto la = a->step(t).value();
+    const auto lb = b->step(t).value();
+    EXPECT_TRUE(std::equal(la.begin(), la.end(), lb.begin(), lb.end())) << t;
+  }
+  auto p = placement::from_gpu_layers(4, {-1, {"vulkan:0"}, {}, placement::kHost});
+  ASSERT_TRUE(p.is_ok());
+  const auto planned = placement::deployment_bytes(plain.shape, plain.tensors, *p, {});
+  const auto planned_mtp = placement::deployment_bytes(with_mtp.shape, with_mtp.tensors, *p, {});
+  EXPECT_EQ(planned_mtp[0].total(), planned[0].total());
+  EXPECT_EQ(planned_mtp[1].total(), planned[1].total());
+
+  auto llama = model::parse_dims(
+      "arch=llama,n_embd=64,n_layer=2,n_head=4,n_ff=128,n_vocab=64,context=64,nextn=1");
+  ASSERT_TRUE(llama.is_ok());
+  const auto refused = model::validate_shape(*llama);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.error().message.find("nextn_predict_layers 1: only qwen35's single MTP block"),
+            std::string::npos)
+      << refused.error().message;
+}
+
 TEST(Qwen35Load, BadFilesNameTheKeyOrTensor) {
   auto expect_bytes_refused = [](const std::vector<std::byte>& bytes, const std::string& what) {
     auto info = model::parse_gguf(bytes);
