@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
 #endif
 #include <vector>
@@ -63,7 +63,7 @@ namespace {
 
 // Rounded to f16 (to nearest even) and back: an F16C instruction each way where the processor
 // has them (inlined into the x86-64-v3 clone), else core's conversions; the same bits either way.
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target("f16c"))) inline float to_half_f16c(float x) {
   return _cvtsh_ss(_cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT));
 }
