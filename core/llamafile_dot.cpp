@@ -16,6 +16,15 @@ float add_lanes_as_mm512_reduce(float* lanes) {
   return lanes[0];
 }
 
+float add_accumulators_as_ggml_f32x16(float (&acc)[4][16]) {
+  for (int l = 0; l < 16; ++l) {
+    acc[0][l] += acc[2][l];
+    acc[1][l] += acc[3][l];
+  }
+  for (int l = 0; l < 16; ++l) acc[0][l] += acc[1][l];
+  return add_lanes_as_mm512_reduce(acc[0]);
+}
+
 float dot_f32_as_llamafile_portable(const float* w, const float* x, uint64_t n) {
   float lanes[16] = {};
   for (uint64_t l = 0; l < n; l += 16) {

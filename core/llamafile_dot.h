@@ -22,6 +22,10 @@ float dot_f32_as_llamafile(const float* w, const float* x, uint64_t n);
 // i + i+1); `lanes` is overwritten.
 float add_lanes_as_mm512_reduce(float* lanes);
 
+// Four accumulators of 16 lanes added as ggml's GGML_F32x16_REDUCE adds them (0 + 2 and 1 + 3,
+// then 0 + 1), the lanes then as _mm512_reduce_add_ps; `acc` is overwritten.
+float add_accumulators_as_ggml_f32x16(float (&acc)[4][16]);
+
 // The portable loop alone, which the vector ones must equal bit for bit (tests).
 float dot_f32_as_llamafile_portable(const float* w, const float* x, uint64_t n);
 

@@ -14,19 +14,15 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/fma_clones.h"
 #include "core/types/iq_tables.h"
 #include "core/types/nonlinear_values.h"
 
 // With GCC on x86-64, an AVX2 clone of each kernel beside the baseline one, picked at load time.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define GAUNTLET_LATTICE_CLONES __attribute__((target_clones("avx2", "default")))
-// A kernel that fuses multiply-adds as its llama.cpp function does: std::fma is one instruction in
-// the x86-64-v3 clone (a library call in the baseline one). "arch=x86-64-v3" is picked
-// on any processor with its features; an "arch=haswell" clone only on a Haswell itself.
-#define GAUNTLET_FMA_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define GAUNTLET_LATTICE_CLONES
-#define GAUNTLET_FMA_CLONES
 #endif
 
 namespace gauntlet::engine::cpu {

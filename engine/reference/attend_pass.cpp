@@ -8,18 +8,15 @@
 #endif
 #include <vector>
 
+#include "core/fma_clones.h"
 #include "core/half.h"
+#include "core/llamafile_dot.h"
 #include "engine/reference/kv_rows.h"
 #include "engine/reference/layer_ops.h"
 
-// The two loops llama.cpp fuses (ggml_vec_dot_f16's and the weighted sum's multiply-adds) call
-// std::fma, one instruction in the x86-64-v3 clone and a library call in the baseline one; this
-// file is built with -ffp-contract=off, so that no clone fuses anything else.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define GAUNTLET_FMA_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define GAUNTLET_FMA_CLONES
-#endif
+// The two loops llama.cpp fuses (ggml_vec_dot_f16's and the weighted sum's multiply-adds) are
+// GAUNTLET_FMA_CLONES; this file is built with -ffp-contract=off, so that no clone fuses anything
+// else.
 
 namespace gauntlet::engine::reference {
 
@@ -39,13 +36,7 @@ GAUNTLET_FMA_CLONES float dot_f16_as_ggml(const float* x, const float* y, uint32
         }
       }
     }
-    float lanes[16];
-    for (uint32_t l = 0; l < 16; ++l) lanes[l] = (acc[0][l] + acc[2][l]) + (acc[1][l] + acc[3][l]);
-    // _mm512_reduce_add_ps: lanes i + i+8, then i + i+4, i + i+2, i + i+1.
-    for (uint32_t width = 8; width >= 1; width /= 2) {
-      for (uint32_t l = 0; l < width; ++l) lanes[l] += lanes[l + width];
-    }
-    sum = lanes[0];
+    sum = core::add_accumulators_as_ggml_f32x16(acc);
   }
   for (uint32_t i = whole; i < n; ++i) sum += static_cast<double>(x[i] * y[i]);
   return static_cast<float>(sum);
@@ -55,8 +46,7 @@ bool flash_one_chunk(const KvCacheView& kv, uint32_t tokens_per_sequence) {
   constexpr uint32_t kTiledFrom = 64;  // GGML_FA_TILE_Q (ggml-cpu/common.h)
   const bool flash = kv.flash_attention || model::is_quantized(kv.precision.v);
   const model::TensorType k = flash_read_type(kv.precision.k), v = flash_read_type(kv.precision.v);
-  const bool tiled = k == v && (k == model::TensorType::f16) && tokens_per_sequence >= kTiledFrom;
-  return flash && (k != v || (k == model::TensorType::f16 && !tiled));
+  return flash && (k != v || (k == model::TensorType::f16 && tokens_per_sequence < kTiledFrom));
 }
 
 namespace {

@@ -26,15 +26,6 @@ constexpr uint32_t kStep = 64, kLanes = 16;
 
 uint32_t whole_steps(uint32_t d_state) { return d_state & ~(kStep - 1); }
 
-float add_accumulators(float (&acc)[4][kLanes]) {
-  for (uint32_t l = 0; l < kLanes; ++l) {
-    acc[0][l] += acc[2][l];
-    acc[1][l] += acc[3][l];
-  }
-  for (uint32_t l = 0; l < kLanes; ++l) acc[0][l] += acc[1][l];
-  return core::add_lanes_as_mm512_reduce(acc[0]);
-}
-
 // The values past the last whole 64 one at a time, fused as that library's scalar tail fuses them
 // (vmulss, then vfmadd231ss for the state and again for the sum).
 float scan_tail(float* s, const float* b, const float* c, float decay, float x_dt, uint32_t from,
@@ -59,7 +50,7 @@ float scan_steps_portable(float* s, const float* b, const float* c, float decay,
       }
     }
   }
-  return add_accumulators(acc);
+  return core::add_accumulators_as_ggml_f32x16(acc);
 }
 
 #ifdef GAUNTLET_X86_INTRINSICS
@@ -79,7 +70,7 @@ __attribute__((target("avx512f"))) float scan_steps_avx512(float* s, const float
   }
   float lanes[4][kLanes];
   for (uint32_t j = 0; j < 4; ++j) _mm512_storeu_ps(lanes[j], acc[j]);
-  return add_accumulators(lanes);
+  return core::add_accumulators_as_ggml_f32x16(lanes);
 }
 
 // Each 16-lane accumulator as two registers of eight.
@@ -99,7 +90,7 @@ __attribute__((target("avx2,fma"))) float scan_steps_fma(float* s, const float* 
   }
   float lanes[4][kLanes];
   for (uint32_t h = 0; h < 8; ++h) _mm256_storeu_ps(&lanes[h / 2][(h % 2) * 8], acc[h]);
-  return add_accumulators(lanes);
+  return core::add_accumulators_as_ggml_f32x16(lanes);
 }
 #endif
 
