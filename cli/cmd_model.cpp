@@ -10,6 +10,7 @@
 #include "engine/model/gguf.h"
 #include "engine/model/imatrix.h"
 #include "engine/model/loaded_model.h"
+#include "engine/model/projector.h"
 #include "engine/model/synthetic.h"
 #include "engine/planner/planner.h"
 
@@ -18,18 +19,52 @@ namespace gauntlet::cli {
 namespace {
 
 struct MakeArgs {
-  std::string shape, dims, format = "Q8_0", out, imatrix;
+  std::string shape, dims, format, out, imatrix;
   std::vector<std::string> tensor_types;  // PATTERN=TYPE, as llama-quantize's --tensor-type
   uint64_t seed = 1;
   bool force = false;
+  bool projector = false;
 };
+
+// The model's vision projector instead of the model (an mmproj file, as convert_hf_to_gguf.py's
+// --mmproj writes one beside it): its matrices in F32, F16 (the default, as converters write
+// them), BF16 or Q8_0.
+int make_projector(const MakeArgs& a, const engine::model::ModelShape& shape) {
+  const std::string format = a.format.empty() ? "F16" : a.format;
+  const auto type = format == "F32"    ? std::optional{core::TensorType::f32}
+                    : format == "F16"  ? std::optional{core::TensorType::f16}
+                    : format == "BF16" ? std::optional{core::TensorType::bf16}
+                    : format == "Q8_0" ? std::optional{core::TensorType::q8_0}
+                                       : std::nullopt;
+  if (!type) {
+    return fail("a projector's --format is one of F32, F16, BF16, Q8_0, not '" + format + "'",
+                kExitUsage);
+  }
+  const auto projector = engine::model::projector_for(a.shape, shape.n_embd);
+  auto status = engine::model::write_projector(projector, *type, a.out, a.force);
+  if (!status) return fail(status.error().message, kExitFailures);
+  std::cout << "wrote " << a.out << ": a " << projector.projector_type << " vision projector of "
+            << projector.n_layer << " layers of " << projector.n_embd << " for " << shape.name
+            << " (" << format << "), "
+            << format_bytes(engine::planner::weight_bytes(
+                   engine::model::projector_tensors(projector, *type)))
+            << " of weights\n";
+  return kExitOk;
+}
 
 int make_model(const MakeArgs& a) {
   if (a.shape.empty() == a.dims.empty())
     return fail("give exactly one of --shape and --dims", kExitUsage);
-  auto format = engine::model::parse_file_type(a.format);
+  if (a.projector) {
+    auto shape =
+        a.shape.empty() ? engine::model::parse_dims(a.dims) : engine::model::preset_shape(a.shape);
+    if (!shape) return fail(shape.error().message, kExitUsage);
+    return make_projector(a, *shape);
+  }
+  const std::string format_name = a.format.empty() ? "Q8_0" : a.format;
+  auto format = engine::model::parse_file_type(format_name);
   if (!format) {
-    return fail("unknown format '" + a.format + "' (" + engine::model::known_file_types() + ")",
+    return fail("unknown format '" + format_name + "' (" + engine::model::known_file_types() + ")",
                 kExitUsage);
   }
   std::vector<engine::model::TensorTypeOverride> overrides;
@@ -209,6 +244,11 @@ void add_model_command(CLI::App& app, CommandContext& context) {
                  "the token table must have an entry of its size (n_per_row times experts)");
   mk->add_option("--seed", make->seed, "weight seed (default 1)");
   mk->add_option("-o,--output", make->out, "the GGUF file to write")->required();
+  mk->add_flag("--projector", make->projector,
+               "write the model's vision projector instead (an mmproj GGUF of type "
+               "qwen3vl_merger, its output the model's n_embd wide): qwen3.6-27b's published "
+               "tower (27 layers of 1152), else a small one (2 layers of 64); --format F32, F16 "
+               "(default), BF16 or Q8_0 for its matrices");
   mk->add_flag("--force", make->force, "replace an existing file");
   mk->callback([&context, make] { context.exit_code = make_model(*make); });
 

@@ -9,10 +9,6 @@ namespace gauntlet::engine::placement {
 
 namespace {
 
-// ggml-alloc aligns every tensor of a graph and keeps its own chunk bookkeeping: a few hundred
-// KiB over the tensors' peak on the graphs measured.
-constexpr uint64_t kAllocatorSlack = 256 << 10;
-
 uint64_t pad256(uint64_t n) { return (n + 255) / 256 * 256; }
 
 // The layer slot a tensor belongs to; token_embd (the input layer) has none.

@@ -17,6 +17,10 @@
 
 namespace gauntlet::engine::placement {
 
+// ggml-alloc aligns every tensor of a graph and keeps its own chunk bookkeeping: a few hundred
+// KiB over the tensors' peak on the graphs measured.
+inline constexpr uint64_t kAllocatorSlack = 256 << 10;
+
 struct DeploymentOptions {
   uint32_t context = 4096;
   uint32_t micro_batch = 512;  // llama.cpp's -ub, 512 by default
