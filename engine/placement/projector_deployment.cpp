@@ -15,9 +15,9 @@ constexpr uint64_t kTensorAlignment = 32;  // ggml's TENSOR_ALIGNMENT in a weigh
 // Fitted to what llama.cpp 3.22.1's CPU backend reserved for gauntlet-written qwen3vl projectors
 // (tests/engine/projector_deployment_test.cpp: towers 64 to 2048 wide, 4 to 16 heads,
 // feed-forward 256 to 4304, projections 256 to 5120, 0 to 3 deepstack layers): never below;
-// exact where the patch convolution, the feed-forward, or flash attention on towers 896 to 1152
-// wide binds; within 3 % without flash attention; 7 % above at most for flash attention on other
-// widths; deepstack features planned for the worst order of their layers.
+// exact where the patch convolution, the feed-forward, or flash attention on towers 896 to 1536
+// wide binds; within 3 % without flash attention; up to 9 % above with it on narrower towers;
+// deepstack features planned for the worst order of their layers.
 uint64_t peak_floats(const model::ProjectorShape& s, bool flash_attention) {
   const uint64_t side = 46ull * s.spatial_merge * s.patch_size;  // set_warmup_n_tokens(46*46)
   const uint64_t image = 3 * side * side;
@@ -27,11 +27,10 @@ uint64_t peak_floats(const model::ProjectorShape& s, bool flash_attention) {
   const uint64_t conv = image + patches * 3ull * s.patch_size * s.patch_size / 2 + np;
   // A layer around its attention: the residual, the fused QKV, the roped Q and K and the f16
   // casts of K and V; without flash attention the n_head score matrices of patches^2 beside.
-  // With it the allocator packed towers narrower than 896 into 6.5 widths a patch (and a gap of
-  // up to a fifth of the image where the width is not a multiple of 128), 896 to 1536 into the
-  // image and 6 widths, and a 2048-wide one (the widest measured, so wider ones too) needed the
-  // image and 6.5 widths.
-  const uint64_t flash = n < 896    ? np * 13 / 2 + (n % 128 == 0 ? 0 : image / 5)
+  // With it the allocator packed towers narrower than 896 into 6.5 widths a patch and, for some
+  // widths (320, 448, 640), a gap of up to a fifth of the image; 896 to 1536 into the image and
+  // 6 widths; a 2048-wide one (the widest measured, so wider ones too) needed the image and 6.5.
+  const uint64_t flash = n < 896    ? np * 13 / 2 + image / 5
                          : n <= 1536 ? image + 6 * np
                                      : image + np * 13 / 2;
   const uint64_t attention =

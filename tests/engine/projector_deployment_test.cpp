@@ -59,14 +59,14 @@ model::ProjectorFile measured_projector(const MeasuredProjector& m) {
 
 double mib_of(uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
 
-TEST(ProjectorDeployment, ComputeBufferIsNeverBelowLlamaCppsAndAtMostSevenPercentAbove) {
+TEST(ProjectorDeployment, ComputeBufferIsNeverBelowLlamaCppsAndAtMostTenPercentAbove) {
   for (const auto& m : kMeasuredProjectors) {
     SCOPED_TRACE(::testing::Message() << "n_embd " << m.n_embd << ", n_ff " << m.n_ff << ", heads "
                                     << m.n_head << ", deepstack " << m.deepstack.size());
     const double flash = mib_of(projector_bytes(measured_projector(m), true).compute);
     EXPECT_GE(flash, m.flash_mib);
     // Deepstack features kept across the layers are planned for the worst order.
-    EXPECT_LE(flash, m.flash_mib * (m.deepstack.empty() ? 1.07 : 1.30));
+    EXPECT_LE(flash, m.flash_mib * (m.deepstack.empty() ? 1.10 : 1.30));
     if (m.no_flash_mib > 0) {
       const double plain = mib_of(projector_bytes(measured_projector(m), false).compute);
       EXPECT_GE(plain, m.no_flash_mib);
