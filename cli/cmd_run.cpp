@@ -70,6 +70,7 @@ struct RunFlags {
   ExpertFlags experts;
   KvCacheFlags kv_cache;
   std::string draft;
+  std::string projector;
   uint32_t parallel = 1;
 };
 
@@ -103,6 +104,11 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                       "plans beside the model, as llama.cpp's server holds it: its weights and "
                       "its own context (the model's context, --parallel slots and micro-batch), "
                       "every layer on the device");
+  command->add_option("--mmproj", flags->projector,
+                      "a vision projector (an mmproj GGUF of type qwen3vl_merger, its output the "
+                      "model's width) the fit answer plans beside the model, as llama.cpp's mtmd "
+                      "loads it: its weights and the compute buffer of its warmup image, on the "
+                      "device");
   command
       ->add_option("--parallel", flags->parallel,
                    "-np: the slots the fit answer's context is shared by (default 1); each holds "
@@ -162,6 +168,7 @@ void add_run_command(CLI::App& app, CommandContext& context) {
     config.fit_cache = *cache;
     config.fit_cache.sequences = flags->parallel;
     config.draft_path = flags->draft;
+    config.projector_path = flags->projector;
     auto printer = std::make_shared<ProgressPrinter>();
     if (!flags->quiet) {
       config.progress = [printer](harness::ProgressKind kind, const std::string& line) {

@@ -5,6 +5,7 @@
 
 #include "engine/placement/deployment.h"
 #include "engine/placement/expert_placement.h"
+#include "engine/placement/projector_deployment.h"
 #include "engine/planner/planner.h"
 
 namespace gauntlet::harness {
@@ -23,13 +24,14 @@ std::string gib(uint64_t bytes) {
 constexpr const char* kDevice = "device";
 
 // The deployment with the last `slots` layer slots on the device at `context`, and the draft
-// model's beside it (empty without one).
+// model's (empty without one) and the projector's (0 without one) beside it.
 struct Deployment {
   std::vector<placement::DeploymentBytes> bytes;  // device, host
   std::vector<placement::DeploymentBytes> draft;  // device, host
+  uint64_t projector = 0;                         // on the device
   uint64_t draft_device() const { return draft.empty() ? 0 : draft[0].total(); }
   uint64_t draft_host() const { return draft.empty() ? 0 : draft[1].total(); }
-  uint64_t device() const { return bytes[0].total() + draft_device(); }
+  uint64_t device() const { return bytes[0].total() + draft_device() + projector; }
   uint64_t host() const { return bytes[1].total() + draft_host(); }
 };
 
@@ -56,8 +58,8 @@ std::string pool_text(const Deployment& d, const FitBudget& budget) {
 // With `expert_layers` > 0, the routed experts of the first expert_layers layers in host memory.
 Deployment deploy(const engine::model::ModelShape& shape,
                   std::span<const engine::model::TensorDesc> tensors, uint32_t slots,
-                  uint32_t context, const FitCache& cache, uint32_t expert_layers = 0,
-                  const std::optional<FitDraft>& draft = std::nullopt) {
+                  uint32_t context, const FitCache& cache, uint32_t expert_layers,
+                  const FitCompanions& with) {
   auto p = placement::from_gpu_layers(shape.n_layer,
                                       {static_cast<int>(slots), {kDevice}, {}, placement::kHost});
   if (expert_layers > 0) (void)placement::experts_on_host(*p, shape, expert_layers);
@@ -69,11 +71,13 @@ Deployment deploy(const engine::model::ModelShape& shape,
   o.cache_type_v = cache.type_v;
   o.flash_attention = cache.flash_attention;
   Deployment d{placement::deployment_bytes(shape, tensors, *p, o), {}};
-  if (draft) {
-    auto whole =
-        placement::from_gpu_layers(draft->shape.n_layer, {-1, {kDevice}, {}, placement::kHost});
-    d.draft = placement::deployment_bytes(draft->shape, draft->tensors, *whole, o);
+  if (with.draft) {
+    auto whole = placement::from_gpu_layers(with.draft->shape.n_layer,
+                                            {-1, {kDevice}, {}, placement::kHost});
+    d.draft = placement::deployment_bytes(with.draft->shape, with.draft->tensors, *whole, o);
   }
+  // mtmd's flash_attn_type is auto, and every backend gauntlet plans for has flash attention.
+  if (with.projector) d.projector = placement::projector_bytes(with.projector->file).total();
   return d;
 }
 
@@ -82,6 +86,7 @@ void set_answer(reports::FitAnswer& a, const engine::model::ModelShape& shape, c
   a.largest_context = context;
   a.planned_bytes = d.device();
   a.draft_bytes = d.draft_device();
+  a.projector_bytes = d.projector;
   a.kv_bytes = d.bytes[0].kv_cache + d.bytes[1].kv_cache;
   a.state_bytes = d.bytes[0].state + d.bytes[1].state;
   // The planner counts f16 cells; the cache's own types scale each cell's K and V rows.
@@ -176,13 +181,28 @@ core::Result<FitDraft> read_fit_draft(const std::filesystem::path& path,
   return FitDraft{path.filename().string(), set->shape, set->mixes.begin()->second};
 }
 
+core::Result<FitProjector> read_fit_projector(const std::filesystem::path& path,
+                                              const engine::model::ModelShape& model) {
+  auto file = engine::model::read_projector(path);
+  if (!file) return file.error();
+  if (file->shape.projection_dim != model.n_embd) {
+    return core::make_error(
+        core::ErrorKind::invalid_argument,
+        "the vision projector's output (" + std::to_string(file->shape.projection_dim) +
+            " wide) is not the model's width (" + std::to_string(model.n_embd) +
+            "): a projector writes the model's input embeddings");
+  }
+  return FitProjector{path.filename().string(), std::move(*file)};
+}
+
 reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
                               engine::model::FileType format,
                               std::span<const engine::model::TensorDesc> tensors,
                               const FitBudget& budget, const FitCache& cache,
-                              const std::optional<FitDraft>& draft) {
+                              const FitCompanions& with) {
   reports::FitAnswer a;
-  if (draft) a.draft_model = draft->name;
+  if (with.draft) a.draft_model = with.draft->name;
+  if (with.projector) a.projector_model = with.projector->name;
   a.weight_format = engine::model::to_string(format);
   a.weight_bytes = engine::planner::weight_bytes(tensors);
   a.budget_bytes = budget.bytes;
@@ -190,7 +210,7 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
   const uint32_t slots = shape.n_layer + 1;
   const uint32_t floor = std::min(kFitMinContext, shape.context);
   auto fits = [&](uint32_t layers, uint32_t context, uint32_t expert_layers = 0) {
-    return within(deploy(shape, tensors, layers, context, cache, expert_layers, draft), budget);
+    return within(deploy(shape, tensors, layers, context, cache, expert_layers, with), budget);
   };
   // Every answer below is set from the deployment it names; a shared pool's figures with it.
   auto answer = [&](const Deployment& d, uint32_t context, std::string why) {
@@ -199,7 +219,7 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
     a.why = std::move(why) + (context > 0 ? pool_text(d, budget) : "");
   };
   if (fits(slots, shape.context)) {
-    answer(deploy(shape, tensors, slots, shape.context, cache, 0, draft), shape.context,
+    answer(deploy(shape, tensors, slots, shape.context, cache, 0, with), shape.context,
            "the whole trained context fits");
     return a;
   }
@@ -211,7 +231,7 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
       if (mid <= lo) break;
       (fits(slots, mid) ? lo : hi) = mid;
     }
-    answer(deploy(shape, tensors, slots, lo, cache, 0, draft), lo,
+    answer(deploy(shape, tensors, slots, lo, cache, 0, with), lo,
            "the KV cache of a longer context would pass the budget");
     return a;
   }
@@ -220,10 +240,10 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
   if (shape.moe() && fits(slots, floor, shape.n_layer)) {
     uint32_t n = 1;
     while (!fits(slots, floor, n)) ++n;
-    const auto placed = deploy(shape, tensors, slots, floor, cache, n, draft);
+    const auto placed = deploy(shape, tensors, slots, floor, cache, n, with);
     answer(placed, floor,
            "the whole model needs " +
-               gib(deploy(shape, tensors, slots, floor, cache, 0, draft).device()) +
+               gib(deploy(shape, tensors, slots, floor, cache, 0, with).device()) +
                " at context " + std::to_string(floor) +
                ": every layer on the device, the experts of " + "the first " + std::to_string(n) +
                " in host memory (--n-cpu-moe " + std::to_string(n) + ")");
@@ -238,7 +258,7 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
       break;
     }
   }
-  const auto whole = deploy(shape, tensors, slots, floor, cache, 0, draft);
+  const auto whole = deploy(shape, tensors, slots, floor, cache, 0, with);
   if (best == 0) {
     const bool pool_bound =
         budget.pool_bytes > 0 && whole.device() + whole.host() > budget.pool_bytes;
@@ -256,7 +276,7 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
     a.planned_bytes = whole.device();
     return a;
   }
-  const auto placed = deploy(shape, tensors, best, floor, cache, 0, draft);
+  const auto placed = deploy(shape, tensors, best, floor, cache, 0, with);
   answer(placed, floor,
          "the whole model needs " + gib(whole.device()) + " at context " + std::to_string(floor) +
              ": " + std::to_string(best) + " of " + std::to_string(slots) +
@@ -268,10 +288,10 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
 
 std::vector<reports::FitAnswer> fit_answers(const ModelSet& models, const FitBudget& budget,
                                             const FitCache& cache,
-                                            const std::optional<FitDraft>& draft) {
+                                            const FitCompanions& companions) {
   std::vector<reports::FitAnswer> out;
   for (const auto& [format, tensors] : models.mixes) {
-    out.push_back(fit_format(models.shape, format, tensors, budget, cache, draft));
+    out.push_back(fit_format(models.shape, format, tensors, budget, cache, companions));
   }
   return out;
 }

@@ -11,6 +11,7 @@
 
 #include "core/device_info.h"
 #include "core/tensor_type.h"
+#include "engine/model/projector.h"
 #include "harness/profiles.h"
 #include "harness/quick_model.h"
 #include "harness/simulate.h"
@@ -69,15 +70,34 @@ struct FitDraft {
 core::Result<FitDraft> read_fit_draft(const std::filesystem::path& path,
                                       const engine::model::ModelShape& model);
 
+// A vision projector (--mmproj) beside the model, as llama.cpp's mtmd loads it: its weights and
+// the compute buffer its warmup reserves (engine/placement/projector_deployment.h), on the device
+// (mtmd offloads it to the GPU), the same at every context. Its bytes are part of each answer's.
+struct FitProjector {
+  std::string name;  // the file's name
+  engine::model::ProjectorFile file;
+};
+
+// The projector file at `path` for `model`: refused (invalid_argument) when it cannot be read,
+// its type is not one gauntlet sizes, or its output is not the model's width.
+core::Result<FitProjector> read_fit_projector(const std::filesystem::path& path,
+                                              const engine::model::ModelShape& model);
+
+// What a deployment loads beside the model, each planned on the device with it.
+struct FitCompanions {
+  std::optional<FitDraft> draft;
+  std::optional<FitProjector> projector;
+};
+
 reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
                               engine::model::FileType format,
                               std::span<const engine::model::TensorDesc> tensors,
                               const FitBudget& budget, const FitCache& cache = {},
-                              const std::optional<FitDraft>& draft = std::nullopt);
+                              const FitCompanions& companions = {});
 
 // One answer per planned format of the model set.
 std::vector<reports::FitAnswer> fit_answers(const ModelSet& models, const FitBudget& budget,
                                             const FitCache& cache = {},
-                                            const std::optional<FitDraft>& draft = std::nullopt);
+                                            const FitCompanions& companions = {});
 
 }  // namespace gauntlet::harness

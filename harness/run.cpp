@@ -203,11 +203,16 @@ core::Result<RunOutcome> run(const RunConfig& config) {
   }
   auto models = prepare_models(config.model_path, config.shape, cache_dir, kMaxSyntheticBytes);
   if (!models) return models.error();
-  std::optional<FitDraft> draft;
+  FitCompanions companions;
   if (!config.draft_path.empty()) {
     auto read = read_fit_draft(config.draft_path, models->shape);
     if (!read) return read.error();
-    draft = std::move(*read);
+    companions.draft = std::move(*read);
+  }
+  if (!config.projector_path.empty()) {
+    auto read = read_fit_projector(config.projector_path, models->shape);
+    if (!read) return read.error();
+    companions.projector = std::move(*read);
   }
 
   std::filesystem::path journal_path = config.out;
@@ -285,7 +290,7 @@ core::Result<RunOutcome> run(const RunConfig& config) {
     device.memory_pool = plan_memory_pool(claimed, device.views, clamps, options, *stage);
     device.fit =
         fit_answers(*models, fit_budget(claimed, stage->facts, clamps, *device.memory_pool),
-                    config.fit_cache, draft);
+                    config.fit_cache, companions);
     auto candidates = plan_profiles(models->shape, models->mixes, stage->facts, device.key,
                                     options.level, placed_request(config, *selection, device.fit),
                                     {config.fit_cache.type_k, config.fit_cache.type_v});

@@ -41,6 +41,8 @@ struct RunConfig {
   // A draft model (-md) the fit answer plans beside the model, at fit_cache.sequences slots (-np);
   // empty: none.
   std::filesystem::path draft_path;
+  // A vision projector (--mmproj) the fit answer plans beside the model; empty: none.
+  std::filesystem::path projector_path;
   // Called with a line as each stage of each device starts and ends, and with details between
   // (device_stage.h's Progress).
   std::function<void(ProgressKind, const std::string&)> progress;

@@ -49,7 +49,18 @@ std::string experts_text(const FitAnswer::Placement& p) {
 
 }  // namespace
 
-std::vector<std::string> fit_companion_lines(const std::vector<FitAnswer>& fit) {
+namespace {
+
+// "vision projector (--mmproj) p.gguf on the device ...: 260.1 MiB"; empty without one.
+std::vector<std::string> projector_lines(const std::vector<FitAnswer>& fit) {
+  if (fit.empty() || fit.front().projector_model.empty()) return {};
+  return {"vision projector (--mmproj) " + fit.front().projector_model +
+          " on the device beside the model, its weights and the compute buffer of its warmup "
+          "image (counted in PLANNED): " +
+          format_bytes(fit.front().projector_bytes)};
+}
+
+std::vector<std::string> draft_lines(const std::vector<FitAnswer>& fit) {
   if (fit.empty() || fit.front().draft_model.empty()) return {};
   // The draft's bytes follow each answer's context: one figure per context, with its formats.
   std::vector<std::pair<std::string, std::string>> figures;  // "93.5 MiB at context 4096", formats
@@ -72,6 +83,14 @@ std::vector<std::string> fit_companion_lines(const std::vector<FitAnswer>& fit) 
     line += (i > 0 ? "; " : "") + figures[i].first + " (" + figures[i].second + ")";
   }
   return {line};
+}
+
+}  // namespace
+
+std::vector<std::string> fit_companion_lines(const std::vector<FitAnswer>& fit) {
+  auto lines = projector_lines(fit);
+  for (auto& line : draft_lines(fit)) lines.push_back(std::move(line));
+  return lines;
 }
 
 std::vector<std::string> memory_pool_lines(const std::optional<MemoryPool>& pool) {

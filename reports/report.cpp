@@ -336,6 +336,10 @@ void to_json(Json& j, const FitAnswer& v) {
     j["draft_model"] = v.draft_model;
     j["draft_bytes"] = v.draft_bytes;
   }
+  if (!v.projector_model.empty()) {
+    j["projector_model"] = v.projector_model;
+    j["projector_bytes"] = v.projector_bytes;
+  }
   if (v.pool_bytes > 0) {
     j["pool_bytes"] = v.pool_bytes;
     j["pool_basis"] = v.pool_basis;
@@ -375,6 +379,8 @@ void from_json(const Json& j, FitAnswer& v) {
   v.host_bytes = j.value("host_bytes", uint64_t{0});
   v.draft_model = j.value("draft_model", std::string());  // a draft model's, from 1.8
   v.draft_bytes = j.value("draft_bytes", uint64_t{0});
+  v.projector_model = j.value("projector_model", std::string());  // a projector's, from 1.9
+  v.projector_bytes = j.value("projector_bytes", uint64_t{0});
   if (j.contains("placement")) {  // absent before schema 1.5
     const Json& p = j.at("placement");
     FitAnswer::Placement out;

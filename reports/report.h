@@ -25,7 +25,7 @@ using core::StressPoint;
 using core::StressResult;
 using core::to_string;  // FeatureVerdict's, beside ProfileVerdict's below
 
-inline constexpr const char* kSchemaVersion = "1.8";
+inline constexpr const char* kSchemaVersion = "1.9";
 
 struct ToolInfo {
   std::string name = "gauntlet";
@@ -217,6 +217,10 @@ struct FitAnswer {
   // without one (absent before schema 1.8).
   std::string draft_model;
   uint64_t draft_bytes = 0;
+  // A vision projector (--mmproj) planned beside the model: its file's name and its bytes on the
+  // device (weights and compute buffer; part of planned_bytes). Absent before schema 1.9.
+  std::string projector_model;
+  uint64_t projector_bytes = 0;
   // For a format that does not fit whole: the placement llama.cpp's --fit logic would choose
   // (context first, down to min_context; then the most layer slots on the device).
   struct Placement {

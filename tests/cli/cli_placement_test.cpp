@@ -169,25 +169,30 @@ TEST(CliPlacement, RunRefusesAnUnknownCacheTypeAndAQuantizedVWithoutFlashAttenti
 // -md and -np in the fit answer: a small draft of llama-3.1-8b's vocabulary is planned beside it
 // on a 16 GiB card, its own line in the text and its bytes in each answer; a draft of another
 // vocabulary is exit 2 naming both sizes.
-TEST(CliPlacement, RunPlansADraftModelBesideTheModelAsItsOwnLine) {
+TEST(CliPlacement, RunPlansADraftModelAndAProjectorBesideTheModelAsTheirOwnLines) {
   TempDir dir("placement-draft");
   const auto draft = dir / "draft.gguf", other = dir / "other.gguf", out = dir / "r.json";
+  const auto mmproj = dir / "mmproj.gguf", narrow = dir / "narrow.gguf";
   const std::string dims =
       "arch=llama,n_embd=64,n_layer=2,n_head=4,n_head_kv=2,n_ff=128,context=8192";
-  ASSERT_EQ(run_command(gauntlet_exe() + " model make --dims " + dims + ",n_vocab=128256 -o " +
-                        draft.string())
-                .exit_code,
-            0);
-  ASSERT_EQ(run_command(gauntlet_exe() + " model make --dims " + dims + ",n_vocab=32000 -o " +
-                        other.string())
-                .exit_code,
-            0);
-  auto r =
-      run_command(gauntlet_exe() +
-                  " run --shape llama-3.1-8b --simulate arc-16g --device opencl:0 --quiet -md " +
-                  draft.string() + " -np 4 --out " + out.string() + " 2>&1");
+  for (const std::string& make :
+       {"--dims " + dims + ",n_vocab=128256 -o " + draft.string(),
+        "--dims " + dims + ",n_vocab=32000 -o " + other.string(),
+        "--shape llama-3.1-8b --projector -o " + mmproj.string(),
+        "--dims " + dims + ",n_vocab=32000 --projector -o " + narrow.string()}) {
+    ASSERT_EQ(run_command(gauntlet_exe() + " model make " + make).exit_code, 0) << make;
+  }
+  auto r = run_command(gauntlet_exe() +
+                       " run --shape llama-3.1-8b --simulate arc-16g --device opencl:0 --quiet -md " +
+                       draft.string() + " -np 4 --mmproj " + mmproj.string() + " --out " +
+                       out.string() + " 2>&1");
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.output;
   EXPECT_NE(r.output.find("draft model (-md) draft.gguf on the device beside the model"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("vision projector (--mmproj) mmproj.gguf on the device beside the "
+                          "model, its weights and the compute buffer of its warmup image "
+                          "(counted in PLANNED): "),
             std::string::npos)
       << r.output;
   std::ifstream in(out);
@@ -196,15 +201,33 @@ TEST(CliPlacement, RunPlansADraftModelBesideTheModelAsItsOwnLine) {
   for (const auto& answer : report["devices"][0]["fit"]) {
     EXPECT_EQ(answer["draft_model"], "draft.gguf") << answer.dump();
     EXPECT_GT(answer["draft_bytes"].get<uint64_t>(), 0u) << answer.dump();
-    EXPECT_GE(answer["planned_bytes"].get<uint64_t>(), answer["draft_bytes"].get<uint64_t>());
+    EXPECT_EQ(answer["projector_model"], "mmproj.gguf") << answer.dump();
+    // A 2-layer tower of 64 writing 4096 wide: its compute buffer (39.4 MiB) dominates.
+    EXPECT_GT(answer["projector_bytes"].get<uint64_t>(), 39ull << 20) << answer.dump();
+    EXPECT_GE(answer["planned_bytes"].get<uint64_t>(),
+              answer["draft_bytes"].get<uint64_t>() + answer["projector_bytes"].get<uint64_t>());
     ++answers;
   }
   EXPECT_GT(answers, 3);
-  auto refused = run_command(gauntlet_exe() + " run --shape llama-3.1-8b --quiet -md " +
-                             other.string() + " --out " + (dir / "r2.json").string() + " 2>&1");
+  const auto refused_with = [&](const std::string& flags) {
+    return run_command(gauntlet_exe() + " run --shape llama-3.1-8b --quiet " + flags + " --out " +
+                       (dir / "r2.json").string() + " 2>&1");
+  };
+  auto refused = refused_with("-md " + other.string());
   EXPECT_EQ(refused.exit_code, 2) << refused.output;
   EXPECT_NE(refused.output.find("the draft model's vocabulary (32000 tokens) is not the model's "
                                 "(128256 tokens)"),
+            std::string::npos)
+      << refused.output;
+  refused = refused_with("--mmproj " + narrow.string());
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("the vision projector's output (64 wide) is not the model's "
+                                "width (4096)"),
+            std::string::npos)
+      << refused.output;
+  refused = refused_with("--mmproj " + draft.string());
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("general.architecture is 'llama', a vision projector's is 'clip'"),
             std::string::npos)
       << refused.output;
   EXPECT_FALSE(std::filesystem::exists(dir / "r2.json"));

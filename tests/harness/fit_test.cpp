@@ -11,6 +11,7 @@
 #include "engine/planner/planner.h"
 #include "harness/memory_pool.h"
 #include "harness/quick_model.h"
+#include "tests/support/temp_dir.h"
 
 namespace gauntlet::harness {
 namespace {
@@ -258,8 +259,10 @@ TEST(Fit, ADraftModelIsPlannedBesideTheModelAtTheAnswersContext) {
   const auto draft_shape = engine::model::preset_shape("llama-3.2-1b").value();
   const FitDraft draft{"llama-1b.gguf", draft_shape,
                        engine::model::model_tensors(draft_shape, FileType::q8_0)};
+  FitCompanions with;
+  with.draft = draft;
   const auto alone = fit_format(shape, FileType::q4_K_M, tensors, {budget, "test"});
-  const auto beside = fit_format(shape, FileType::q4_K_M, tensors, {budget, "test"}, {}, draft);
+  const auto beside = fit_format(shape, FileType::q4_K_M, tensors, {budget, "test"}, {}, with);
   EXPECT_EQ(alone.draft_bytes, 0u);
   EXPECT_EQ(beside.draft_model, "llama-1b.gguf");
   ASSERT_GT(beside.largest_context, 4096u);
@@ -277,10 +280,51 @@ TEST(Fit, ADraftModelIsPlannedBesideTheModelAtTheAnswersContext) {
 
   FitCache four;
   four.sequences = 4;
-  const auto slots = fit_format(shape, FileType::q4_K_M, tensors, {budget, "test"}, four, draft);
+  const auto slots = fit_format(shape, FileType::q4_K_M, tensors, {budget, "test"}, four, with);
   const auto slot_bytes = engine::placement::deployment_bytes(draft_shape, draft.tensors, *whole,
                                                               {slots.largest_context, 512, 4});
   EXPECT_EQ(slots.draft_bytes, slot_bytes[0].total());
+}
+
+// A vision projector (--mmproj) is planned on the device beside the model: qwen3.6-27b's tower
+// (884.6 MiB of f16 weights and the 248.1 MiB compute buffer llama.cpp reserved for its warmup
+// image) beside qwen3.6-27b at IQ2_M on a 16 GiB card. Its bytes are the same at every context,
+// part of the planned bytes, and the context shrinks for them.
+TEST(Fit, AVisionProjectorIsPlannedOnTheDeviceBesideTheModel) {
+  const uint64_t budget = static_cast<uint64_t>((16ull << 30) * 0.81);
+  const auto shape = engine::model::preset_shape("qwen3.6-27b").value();
+  const auto tensors = engine::model::model_tensors(shape, FileType::iq2_m);
+  const auto tower = engine::model::projector_for("qwen3.6-27b", shape.n_embd);
+  FitCompanions with;
+  with.projector = FitProjector{"mmproj.gguf", {tower, engine::model::projector_tensors(tower)}};
+  const auto alone = fit_format(shape, FileType::iq2_m, tensors, {budget, "test"});
+  const auto beside = fit_format(shape, FileType::iq2_m, tensors, {budget, "test"}, {}, with);
+  EXPECT_EQ(alone.projector_bytes, 0u);
+  EXPECT_EQ(beside.projector_model, "mmproj.gguf");
+  const double mib = static_cast<double>(beside.projector_bytes) / (1 << 20);
+  EXPECT_GE(mib, 884.62 + 248.10);
+  EXPECT_LE(mib, (884.62 + 248.10) * 1.01);
+  ASSERT_GE(beside.largest_context, 4096u);
+  EXPECT_LT(beside.largest_context, alone.largest_context);
+  EXPECT_LE(beside.planned_bytes, budget);
+  EXPECT_EQ(beside.planned_bytes,
+            device_bytes("qwen3.6-27b", FileType::iq2_m, shape.n_layer + 1,
+                         beside.largest_context) +
+                beside.projector_bytes);
+}
+
+TEST(Fit, AProjectorOfAnotherWidthIsRefusedNamingBoth) {
+  gauntlet::testing::TempDir dir("fit-projector");
+  const auto path = dir / "mmproj.gguf";
+  ASSERT_TRUE(engine::model::write_projector(engine::model::projector_for("", 64),
+                                             core::TensorType::f16, path)
+                  .is_ok());
+  const auto refused =
+      read_fit_projector(path, engine::model::preset_shape("qwen3.6-27b").value());
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_EQ(refused.error().message,
+            "the vision projector's output (64 wide) is not the model's width (5120): a "
+            "projector writes the model's input embeddings");
 }
 
 }  // namespace
