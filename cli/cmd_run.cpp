@@ -71,6 +71,7 @@ struct RunFlags {
   KvCacheFlags kv_cache;
   std::string draft;
   std::string projector;
+  std::string spec_type;
   uint32_t parallel = 1;
 };
 
@@ -109,6 +110,13 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                       "model's width) the fit answer plans beside the model, as llama.cpp's mtmd "
                       "loads it: its weights and the compute buffer of its warmup image, on the "
                       "device");
+  command
+      ->add_option("--spec-type", flags->spec_type,
+                    "draft-mtp: the fit answer plans the model's own MTP head in use, as "
+                    "llama.cpp's --spec-type draft-mtp loads it: its MTP blocks' weights and an "
+                    "MTP context of the model's context, slots and micro-batch (a qwen35 file "
+                    "with nextn_predict_layers)")
+      ->check(CLI::IsMember({"draft-mtp"}));
   command
       ->add_option("--parallel", flags->parallel,
                    "-np: the slots the fit answer's context is shared by (default 1); each holds "
@@ -169,6 +177,7 @@ void add_run_command(CLI::App& app, CommandContext& context) {
     config.fit_cache.sequences = flags->parallel;
     config.draft_path = flags->draft;
     config.projector_path = flags->projector;
+    config.plan_mtp = flags->spec_type == "draft-mtp";
     auto printer = std::make_shared<ProgressPrinter>();
     if (!flags->quiet) {
       config.progress = [printer](harness::ProgressKind kind, const std::string& line) {

@@ -23,16 +23,23 @@ std::string gib(uint64_t bytes) {
 
 constexpr const char* kDevice = "device";
 
+// One side (0: device, 1: host) of a deployment beside the model's; 0 without one.
+uint64_t side(const std::vector<placement::DeploymentBytes>& bytes, size_t i) {
+  return bytes.empty() ? 0 : bytes[i].total();
+}
+
 // The deployment with the last `slots` layer slots on the device at `context`, and the draft
-// model's (empty without one) and the projector's (0 without one) beside it.
+// model's and the MTP context's (empty without them) and the projector's (0 without one) beside
+// it.
 struct Deployment {
   std::vector<placement::DeploymentBytes> bytes;  // device, host
   std::vector<placement::DeploymentBytes> draft;  // device, host
+  std::vector<placement::DeploymentBytes> mtp;    // device, host
   uint64_t projector = 0;                         // on the device
-  uint64_t draft_device() const { return draft.empty() ? 0 : draft[0].total(); }
-  uint64_t draft_host() const { return draft.empty() ? 0 : draft[1].total(); }
-  uint64_t device() const { return bytes[0].total() + draft_device() + projector; }
-  uint64_t host() const { return bytes[1].total() + draft_host(); }
+  uint64_t device() const {
+    return bytes[0].total() + side(draft, 0) + side(mtp, 0) + projector;
+  }
+  uint64_t host() const { return bytes[1].total() + side(draft, 1) + side(mtp, 1); }
 };
 
 // Within the GPU side's budget, and on a shared-memory device both sides within the one pool.
@@ -70,12 +77,14 @@ Deployment deploy(const engine::model::ModelShape& shape,
   o.cache_type_k = cache.type_k;
   o.cache_type_v = cache.type_v;
   o.flash_attention = cache.flash_attention;
-  Deployment d{placement::deployment_bytes(shape, tensors, *p, o), {}};
+  Deployment d;
+  d.bytes = placement::deployment_bytes(shape, tensors, *p, o);
   if (with.draft) {
     auto whole = placement::from_gpu_layers(with.draft->shape.n_layer,
                                             {-1, {kDevice}, {}, placement::kHost});
     d.draft = placement::deployment_bytes(with.draft->shape, with.draft->tensors, *whole, o);
   }
+  if (with.mtp) d.mtp = placement::mtp_deployment_bytes(shape, tensors, o);
   // mtmd's flash_attn_type is auto, and every backend gauntlet plans for has flash attention.
   if (with.projector) d.projector = placement::projector_bytes(with.projector->file).total();
   return d;
@@ -85,7 +94,8 @@ void set_answer(reports::FitAnswer& a, const engine::model::ModelShape& shape, c
                 uint32_t context, const FitCache& cache) {
   a.largest_context = context;
   a.planned_bytes = d.device();
-  a.draft_bytes = d.draft_device();
+  a.draft_bytes = side(d.draft, 0);
+  a.mtp_bytes = side(d.mtp, 0);
   a.projector_bytes = d.projector;
   a.kv_bytes = d.bytes[0].kv_cache + d.bytes[1].kv_cache;
   a.state_bytes = d.bytes[0].state + d.bytes[1].state;
@@ -203,6 +213,7 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
   reports::FitAnswer a;
   if (with.draft) a.draft_model = with.draft->name;
   if (with.projector) a.projector_model = with.projector->name;
+  a.mtp_layers = with.mtp ? shape.n_layer_nextn : 0;
   a.weight_format = engine::model::to_string(format);
   a.weight_bytes = engine::planner::weight_bytes(tensors);
   a.budget_bytes = budget.bytes;

@@ -83,10 +83,13 @@ struct FitProjector {
 core::Result<FitProjector> read_fit_projector(const std::filesystem::path& path,
                                               const engine::model::ModelShape& model);
 
-// What a deployment loads beside the model, each planned on the device with it.
+// What a deployment loads beside the model, each planned on the device with it. `mtp`: the
+// model's own MTP head in use (--spec-type draft-mtp, engine/placement/deployment.h's
+// mtp_deployment_bytes), its blocks' weights and an MTP context at each answer's context.
 struct FitCompanions {
   std::optional<FitDraft> draft;
   std::optional<FitProjector> projector;
+  bool mtp = false;
 };
 
 reports::FitAnswer fit_format(const engine::model::ModelShape& shape,

@@ -214,6 +214,14 @@ core::Result<RunOutcome> run(const RunConfig& config) {
     if (!read) return read.error();
     companions.projector = std::move(*read);
   }
+  if (config.plan_mtp) {
+    if (models->shape.n_layer_nextn == 0) {
+      return core::make_error(core::ErrorKind::invalid_argument,
+                              "--spec-type draft-mtp: the model has no MTP block "
+                              "(nextn_predict_layers is 0 or absent)");
+    }
+    companions.mtp = true;
+  }
 
   std::filesystem::path journal_path = config.out;
   journal_path += ".journal";

@@ -43,6 +43,8 @@ struct RunConfig {
   std::filesystem::path draft_path;
   // A vision projector (--mmproj) the fit answer plans beside the model; empty: none.
   std::filesystem::path projector_path;
+  // The model's own MTP head in use (--spec-type draft-mtp) in the fit answer.
+  bool plan_mtp = false;
   // Called with a line as each stage of each device starts and ends, and with details between
   // (device_stage.h's Progress).
   std::function<void(ProgressKind, const std::string&)> progress;

@@ -60,13 +60,14 @@ std::vector<std::string> projector_lines(const std::vector<FitAnswer>& fit) {
           format_bytes(fit.front().projector_bytes)};
 }
 
-std::vector<std::string> draft_lines(const std::vector<FitAnswer>& fit) {
-  if (fit.empty() || fit.front().draft_model.empty()) return {};
-  // The draft's bytes follow each answer's context: one figure per context, with its formats.
+// Bytes that follow each answer's context, one figure per context with its formats:
+// "93.5 MiB at context 4096 (F16, Q8_0); 101.2 MiB at context 13056 (IQ2_M)".
+std::string figures_by_context(const std::vector<FitAnswer>& fit,
+                               uint64_t FitAnswer::*bytes) {
   std::vector<std::pair<std::string, std::string>> figures;  // "93.5 MiB at context 4096", formats
   for (const auto& a : fit) {
     const std::string figure =
-        format_bytes(a.draft_bytes) + " at context " +
+        format_bytes(a.*bytes) + " at context " +
         std::to_string(a.placement ? a.placement->context : a.largest_context);
     auto it = std::find_if(figures.begin(), figures.end(),
                            [&](const auto& f) { return f.first == figure; });
@@ -76,13 +77,28 @@ std::vector<std::string> draft_lines(const std::vector<FitAnswer>& fit) {
       it->second += ", " + a.weight_format;
     }
   }
-  std::string line = "draft model (-md) " + fit.front().draft_model +
-                     " on the device beside the model, with its own KV cache and compute buffer "
-                     "(counted in PLANNED): ";
+  std::string text;
   for (size_t i = 0; i < figures.size(); ++i) {
-    line += (i > 0 ? "; " : "") + figures[i].first + " (" + figures[i].second + ")";
+    text += (i > 0 ? "; " : "") + figures[i].first + " (" + figures[i].second + ")";
   }
-  return {line};
+  return text;
+}
+
+std::vector<std::string> draft_lines(const std::vector<FitAnswer>& fit) {
+  if (fit.empty() || fit.front().draft_model.empty()) return {};
+  return {"draft model (-md) " + fit.front().draft_model +
+          " on the device beside the model, with its own KV cache and compute buffer (counted in "
+          "PLANNED): " +
+          figures_by_context(fit, &FitAnswer::draft_bytes)};
+}
+
+std::vector<std::string> mtp_lines(const std::vector<FitAnswer>& fit) {
+  if (fit.empty() || fit.front().mtp_layers == 0) return {};
+  return {"MTP head (--spec-type draft-mtp): the model's " +
+          std::to_string(fit.front().mtp_layers) +
+          " MTP block(s) on the device and an MTP context with its own KV cache and compute "
+          "buffer (counted in PLANNED): " +
+          figures_by_context(fit, &FitAnswer::mtp_bytes)};
 }
 
 }  // namespace
@@ -90,6 +106,7 @@ std::vector<std::string> draft_lines(const std::vector<FitAnswer>& fit) {
 std::vector<std::string> fit_companion_lines(const std::vector<FitAnswer>& fit) {
   auto lines = projector_lines(fit);
   for (auto& line : draft_lines(fit)) lines.push_back(std::move(line));
+  for (auto& line : mtp_lines(fit)) lines.push_back(std::move(line));
   return lines;
 }
 

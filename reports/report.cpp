@@ -336,6 +336,10 @@ void to_json(Json& j, const FitAnswer& v) {
     j["draft_model"] = v.draft_model;
     j["draft_bytes"] = v.draft_bytes;
   }
+  if (v.mtp_layers > 0) {
+    j["mtp_layers"] = v.mtp_layers;
+    j["mtp_bytes"] = v.mtp_bytes;
+  }
   if (!v.projector_model.empty()) {
     j["projector_model"] = v.projector_model;
     j["projector_bytes"] = v.projector_bytes;
@@ -381,6 +385,8 @@ void from_json(const Json& j, FitAnswer& v) {
   v.draft_bytes = j.value("draft_bytes", uint64_t{0});
   v.projector_model = j.value("projector_model", std::string());  // a projector's, from 1.9
   v.projector_bytes = j.value("projector_bytes", uint64_t{0});
+  v.mtp_layers = j.value("mtp_layers", uint32_t{0});  // an MTP head's, from 1.9
+  v.mtp_bytes = j.value("mtp_bytes", uint64_t{0});
   if (j.contains("placement")) {  // absent before schema 1.5
     const Json& p = j.at("placement");
     FitAnswer::Placement out;

@@ -221,6 +221,11 @@ struct FitAnswer {
   // device (weights and compute buffer; part of planned_bytes). Absent before schema 1.9.
   std::string projector_model;
   uint64_t projector_bytes = 0;
+  // The model's own MTP head in use (--spec-type draft-mtp): its blocks, and their bytes on the
+  // device at largest_context (weights, the MTP context's KV cache and compute buffer; part of
+  // planned_bytes). 0 without (absent before schema 1.9).
+  uint32_t mtp_layers = 0;
+  uint64_t mtp_bytes = 0;
   // For a format that does not fit whole: the placement llama.cpp's --fit logic would choose
   // (context first, down to min_context; then the most layer slots on the device).
   struct Placement {

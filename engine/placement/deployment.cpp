@@ -229,4 +229,23 @@ std::vector<DeploymentBytes> deployment_bytes(const planner::ModelShape& s,
   return out;
 }
 
+std::vector<DeploymentBytes> mtp_deployment_bytes(const planner::ModelShape& s,
+                                                  std::span<const planner::TensorDesc> tensors,
+                                                  const DeploymentOptions& o) {
+  if (s.n_layer_nextn == 0) return {};
+  // The MTP context's graph (src/models/qwen35.cpp graph_mtp): the block as a full-attention
+  // layer over its own cache, then the shared output head.
+  planner::ModelShape block = s;
+  block.n_layer = s.n_layer_nextn;
+  block.n_layer_nextn = 0;
+  block.full_attention_interval = 1;
+  auto whole = from_gpu_layers(block.n_layer, {-1, {"device"}, {}, kHost});
+  auto out = deployment_bytes(block, {}, *whole, o);
+  for (const auto& t : tensors) {
+    const auto slot = slot_of(t.name, s.n_layer);
+    if (slot && *slot >= s.n_layer && t.name.rfind("blk.", 0) == 0) out[0].weights += t.bytes();
+  }
+  return out;
+}
+
 }  // namespace gauntlet::engine::placement

@@ -64,4 +64,14 @@ std::vector<DeploymentBytes> deployment_bytes(const planner::ModelShape& shape,
                                               const Placement& placement,
                                               const DeploymentOptions& options);
 
+// An MTP head in use (llama.cpp's --spec-type draft-mtp; common/speculative.cpp
+// common_speculative_init_result): the model loads its MTP blocks' weights (load_mtp) and a second
+// context against it (LLAMA_CONTEXT_TYPE_MTP) of the target's context, slots and micro-batch runs
+// them as one attention block: its own KV cache, compute buffer and output. Entry 0: the device
+// (the blocks' weights, KV cache and compute buffer), entry 1: the host (inputs and output).
+// `tensors` are the file's; a shape without MTP blocks plans nothing.
+std::vector<DeploymentBytes> mtp_deployment_bytes(const planner::ModelShape& shape,
+                                                  std::span<const planner::TensorDesc> tensors,
+                                                  const DeploymentOptions& options);
+
 }  // namespace gauntlet::engine::placement

@@ -225,6 +225,11 @@ TEST(CliPlacement, RunPlansADraftModelAndAProjectorBesideTheModelAsTheirOwnLines
                                 "width (4096)"),
             std::string::npos)
       << refused.output;
+  refused = refused_with("--spec-type draft-mtp");
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--spec-type draft-mtp: the model has no MTP block"),
+            std::string::npos)
+      << refused.output;
   refused = refused_with("--mmproj " + draft.string());
   EXPECT_EQ(refused.exit_code, 2) << refused.output;
   EXPECT_NE(refused.output.find("general.architecture is 'llama', a vision projector's is 'clip'"),

@@ -187,5 +187,55 @@ TEST(Deployment, ADraftModelPerSlotCountIsWithinFivePercentOfLlamaCpps) {
   }
 }
 
+// An MTP head in use (--spec-type draft-mtp): llama.cpp 3.22.1 on Vulkan (llvmpipe), every layer
+// on the device, loading Q8_0 qwen35 files with one MTP block (`model make --dims ...,nextn=1`),
+// the model with load_mtp and an MTP context against the target context. The figures: the
+// Vulkan0 model buffer's growth over the same file without load_mtp, and the MTP context's KV
+// and Vulkan0 compute buffer (MiB).
+TEST(Deployment, AnMtpContextIsNeverBelowLlamaCppsAndWithinFivePercentWithoutFlashAttention) {
+  struct MtpMeasured {
+    uint32_t n_embd;
+    uint32_t context, sequences;
+    bool flash_attention;
+    double weights_mib, kv_mib, compute_mib;
+  };
+  const MtpMeasured measured[] = {
+      {256, 4096, 1, false, 0.80, 2.00, 42.51}, {256, 4096, 1, true, 0.80, 2.00, 6.52},
+      {256, 8192, 4, false, 0.80, 4.00, 22.51}, {512, 4096, 1, false, 3.07, 2.00, 76.51},
+  };
+  for (const auto& m : measured) {
+    SCOPED_TRACE(::testing::Message() << "n_embd " << m.n_embd << ", context " << m.context
+                                      << ", " << m.sequences << " sequences, fa "
+                                      << m.flash_attention);
+    const bool wide = m.n_embd == 512;
+    auto shape = model::parse_dims(
+        wide ? "arch=qwen35,n_embd=512,n_layer=5,n_head=8,n_head_kv=2,head_dim=64,n_ff=1024,"
+               "n_vocab=4000,context=8192,ssm_state=32,ssm_groups=2,ssm_heads=8,ssm_inner=256,"
+               "full_attention_interval=4,nextn=1"
+             : "arch=qwen35,n_embd=256,n_layer=5,n_head=4,n_head_kv=2,head_dim=64,n_ff=512,"
+               "n_vocab=2000,context=8192,ssm_state=32,ssm_groups=2,ssm_heads=4,ssm_inner=128,"
+               "full_attention_interval=4,nextn=1");
+    ASSERT_TRUE(shape.is_ok()) << shape.error().message;
+    const auto tensors = model::model_tensors(*shape, model::FileType::q8_0);
+    DeploymentOptions o;
+    o.context = m.context;
+    o.sequences = m.sequences;
+    o.flash_attention = m.flash_attention;
+    const auto bytes = mtp_deployment_bytes(*shape, tensors, o);
+    ASSERT_EQ(bytes.size(), 2u);
+    const double mib = 1 << 20;
+    EXPECT_NEAR(bytes[0].weights / mib, m.weights_mib, 0.01);
+    EXPECT_NEAR(bytes[0].kv_cache / mib, m.kv_mib, 0.01);
+    const double device = bytes[0].total() / mib, llama = m.weights_mib + m.kv_mib + m.compute_mib;
+    EXPECT_GE(device, llama);
+    // Flash attention's graph is planned by the same per-token rule as a whole model's, which for
+    // this one small block at 4096 cells keeps 1.2 MiB more than llama.cpp did (13 %; the f16
+    // mask, half a float per cell, outweighs the rest as the context grows).
+    EXPECT_LE(device, llama * (m.flash_attention ? 1.15 : 1.05));
+  }
+  // A model without an MTP block plans none.
+  EXPECT_TRUE(mtp_deployment_bytes(*model::preset_shape("qwen3-0.6b"), {}, {}).empty());
+}
+
 }  // namespace
 }  // namespace gauntlet::engine::placement

@@ -313,6 +313,32 @@ TEST(Fit, AVisionProjectorIsPlannedOnTheDeviceBesideTheModel) {
                 beside.projector_bytes);
 }
 
+// The model's own MTP head in use (--spec-type draft-mtp): its block's weights and an MTP context
+// at each answer's context, on the device, part of the planned bytes.
+TEST(Fit, AnMtpHeadIsPlannedAtTheAnswersContext) {
+  auto shape = engine::model::parse_dims(
+                   "arch=qwen35,n_embd=512,n_layer=5,n_head=8,n_head_kv=2,head_dim=64,n_ff=1024,"
+                   "n_vocab=4000,context=65536,ssm_state=32,ssm_groups=2,ssm_heads=8,"
+                   "ssm_inner=256,full_attention_interval=4,nextn=1")
+                   .value();
+  const auto tensors = engine::model::model_tensors(shape, FileType::q8_0);
+  const uint64_t budget = 600ull << 20;
+  FitCompanions with;
+  with.mtp = true;
+  const auto alone = fit_format(shape, FileType::q8_0, tensors, {budget, "test"});
+  const auto beside = fit_format(shape, FileType::q8_0, tensors, {budget, "test"}, {}, with);
+  EXPECT_EQ(alone.mtp_layers, 0u);
+  EXPECT_EQ(beside.mtp_layers, 1u);
+  ASSERT_GT(beside.largest_context, 4096u);
+  EXPECT_LT(beside.largest_context, alone.largest_context);
+  engine::placement::DeploymentOptions o;
+  o.context = beside.largest_context;
+  const auto mtp = engine::placement::mtp_deployment_bytes(shape, tensors, o);
+  EXPECT_EQ(beside.mtp_bytes, mtp[0].total());
+  EXPECT_GT(mtp[0].weights, 3u << 20);  // the block's 3.07 MiB of Q8_0 weights
+  EXPECT_LE(beside.planned_bytes, budget);
+}
+
 TEST(Fit, AProjectorOfAnotherWidthIsRefusedNamingBoth) {
   gauntlet::testing::TempDir dir("fit-projector");
   const auto path = dir / "mmproj.gguf";

@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "reports/fit_rows.h"
 #include "reports/host.h"
 #include "reports/io.h"
 #include "reports/schema_check.h"
@@ -244,6 +245,47 @@ TEST(ReportIo, APlacedFitAnswerKeepsItsMeasuredSpeedAndExperts) {
   EXPECT_EQ(back.placement->measured_profile, p.measured_profile);
   EXPECT_EQ(back.placement->expert_layers_on_host, 15u);
   EXPECT_EQ(back.placement->bytes, p.bytes);
+}
+
+// What a deployment loads beside the model: a draft, a projector, the MTP head. Each is kept in
+// the JSON and is its own line in the text.
+TEST(ReportIo, TheModelsCompanionsRoundTripAndAreTheirOwnLines) {
+  FitAnswer a;
+  a.weight_format = "Q8_0";
+  a.largest_context = 8192;
+  a.planned_bytes = 300ull << 20;
+  a.draft_model = "draft.gguf";
+  a.draft_bytes = 100ull << 20;
+  a.projector_model = "mmproj.gguf";
+  a.projector_bytes = 40ull << 20;
+  a.mtp_layers = 1;
+  a.mtp_bytes = 90ull << 20;
+  const Json j = a;
+  EXPECT_EQ(j["projector_model"], "mmproj.gguf");
+  EXPECT_EQ(j["mtp_layers"], 1);
+  const auto back = j.get<FitAnswer>();
+  EXPECT_EQ(back.projector_bytes, a.projector_bytes);
+  EXPECT_EQ(back.mtp_bytes, a.mtp_bytes);
+  EXPECT_EQ(back.draft_bytes, a.draft_bytes);
+  const auto lines = detail::fit_companion_lines({a});
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0],
+            "vision projector (--mmproj) mmproj.gguf on the device beside the model, its weights "
+            "and the compute buffer of its warmup image (counted in PLANNED): 40 MiB");
+  EXPECT_EQ(lines[1],
+            "draft model (-md) draft.gguf on the device beside the model, with its own KV cache "
+            "and compute buffer (counted in PLANNED): 100 MiB at context 8192 (Q8_0)");
+  EXPECT_EQ(lines[2],
+            "MTP head (--spec-type draft-mtp): the model's 1 MTP block(s) on the device and an "
+            "MTP context with its own KV cache and compute buffer (counted in PLANNED): "
+            "90 MiB at context 8192 (Q8_0)");
+  // Without them: none, and none in the JSON.
+  FitAnswer plain;
+  plain.weight_format = "Q8_0";
+  EXPECT_TRUE(detail::fit_companion_lines({plain}).empty());
+  const Json plain_json = plain;
+  EXPECT_FALSE(plain_json.contains("mtp_layers"));
+  EXPECT_FALSE(plain_json.contains("projector_model"));
 }
 
 }  // namespace
