@@ -112,10 +112,10 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                       "device");
   command
       ->add_option("--spec-type", flags->spec_type,
-                    "draft-mtp: the fit answer plans the model's own MTP head in use, as "
-                    "llama.cpp's --spec-type draft-mtp loads it: its MTP blocks' weights and an "
-                    "MTP context of the model's context, slots and micro-batch (a qwen35 file "
-                    "with nextn_predict_layers)")
+                   "draft-mtp: the fit answer plans the model's own MTP head in use, as "
+                   "llama.cpp's --spec-type draft-mtp loads it: its MTP blocks' weights and an "
+                   "MTP context of the model's context, slots and micro-batch (a qwen35 file "
+                   "with nextn_predict_layers)")
       ->check(CLI::IsMember({"draft-mtp"}));
   command
       ->add_option("--parallel", flags->parallel,

@@ -36,9 +36,7 @@ struct Deployment {
   std::vector<placement::DeploymentBytes> draft;  // device, host
   std::vector<placement::DeploymentBytes> mtp;    // device, host
   uint64_t projector = 0;                         // on the device
-  uint64_t device() const {
-    return bytes[0].total() + side(draft, 0) + side(mtp, 0) + projector;
-  }
+  uint64_t device() const { return bytes[0].total() + side(draft, 0) + side(mtp, 0) + projector; }
   uint64_t host() const { return bytes[1].total() + side(draft, 1) + side(mtp, 1); }
 };
 
@@ -196,11 +194,11 @@ core::Result<FitProjector> read_fit_projector(const std::filesystem::path& path,
   auto file = engine::model::read_projector(path);
   if (!file) return file.error();
   if (file->shape.projection_dim != model.n_embd) {
-    return core::make_error(
-        core::ErrorKind::invalid_argument,
-        "the vision projector's output (" + std::to_string(file->shape.projection_dim) +
-            " wide) is not the model's width (" + std::to_string(model.n_embd) +
-            "): a projector writes the model's input embeddings");
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "the vision projector's output (" +
+                                std::to_string(file->shape.projection_dim) +
+                                " wide) is not the model's width (" + std::to_string(model.n_embd) +
+                                "): a projector writes the model's input embeddings");
   }
   return FitProjector{path.filename().string(), std::move(*file)};
 }
@@ -254,10 +252,10 @@ reports::FitAnswer fit_format(const engine::model::ModelShape& shape,
     const auto placed = deploy(shape, tensors, slots, floor, cache, n, with);
     answer(placed, floor,
            "the whole model needs " +
-               gib(deploy(shape, tensors, slots, floor, cache, 0, with).device()) +
-               " at context " + std::to_string(floor) +
-               ": every layer on the device, the experts of " + "the first " + std::to_string(n) +
-               " in host memory (--n-cpu-moe " + std::to_string(n) + ")");
+               gib(deploy(shape, tensors, slots, floor, cache, 0, with).device()) + " at context " +
+               std::to_string(floor) + ": every layer on the device, the experts of " +
+               "the first " + std::to_string(n) + " in host memory (--n-cpu-moe " +
+               std::to_string(n) + ")");
     a.placement = placement_answer(placed, slots, slots, floor, n);
     return a;
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <fstream>
 
 namespace gauntlet::harness {
@@ -70,6 +71,13 @@ void read_device_held(const PoolInputs& in, reports::MemoryPool& pool) {
       }
     }
     if (!pool.device_held_source.empty()) return;
+  }
+  if (in.nvml_held) {
+    pool.device_held_bytes =
+        clamp_to_total(pool, "NVML processes' usedGpuMemory", in.nvml_held->bytes,
+                       stress::device_memory(in.claimed), "used above total: clamped to the total");
+    pool.device_held_source = in.nvml_held->source;
+    return;
   }
   // VK_EXT_memory_budget: heapBudget is what this process may still use of a heap; the rest of
   // the heap is held by other processes and the driver.
@@ -178,6 +186,39 @@ reports::MemoryPool memory_pool(const PoolInputs& in) {
   read_device_held(in, pool);
   if (pool.device_held_bytes > pool.bound_bytes) pool.device_held_bytes = pool.bound_bytes;
   return pool;
+}
+
+std::optional<HeldByOthers> read_nvml_held(const signals::Nvml& nvml, const std::string& bus_id,
+                                           unsigned own_pid) {
+  const auto count = nvml.device_count();
+  if (!count) return std::nullopt;
+  for (unsigned i = 0; i < *count; ++i) {
+    const auto id = nvml.bus_id(i);
+    if (!id || *id != bus_id) continue;
+    const auto memory = nvml.memory(i);
+    if (!memory) return std::nullopt;
+    HeldByOthers held;
+    std::string named;
+    int others = 0;
+    for (const auto& p : memory->processes) {
+      if (p.pid == own_pid) continue;
+      ++others;
+      held.bytes += p.bytes.value_or(0);
+      char text[64];
+      if (p.bytes) {
+        std::snprintf(text, sizeof text, "pid %u %.2f GiB", p.pid,
+                      static_cast<double>(*p.bytes) / kGiB);
+      } else {
+        std::snprintf(text, sizeof text, "pid %u, its size not stated", p.pid);
+      }
+      named += (named.empty() ? "" : ", ") + std::string(text);
+    }
+    held.source = others == 0 ? "NVML: no other process"
+                              : "NVML: " + std::to_string(others) + " other process" +
+                                    (others == 1 ? "" : "es") + " (" + named + ")";
+    return held;
+  }
+  return std::nullopt;
 }
 
 std::optional<uint64_t> read_ttm_pages_limit(const std::filesystem::path& sysfs_root) {

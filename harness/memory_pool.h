@@ -13,9 +13,16 @@
 #include "core/device_info.h"
 #include "harness/simulate.h"
 #include "reports/report.h"
+#include "signals/nvml.h"
 #include "stress/host_limits.h"
 
 namespace gauntlet::harness {
+
+// Memory other processes hold on the device, as a driver library states it (NVML), and whom.
+struct HeldByOthers {
+  uint64_t bytes = 0;
+  std::string source;  // "NVML: 2 other processes (pid 4145 4.00 GiB, pid 4146 1.00 GiB)"
+};
 
 struct PoolInputs {
   core::DeviceInfo claimed;              // the view the run uses, --simulate clamps applied
@@ -23,9 +30,16 @@ struct PoolInputs {
   std::optional<SimulateClamps> clamps;  // a preset's figures replace the device's own
   stress::HostMemory host;
   std::optional<uint64_t> ttm_pages_limit_bytes;
+  std::optional<HeldByOthers> nvml_held;  // read_nvml_held's, for an NVIDIA device
 };
 
 reports::MemoryPool memory_pool(const PoolInputs& in);
+
+// What processes other than `own_pid` hold on the NVML device whose PCI address is `bus_id`
+// ("0000:01:00.0"), summed where NVML states each one's bytes and named where it does not;
+// nullopt when NVML has no such device or cannot say. With no other process: 0 bytes, said so.
+std::optional<HeldByOthers> read_nvml_held(const signals::Nvml& nvml, const std::string& bus_id,
+                                           unsigned own_pid);
 
 // <sysfs_root>/module/ttm/parameters/pages_limit in bytes (4 KiB pages); nullopt when absent,
 // unreadable or 0.

@@ -145,6 +145,12 @@ reports::MemoryPool plan_memory_pool(const core::DeviceInfo& claimed,
   in.clamps = clamps;
   in.host = stress::read_host_memory();
   in.ttm_pages_limit_bytes = read_ttm_pages_limit(options.sysfs_root);
+  // NVIDIA's driver says which processes hold its memory (NVML); a machine without it, nothing.
+  if (claimed.pci_bus_id) {
+    if (auto nvml = signals::Nvml::load()) {
+      in.nvml_held = read_nvml_held(**nvml, *claimed.pci_bus_id, static_cast<unsigned>(::getpid()));
+    }
+  }
   auto pool = memory_pool(in);
   const bool simulated = clamps && clamps->global_mem_size;
   if (!simulated && stage.stress) {

@@ -62,8 +62,7 @@ std::vector<std::string> projector_lines(const std::vector<FitAnswer>& fit) {
 
 // Bytes that follow each answer's context, one figure per context with its formats:
 // "93.5 MiB at context 4096 (F16, Q8_0); 101.2 MiB at context 13056 (IQ2_M)".
-std::string figures_by_context(const std::vector<FitAnswer>& fit,
-                               uint64_t FitAnswer::*bytes) {
+std::string figures_by_context(const std::vector<FitAnswer>& fit, uint64_t FitAnswer::*bytes) {
   std::vector<std::pair<std::string, std::string>> figures;  // "93.5 MiB at context 4096", formats
   for (const auto& a : fit) {
     const std::string figure =

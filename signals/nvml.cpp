@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -28,6 +29,9 @@ struct Nvml::Api {
   nvmlDeviceGetUint_fn link_width = nullptr;
   nvmlDeviceGetUint_fn max_link_generation = nullptr;
   nvmlDeviceGetUint_fn max_link_width = nullptr;
+  nvmlDeviceGetMemoryInfo_fn memory = nullptr;
+  nvmlDeviceGetRunningProcesses_fn compute_processes = nullptr;
+  nvmlDeviceGetRunningProcesses_fn graphics_processes = nullptr;
 };
 
 namespace {
@@ -83,6 +87,15 @@ core::Result<std::shared_ptr<Nvml>> Nvml::load(const std::string& name) {
   bind(library, "nvmlDeviceGetCurrPcieLinkWidth", api->link_width);
   bind(library, "nvmlDeviceGetMaxPcieLinkGeneration", api->max_link_generation);
   bind(library, "nvmlDeviceGetMaxPcieLinkWidth", api->max_link_width);
+  bind(library, "nvmlDeviceGetMemoryInfo", api->memory);
+  bind(library, "nvmlDeviceGetComputeRunningProcesses_v3", api->compute_processes);
+  if (!api->compute_processes) {
+    bind(library, "nvmlDeviceGetComputeRunningProcesses_v2", api->compute_processes);
+  }
+  bind(library, "nvmlDeviceGetGraphicsRunningProcesses_v3", api->graphics_processes);
+  if (!api->graphics_processes) {
+    bind(library, "nvmlDeviceGetGraphicsRunningProcesses_v2", api->graphics_processes);
+  }
   if (!api->init || !api->shutdown || !api->count || !api->handle || !api->pci) {
     ::dlclose(library);
     return core::make_error(core::ErrorKind::unsupported,
@@ -154,6 +167,43 @@ core::Result<std::string> Nvml::bus_id(unsigned index) const {
   std::snprintf(text, sizeof text, "%04x:%02x:%02x.0", pci.domain & 0xffffu, pci.bus & 0xffu,
                 pci.device & 0xffu);
   return std::string(text);
+}
+
+core::Result<NvmlMemory> Nvml::memory(unsigned index) const {
+  auto device = handle_of(*api_, index);
+  if (!device) return device.error();
+  if (!api_->memory) {
+    return core::make_error(core::ErrorKind::unsupported,
+                            "nvml: nvmlDeviceGetMemoryInfo not in this library");
+  }
+  nvmlMemory_t m{};
+  if (const nvmlReturn_t code = api_->memory(*device, &m); code != NVML_SUCCESS) {
+    return core::make_error(core::ErrorKind::api_error,
+                            nvml_error("nvmlDeviceGetMemoryInfo", code));
+  }
+  NvmlMemory out{m.total, m.used, m.free, {}};
+  for (auto list : {api_->compute_processes, api_->graphics_processes}) {
+    if (!list) continue;
+    std::vector<nvmlProcessInfo_v2_t> infos(64);
+    unsigned count = static_cast<unsigned>(infos.size());
+    nvmlReturn_t code = list(*device, &count, infos.data());
+    if (code == NVML_ERROR_INSUFFICIENT_SIZE) {  // more processes than room: ask again
+      infos.resize(count + 16);
+      count = static_cast<unsigned>(infos.size());
+      code = list(*device, &count, infos.data());
+    }
+    if (code != NVML_SUCCESS) continue;
+    for (unsigned i = 0; i < count && i < infos.size(); ++i) {
+      const auto& info = infos[i];
+      const bool seen = std::any_of(out.processes.begin(), out.processes.end(),
+                                    [&](const NvmlProcess& p) { return p.pid == info.pid; });
+      if (seen) continue;
+      NvmlProcess p{info.pid, std::nullopt};
+      if (info.usedGpuMemory != NVML_VALUE_NOT_AVAILABLE) p.bytes = info.usedGpuMemory;
+      out.processes.push_back(p);
+    }
+  }
+  return out;
 }
 
 void Nvml::read(unsigned index, Snapshot& s) const {

@@ -1,7 +1,9 @@
 #pragma once
 // NVIDIA's NVML, loaded at run time (dlopen): no NVIDIA header or library at build time. The
 // library is GAUNTLET_NVML_LIBRARY's value, or libnvidia-ml.so.1.
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,16 @@
 #include "signals/snapshot.h"
 
 namespace gauntlet::signals {
+
+struct NvmlProcess {
+  unsigned pid = 0;
+  std::optional<uint64_t> bytes;  // absent where NVML does not say (NVML_VALUE_NOT_AVAILABLE)
+};
+
+struct NvmlMemory {
+  uint64_t total = 0, used = 0, free = 0;
+  std::vector<NvmlProcess> processes;
+};
 
 class Nvml {
  public:
@@ -32,6 +44,8 @@ class Nvml {
   void read(unsigned index, Snapshot& into) const;
   // ECC totals (volatile and aggregate), remapped rows, the PCIe replay counter.
   void read_counters(unsigned index, Counters& into) const;
+  // The device's memory and the processes holding some (compute and graphics, each pid once).
+  core::Result<NvmlMemory> memory(unsigned index) const;
 
   struct Api;
 

@@ -49,6 +49,24 @@ struct nvmlPciInfo_t {
   char busId[32];  // "00000000:01:00.0"
 };
 
+// nvmlMemory_t as nvmlDeviceGetMemoryInfo fills it (bytes).
+struct nvmlMemory_t {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+
+// nvmlProcessInfo_v2_t, which nvmlDeviceGet{Compute,Graphics}RunningProcesses_v2 and _v3 fill.
+// usedGpuMemory is NVML_VALUE_NOT_AVAILABLE where the driver does not say (e.g. on Windows WDDM,
+// or another container's process).
+struct nvmlProcessInfo_v2_t {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+};
+constexpr unsigned long long NVML_VALUE_NOT_AVAILABLE = ~0ull;
+
 typedef nvmlReturn_t (*nvmlInit_v2_fn)(void);
 typedef nvmlReturn_t (*nvmlShutdown_fn)(void);
 typedef nvmlReturn_t (*nvmlDeviceGetCount_v2_fn)(unsigned int* count);
@@ -70,5 +88,11 @@ typedef nvmlReturn_t (*nvmlDeviceGetUint_fn)(nvmlDevice_t device, unsigned int* 
 // (32) bytes suffice.
 typedef nvmlReturn_t (*nvmlDeviceGetVbiosVersion_fn)(nvmlDevice_t device, char* version,
                                                      unsigned int length);
+
+typedef nvmlReturn_t (*nvmlDeviceGetMemoryInfo_fn)(nvmlDevice_t device, nvmlMemory_t* memory);
+// *count in: the array's room; out: the processes (NVML_ERROR_INSUFFICIENT_SIZE when they do not
+// fit, *count then the number needed).
+typedef nvmlReturn_t (*nvmlDeviceGetRunningProcesses_fn)(nvmlDevice_t device, unsigned int* count,
+                                                         nvmlProcessInfo_v2_t* infos);
 
 }  // extern "C"

@@ -169,7 +169,8 @@ core::Result<ProjectorFile> read_projector(const std::filesystem::path& path) {
                             {"attention.head_count", &s.n_head}}) {
     if (!need(key, *field)) return bad_projector(path, "missing or zero " + kVision + key);
   }
-  s.spatial_merge = static_cast<uint32_t>(info.get_uint(kVision + "spatial_merge_size").value_or(2));
+  s.spatial_merge =
+      static_cast<uint32_t>(info.get_uint(kVision + "spatial_merge_size").value_or(2));
   if (const MetaValue* flags = info.meta(kVision + "is_deepstack_layers")) {
     for (uint32_t l = 0; l < flags->array.size(); ++l) {
       if (flags->array[l].u != 0) s.deepstack_layers.push_back(l);

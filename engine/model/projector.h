@@ -25,8 +25,8 @@ struct ProjectorShape {
   uint32_t n_ff = 4304;
   uint32_t n_layer = 27;
   uint32_t n_head = 16;
-  uint32_t projection_dim = 5120;  // the text model's width, what the merger writes
-  uint32_t spatial_merge = 2;      // 2x2 patches a token
+  uint32_t projection_dim = 5120;          // the text model's width, what the merger writes
+  uint32_t spatial_merge = 2;              // 2x2 patches a token
   std::vector<uint32_t> deepstack_layers;  // layers whose output a deepstack merger also takes
   // Patches of the image llama.cpp reserves the graph for at load (clip.cpp get_dummy_batch):
   // qwen3vl's hparams.set_warmup_n_tokens(46*46), 46 x 46 merged tokens of 2 x 2 patches.
@@ -34,7 +34,8 @@ struct ProjectorShape {
 };
 
 // The tensors clip.cpp's load_tensors takes for the shape, matrices in `matrix_type`, the patch
-// embeddings f16, the position table, norms and biases f32 (as convert_hf_to_gguf.py's mmproj at f16).
+// embeddings f16, the position table, norms and biases f32 (as convert_hf_to_gguf.py's mmproj at
+// f16).
 std::vector<TensorDesc> projector_tensors(const ProjectorShape& shape,
                                           TensorType matrix_type = TensorType::f16);
 

@@ -30,7 +30,7 @@ uint64_t peak_floats(const model::ProjectorShape& s, bool flash_attention) {
   // With it the allocator packed towers narrower than 896 into 6.5 widths a patch and, for some
   // widths (320, 448, 640), a gap of up to a fifth of the image; 896 to 1536 into the image and
   // 6 widths; a 2048-wide one (the widest measured, so wider ones too) needed the image and 6.5.
-  const uint64_t flash = n < 896    ? np * 13 / 2 + image / 5
+  const uint64_t flash = n < 896     ? np * 13 / 2 + image / 5
                          : n <= 1536 ? image + 6 * np
                                      : image + np * 13 / 2;
   const uint64_t attention =

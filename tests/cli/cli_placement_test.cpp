@@ -182,10 +182,10 @@ TEST(CliPlacement, RunPlansADraftModelAndAProjectorBesideTheModelAsTheirOwnLines
         "--dims " + dims + ",n_vocab=32000 --projector -o " + narrow.string()}) {
     ASSERT_EQ(run_command(gauntlet_exe() + " model make " + make).exit_code, 0) << make;
   }
-  auto r = run_command(gauntlet_exe() +
-                       " run --shape llama-3.1-8b --simulate arc-16g --device opencl:0 --quiet -md " +
-                       draft.string() + " -np 4 --mmproj " + mmproj.string() + " --out " +
-                       out.string() + " 2>&1");
+  auto r = run_command(
+      gauntlet_exe() +
+      " run --shape llama-3.1-8b --simulate arc-16g --device opencl:0 --quiet -md " +
+      draft.string() + " -np 4 --mmproj " + mmproj.string() + " --out " + out.string() + " 2>&1");
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.output;
   EXPECT_NE(r.output.find("draft model (-md) draft.gguf on the device beside the model"),
             std::string::npos)

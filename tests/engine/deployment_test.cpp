@@ -200,13 +200,14 @@ TEST(Deployment, AnMtpContextIsNeverBelowLlamaCppsAndWithinFivePercentWithoutFla
     double weights_mib, kv_mib, compute_mib;
   };
   const MtpMeasured measured[] = {
-      {256, 4096, 1, false, 0.80, 2.00, 42.51}, {256, 4096, 1, true, 0.80, 2.00, 6.52},
-      {256, 8192, 4, false, 0.80, 4.00, 22.51}, {512, 4096, 1, false, 3.07, 2.00, 76.51},
+      {256, 4096, 1, false, 0.80, 2.00, 42.51},
+      {256, 4096, 1, true, 0.80, 2.00, 6.52},
+      {256, 8192, 4, false, 0.80, 4.00, 22.51},
+      {512, 4096, 1, false, 3.07, 2.00, 76.51},
   };
   for (const auto& m : measured) {
-    SCOPED_TRACE(::testing::Message() << "n_embd " << m.n_embd << ", context " << m.context
-                                      << ", " << m.sequences << " sequences, fa "
-                                      << m.flash_attention);
+    SCOPED_TRACE(::testing::Message() << "n_embd " << m.n_embd << ", context " << m.context << ", "
+                                      << m.sequences << " sequences, fa " << m.flash_attention);
     const bool wide = m.n_embd == 512;
     auto shape = model::parse_dims(
         wide ? "arch=qwen35,n_embd=512,n_layer=5,n_head=8,n_head_kv=2,head_dim=64,n_ff=1024,"

@@ -62,7 +62,7 @@ double mib_of(uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
 TEST(ProjectorDeployment, ComputeBufferIsNeverBelowLlamaCppsAndAtMostTenPercentAbove) {
   for (const auto& m : kMeasuredProjectors) {
     SCOPED_TRACE(::testing::Message() << "n_embd " << m.n_embd << ", n_ff " << m.n_ff << ", heads "
-                                    << m.n_head << ", deepstack " << m.deepstack.size());
+                                      << m.n_head << ", deepstack " << m.deepstack.size());
     const double flash = mib_of(projector_bytes(measured_projector(m), true).compute);
     EXPECT_GE(flash, m.flash_mib);
     // Deepstack features kept across the layers are planned for the worst order.
@@ -96,7 +96,8 @@ TEST(ProjectorFile, AWrittenProjectorReadsBackWithItsShapeAndTensors) {
   EXPECT_EQ(read->shape.projection_dim, 256u);
   EXPECT_EQ(read->shape.deepstack_layers, std::vector<uint32_t>{1});
   EXPECT_EQ(read->tensors.size(), model::projector_tensors(s).size());
-  EXPECT_EQ(projector_bytes(*read).weights, projector_bytes({s, model::projector_tensors(s)}).weights);
+  EXPECT_EQ(projector_bytes(*read).weights,
+            projector_bytes({s, model::projector_tensors(s)}).weights);
 }
 
 TEST(ProjectorFile, ATextModelOrAnUnknownProjectorTypeIsRefusedByName) {

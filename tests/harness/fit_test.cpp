@@ -307,10 +307,9 @@ TEST(Fit, AVisionProjectorIsPlannedOnTheDeviceBesideTheModel) {
   ASSERT_GE(beside.largest_context, 4096u);
   EXPECT_LT(beside.largest_context, alone.largest_context);
   EXPECT_LE(beside.planned_bytes, budget);
-  EXPECT_EQ(beside.planned_bytes,
-            device_bytes("qwen3.6-27b", FileType::iq2_m, shape.n_layer + 1,
-                         beside.largest_context) +
-                beside.projector_bytes);
+  EXPECT_EQ(beside.planned_bytes, device_bytes("qwen3.6-27b", FileType::iq2_m, shape.n_layer + 1,
+                                               beside.largest_context) +
+                                      beside.projector_bytes);
 }
 
 // The model's own MTP head in use (--spec-type draft-mtp): its block's weights and an MTP context
@@ -345,8 +344,7 @@ TEST(Fit, AProjectorOfAnotherWidthIsRefusedNamingBoth) {
   ASSERT_TRUE(engine::model::write_projector(engine::model::projector_for("", 64),
                                              core::TensorType::f16, path)
                   .is_ok());
-  const auto refused =
-      read_fit_projector(path, engine::model::preset_shape("qwen3.6-27b").value());
+  const auto refused = read_fit_projector(path, engine::model::preset_shape("qwen3.6-27b").value());
   ASSERT_FALSE(refused.is_ok());
   EXPECT_EQ(refused.error().message,
             "the vision projector's output (64 wide) is not the model's width (5120): a "

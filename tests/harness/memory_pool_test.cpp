@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 
+#include "harness/fit.h"
 #include "tests/support/temp_dir.h"
 
 namespace gauntlet::harness {
@@ -192,6 +194,51 @@ TEST(MemoryPool, TheDriverOverheadIsWhatTheStressCouldNotAllocate) {
   reports::MemoryPool capped;
   add_driver_overhead(capped, 16 * kGiB, stress, true);
   EXPECT_FALSE(capped.driver_overhead_bytes.has_value());
+}
+
+// NVIDIA's driver names the processes holding its memory (NVML, here the scripted stand-in
+// tests/signals/fake_nvml.cpp): those of other processes are summed, each named, ours left out, one
+// whose size NVML does not state named without a figure; the plan's budget loses what they hold.
+TEST(MemoryPool, NvmlNamesTheProcessesHoldingAnNvidiaCardsMemory) {
+  gauntlet::testing::TempDir dir("pool-nvml");
+  const auto script = dir.write("script",
+                                "compute_processes=4145:4294967296,777:1073741824\n"
+                                "graphics_processes=4145:4294967296,900:na\n");
+  ::setenv("GAUNTLET_FAKE_NVML_SCRIPT", script.c_str(), 1);
+  auto nvml = signals::Nvml::load(GAUNTLET_FAKE_NVML);
+  ASSERT_TRUE(nvml.is_ok()) << nvml.error().message;
+  const auto held = read_nvml_held(**nvml, "0000:01:00.0", 777);
+  ASSERT_TRUE(held.has_value());
+  EXPECT_EQ(held->bytes, 4 * kGiB);
+  EXPECT_EQ(held->source,
+            "NVML: 2 other processes (pid 4145 4.00 GiB, pid 900, its size not stated)");
+  EXPECT_FALSE(read_nvml_held(**nvml, "0000:09:00.0", 777).has_value());
+
+  PoolInputs in;
+  in.claimed.id = {core::Api::opencl, 0};
+  in.claimed.device_type = "discrete_gpu";
+  in.claimed.global_mem_size = 24 * kGiB;
+  in.views = {in.claimed};
+  in.host = host_of(64 * kGiB, 60 * kGiB);
+  in.nvml_held = held;
+  const auto pool = memory_pool(in);
+  EXPECT_FALSE(pool.shared);
+  EXPECT_EQ(pool.device_held_bytes, 4 * kGiB);
+  EXPECT_EQ(pool.device_held_source, held->source);
+  DeviceFacts facts;
+  facts.budget_capped_by_level = true;
+  const auto budget = fit_budget(in.claimed, facts, std::nullopt, pool);
+  EXPECT_EQ(budget.bytes, static_cast<uint64_t>(static_cast<double>(20 * kGiB) * 0.81));
+  EXPECT_NE(budget.basis.find("less 4.00 GiB other processes hold (NVML: 2 other processes"),
+            std::string::npos)
+      << budget.basis;
+
+  dir.write("script", "compute_processes=777:1073741824\n");
+  const auto none = read_nvml_held(**nvml, "0000:02:00.0", 777);
+  ASSERT_TRUE(none.has_value());
+  EXPECT_EQ(none->bytes, 0u);
+  EXPECT_EQ(none->source, "NVML: no other process");
+  ::unsetenv("GAUNTLET_FAKE_NVML_SCRIPT");
 }
 
 }  // namespace

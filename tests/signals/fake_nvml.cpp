@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "signals/nvml_api.h"
 
@@ -37,7 +38,11 @@ const std::map<std::string, std::string> kDefaults = {{"count", "2"},
                                                       {"link_width", "16"},
                                                       {"max_link_gen", "4"},
                                                       {"max_link_width", "16"},
-                                                      {"init", "0"}};
+                                                      {"init", "0"},
+                                                      {"memory_total", "25769803776"},
+                                                      {"memory_used", "1073741824"},
+                                                      {"compute_processes", ""},
+                                                      {"graphics_processes", ""}};
 
 std::string value_of(const std::string& key) {
   std::map<std::string, std::string> values = kDefaults;
@@ -159,6 +164,59 @@ nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t, unsigned int* valu
 }
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t, unsigned int* value) {
   return answer("max_link_width", value);
+}
+
+nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t, nvmlMemory_t* memory) {
+  if (!memory) return NVML_ERROR_INVALID_ARGUMENT;
+  if (answer("memory_total", &memory->total) != NVML_SUCCESS) return NVML_ERROR_NOT_SUPPORTED;
+  (void)answer("memory_used", &memory->used);
+  memory->free = memory->total > memory->used ? memory->total - memory->used : 0;
+  return NVML_SUCCESS;
+}
+
+}  // extern "C"
+
+namespace {
+
+// "pid:bytes,pid:bytes" (bytes "na": NVML_VALUE_NOT_AVAILABLE) into NVML's array protocol.
+nvmlReturn_t processes(const std::string& key, unsigned int* count, nvmlProcessInfo_v2_t* infos) {
+  std::vector<nvmlProcessInfo_v2_t> listed;
+  const std::string value = value_of(key);
+  if (value == "unsupported") return NVML_ERROR_NOT_SUPPORTED;
+  size_t at = 0;
+  while (at < value.size()) {
+    const size_t end = std::min(value.find(',', at), value.size());
+    const std::string item = value.substr(at, end - at);
+    const size_t colon = item.find(':');
+    nvmlProcessInfo_v2_t info{};
+    info.pid = static_cast<unsigned>(std::strtoul(item.c_str(), nullptr, 10));
+    const std::string bytes = item.substr(colon + 1);
+    info.usedGpuMemory =
+        bytes == "na" ? NVML_VALUE_NOT_AVAILABLE : std::strtoull(bytes.c_str(), nullptr, 10);
+    listed.push_back(info);
+    at = end + 1;
+  }
+  if (listed.size() > *count) {
+    *count = static_cast<unsigned>(listed.size());
+    return NVML_ERROR_INSUFFICIENT_SIZE;
+  }
+  std::copy(listed.begin(), listed.end(), infos);
+  *count = static_cast<unsigned>(listed.size());
+  return NVML_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t, unsigned int* count,
+                                                     nvmlProcessInfo_v2_t* infos) {
+  return processes("compute_processes", count, infos);
+}
+
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t, unsigned int* count,
+                                                      nvmlProcessInfo_v2_t* infos) {
+  return processes("graphics_processes", count, infos);
 }
 
 }  // extern "C"
