@@ -134,6 +134,14 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                    "profile checks run by priority to stay within it, and the report says what "
                    "it left out")
       ->check(CLI::Range(10.0, 86400.0));
+  command
+      ->add_option("--soak", context.options.soak_s,
+                   "after each device's checks, hold its heaviest safe profile (the largest "
+                   "weight format, then the longest context, decoded from an empty cache over "
+                   "and over) for this many seconds, outside the time budget, and report its "
+                   "speed cold and steady, the decline, the hottest temperature and what the "
+                   "machine's signals saw (--level soak: 300)")
+      ->check(CLI::Range(5.0, 86400.0));
   command->add_option("--n-gpu-layers", flags->n_gpu_layers,
                       "-ngl: the placed profiles' layer slots on each device, the rest on the "
                       "host (default: the fit answer's for a format that does not fit whole, "

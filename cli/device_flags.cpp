@@ -36,11 +36,13 @@ void add_level_flag(CLI::App& command, CommandContext& context) {
       .add_option_function<std::string>(
           "--level",
           [&context](const std::string& value) {
-            context.options.level = core::parse_level(value).value();
+            (void)core::apply_level(context.options, value);  // checked by IsMember
             context.options.sources["level"] = "flag --level";
           },
-          "quick (default), standard or full; GAUNTLET_LEVEL means the same")
-      ->check(CLI::IsMember({"quick", "standard", "full"}));
+          "quick (default), standard, full, or soak (the standard level, then each device's "
+          "heaviest safe profile held for 300 s or --soak's seconds, where `run` takes it); "
+          "GAUNTLET_LEVEL means the same")
+      ->check(CLI::IsMember({"quick", "standard", "full", "soak"}));
 }
 
 std::optional<SelectedDevices> select_for_command(const std::string& command,

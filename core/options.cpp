@@ -42,6 +42,21 @@ Result<Level> parse_level(const std::string& text) {
                     "unknown level '" + text + "' (expected quick, standard or full)");
 }
 
+Status apply_level(Options& options, const std::string& text) {
+  if (text == "soak") {
+    options.level = Level::standard;
+    if (options.soak_s == 0) options.soak_s = kSoakSeconds;
+    return Status::ok();
+  }
+  auto level = parse_level(text);
+  if (!level) {
+    return make_error(ErrorKind::invalid_argument,
+                      "unknown level '" + text + "' (expected quick, standard, full or soak)");
+  }
+  options.level = *level;
+  return Status::ok();
+}
+
 std::optional<std::string> env(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr) return std::nullopt;
@@ -61,9 +76,7 @@ Result<Options> Options::from_environment() {
     options.sources["fallback"] = "environment GAUNTLET_FALLBACK";
   }
   if (auto level = env("GAUNTLET_LEVEL"); level && !level->empty()) {
-    auto parsed = parse_level(*level);
-    if (!parsed) return parsed.error();
-    options.level = *parsed;
+    GAUNTLET_TRY(apply_level(options, *level));
     options.sources["level"] = "environment GAUNTLET_LEVEL";
   }
   if (auto faults = env("GAUNTLET_TEST_FAULT"); faults && !faults->empty()) {

@@ -14,6 +14,9 @@ namespace gauntlet::core {
 enum class Fallback { none, host };
 enum class Level { quick, standard, full };
 
+// --level soak's hold, as gpu-burn's and DCGM's targeted stress's default run lengths go.
+inline constexpr double kSoakSeconds = 300;
+
 const char* to_string(Fallback fallback);
 const char* to_string(Level level);
 Result<Fallback> parse_fallback(const std::string& text);
@@ -26,6 +29,9 @@ struct Options {
   Level level = Level::quick;
   // Seconds each device may take (run --time-budget); 0: the level's (harness/time_budget.h).
   double time_budget_s = 0;
+  // Seconds each device's heaviest safe profile is held after its checks (run --soak; --level
+  // soak: the standard level and kSoakSeconds); 0: no hold.
+  double soak_s = 0;
   // Test-only fault switches, e.g. "probe.opencl=crash,probe.vulkan=hang". Never set in production.
   std::string test_faults;
   // Where DRM enumeration looks (GAUNTLET_SYSFS_ROOT, GAUNTLET_DEV_ROOT); fixture trees in tests.
@@ -61,6 +67,10 @@ struct Options {
   // as on a device F times slower.
   void slow_down_as_faulted(double seconds) const;
 };
+
+// --level's and GAUNTLET_LEVEL's value into `options`: a level, or "soak" (the standard level and a
+// hold of kSoakSeconds unless --soak says how long).
+Status apply_level(Options& options, const std::string& text);
 
 // Environment variables of other software that change driver behaviour, as name=value lines.
 std::vector<std::pair<std::string, std::string>> driver_environment();

@@ -15,6 +15,7 @@
 #include "harness/quick_model.h"
 #include "harness/report_summary.h"
 #include "harness/simulate.h"
+#include "harness/soak.h"
 #include "harness/stale_temps.h"
 #include "probes/doctor.h"
 #include "probes/inventory.h"
@@ -310,6 +311,10 @@ core::Result<RunOutcome> run(const RunConfig& config) {
                                     {config.fit_cache.type_k, config.fit_cache.type_v});
     GAUNTLET_TRY(run_profiles(claimed, *models, candidates, options, *journal, progress,
                               config.interrupted, watch, clock));
+    const bool stopped = config.interrupted != nullptr && config.interrupted->load();
+    if (options.soak_s > 0 && !stopped) {
+      device.soak = run_soak(claimed, *models, candidates, options, watch, progress);
+    }
     device.telemetry = watch.telemetry();
     device.machine_rows = watch.rows();
     for (auto& c : candidates) {

@@ -3,6 +3,7 @@
 
 #include "reports/causes.h"
 #include "reports/fit_rows.h"
+#include "reports/soak_lines.h"
 #include "reports/pass_rows.h"
 #include "reports/render.h"
 #include "reports/svg_charts.h"
@@ -228,6 +229,7 @@ std::string device_html(const DeviceReport& d) {
   for (const auto& line : detail::memory_pool_lines(d.memory_pool)) {
     out += "<p>" + xml_escape(line) + "</p>";
   }
+  for (const auto& line : detail::soak_lines(d.soak)) out += "<p>" + xml_escape(line) + "</p>";
   if (!d.fit.empty()) out += titled_table(detail::fit_title(d.fit), detail::fit_rows(d.fit));
   for (const auto& line : detail::fit_companion_lines(d.fit)) {
     out += "<p>" + xml_escape(line) + "</p>";

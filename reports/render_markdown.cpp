@@ -1,5 +1,6 @@
 #include "reports/causes.h"
 #include "reports/fit_rows.h"
+#include "reports/soak_lines.h"
 #include "reports/pass_rows.h"
 #include "reports/render.h"
 #include "reports/text_util.h"
@@ -83,6 +84,9 @@ std::string device_markdown(const DeviceReport& d, bool all) {
     out += "\nPasses (prompt and generation tokens per second):\n\n" + passes.markdown() + "\n";
   }
   for (const auto& line : detail::memory_pool_lines(d.memory_pool)) {
+    out.append("\n").append(markdown_escape(line)).append("\n");
+  }
+  for (const auto& line : detail::soak_lines(d.soak)) {
     out.append("\n").append(markdown_escape(line)).append("\n");
   }
   if (!d.fit.empty()) {

@@ -3,6 +3,7 @@
 
 #include "reports/causes.h"
 #include "reports/fit_rows.h"
+#include "reports/soak_lines.h"
 #include "reports/pass_rows.h"
 #include "reports/render.h"
 #include "reports/text_util.h"
@@ -154,6 +155,7 @@ std::string device_text(const DeviceReport& d, bool all) {
         " (measured in " + format_number(d.compute_peak->seconds, 1) + " s)\n";
   }
   out += telemetry_text(d);
+  for (const auto& line : detail::soak_lines(d.soak)) out += "  " + line + "\n";
 
   Table safe({"SAFE PROFILE", "FAMILIAR", "API", "CONTEXT", "TOK/S", "PEAK"});
   for (const auto& p : d.profiles) {

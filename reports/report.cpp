@@ -466,6 +466,25 @@ void from_json(const Json& j, Recommendation& v) {
   v.why = j.at("why").get<std::string>();
 }
 
+void to_json(Json& j, const SoakResult& v) {
+  j = Json{{"profile", v.profile},           {"seconds", v.seconds},
+           {"cold_tok_s", v.cold_tok_s},     {"steady_tok_s", v.steady_tok_s},
+           {"decline", v.decline},           {"samples", v.samples},
+           {"signals", v.signals},           {"error", v.error}};
+  if (v.max_temperature_c) j["max_temperature_c"] = *v.max_temperature_c;
+}
+void from_json(const Json& j, SoakResult& v) {
+  v.profile = j.at("profile").get<std::string>();
+  v.seconds = j.at("seconds").get<double>();
+  v.cold_tok_s = j.at("cold_tok_s").get<double>();
+  v.steady_tok_s = j.at("steady_tok_s").get<double>();
+  v.decline = j.at("decline").get<double>();
+  v.samples = j.at("samples").get<std::vector<std::pair<double, double>>>();
+  if (j.contains("max_temperature_c")) v.max_temperature_c = j.at("max_temperature_c").get<double>();
+  v.signals = j.value("signals", std::string());
+  v.error = j.value("error", std::string());
+}
+
 void to_json(Json& j, const DeviceReport& v) {
   j = Json{{"key", v.key},
            {"name", v.name},
@@ -482,6 +501,7 @@ void to_json(Json& j, const DeviceReport& v) {
   if (v.memory_pool) j["memory_pool"] = *v.memory_pool;
   if (v.telemetry.is_object()) j["telemetry"] = v.telemetry;
   if (!v.machine_rows.empty()) j["machine_rows"] = v.machine_rows;
+  if (v.soak) j["soak"] = *v.soak;
 }
 void from_json(const Json& j, DeviceReport& v) {
   v.key = j.at("key").get<std::string>();
@@ -499,6 +519,7 @@ void from_json(const Json& j, DeviceReport& v) {
   v.memory_pool = optional_from<MemoryPool>(j, "memory_pool");   // absent before 1.7
   if (j.contains("telemetry")) v.telemetry = j.at("telemetry");  // absent before 1.6
   v.machine_rows = j.value("machine_rows", std::vector<core::Row>{});
+  v.soak = optional_from<SoakResult>(j, "soak");  // absent before 1.9
 }
 
 void to_json(Json& j, const Summary& v) {

@@ -277,6 +277,21 @@ struct MemoryPool {
   std::vector<std::string> notes;
 };
 
+// A device held busy (run --level soak, --soak SECONDS; harness/soak.h): its heaviest safe
+// profile decoded over and over, the speed cold and steady and the decline, and what the
+// machine's signals saw meanwhile (absent before schema 1.9).
+struct SoakResult {
+  std::string profile;
+  double seconds = 0;       // the hold asked for
+  double cold_tok_s = 0;    // the mean of the hold's first tenth
+  double steady_tok_s = 0;  // the mean of its last quarter
+  double decline = 0;       // 1 - steady / cold (negative: it got faster)
+  std::vector<std::pair<double, double>> samples;  // (seconds into the hold, tok/s), at most 120
+  std::optional<double> max_temperature_c;         // the hottest of the device's sensors
+  std::string signals;  // a throttle note or a cause the signals gave; empty when clean
+  std::string error;    // why the hold did not run (no safe profile, a crash); empty when it ran
+};
+
 struct DeviceReport {
   std::string key;  // PCI bus id, UUID, or the device id when neither is known
   std::string name;
@@ -296,6 +311,7 @@ struct DeviceReport {
   // which do not, and each unit's evidence; a failed row for each unit whose signals gave a cause.
   core::Json telemetry;
   std::vector<core::Row> machine_rows;
+  std::optional<SoakResult> soak;
 };
 
 struct Summary {
@@ -351,6 +367,8 @@ void to_json(Json& j, const Simulation& v);
 void from_json(const Json& j, Simulation& v);
 void to_json(Json& j, const DriverFigure& v);
 void from_json(const Json& j, DriverFigure& v);
+void to_json(Json& j, const SoakResult& v);
+void from_json(const Json& j, SoakResult& v);
 void to_json(Json& j, const MemoryPool& v);
 void from_json(const Json& j, MemoryPool& v);
 void to_json(Json& j, const DeviceView& v);

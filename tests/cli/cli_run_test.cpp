@@ -417,6 +417,49 @@ TEST(RunOnPocl, ASimulatedThirtyTwoKilobyteDeviceRefusesTheWholeVector) {
   EXPECT_NE((*whole)["reason"].get<std::string>().find(" > 32768"), std::string::npos);
 }
 
+// --soak holds the device's heaviest safe profile after its checks and reports the speed cold and
+// steady, the decline and what the machine's signals saw (this machine exposes no temperature).
+TEST(RunOnPocl, ASoakHoldsTheHeaviestSafeProfileAndReportsColdAndSteadySpeeds) {
+  TempDir dir("run-soak");
+  auto r = run_command(gauntlet_exe() + " run --quiet --device opencl:0 --shape " + kWideShape +
+                       " --soak 5 --format text --out " + (dir / "report.txt").string());
+  ASSERT_LE(r.exit_code, 1) << r.output;
+  auto report = load(dir / "report.json");
+  const auto* cl = device_with_view(report, "opencl");
+  ASSERT_NE(cl, nullptr);
+  ASSERT_TRUE(cl->contains("soak")) << cl->dump();
+  const auto& soak = (*cl)["soak"];
+  EXPECT_EQ(soak["error"], "") << soak.dump();
+  EXPECT_EQ(soak["seconds"], 5.0);
+  // A safe decode profile of the whole model, of the largest weight format among the safe ones.
+  const std::string held = soak["profile"];
+  const auto* chosen = profile(*cl, held);
+  ASSERT_NE(chosen, nullptr) << held;
+  EXPECT_EQ((*chosen)["verdict"], "safe");
+  EXPECT_EQ(held.substr(held.size() - 3), "/b1");
+  for (const auto& p : (*cl)["profiles"]) {
+    if (p["verdict"] == "safe" && p["weight_format"] == "F32") {
+      EXPECT_EQ(held.rfind("F32/", 0), 0u) << "F32 is safe and larger than " << held;
+    }
+  }
+  const auto& samples = soak["samples"];
+  ASSERT_GE(samples.size(), 2u) << soak.dump();
+  EXPECT_GE(samples.back()[0].get<double>(), 5.0);
+  EXPECT_GT(soak["cold_tok_s"].get<double>(), 0.0);
+  EXPECT_GT(soak["steady_tok_s"].get<double>(), 0.0);
+  const double decline =
+      1.0 - soak["steady_tok_s"].get<double>() / soak["cold_tok_s"].get<double>();
+  EXPECT_NEAR(soak["decline"].get<double>(), decline, 1e-9);
+  EXPECT_FALSE(soak.contains("max_temperature_c"));
+  std::ifstream text_file(dir / "report.txt");
+  const std::string text((std::istreambuf_iterator<char>(text_file)), {});
+  EXPECT_NE(text.find("  soak: " + soak["profile"].get<std::string>() + " held 5 s: "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("tok/s steady ("), std::string::npos);
+  EXPECT_NE(text.find("; no temperature sensor"), std::string::npos);
+}
+
 // Gemma's head_dim 256 on llvmpipe's 32 KiB: the whole-context attention variant at 8192 positions
 // needs 34048 bytes and is unsafe with both numbers; where it fits it runs and is safe (the tiled
 // variant at 8192 runs in
