@@ -52,6 +52,7 @@ class Differ {
       add(true, {"budget", key, "", format_bytes(before->stress->safe_budget_bytes), "not measured",
                  key + ": safe budget no longer measured"});
     }
+    soaks(key, before->soak, after->soak);
   }
 
   DiffResult result_;
@@ -76,6 +77,28 @@ class Differ {
       add(false, {kind, key, subject, show(before), show(after),
                   where + ": " + what + " up " + show(before) + " -> " + show(after) +
                       percent(before, after)});
+    }
+  }
+
+  // The same profile held busy in both: its steady speed down, or the hottest temperature up, by
+  // more than the threshold.
+  void soaks(const std::string& key, const std::optional<SoakResult>& before,
+             const std::optional<SoakResult>& after) {
+    if (!before || !after || before->samples.empty() || after->samples.empty() ||
+        before->profile != after->profile) {
+      return;
+    }
+    figure("steady_tok_s", key, before->steady_tok_s, after->steady_tok_s,
+           "held busy, steady tok/s", false, before->profile);
+    if (!before->max_temperature_c || !after->max_temperature_c) return;
+    const double was = *before->max_temperature_c, now = *after->max_temperature_c;
+    const double t = result_.threshold;
+    if (now > was * (1.0 + t) || now < was * (1.0 - t)) {
+      const bool hotter = now > was;
+      const std::string from = format_number(was, 0) + " °C", to = format_number(now, 0) + " °C";
+      add(hotter, {"temperature", key, before->profile, from, to,
+                   key + " " + before->profile + ": held busy it reached " + to + ", " +
+                       (hotter ? "up" : "down") + " from " + from});
     }
   }
 

@@ -10,7 +10,9 @@
 namespace gauntlet::reports {
 
 struct Change {
-  std::string kind;     // "device", "profile", "feature", "budget", "local_memory", "tok_s"
+  // "device", "profile", "feature", "budget", "local_memory", "tok_s", and of a soak held in both
+  // "steady_tok_s" and "temperature"
+  std::string kind;
   std::string device;   // the physical device key
   std::string subject;  // the profile or feature name; empty for device-wide figures
   std::string before;
@@ -26,8 +28,9 @@ struct DiffResult {
 
 // Regressions: a device gone; a profile safe -> unsafe, untested, derived or gone; a feature
 // verified or emulated -> failed or unsupported; the safe budget, the verified local memory or a
-// safe profile's tok/s down by more than `threshold` (a fraction). The opposite moves are
-// improvements.
+// safe profile's tok/s down by more than `threshold` (a fraction); the same profile held busy
+// (a soak) in both with its steady tok/s down or its hottest temperature up by more than it. The
+// opposite moves are improvements.
 DiffResult diff_reports(const Report& before, const Report& after, double threshold = 0.1);
 
 std::string render_diff_text(const DiffResult& diff);

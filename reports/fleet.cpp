@@ -47,6 +47,7 @@ class GroupAnalysis {
     majorities();
     budget();
     recommended_speed();
+    soaked();
     for (size_t i = 0; i < outliers_.size(); ++i) {
       if (!outliers_[i].empty()) group_.outliers.push_back({group_.machines[i], outliers_[i]});
     }
@@ -137,6 +138,53 @@ class GroupAnalysis {
     }
   }
 
+  // Held busy with the same profile: a steady speed below the group's median, or a hottest
+  // temperature above it, by more than the threshold.
+  void soaked() {
+    std::map<std::string, size_t> votes;
+    for (size_t i = 0; i < size(); ++i) {
+      if (!machine(i).soak_profile.empty()) ++votes[machine(i).soak_profile];
+    }
+    if (votes.empty()) return;
+    group_.soak_profile =
+        std::max_element(votes.begin(), votes.end(), [](const auto& a, const auto& b) {
+          return a.second < b.second;
+        })->first;
+    auto held = [&](size_t i) { return machine(i).soak_profile == group_.soak_profile; };
+    std::vector<double> speeds, temperatures;
+    for (size_t i = 0; i < size(); ++i) {
+      if (!held(i)) continue;
+      if (machine(i).steady_tok_s) speeds.push_back(*machine(i).steady_tok_s);
+      if (machine(i).max_temperature_c) temperatures.push_back(*machine(i).max_temperature_c);
+    }
+    if (!speeds.empty()) group_.steady_tok_s = spread_of(speeds);
+    if (!temperatures.empty()) group_.max_temperature_c = spread_of(temperatures);
+    if (!can_tell_outliers()) return;
+    for (size_t i = 0; i < size(); ++i) {
+      if (!held(i)) continue;
+      const auto& speed = machine(i).steady_tok_s;
+      if (group_.steady_tok_s && speed &&
+          *speed < group_.steady_tok_s->median * (1.0 - fleet_.threshold)) {
+        const auto value = detail::format_number(*speed, 1);
+        const auto group = detail::format_number(group_.steady_tok_s->median, 1);
+        outliers_[i].push_back({"steady_tok_s", group_.soak_profile, value, group,
+                                "held busy, " + group_.soak_profile + " runs at " + value +
+                                    " tok/s, " +
+                                    percent_below(*speed, group_.steady_tok_s->median) +
+                                    " below the group median " + group});
+      }
+      const auto& hottest = machine(i).max_temperature_c;
+      if (group_.max_temperature_c && hottest &&
+          *hottest > group_.max_temperature_c->median * (1.0 + fleet_.threshold)) {
+        const auto value = detail::format_number(*hottest, 0) + " °C";
+        const auto group = detail::format_number(group_.max_temperature_c->median, 0) + " °C";
+        outliers_[i].push_back(
+            {"temperature", group_.soak_profile, value, group,
+             "held busy it reached " + value + ", above the group median " + group});
+      }
+    }
+  }
+
   uint32_t profile_id_of(const std::string& name) const {
     auto it = std::find(fleet_.profile_names.begin(), fleet_.profile_names.end(), name);
     return static_cast<uint32_t>(it - fleet_.profile_names.begin());
@@ -206,6 +254,9 @@ void FleetBuilder::add(const std::string& source, const FleetInput& report) {
     m.source = source;
     m.budget_bytes = d.budget_bytes;
     m.recommended = d.recommended;
+    m.soak_profile = d.soak_profile;
+    m.steady_tok_s = d.steady_tok_s;
+    m.max_temperature_c = d.max_temperature_c;
     m.profiles.reserve(d.profiles.size());
     for (const auto& p : d.profiles) {
       const bool safe = p.verdict == ProfileVerdict::safe;
@@ -237,7 +288,9 @@ FleetReport FleetBuilder::finish() {
   std::vector<size_t> position(keys_.size());
   for (size_t i = 0; i < order.size(); ++i) {
     position[order[i]] = i;
-    fleet_.groups.push_back({keys_[order[i]], {}, {}, {}, {}, {}, {}});
+    FleetGroup group;
+    group.key = keys_[order[i]];
+    fleet_.groups.push_back(std::move(group));
   }
   for (size_t i = 0; i < fleet_.machines.size(); ++i) {
     auto& m = fleet_.machines[i];

@@ -1,7 +1,8 @@
 #pragma once
 // The fleet report: devices grouped by model, driver version and memory size, and per group the
 // machines that differ from their identical siblings (a verdict against the group's majority, a
-// safe budget or a recommended profile's tok/s below the group's median by more than a threshold).
+// safe budget or a recommended profile's tok/s below the group's median by more than a threshold;
+// held busy, a steady speed that much below or a temperature that much above the group's).
 //
 // Reports are folded in one at a time (FleetBuilder::add) and only a compact summary of each
 // device is kept, so that merging a thousand reports needs little memory.
@@ -17,7 +18,7 @@
 
 namespace gauntlet::reports {
 
-inline constexpr const char* kFleetSchemaVersion = "1.0";
+inline constexpr const char* kFleetSchemaVersion = "1.1";
 
 // What makes two devices "identical siblings".
 struct GroupKey {
@@ -43,6 +44,9 @@ struct FleetMachine {
   std::optional<uint64_t> budget_bytes;
   std::string recommended;               // the machine's own recommended profile; empty when none
   std::vector<MachineProfile> profiles;  // sorted by profile id
+  std::string soak_profile;              // the profile its soak held; empty without one
+  std::optional<double> steady_tok_s;
+  std::optional<double> max_temperature_c;
 };
 
 struct Spread {
@@ -53,7 +57,7 @@ struct Spread {
 };
 
 struct OutlierReason {
-  std::string kind;     // "verdict", "budget", "tok_s"
+  std::string kind;     // "verdict", "budget", "tok_s", "steady_tok_s", "temperature"
   std::string subject;  // the profile for a verdict or tok/s; empty for the budget
   std::string value;    // the machine's
   std::string group;    // the group's majority or median
@@ -72,6 +76,10 @@ struct FleetGroup {
   std::string recommended;                 // the profile most machines recommend
   std::optional<Spread> budget_bytes;
   std::optional<Spread> recommended_tok_s;  // the group's recommended profile on each machine
+  // The soak most machines held (the same profile), its steady speed and hottest temperature.
+  std::string soak_profile;
+  std::optional<Spread> steady_tok_s;
+  std::optional<Spread> max_temperature_c;
   std::vector<Outlier> outliers;
 };
 

@@ -84,6 +84,34 @@ void read_profile(od::object profile, FleetDeviceInput& d) {
   }
 }
 
+// A soak that ran: its profile, steady speed and hottest temperature (a soak without samples,
+// one that did not run, gives nothing to compare).
+void read_soak(od::object soak, FleetDeviceInput& d) {
+  std::string profile;
+  std::optional<double> steady, hottest;
+  bool sampled = false;
+  for (auto field : soak) {
+    const auto key = need<std::string_view>(field.unescaped_key(), "soak key");
+    od::value v = field.value();
+    if (key == "profile") {
+      profile = text(v, "soak.profile");
+    } else if (key == "steady_tok_s") {
+      steady = need<double>(v.get_double(), "soak.steady_tok_s");
+    } else if (key == "max_temperature_c") {
+      hottest = need<double>(v.get_double(), "soak.max_temperature_c");
+    } else if (key == "samples") {
+      for (auto sample : need<od::array>(v.get_array(), "soak.samples")) {
+        (void)sample;
+        sampled = true;
+      }
+    }
+  }
+  if (!sampled) return;
+  d.soak_profile = profile;
+  d.steady_tok_s = steady;
+  d.max_temperature_c = hottest;
+}
+
 void read_device(od::object device, FleetInput& in) {
   auto& d = in.devices.emplace_back();
   for (auto field : device) {
@@ -123,6 +151,8 @@ void read_device(od::object device, FleetInput& in) {
       for (auto profile : need<od::array>(v.get_array(), "devices[].profiles")) {
         read_profile(need<od::object>(profile.get_object(), "devices[].profiles[]"), d);
       }
+    } else if (key == "soak" && !is_null(v)) {
+      read_soak(need<od::object>(v.get_object(), "devices[].soak"), d);
     }
   }
 }
@@ -197,6 +227,11 @@ FleetInput fleet_input(const Report& report) {
     if (d.recommendation) device.recommended = d.recommendation->profile;
     for (const auto& p : d.profiles) {
       device.profiles.push_back({p.name, p.verdict, p.figures.tok_s, p.reason});
+    }
+    if (d.soak && !d.soak->samples.empty()) {
+      device.soak_profile = d.soak->profile;
+      device.steady_tok_s = d.soak->steady_tok_s;
+      device.max_temperature_c = d.soak->max_temperature_c;
     }
     in.devices.push_back(std::move(device));
   }

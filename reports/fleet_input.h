@@ -40,6 +40,11 @@ struct FleetDeviceInput {
   std::optional<uint64_t> budget_bytes;
   std::string recommended;
   std::vector<FleetProfileInput> profiles;
+  // The device's soak (run --level soak): the profile held, its steady speed, the hottest
+  // temperature; absent without one.
+  std::string soak_profile;
+  std::optional<double> steady_tok_s;
+  std::optional<double> max_temperature_c;
 };
 
 struct FleetInput {

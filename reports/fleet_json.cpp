@@ -43,6 +43,9 @@ core::Json group_json(const FleetReport& fleet, const FleetGroup& g) {
           {"recommended", g.recommended},
           {"budget_bytes", spread_json(g.budget_bytes)},
           {"recommended_tok_s", spread_json(g.recommended_tok_s)},
+          {"soak_profile", g.soak_profile},
+          {"steady_tok_s", spread_json(g.steady_tok_s)},
+          {"max_temperature_c", spread_json(g.max_temperature_c)},
           {"machines", machines},
           {"outliers", outliers}};
 }

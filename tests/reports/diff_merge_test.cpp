@@ -89,6 +89,36 @@ TEST(Diff, GoneProfilesFeaturesBudgetAndSpeed) {
   EXPECT_EQ(json["threshold"], 0.1);
 }
 
+// The same profile held busy in both reports: a steady speed down by more than the threshold and
+// a hotter card are regressions; another profile held is not compared.
+TEST(Diff, ASoakThatSlowedOrRanHotterIsARegression) {
+  auto before = sample_report();
+  auto after = sample_report();
+  SoakResult soak;
+  soak.profile = "q4_0/f16/kv-f16/wg64-tile-chunk1024/ctx2048/b1";
+  soak.seconds = 300;
+  soak.samples = {{30.0, 40.0}, {300.0, 40.0}};
+  soak.steady_tok_s = 40.0;
+  soak.max_temperature_c = 80.0;
+  before.devices[0].soak = soak;
+  soak.steady_tok_s = 34.0;
+  soak.max_temperature_c = 91.0;
+  after.devices[0].soak = soak;
+  auto diff = diff_reports(before, after);
+  ASSERT_EQ(diff.regressions.size(), 2u);
+  EXPECT_EQ(diff.regressions[0].kind, "steady_tok_s");
+  EXPECT_EQ(diff.regressions[0].before, "40");
+  EXPECT_EQ(diff.regressions[0].after, "34");
+  EXPECT_EQ(diff.regressions[1].kind, "temperature");
+  EXPECT_EQ(diff.regressions[1].message,
+            "vulkan:0 q4_0/f16/kv-f16/wg64-tile-chunk1024/ctx2048/b1: held busy it reached 91 °C, "
+            "up from 80 °C");
+  EXPECT_TRUE(diff.improvements.empty());
+  EXPECT_EQ(diff_reports(after, before).improvements.size(), 2u);
+  after.devices[0].soak->profile = "f32/f32/kv-f32/wg64-whole/ctx2048/b1";
+  EXPECT_TRUE(diff_reports(before, after).regressions.empty());
+}
+
 TEST(Diff, MissingDeviceIsARegression) {
   auto before = sample_report();
   auto after = sample_report();

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 
 #include "reports/fleet_input.h"
 #include "reports/io.h"
@@ -81,6 +82,67 @@ TEST(Fleet, SpreadsAndMajorityOfAGroup) {
   ASSERT_EQ(pocl.majority_safe.size(), 1u);
   EXPECT_EQ(pocl.majority_safe[0].rfind("q8_0/", 0), 0u);
   EXPECT_EQ(pocl.recommended_tok_s->count, 5u);  // node-09 has no tok/s for it
+}
+
+// Held busy with the same profile, a machine whose steady speed falls 20 % below its siblings'
+// (a card that throttles) and one that runs 15 % hotter are named; machines that held another
+// profile are not compared. The streaming reader sees the same soaks as the report in memory.
+TEST(Fleet, ASoakThatThrottlesOrRunsHotStandsOut) {
+  auto reports = twelve_machines();
+  const std::string held = "Q4_K_M/f16/kv-f16/wg64-whole/ctx4096/b1";
+  for (size_t i = 0; i < 6; ++i) {  // the llvmpipe group, node-01..06
+    SoakResult soak;
+    soak.profile = held;
+    soak.seconds = 300;
+    soak.samples = {{30.0, 40.0}, {300.0, 40.0}};
+    soak.cold_tok_s = 40.0;
+    soak.steady_tok_s = i == 0 ? 32.0 : 40.0 - 0.2 * static_cast<double>(i);
+    soak.max_temperature_c = i == 1 ? 92.0 : 78.0 + static_cast<double>(i);
+    if (i == 5) soak.profile = "F16/f16/kv-f16/wg64-whole/ctx4096/b1";
+    reports[i].devices[0].soak = soak;
+  }
+  for (bool streamed : {false, true}) {
+    SCOPED_TRACE(streamed ? "streamed" : "in memory");
+    FleetBuilder builder(0.1);
+    for (size_t i = 0; i < reports.size(); ++i) {
+      const std::string name = "node-" + std::to_string(i + 1) + ".json";
+      if (streamed) {
+        auto input = parse_fleet_input(core::Json(reports[i]).dump(), name);
+        ASSERT_TRUE(input.is_ok()) << input.error().message;
+        builder.add(name, *input);
+      } else {
+        builder.add(name, reports[i]);
+      }
+    }
+    const auto fleet = builder.finish();
+    const auto& llvmpipe = fleet.groups[1];
+    EXPECT_EQ(llvmpipe.soak_profile, held);
+    ASSERT_TRUE(llvmpipe.steady_tok_s);
+    EXPECT_EQ(llvmpipe.steady_tok_s->count, 5u);  // node-06 held another profile
+    ASSERT_TRUE(llvmpipe.max_temperature_c);
+    EXPECT_DOUBLE_EQ(llvmpipe.max_temperature_c->max, 92.0);
+    std::map<std::string, std::vector<std::string>> kinds;  // host -> outlier kinds
+    for (const auto& o : llvmpipe.outliers) {
+      for (const auto& r : o.reasons) kinds[fleet.machines[o.machine].host].push_back(r.kind);
+    }
+    EXPECT_EQ(kinds["node-01"], std::vector<std::string>{"steady_tok_s"});
+    EXPECT_EQ(kinds["node-02"], std::vector<std::string>{"temperature"});
+    EXPECT_EQ(kinds[kLowBudgetHost], std::vector<std::string>{"budget"});
+    EXPECT_EQ(kinds.size(), 3u);
+    for (const auto& o : llvmpipe.outliers) {
+      for (const auto& r : o.reasons) {
+        if (r.kind == "steady_tok_s") {
+          EXPECT_EQ(r.message,
+                    "held busy, " + held + " runs at 32 tok/s, 18.8% below the group median 39.4");
+        }
+        if (r.kind == "temperature") {
+          EXPECT_EQ(r.message, "held busy it reached 92 °C, above the group median 81 °C");
+        }
+      }
+    }
+    const auto json = fleet_to_json(fleet);
+    EXPECT_EQ(json["schema_version"], "1.1");
+  }
 }
 
 TEST(Fleet, TwoMachinesCannotOutvoteEachOther) {
