@@ -37,9 +37,8 @@ core::Json hold(const core::DeviceInfo& device, const std::filesystem::path& fil
   if (!loaded) return {{"error", loaded.error().describe()}};
   const auto& config = c.setup.config;
   const uint32_t context = std::max<uint32_t>(config.context, kTokensPerSample + 1);
-  auto decoder = engine::make_decoder(**opened, *loaded,
-                                      {0, config.kv, context, 1, 1, 16ull << 20,
-                                       config.flash_attention});
+  auto decoder = engine::make_decoder(
+      **opened, *loaded, {0, config.kv, context, 1, 1, 16ull << 20, config.flash_attention});
   if (!decoder) return {{"error", decoder.error().describe()}};
   core::Json samples = core::Json::array();
   const auto started = std::chrono::steady_clock::now();
@@ -121,9 +120,8 @@ void settle_soak(reports::SoakResult& soak) {
 }
 
 reports::SoakResult run_soak(const core::DeviceInfo& device, const ModelSet& models,
-                             const std::vector<Candidate>& candidates,
-                             const core::Options& options, DeviceWatch& watch,
-                             const Progress& progress) {
+                             const std::vector<Candidate>& candidates, const core::Options& options,
+                             DeviceWatch& watch, const Progress& progress) {
   reports::SoakResult soak;
   soak.seconds = options.soak_s;
   const auto chosen = heaviest_safe(candidates, models);

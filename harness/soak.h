@@ -27,8 +27,7 @@ void settle_soak(reports::SoakResult& soak);
 // Holds candidates[chosen] on `device` for options.soak_s seconds in an isolated child watched
 // by `watch` (unit "soak:<device>"). A device with no safe profile gets a soak that says so.
 reports::SoakResult run_soak(const core::DeviceInfo& device, const ModelSet& models,
-                             const std::vector<Candidate>& candidates,
-                             const core::Options& options, DeviceWatch& watch,
-                             const Progress& progress);
+                             const std::vector<Candidate>& candidates, const core::Options& options,
+                             DeviceWatch& watch, const Progress& progress);
 
 }  // namespace gauntlet::harness

@@ -99,7 +99,7 @@ std::string UnitEvidence::throttle_note() const {
 }
 
 core::Json UnitEvidence::to_json() const {
-  core::Json j{{"seconds", seconds}};
+  core::Json j{{"at", at}, {"seconds", seconds}};
   core::Json during_json = core::Json::array();
   for (const auto& d : during) during_json.push_back(signals::to_json(d));
   j["during"] = during_json;
@@ -184,6 +184,7 @@ void DeviceWatch::begin(const std::string& unit) {
   for (const auto& s : sources_) devices.push_back(&s);
   sampler_ = std::make_unique<signals::Sampler>(devices);
   started_ = std::chrono::steady_clock::now();
+  if (!first_started_) first_started_ = started_;
   sampler_->start();
 }
 
@@ -224,6 +225,7 @@ UnitEvidence DeviceWatch::end_unit() {
   e.during = sampler_->stop();
   sampler_.reset();
   e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  e.at = std::chrono::duration<double>(started_ - *first_started_).count();
   for (size_t i = 0; i < sources_.size() && i < before_.size(); ++i) {
     for (auto& change : signals::diff(before_[i], sources_[i].counters())) {
       e.moved.push_back(std::move(change));

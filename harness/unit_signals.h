@@ -26,6 +26,7 @@ namespace gauntlet::harness {
 
 struct UnitEvidence {
   std::string unit;
+  double at = 0;  // seconds from the device's first unit to this one's start
   double seconds = 0;
   std::vector<signals::DeviceSummary> during;
   std::vector<signals::CounterChange> moved;
@@ -91,6 +92,7 @@ class DeviceWatch {
   std::vector<signals::Counters> before_;
   std::optional<signals::KmsgCursor> cursor_;
   std::chrono::steady_clock::time_point started_;
+  std::optional<std::chrono::steady_clock::time_point> first_started_;
 
   core::Json units_ = core::Json::object();
   std::vector<core::Row> rows_;

@@ -3,9 +3,9 @@
 
 #include "reports/causes.h"
 #include "reports/fit_rows.h"
-#include "reports/soak_lines.h"
 #include "reports/pass_rows.h"
 #include "reports/render.h"
+#include "reports/soak_lines.h"
 #include "reports/svg_charts.h"
 #include "reports/text_util.h"
 
@@ -230,6 +230,9 @@ std::string device_html(const DeviceReport& d) {
     out += "<p>" + xml_escape(line) + "</p>";
   }
   for (const auto& line : detail::soak_lines(d.soak)) out += "<p>" + xml_escape(line) + "</p>";
+  if (const auto chart = detail::signals_chart_svg(d); !chart.empty()) {
+    out += "<h3>Signals over the run</h3>" + chart;
+  }
   if (!d.fit.empty()) out += titled_table(detail::fit_title(d.fit), detail::fit_rows(d.fit));
   for (const auto& line : detail::fit_companion_lines(d.fit)) {
     out += "<p>" + xml_escape(line) + "</p>";

@@ -1,8 +1,8 @@
 #include "reports/causes.h"
 #include "reports/fit_rows.h"
-#include "reports/soak_lines.h"
 #include "reports/pass_rows.h"
 #include "reports/render.h"
+#include "reports/soak_lines.h"
 #include "reports/text_util.h"
 
 namespace gauntlet::reports {

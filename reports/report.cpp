@@ -467,9 +467,8 @@ void from_json(const Json& j, Recommendation& v) {
 }
 
 void to_json(Json& j, const SoakResult& v) {
-  j = Json{{"profile", v.profile},           {"seconds", v.seconds},
-           {"cold_tok_s", v.cold_tok_s},     {"steady_tok_s", v.steady_tok_s},
-           {"decline", v.decline},           {"samples", v.samples},
+  j = Json{{"profile", v.profile},           {"seconds", v.seconds}, {"cold_tok_s", v.cold_tok_s},
+           {"steady_tok_s", v.steady_tok_s}, {"decline", v.decline}, {"samples", v.samples},
            {"signals", v.signals},           {"error", v.error}};
   if (v.max_temperature_c) j["max_temperature_c"] = *v.max_temperature_c;
 }
@@ -480,7 +479,8 @@ void from_json(const Json& j, SoakResult& v) {
   v.steady_tok_s = j.at("steady_tok_s").get<double>();
   v.decline = j.at("decline").get<double>();
   v.samples = j.at("samples").get<std::vector<std::pair<double, double>>>();
-  if (j.contains("max_temperature_c")) v.max_temperature_c = j.at("max_temperature_c").get<double>();
+  if (j.contains("max_temperature_c"))
+    v.max_temperature_c = j.at("max_temperature_c").get<double>();
   v.signals = j.value("signals", std::string());
   v.error = j.value("error", std::string());
 }

@@ -282,10 +282,10 @@ struct MemoryPool {
 // machine's signals saw meanwhile (absent before schema 1.9).
 struct SoakResult {
   std::string profile;
-  double seconds = 0;       // the hold asked for
-  double cold_tok_s = 0;    // the mean of the hold's first tenth
-  double steady_tok_s = 0;  // the mean of its last quarter
-  double decline = 0;       // 1 - steady / cold (negative: it got faster)
+  double seconds = 0;                              // the hold asked for
+  double cold_tok_s = 0;                           // the mean of the hold's first tenth
+  double steady_tok_s = 0;                         // the mean of its last quarter
+  double decline = 0;                              // 1 - steady / cold (negative: it got faster)
   std::vector<std::pair<double, double>> samples;  // (seconds into the hold, tok/s), at most 120
   std::optional<double> max_temperature_c;         // the hottest of the device's sensors
   std::string signals;  // a throttle note or a cause the signals gave; empty when clean

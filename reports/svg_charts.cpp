@@ -1,6 +1,8 @@
 #include "reports/svg_charts.h"
 
 #include <algorithm>
+#include <cctype>
+#include <map>
 
 #include "reports/text_util.h"
 
@@ -117,6 +119,119 @@ std::string bar_chart_svg(const std::string& title, const std::string& kind,
     const double x = x_of(*limit);
     out += line_el(x, kTop - 12, x, height - 14, "limit");
     out += text_el(x, kTop - 16, limit_label, "middle", "label limit-label");
+  }
+  return out + "</svg>";
+}
+
+}  // namespace gauntlet::reports::detail
+
+namespace gauntlet::reports::detail {
+
+namespace {
+
+struct Series {
+  std::string unit;  // "°C", "MHz", "W", "tok/s"
+  std::vector<std::pair<double, double>> points;
+};
+
+// The unit a signal's name implies, or empty for a signal the chart leaves out.
+std::string unit_of(const std::string& name) {
+  if (name.rfind("temperature.", 0) == 0) return "°C";
+  if (name.rfind("clock.", 0) == 0) return "MHz";
+  if (name == "power") return "W";
+  return "";
+}
+
+// The array or object at `key`, or null where the JSON has none.
+const core::Json* member(const core::Json& j, const char* key) {
+  return j.is_object() && j.contains(key) ? &j.at(key) : nullptr;
+}
+
+std::map<std::string, Series> series_of(const DeviceReport& d) {
+  std::map<std::string, Series> out;
+  const core::Json* units = member(d.telemetry, "units");
+  if (units == nullptr || !units->is_object()) return out;
+  for (const auto& [name, evidence] : units->items()) {
+    const core::Json* at_json = member(evidence, "at");
+    if (at_json == nullptr) continue;  // before schema 1.9: no place on the time axis
+    const double at = at_json->get<double>();
+    const core::Json* during = member(evidence, "during");
+    for (const auto& summary : during ? *during : core::Json::array()) {
+      const core::Json* series = member(summary, "series");
+      if (series == nullptr) continue;
+      for (const auto& point : *series) {
+        const double t = at + point.value("t", 0.0);
+        const core::Json* values = member(point, "values");
+        if (values == nullptr) continue;
+        for (const auto& [signal, value] : values->items()) {
+          const auto unit = unit_of(signal);
+          if (unit.empty() || !value.is_number()) continue;
+          auto& s = out[signal];
+          s.unit = unit;
+          s.points.emplace_back(t, value.get<double>());
+        }
+      }
+    }
+    if (d.soak && name.rfind("soak:", 0) == 0) {
+      auto& s = out["tok/s (soak)"];
+      s.unit = "tok/s";
+      for (const auto& [t, tok_s] : d.soak->samples) s.points.emplace_back(at + t, tok_s);
+    }
+  }
+  for (auto it = out.begin(); it != out.end();) {
+    std::sort(it->second.points.begin(), it->second.points.end());
+    it = it->second.points.size() < 2 ? out.erase(it) : std::next(it);
+  }
+  return out;
+}
+
+std::string css_name(const std::string& name) {
+  std::string out;
+  for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+  return out;
+}
+
+}  // namespace
+
+std::string signals_chart_svg(const DeviceReport& d) {
+  const auto all = series_of(d);
+  if (all.empty()) return "";
+  constexpr double kW = 560, kLeft = 20, kRight = 20, kTop = 30, kPlotH = 180, kLegendLine = 16;
+  const double kH = kTop + kPlotH + 30 + kLegendLine * static_cast<double>(all.size());
+  const double plot_w = kW - kLeft - kRight;
+  double end = 0;
+  for (const auto& [name, s] : all) end = std::max(end, s.points.back().first);
+  end = std::max(end, 1.0);
+  auto x_of = [&](double t) { return kLeft + plot_w * t / end; };
+  std::string out = "<svg class=\"chart signals\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                    num(kW) + "\" height=\"" + num(kH) + "\" viewBox=\"0 0 " + num(kW) + " " +
+                    num(kH) + "\" role=\"img\">";
+  out += "<title>The device's signals over the run</title>";
+  out += text_el(kLeft, 18, "Signals over the run, each scaled to its own range", "start", "title");
+  out += line_el(kLeft, kTop + kPlotH, kLeft + plot_w, kTop + kPlotH, "axis");
+  for (int i = 0; i <= 4; ++i) {
+    const double t = end * i / 4.0;
+    out += text_el(x_of(t), kTop + kPlotH + 16, format_number(t, 0) + " s", "middle");
+  }
+  double legend_y = kTop + kPlotH + 30;
+  for (const auto& [name, s] : all) {
+    double lo = s.points.front().second, hi = lo;
+    for (const auto& [t, v] : s.points) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    auto y_of = [&](double v) {
+      return hi > lo ? kTop + kPlotH * (1.0 - (v - lo) / (hi - lo)) : kTop + kPlotH / 2;
+    };
+    std::string points;
+    for (const auto& [t, v] : s.points) points += num(x_of(t)) + "," + num(y_of(v)) + " ";
+    const std::string cls = "series " + css_name(name);
+    out += "<polyline class=\"" + cls + "\" points=\"" + points + "\"/>";
+    out +=
+        text_el(kLeft, legend_y,
+                name + ": " + format_number(lo, 1) + " to " + format_number(hi, 1) + " " + s.unit,
+                "start", "legend " + css_name(name));
+    legend_y += kLegendLine;
   }
   return out + "</svg>";
 }

@@ -238,6 +238,39 @@ TEST(RenderHtml, SelfContainedWithCharts) {
 }
 
 // A chart's label column is as wide as its longest label: none is cut off at the left edge.
+// A device's signals over the run: its units' temperature and clock series on one time axis
+// (each unit placed by its "at"), and a soak's tok/s, each scaled to its own range and named with
+// it; the sample's devices, whose telemetry has no series, get no such chart.
+TEST(RenderHtml, SignalsOverTheRunAreOneChartPerDevice) {
+  auto report = sample_report();
+  auto& d = report.devices[0];
+  auto unit = [](double at, double seconds, std::vector<std::pair<double, double>> temps) {
+    core::Json series = core::Json::array();
+    for (const auto& [t, temp] : temps) {
+      series.push_back({{"t", t}, {"values", {{"temperature.edge", temp}, {"clock.gfx", 1725}}}});
+    }
+    return core::Json{{"at", at}, {"seconds", seconds}, {"during", {{{"series", series}}}}};
+  };
+  d.telemetry = {{"sources", {"hwmon"}},
+                 {"units",
+                  {{"conform:vulkan:0", unit(0, 10, {{0, 60}, {10, 70}})},
+                   {"soak:vulkan:0", unit(40, 300, {{0, 75}, {150, 91}, {300, 90}})}}}};
+  SoakResult soak;
+  soak.profile = "q4_0/f16/kv-f16/wg64-tile-chunk1024/ctx2048/b1";
+  soak.seconds = 300;
+  soak.samples = {{10, 40.0}, {300, 38.0}};
+  d.soak = soak;
+  const auto html = render_html(report);
+  EXPECT_EQ(count_of(html, "<svg class=\"chart signals\""), 1);
+  EXPECT_EQ(count_of(html, "<polyline class=\"series temperature-edge\""), 1);
+  EXPECT_EQ(count_of(html, "<polyline class=\"series clock-gfx\""), 1);
+  EXPECT_EQ(count_of(html, "<polyline class=\"series tok-s--soak-\""), 1);
+  EXPECT_NE(html.find("temperature.edge: 60 to 91 °C"), std::string::npos);
+  EXPECT_NE(html.find("tok/s (soak): 38 to 40 tok/s"), std::string::npos);
+  EXPECT_NE(html.find("340 s"), std::string::npos);  // the axis ends at the soak's last point
+  EXPECT_EQ(count_of(render_html(sample_report()), "chart signals"), 0);
+}
+
 TEST(RenderHtml, ChartLabelsFitTheirColumn) {
   auto report = sample_report();
   auto& p = report.devices.front().profiles.front();
