@@ -40,7 +40,8 @@ void add_level_flag(CLI::App& command, CommandContext& context) {
             context.options.sources["level"] = "flag --level";
           },
           "quick (default), standard, full, or soak (the standard level, then each device's "
-          "heaviest safe profile held for 300 s or --soak's seconds, where `run` takes it); "
+          "heaviest safe profile held for 300 s or --soak's seconds, where `run` takes it; at "
+          "standard and full `run` holds it for up to 60 s of the time budget left); "
           "GAUNTLET_LEVEL means the same")
       ->check(CLI::IsMember({"quick", "standard", "full", "soak"}));
 }

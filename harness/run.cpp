@@ -174,7 +174,8 @@ void attach_measured_placements(reports::DeviceReport& device, uint32_t n_layer)
           p.verdict != reports::ProfileVerdict::safe || !p.figures.tok_s) {
         continue;
       }
-      answer.placement->tokens_per_second = *p.figures.tok_s;
+      // Held busy, the device's steady figure; cold where no soak ran.
+      answer.placement->tokens_per_second = p.figures.steady_tok_s.value_or(*p.figures.tok_s);
       answer.placement->measured_profile = p.name;
       break;
     }
@@ -312,8 +313,8 @@ core::Result<RunOutcome> run(const RunConfig& config) {
     GAUNTLET_TRY(run_profiles(claimed, *models, candidates, options, *journal, progress,
                               config.interrupted, watch, clock));
     const bool stopped = config.interrupted != nullptr && config.interrupted->load();
-    if (options.soak_s > 0 && !stopped) {
-      device.soak = run_soak(claimed, *models, candidates, options, watch, progress);
+    if (const double hold = hold_seconds(options, clock.left_s()); hold > 0 && !stopped) {
+      device.soak = run_soak(claimed, *models, candidates, options, hold, watch, progress);
     }
     device.telemetry = watch.telemetry();
     device.machine_rows = watch.rows();
@@ -324,6 +325,7 @@ core::Result<RunOutcome> run(const RunConfig& config) {
       }
       device.profiles.push_back(std::move(c.profile));
     }
+    apply_steady(device);
     summarize_device(device);
     attach_measured_placements(device, models->shape.n_layer);
     report.devices.push_back(std::move(device));

@@ -102,18 +102,21 @@ void settle_soak(reports::SoakResult& soak) {
   const auto& s = soak.samples;
   if (s.empty()) return;
   const double end = s.back().first;
+  // The process's first decode pays for its kernels and first-touched buffers, not for heat: cold
+  // starts at the second sample where there are enough.
+  const size_t first = s.size() >= 3 ? 1 : 0;
   auto mean_where = [&](auto keep) {
     double sum = 0;
     int n = 0;
-    for (const auto& [t, tok_s] : s) {
-      if (keep(t)) {
-        sum += tok_s;
+    for (size_t i = first; i < s.size(); ++i) {
+      if (keep(s[i].first)) {
+        sum += s[i].second;
         ++n;
       }
     }
     return n > 0 ? sum / n : 0.0;
   };
-  soak.cold_tok_s = mean_where([&](double t) { return t <= std::max(0.1 * end, s.front().first); });
+  soak.cold_tok_s = mean_where([&](double t) { return t <= std::max(0.1 * end, s[first].first); });
   soak.steady_tok_s =
       mean_where([&](double t) { return t >= std::min(0.75 * end, s.back().first); });
   soak.decline = soak.cold_tok_s > 0 ? 1.0 - soak.steady_tok_s / soak.cold_tok_s : 0.0;
@@ -121,9 +124,9 @@ void settle_soak(reports::SoakResult& soak) {
 
 reports::SoakResult run_soak(const core::DeviceInfo& device, const ModelSet& models,
                              const std::vector<Candidate>& candidates, const core::Options& options,
-                             DeviceWatch& watch, const Progress& progress) {
+                             double seconds, DeviceWatch& watch, const Progress& progress) {
   reports::SoakResult soak;
-  soak.seconds = options.soak_s;
+  soak.seconds = seconds;
   const auto chosen = heaviest_safe(candidates, models);
   if (!chosen) {
     soak.error = "no safe profile of the whole model on the device to hold";
@@ -134,13 +137,13 @@ reports::SoakResult run_soak(const core::DeviceInfo& device, const ModelSet& mod
   const std::string dev = device.id.to_string();
   char text[160];
   std::snprintf(text, sizeof text, "%s: holding %s for %.0f s ...", dev.c_str(),
-                soak.profile.c_str(), options.soak_s);
+                soak.profile.c_str(), seconds);
   progress(ProgressKind::detail, text);
   core::IsolationLimits limits;
-  limits.timeout = std::chrono::seconds(static_cast<int64_t>(options.soak_s) + 300);
+  limits.timeout = std::chrono::seconds(static_cast<int64_t>(seconds) + 300);
   watch.begin("soak:" + dev);
   auto run = core::run_isolated("soak", dev, limits, [&] {
-    return hold(device, models.files.at(c.setup.config.weights), c, options, options.soak_s);
+    return hold(device, models.files.at(c.setup.config.weights), c, options, seconds);
   });
   const auto evidence = watch.end();
   if (!run.completed) {
@@ -151,8 +154,9 @@ reports::SoakResult run_soak(const core::DeviceInfo& device, const ModelSet& mod
     for (const auto& s : run.payload.value("samples", core::Json::array())) {
       samples.emplace_back(s.at(0).get<double>(), s.at(1).get<double>());
     }
-    soak.samples = downsample(std::move(samples));
+    soak.samples = std::move(samples);
     settle_soak(soak);
+    soak.samples = downsample(std::move(soak.samples));
   }
   soak.max_temperature_c = hottest(evidence);
   if (const auto cause = evidence.cause()) {
@@ -161,6 +165,22 @@ reports::SoakResult run_soak(const core::DeviceInfo& device, const ModelSet& mod
     soak.signals = evidence.throttle_note();
   }
   return soak;
+}
+
+double hold_seconds(const core::Options& options, double budget_left_s) {
+  if (options.soak_s > 0) return options.soak_s;
+  if (options.level == core::Level::quick || budget_left_s < kMinHoldSeconds) return 0;
+  return std::min(kSteadyHoldSeconds, budget_left_s);
+}
+
+void apply_steady(reports::DeviceReport& device) {
+  if (!device.soak || device.soak->samples.empty() || device.soak->cold_tok_s <= 0) return;
+  const double ratio = device.soak->steady_tok_s / device.soak->cold_tok_s;
+  for (auto& p : device.profiles) {
+    if (p.verdict == reports::ProfileVerdict::safe && p.figures.tok_s) {
+      p.figures.steady_tok_s = *p.figures.tok_s * ratio;
+    }
+  }
 }
 
 }  // namespace gauntlet::harness

@@ -21,13 +21,26 @@ namespace gauntlet::harness {
 std::optional<size_t> heaviest_safe(const std::vector<Candidate>& candidates,
                                     const ModelSet& models);
 
-// The hold's samples, each (seconds into the hold, tok/s), into cold, steady and decline.
+// The hold's samples, each (seconds into the hold, tok/s), into cold (the first tenth, after the
+// first sample where there are three or more), steady (the last quarter) and decline.
 void settle_soak(reports::SoakResult& soak);
 
-// Holds candidates[chosen] on `device` for options.soak_s seconds in an isolated child watched
-// by `watch` (unit "soak:<device>"). A device with no safe profile gets a soak that says so.
+// How long a device is held after its checks: --soak's (or --level soak's) seconds, outside the
+// time budget; else, at the standard level and above, up to kSteadyHoldSeconds of what is left of
+// the budget (none under kMinHoldSeconds); none at quick.
+inline constexpr double kSteadyHoldSeconds = 60;
+inline constexpr double kMinHoldSeconds = 10;
+double hold_seconds(const core::Options& options, double budget_left_s);
+
+// Holds the heaviest safe profile of `candidates` on `device` for `seconds` in an isolated child
+// watched by `watch` (unit "soak:<device>"). A device with no safe profile gets a soak that says
+// so.
 reports::SoakResult run_soak(const core::DeviceInfo& device, const ModelSet& models,
                              const std::vector<Candidate>& candidates, const core::Options& options,
-                             DeviceWatch& watch, const Progress& progress);
+                             double seconds, DeviceWatch& watch, const Progress& progress);
+
+// Each safe profile's steady_tok_s: its tok_s scaled by the device's soak (steady / cold), where
+// the soak ran.
+void apply_steady(reports::DeviceReport& device);
 
 }  // namespace gauntlet::harness

@@ -157,11 +157,19 @@ std::string device_text(const DeviceReport& d, bool all) {
   out += telemetry_text(d);
   for (const auto& line : detail::soak_lines(d.soak)) out += "  " + line + "\n";
 
-  Table safe({"SAFE PROFILE", "FAMILIAR", "API", "CONTEXT", "TOK/S", "PEAK"});
+  // Held busy (a soak), each figure also after the hold.
+  const bool steady = d.soak && !d.soak->samples.empty();
+  std::vector<std::string> header{"SAFE PROFILE", "FAMILIAR", "API", "CONTEXT", "TOK/S"};
+  if (steady) header.push_back("STEADY");
+  header.push_back("PEAK");
+  Table safe(header);
   for (const auto& p : d.profiles) {
     if (p.verdict != ProfileVerdict::safe) continue;
-    safe.add({p.name, p.familiar_name, p.api, std::to_string(p.context),
-              format_optional(p.figures.tok_s, 1), peak_cell(p.figures)});
+    std::vector<std::string> row{p.name, p.familiar_name, p.api, std::to_string(p.context),
+                                 format_optional(p.figures.tok_s, 1)};
+    if (steady) row.push_back(format_optional(p.figures.steady_tok_s, 1));
+    row.push_back(peak_cell(p.figures));
+    safe.add(row);
   }
   out += safe.empty() ? "  no safe configuration\n" : safe.aligned("  ");
   if (d.recommendation) {

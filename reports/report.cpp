@@ -249,6 +249,7 @@ void to_json(Json& j, const ProfileFigures& v) {
            {"pp_tok_s", optional_json(v.pp_tok_s)},
            {"pp_tokens", optional_json(v.pp_tokens)},
            {"tg_tokens", optional_json(v.tg_tokens)}};
+  if (v.steady_tok_s) j["steady_tok_s"] = *v.steady_tok_s;
 }
 void from_json(const Json& j, ProfileFigures& v) {
   v.tok_s = optional_from<double>(j, "tok_s");
@@ -261,6 +262,7 @@ void from_json(const Json& j, ProfileFigures& v) {
   v.pp_tok_s = optional_from<double>(j, "pp_tok_s");  // absent before schema 1.4
   v.pp_tokens = optional_from<uint32_t>(j, "pp_tokens");
   v.tg_tokens = optional_from<uint32_t>(j, "tg_tokens");
+  v.steady_tok_s = optional_from<double>(j, "steady_tok_s");  // absent before schema 1.9
 }
 
 void to_json(Json& j, const Cause& v) {

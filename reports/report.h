@@ -117,6 +117,9 @@ struct ProfileFigures {
   std::optional<double> pp_tok_s;
   std::optional<uint32_t> pp_tokens;
   std::optional<uint32_t> tg_tokens;
+  // tok_s after the device was held busy: the cold figure scaled by the device's soak
+  // (steady / cold of its heaviest safe profile held; schema 1.9). Absent without a soak.
+  std::optional<double> steady_tok_s;
 };
 
 // Why a profile is not safe, as data (schema 1.5; absent before): renderers group the profiles one

@@ -457,6 +457,14 @@ TEST(RunOnPocl, ASoakHoldsTheHeaviestSafeProfileAndReportsColdAndSteadySpeeds) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("tok/s steady ("), std::string::npos);
+  // Every safe profile's figure after the hold: scaled by the held profile's steady / cold.
+  EXPECT_NE(text.find("TOK/S   STEADY  PEAK"), std::string::npos) << text;
+  const double ratio = soak["steady_tok_s"].get<double>() / soak["cold_tok_s"].get<double>();
+  for (const auto& p : (*cl)["profiles"]) {
+    if (p["verdict"] != "safe" || p["figures"]["tok_s"].is_null()) continue;
+    EXPECT_NEAR(p["figures"]["steady_tok_s"].get<double>(),
+                p["figures"]["tok_s"].get<double>() * ratio, 1e-6);
+  }
   EXPECT_NE(text.find("; no temperature sensor"), std::string::npos);
 }
 

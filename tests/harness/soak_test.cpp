@@ -53,6 +53,41 @@ TEST(Soak, TheLineSaysTheDeclineTheHottestTemperatureAndTheSignals) {
   EXPECT_TRUE(reports::detail::soak_lines(std::nullopt).empty());
 }
 
+// --soak's seconds at any level, outside the budget; at the standard level and above a hold of up
+// to a minute of what is left of the budget, none under ten seconds; none at quick.
+TEST(Soak, HowLongADeviceIsHeld) {
+  core::Options options;
+  EXPECT_EQ(hold_seconds(options, 100), 0.0);
+  options.level = core::Level::standard;
+  EXPECT_EQ(hold_seconds(options, 500), 60.0);
+  EXPECT_EQ(hold_seconds(options, 25), 25.0);
+  EXPECT_EQ(hold_seconds(options, 9), 0.0);
+  ASSERT_TRUE(core::apply_level(options, "soak").is_ok());
+  EXPECT_EQ(options.level, core::Level::standard);
+  EXPECT_EQ(hold_seconds(options, 0), core::kSoakSeconds);
+  options.soak_s = 20;
+  options.level = core::Level::quick;
+  EXPECT_EQ(hold_seconds(options, 0), 20.0);
+  EXPECT_FALSE(core::apply_level(options, "forever").is_ok());
+}
+
+// Held busy, every safe profile's figure is scaled by what the hold lost; unsafe ones get none.
+TEST(Soak, SafeProfilesGetTheirSteadyFigure) {
+  reports::DeviceReport device;
+  device.soak = throttling_card();
+  settle_soak(*device.soak);
+  reports::Profile safe, unsafe;
+  safe.verdict = reports::ProfileVerdict::safe;
+  safe.figures.tok_s = 40.0;
+  unsafe.verdict = reports::ProfileVerdict::unsafe;
+  unsafe.figures.tok_s = 40.0;
+  device.profiles = {safe, unsafe};
+  apply_steady(device);
+  ASSERT_TRUE(device.profiles[0].figures.steady_tok_s.has_value());
+  EXPECT_NEAR(*device.profiles[0].figures.steady_tok_s, 38.0, 1e-9);
+  EXPECT_FALSE(device.profiles[1].figures.steady_tok_s.has_value());
+}
+
 TEST(Soak, NoSafeProfileIsSaidNotGuessed) {
   ModelSet models;
   std::vector<Candidate> candidates(1);
