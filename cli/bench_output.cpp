@@ -69,13 +69,20 @@ std::string bench_markdown(const std::vector<BenchRow>& rows) {
     cells[0].insert(cells[0].end(), {"type_k", "type_v", "fa"});
     right.insert(right.end(), {false, false, true});
   }
+  const bool held =
+      std::any_of(rows.begin(), rows.end(), [](const BenchRow& r) { return r.steady.has_value(); });
   cells[0].insert(cells[0].end(), {"test", "t/s"});
   right.insert(right.end(), {true, true});
+  if (held) {
+    cells[0].push_back("t/s held");
+    right.push_back(true);
+  }
   for (const auto& r : rows) {
     std::vector<std::string> row{r.model,   size_text(r.size), params_text(r.params),
                                  r.backend, r.device,          std::to_string(r.ubatch)};
     if (kv_columns) row.insert(row.end(), {r.type_k, r.type_v, r.flash_attn ? "1" : "0"});
     row.insert(row.end(), {r.result.test.name(), ts_text(r.result)});
+    if (held) row.push_back(r.steady ? ts_text(*r.steady) : "-");
     cells.push_back(std::move(row));
   }
   std::vector<size_t> widths(right.size(), 0);
@@ -120,6 +127,11 @@ std::string bench_json(const std::vector<BenchRow>& rows) {
                    {"samples_ts", r.result.samples_ts},
                    {"avg_ts", r.result.avg_ts},
                    {"stddev_ts", r.result.stddev_ts}});
+    if (r.steady) {
+      out.back()["held_samples_ts"] = r.steady->samples_ts;
+      out.back()["held_avg_ts"] = r.steady->avg_ts;
+      out.back()["held_stddev_ts"] = r.steady->stddev_ts;
+    }
   }
   return out.dump(2) + "\n";
 }

@@ -3,6 +3,7 @@
 // JSON array of objects, or CSV with a header row; one row per test. As llama-bench, the table
 // shows the KV cache's types and -fa only when a row differs from the default (f32, off).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct BenchRow {
   std::string type_k = "f32", type_v = "f32";  // the KV cache (-ctk, -ctv)
   bool flash_attn = false;                     // -fa
   engine::BenchResult result;
+  // With --hold: the same test measured again after the device was held busy.
+  std::optional<engine::BenchResult> steady;
 };
 
 std::string bench_markdown(const std::vector<BenchRow>& rows);

@@ -18,6 +18,7 @@
 #include "engine/bench.h"
 #include "engine/make_decoder.h"
 #include "engine/model_source.h"
+#include "engine/speed.h"
 
 namespace gauntlet::cli {
 
@@ -36,6 +37,7 @@ struct BenchArgs {
   uint32_t micro_batch = 512;
   unsigned threads = 0;
   KvCacheFlags kv_cache;
+  double hold_s = 0;  // --hold
 };
 
 // An error from the model or the device: the user's input (a bad file, a shape that does not
@@ -167,7 +169,31 @@ int bench(const BenchArgs& a) {
     rows.push_back({model_name, bytes, params, backend_name(api), device_name,
                     opened->devices.front()->info().name, micro_batch,
                     engine::model::to_string(cache->kv.k), engine::model::to_string(cache->kv.v),
-                    cache->flash_attention, *result});
+                    cache->flash_attention, *result, std::nullopt});
+  }
+  if (a.hold_s > 0) {
+    // Held busy (the tests' own work, over and over), then every test again: a device that
+    // throttles as it heats shows it in the second figure.
+    std::fprintf(stderr, "gauntlet bench: holding the device busy for %.0f s\n", a.hold_s);
+    const auto held_from = std::chrono::steady_clock::now();
+    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - held_from).count() <
+           a.hold_s) {
+      for (const auto& test : tests) {
+        auto sample = test.n_prompt != 0
+                          ? engine::time_prompt(**decoder, shape.n_vocab, test.n_prompt)
+                          : engine::time_generation(**decoder, shape.n_vocab, test.n_gen);
+        if (!sample) return bench_fail("hold: " + sample.error().describe(), kExitFailures);
+      }
+    }
+    for (auto& row : rows) {
+      auto result = engine::run_bench_test(**decoder, shape.n_vocab, row.result.test, a.repetitions,
+                                           progress);
+      if (!result) {
+        return bench_fail(row.result.test.name() + " held: " + result.error().describe(),
+                          kExitFailures);
+      }
+      row.steady = *result;
+    }
   }
   std::cout << (a.output == "json"  ? bench_json(rows)
                 : a.output == "csv" ? bench_csv(rows)
@@ -197,6 +223,11 @@ void add_bench_command(CLI::App& app, CommandContext& context) {
                   "-ub: the most prompt tokens in one pass, as llama-bench's (default 512)");
   cmd->add_option("-t,--threads", a->threads, "host: CPU threads (default: all)");
   add_engine_kv_cache_flags(*cmd, a->kv_cache);
+  cmd->add_option("--hold", a->hold_s,
+                  "after the tests, hold the device busy for this many seconds (generating from "
+                  "an empty cache over and over), then run every test again: a 't/s held' column "
+                  "(held_avg_ts in JSON) beside the cold one")
+      ->check(CLI::Range(1.0, 86400.0));
   cmd->add_option("-o,--output", a->output, "md, json or csv (default md)");
   cmd->callback([&context, a] { context.exit_code = bench(*a); });
 }

@@ -183,6 +183,27 @@ TEST(CliBenchFlags, ProgressGoesToStderrAndTheTableToStdout) {
   EXPECT_NE(err.output.find("gauntlet bench: pp8 2/2: "), std::string::npos) << err.output;
 }
 
+// --hold: every test measured again after the device was held busy, beside the cold figure.
+TEST(CliBenchFlags, HoldMeasuresEveryTestAgainAfterTheDeviceWasHeldBusy) {
+  const std::string command =
+      gauntlet_exe() + " bench --shape test-tiny -p 8 -n 8 -r 2 --device host --hold 1";
+  auto table = stdout_of(command);
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  EXPECT_NE(table.output.find(" t/s |"), std::string::npos) << table.output;
+  EXPECT_NE(table.output.find(" t/s held |\n"), std::string::npos) << table.output;
+  auto json = stdout_of(command + " -o json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  const auto rows = core::Json::parse(json.output);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row["held_samples_ts"].size(), 2u) << row.dump();
+    EXPECT_GT(row["held_avg_ts"].get<double>(), 0.0);
+  }
+  auto err = stderr_of(command);
+  EXPECT_NE(err.output.find("gauntlet bench: holding the device busy for 1 s"), std::string::npos)
+      << err.output;
+}
+
 TEST(CliBenchFlags, BadInputIsAUsageErrorNamingIt) {
   struct Case {
     std::string args, message;
