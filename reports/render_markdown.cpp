@@ -3,6 +3,7 @@
 #include "reports/pass_rows.h"
 #include "reports/render.h"
 #include "reports/soak_lines.h"
+#include "reports/telemetry_lines.h"
 #include "reports/text_util.h"
 
 namespace gauntlet::reports {
@@ -84,6 +85,9 @@ std::string device_markdown(const DeviceReport& d, bool all) {
     out += "\nPasses (prompt and generation tokens per second):\n\n" + passes.markdown() + "\n";
   }
   for (const auto& line : detail::memory_pool_lines(d.memory_pool)) {
+    out.append("\n").append(markdown_escape(line)).append("\n");
+  }
+  for (const auto& line : detail::telemetry_lines(d)) {
     out.append("\n").append(markdown_escape(line)).append("\n");
   }
   for (const auto& line : detail::soak_lines(d.soak)) {

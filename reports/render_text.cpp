@@ -6,6 +6,7 @@
 #include "reports/pass_rows.h"
 #include "reports/render.h"
 #include "reports/soak_lines.h"
+#include "reports/telemetry_lines.h"
 #include "reports/text_util.h"
 
 namespace gauntlet::reports {
@@ -30,25 +31,6 @@ std::string peak_cell(const ProfileFigures& f) {
   if (f.peak_bytes) return format_bytes(*f.peak_bytes);
   if (f.planned_peak_bytes) return format_bytes(*f.planned_peak_bytes) + " (planned)";
   return "-";
-}
-
-// "  signals: link, temperature; none of: hwmon, ...; NVML not found", then a line per unit whose
-// signals gave a cause.
-std::string telemetry_text(const DeviceReport& d) {
-  if (!d.telemetry.is_object()) return "";
-  const auto joined = [&](const char* key) {
-    std::string text;
-    for (const auto& item : d.telemetry.value(key, core::Json::array())) {
-      text += (text.empty() ? "" : ", ") + item.get<std::string>();
-    }
-    return text;
-  };
-  std::string out = "  signals: " + (joined("sources").empty() ? "none" : joined("sources"));
-  if (!joined("absent").empty()) out += "; absent: " + joined("absent");
-  if (!joined("notes").empty()) out += "; " + joined("notes");
-  out += "\n";
-  for (const auto& row : d.machine_rows) out += "  " + row.id + ": " + row.reason + "\n";
-  return out;
 }
 
 // The occupancy steps that verified a sample of their chunks to keep within the time budget.
@@ -154,7 +136,7 @@ std::string device_text(const DeviceReport& d, bool all) {
         (d.stress ? ", copy " + format_number(d.stress->copy_bandwidth_gbps) + " GB/s" : "") +
         " (measured in " + format_number(d.compute_peak->seconds, 1) + " s)\n";
   }
-  out += telemetry_text(d);
+  for (const auto& line : detail::telemetry_lines(d)) out += "  " + line + "\n";
   for (const auto& line : detail::soak_lines(d.soak)) out += "  " + line + "\n";
 
   // Held busy (a soak), each figure also after the hold.

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 
+#include "reports/telemetry_json.h"
 #include "reports/text_util.h"
 
 namespace gauntlet::reports::detail {
@@ -134,37 +135,25 @@ struct Series {
   std::vector<std::pair<double, double>> points;
 };
 
-// The unit a signal's name implies, or empty for a signal the chart leaves out.
-std::string unit_of(const std::string& name) {
-  if (name.rfind("temperature.", 0) == 0) return "°C";
-  if (name.rfind("clock.", 0) == 0) return "MHz";
-  if (name == "power") return "W";
-  return "";
-}
-
-// The array or object at `key`, or null where the JSON has none.
-const core::Json* member(const core::Json& j, const char* key) {
-  return j.is_object() && j.contains(key) ? &j.at(key) : nullptr;
-}
-
 std::map<std::string, Series> series_of(const DeviceReport& d) {
   std::map<std::string, Series> out;
-  const core::Json* units = member(d.telemetry, "units");
-  if (units == nullptr || !units->is_object()) return out;
-  for (const auto& [name, evidence] : units->items()) {
-    const core::Json* at_json = member(evidence, "at");
-    if (at_json == nullptr) continue;  // before schema 1.9: no place on the time axis
-    const double at = at_json->get<double>();
-    const core::Json* during = member(evidence, "during");
-    for (const auto& summary : during ? *during : core::Json::array()) {
-      const core::Json* series = member(summary, "series");
-      if (series == nullptr) continue;
-      for (const auto& point : *series) {
+  const core::Json& units = json_member(d.telemetry, "units");
+  if (!units.is_object()) return out;
+  for (const auto& [name, evidence] : units.items()) {
+    const core::Json& at_json = json_member(evidence, "at");
+    if (!at_json.is_number()) continue;  // before schema 1.9: no place on the time axis
+    const double at = at_json.get<double>();
+    const core::Json& during = json_member(evidence, "during");
+    if (!during.is_array()) continue;
+    for (const auto& summary : during) {
+      const core::Json& series = json_member(summary, "series");
+      if (!series.is_array()) continue;
+      for (const auto& point : series) {
         const double t = at + point.value("t", 0.0);
-        const core::Json* values = member(point, "values");
-        if (values == nullptr) continue;
-        for (const auto& [signal, value] : values->items()) {
-          const auto unit = unit_of(signal);
+        const core::Json& values = json_member(point, "values");
+        if (!values.is_object()) continue;
+        for (const auto& [signal, value] : values.items()) {
+          const auto unit = signal_unit(signal);
           if (unit.empty() || !value.is_number()) continue;
           auto& s = out[signal];
           s.unit = unit;

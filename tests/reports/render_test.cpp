@@ -70,6 +70,51 @@ TEST(RenderText, SummaryPerDeviceWithReasons) {
   EXPECT_EQ(text.substr(row2_at + column, 7), "q8f32_0");
 }
 
+// A device's telemetry block in text and markdown: which signals exist, each temperature, clock and
+// power signal's range over every unit, the throttle time by reason, the counters that moved and
+// the kernel's lines naming the device.
+TEST(RenderText, TheTelemetryBlockSaysRangesThrottlingCountersAndKernelLines) {
+  auto report = sample_report();
+  auto& d = report.devices[0];
+  const core::Json stats_a = {{"temperature.edge", {{"min", 60}, {"max", 84}}},
+                              {"clock.gfx", {{"min", 1725}, {"max", 1725}}},
+                              {"power", {{"min", 100}, {"max", 250}}}};
+  const core::Json stats_b = {{"temperature.edge", {{"min", 80}, {"max", 91}}},
+                              {"clock.gfx", {{"min", 1365}, {"max", 1725}}}};
+  d.telemetry = {
+      {"sources", {"hwmon", "gpu_metrics"}},
+      {"absent", {"nvml: NVML not found"}},
+      {"units",
+       {{"conform:vulkan:0", {{"at", 0}, {"seconds", 10}, {"during", {{{"signals", stats_a}}}}}},
+        {"profiles:vulkan:0:Q8_0",
+         {{"at", 12},
+          {"seconds", 30},
+          {"during",
+           {{{"signals", stats_b}, {"throttle_seconds", {{"sw_thermal_slowdown", 12.5}}}}}},
+          {"counters_moved",
+           {{{"counter", "ras.umc.ce"}, {"delta", 3}, {"before", 0}, {"after", 3}}}},
+          {"kernel",
+           {{{"kind", "ring_timeout"}, {"message", "amdgpu 0000:03:00.0: ring gfx timeout"}}}}}}}}};
+  const auto text = render_text(report);
+  EXPECT_NE(text.find("  signals: hwmon, gpu_metrics; absent: nvml: NVML not found\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  over the run: clock.gfx 1365-1725 MHz, power 100-250 W, "
+                      "temperature.edge 60-91 °C\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  throttled: sw_thermal_slowdown 12.5 s\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  counter moved: profiles:vulkan:0:Q8_0: ras.umc.ce 0 -> 3\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  kernel: profiles:vulkan:0:Q8_0: amdgpu 0000:03:00.0: ring gfx timeout\n"),
+            std::string::npos)
+      << text;
+  const auto markdown = render_markdown(report);
+  EXPECT_NE(markdown.find("\nthrottled: sw_thermal_slowdown 12.5 s\n"), std::string::npos)
+      << markdown;
+}
+
 // The compute peak stands beside the copy bandwidth in every renderer, a figure not measured with
 // its reason.
 TEST(RenderText, ComputePeakBesideCopyBandwidth) {
