@@ -19,6 +19,7 @@
 #include "engine/make_decoder.h"
 #include "engine/model_source.h"
 #include "engine/speed.h"
+#include "harness/unit_signals.h"
 
 namespace gauntlet::cli {
 
@@ -39,6 +40,23 @@ struct BenchArgs {
   KvCacheFlags kv_cache;
   double hold_s = 0;  // --hold
 };
+
+// What the machine's signals said while the tests ran: a cause, throttling, or nothing; with the
+// hottest temperature where a sensor reads one.
+std::string signals_summary(const harness::UnitEvidence& evidence) {
+  std::string text = "signals during the tests: ";
+  if (const auto cause = evidence.cause()) {
+    text += harness::describe(*cause);
+  } else if (const auto note = evidence.throttle_note(); !note.empty()) {
+    text += note;
+  } else {
+    text += "no throttling, error counter or kernel line";
+  }
+  const auto hottest = evidence.hottest_c();
+  char degrees[48] = "; no temperature sensor";
+  if (hottest) std::snprintf(degrees, sizeof degrees, "; hottest %.0f °C", *hottest);
+  return text + degrees;
+}
 
 // An error from the model or the device: the user's input (a bad file, a shape that does not
 // fit) is exit 2, anything else exit 1.
@@ -154,6 +172,9 @@ int bench(const BenchArgs& a) {
   const std::string device_name = placed->placement.whole()
                                       ? opened->devices.front()->name()
                                       : a.placement.devices + " " + placed->placement.label;
+  // The machine's signals while the tests run (harness/unit_signals.h), said on stderr at the end.
+  harness::DeviceWatch watch(opened->devices.front()->info(), *options);
+  watch.begin("bench:" + opened->devices.front()->info().id.to_string());
   std::vector<BenchRow> rows;
   auto progress = [&](const engine::BenchTest& test, uint32_t rep, double ts) {
     if (rep == 0) {
@@ -195,6 +216,8 @@ int bench(const BenchArgs& a) {
       row.steady = *result;
     }
   }
+  const auto evidence = watch.end();
+  std::cerr << "gauntlet bench: " << signals_summary(evidence) << "\n";
   std::cout << (a.output == "json"  ? bench_json(rows)
                 : a.output == "csv" ? bench_csv(rows)
                                     : bench_markdown(rows));

@@ -65,18 +65,6 @@ std::vector<std::pair<double, double>> downsample(std::vector<std::pair<double, 
   return out;
 }
 
-std::optional<double> hottest(const UnitEvidence& evidence) {
-  std::optional<double> max;
-  for (const auto& summary : evidence.during) {
-    for (const auto& [name, stats] : summary.signals) {
-      if (name.rfind("temperature.", 0) == 0 && stats.count > 0) {
-        max = std::max(max.value_or(stats.max), stats.max);
-      }
-    }
-  }
-  return max;
-}
-
 }  // namespace
 
 std::optional<size_t> heaviest_safe(const std::vector<Candidate>& candidates,
@@ -158,7 +146,7 @@ reports::SoakResult run_soak(const core::DeviceInfo& device, const ModelSet& mod
     settle_soak(soak);
     soak.samples = downsample(std::move(soak.samples));
   }
-  soak.max_temperature_c = hottest(evidence);
+  soak.max_temperature_c = evidence.hottest_c();
   if (const auto cause = evidence.cause()) {
     soak.signals = describe(*cause);
   } else {

@@ -98,6 +98,18 @@ std::string UnitEvidence::throttle_note() const {
   return "measured while throttled (" + reasons + " of " + seconds_text(total) + ")";
 }
 
+std::optional<double> UnitEvidence::hottest_c() const {
+  std::optional<double> max;
+  for (const auto& summary : during) {
+    for (const auto& [name, stats] : summary.signals) {
+      if (name.rfind("temperature.", 0) == 0 && stats.count > 0) {
+        max = std::max(max.value_or(stats.max), stats.max);
+      }
+    }
+  }
+  return max;
+}
+
 core::Json UnitEvidence::to_json() const {
   core::Json j{{"at", at}, {"seconds", seconds}};
   core::Json during_json = core::Json::array();

@@ -37,6 +37,8 @@ struct UnitEvidence {
   std::optional<reports::Cause> cause() const;
   // "measured while throttled (pl1 1.2 s of 3.0 s)", or empty.
   std::string throttle_note() const;
+  // The hottest any of the device's temperature sensors read during the unit; none without one.
+  std::optional<double> hottest_c() const;
   core::Json to_json() const;
 };
 
