@@ -106,16 +106,22 @@ class GroupAnalysis {
     }
   }
 
-  void recommended_speed() {
+  // The value most of the group's machines have for `field`, of those that have one; empty when
+  // none has.
+  std::string most_common(std::string FleetMachine::*field) const {
     std::map<std::string, size_t> votes;
     for (size_t i = 0; i < size(); ++i) {
-      if (!machine(i).recommended.empty()) ++votes[machine(i).recommended];
+      if (!(machine(i).*field).empty()) ++votes[machine(i).*field];
     }
-    if (votes.empty()) return;
-    group_.recommended =
-        std::max_element(votes.begin(), votes.end(), [](const auto& a, const auto& b) {
-          return a.second < b.second;
-        })->first;
+    if (votes.empty()) return "";
+    return std::max_element(votes.begin(), votes.end(),
+                            [](const auto& a, const auto& b) { return a.second < b.second; })
+        ->first;
+  }
+
+  void recommended_speed() {
+    group_.recommended = most_common(&FleetMachine::recommended);
+    if (group_.recommended.empty()) return;
     const uint32_t id = profile_id_of(group_.recommended);
     std::vector<double> values;
     for (size_t i = 0; i < size(); ++i) {
@@ -141,15 +147,8 @@ class GroupAnalysis {
   // Held busy with the same profile: a steady speed below the group's median, or a hottest
   // temperature above it, by more than the threshold.
   void soaked() {
-    std::map<std::string, size_t> votes;
-    for (size_t i = 0; i < size(); ++i) {
-      if (!machine(i).soak_profile.empty()) ++votes[machine(i).soak_profile];
-    }
-    if (votes.empty()) return;
-    group_.soak_profile =
-        std::max_element(votes.begin(), votes.end(), [](const auto& a, const auto& b) {
-          return a.second < b.second;
-        })->first;
+    group_.soak_profile = most_common(&FleetMachine::soak_profile);
+    if (group_.soak_profile.empty()) return;
     auto held = [&](size_t i) { return machine(i).soak_profile == group_.soak_profile; };
     std::vector<double> speeds, temperatures;
     for (size_t i = 0; i < size(); ++i) {

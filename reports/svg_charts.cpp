@@ -24,6 +24,15 @@ std::string line_el(double x1, double y1, double x2, double y2, const std::strin
          num(x2) + "\" y2=\"" + num(y2) + "\"/>";
 }
 
+// An inline chart's opening: its class, size, accessible title and the heading drawn at `left`.
+std::string svg_open(const std::string& kind, double width, double height, const std::string& title,
+                     const std::string& heading, double left) {
+  return "<svg class=\"chart " + kind + "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+         num(width) + "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(width) + " " +
+         num(height) + "\" role=\"img\"><title>" + xml_escape(title) + "</title>" +
+         text_el(left, 18, heading, "start", "title");
+}
+
 }  // namespace
 
 std::string stress_chart_svg(const StressResult& s) {
@@ -40,11 +49,8 @@ std::string stress_chart_svg(const StressResult& s) {
   auto x_of = [&](double bytes) { return kLeft + plot_w * bytes / static_cast<double>(max_bytes); };
   auto y_of = [&](double gbps) { return kTop + plot_h * (1.0 - gbps / max_bw); };
 
-  std::string out = "<svg class=\"chart stress\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                    num(kW) + "\" height=\"" + num(kH) + "\" viewBox=\"0 0 " + num(kW) + " " +
-                    num(kH) + "\" role=\"img\">";
-  out += "<title>Memory stress: bytes allocated vs bandwidth</title>";
-  out += text_el(kLeft, 18, "Memory stress: allocated vs copy bandwidth", "start", "title");
+  std::string out = svg_open("stress", kW, kH, "Memory stress: bytes allocated vs bandwidth",
+                             "Memory stress: allocated vs copy bandwidth", kLeft);
   out += line_el(kLeft, kTop + plot_h, kLeft + plot_w, kTop + plot_h, "axis");
   out += line_el(kLeft, kTop, kLeft, kTop + plot_h, "axis");
   for (int i = 0; i <= 4; ++i) {
@@ -100,12 +106,7 @@ std::string bar_chart_svg(const std::string& title, const std::string& kind,
   max_value *= 1.05;
   auto x_of = [&](double v) { return label_w + plot_w * v / max_value; };
 
-  std::string out = "<svg class=\"chart " + kind +
-                    "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width) +
-                    "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(width) + " " +
-                    num(height) + "\" role=\"img\">";
-  out += "<title>" + xml_escape(title) + "</title>";
-  out += text_el(10, 18, title, "start", "title");
+  std::string out = svg_open(kind, width, height, title, title, 10);
   for (size_t i = 0; i < bars.size(); ++i) {
     const auto& b = bars[i];
     const double y = kTop + static_cast<double>(i) * (kBarH + kGap);
@@ -192,11 +193,8 @@ std::string signals_chart_svg(const DeviceReport& d) {
   for (const auto& [name, s] : all) end = std::max(end, s.points.back().first);
   end = std::max(end, 1.0);
   auto x_of = [&](double t) { return kLeft + plot_w * t / end; };
-  std::string out = "<svg class=\"chart signals\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                    num(kW) + "\" height=\"" + num(kH) + "\" viewBox=\"0 0 " + num(kW) + " " +
-                    num(kH) + "\" role=\"img\">";
-  out += "<title>The device's signals over the run</title>";
-  out += text_el(kLeft, 18, "Signals over the run, each scaled to its own range", "start", "title");
+  std::string out = svg_open("signals", kW, kH, "The device's signals over the run",
+                             "Signals over the run, each scaled to its own range", kLeft);
   out += line_el(kLeft, kTop + kPlotH, kLeft + plot_w, kTop + kPlotH, "axis");
   for (int i = 0; i <= 4; ++i) {
     const double t = end * i / 4.0;
