@@ -77,12 +77,21 @@ std::string bench_markdown(const std::vector<BenchRow>& rows) {
     cells[0].push_back("t/s held");
     right.push_back(true);
   }
+  const bool drafted = std::any_of(
+      rows.begin(), rows.end(), [](const BenchRow& r) { return r.draft_acceptance.has_value(); });
+  if (drafted) {
+    cells[0].push_back("draft accepted");
+    right.push_back(true);
+  }
   for (const auto& r : rows) {
     std::vector<std::string> row{r.model,   size_text(r.size), params_text(r.params),
                                  r.backend, r.device,          std::to_string(r.ubatch)};
     if (kv_columns) row.insert(row.end(), {r.type_k, r.type_v, r.flash_attn ? "1" : "0"});
     row.insert(row.end(), {r.result.test.name(), ts_text(r.result)});
     if (held) row.push_back(r.steady ? ts_text(*r.steady) : "-");
+    if (drafted) {
+      row.push_back(r.draft_acceptance ? printf_text("%.1f %%", 100 * *r.draft_acceptance) : "-");
+    }
     cells.push_back(std::move(row));
   }
   std::vector<size_t> widths(right.size(), 0);
@@ -127,6 +136,7 @@ std::string bench_json(const std::vector<BenchRow>& rows) {
                    {"samples_ts", r.result.samples_ts},
                    {"avg_ts", r.result.avg_ts},
                    {"stddev_ts", r.result.stddev_ts}});
+    if (r.draft_acceptance) out.back()["draft_acceptance"] = *r.draft_acceptance;
     if (r.steady) {
       out.back()["held_samples_ts"] = r.steady->samples_ts;
       out.back()["held_avg_ts"] = r.steady->avg_ts;

@@ -24,6 +24,8 @@ struct BenchRow {
   engine::BenchResult result;
   // With --hold: the same test measured again after the device was held busy.
   std::optional<engine::BenchResult> steady;
+  // With -md, a tgN row's share of drafted tokens the model accepted.
+  std::optional<double> draft_acceptance;
 };
 
 std::string bench_markdown(const std::vector<BenchRow>& rows);

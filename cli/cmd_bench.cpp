@@ -16,7 +16,9 @@
 #include "cli/placement_flags.h"
 #include "core/options.h"
 #include "engine/bench.h"
+#include "engine/loader/loader.h"
 #include "engine/make_decoder.h"
+#include "engine/model/loaded_model.h"
 #include "engine/model_source.h"
 #include "engine/speed.h"
 #include "harness/unit_signals.h"
@@ -39,6 +41,8 @@ struct BenchArgs {
   unsigned threads = 0;
   KvCacheFlags kv_cache;
   double hold_s = 0;  // --hold
+  std::string draft;  // -md: tg tests with a draft proposing
+  uint32_t draft_max = 16, draft_min = 0;
 };
 
 // What the machine's signals said while the tests ran: a cause, throttling, or nothing; with the
@@ -153,8 +157,11 @@ int bench(const BenchArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   const auto cache = engine_kv_cache(a.kv_cache, engine::planner::KvPrecision::f32);
   if (!cache) return bench_fail(cache.error().message, kExitUsage);
-  engine::DecoderOptions decoder_options{a.threads, cache->kv, context,
-                                         std::min(micro_batch, longest_prompt)};
+  // Speculation checks up to draft_max drafted tokens and the newest in one pass.
+  const uint32_t pass = a.draft.empty()
+                            ? std::min(micro_batch, longest_prompt)
+                            : std::max(std::min(micro_batch, longest_prompt), a.draft_max + 1);
+  engine::DecoderOptions decoder_options{a.threads, cache->kv, context, pass};
   decoder_options.flash_attention = cache->flash_attention;
   auto decoder = engine::make_decoder(placed->placement, placed->devices, **file, decoder_options);
   if (!decoder) return fail_with("", decoder.error());
@@ -172,6 +179,33 @@ int bench(const BenchArgs& a) {
   const std::string device_name = placed->placement.whole()
                                       ? opened->devices.front()->name()
                                       : a.placement.devices + " " + placed->placement.label;
+  // A draft model on the target's first device, proposing for the tg tests.
+  std::unique_ptr<engine::model::GgufFile> draft_file;
+  std::optional<engine::loader::DeviceModel> draft_model;
+  std::unique_ptr<engine::Decoder> draft;
+  if (!a.draft.empty()) {
+    auto opened_draft = engine::open_model({a.draft, std::nullopt});
+    if (!opened_draft) return fail_with("-md: ", opened_draft.error());
+    draft_file = std::move(*opened_draft);
+    auto draft_shape = engine::model::read_model_shape(draft_file->info());
+    if (!draft_shape) return fail_with("-md: ", draft_shape.error());
+    if (draft_shape->n_vocab != shape.n_vocab) {
+      return bench_fail("the draft model's vocabulary (" + std::to_string(draft_shape->n_vocab) +
+                            " tokens) is not the target's (" + std::to_string(shape.n_vocab) +
+                            " tokens): a draft proposes the target's token ids",
+                        kExitUsage);
+    }
+    auto loaded = engine::loader::load_to_device(*draft_file, *opened->devices.front(), {});
+    if (!loaded) return fail_with("-md: ", loaded.error());
+    draft_model = std::move(*loaded);
+    engine::DecoderOptions draft_options = decoder_options;
+    draft_options.micro_batch = 1;
+    auto made = engine::make_decoder(*opened->devices.front(), *draft_model, draft_options);
+    if (!made) return fail_with("-md: ", made.error());
+    draft = std::move(*made);
+  }
+  const engine::SpeculativeOptions speculative{a.draft_max, a.draft_min};
+
   // The machine's signals while the tests run (harness/unit_signals.h), said on stderr at the end.
   harness::DeviceWatch watch(opened->devices.front()->info(), *options);
   watch.begin("bench:" + opened->devices.front()->info().id.to_string());
@@ -185,12 +219,20 @@ int bench(const BenchArgs& a) {
     }
   };
   for (const auto& test : tests) {
-    auto result = engine::run_bench_test(**decoder, shape.n_vocab, test, a.repetitions, progress);
+    engine::SpeculativeStats stats;
+    const bool drafted = draft && test.n_gen != 0;
+    auto result =
+        drafted ? engine::run_bench_test(
+                      engine::speculative_generation(**decoder, *draft, shape.n_vocab, test.n_gen,
+                                                     speculative, stats),
+                      test, a.repetitions, progress)
+                : engine::run_bench_test(**decoder, shape.n_vocab, test, a.repetitions, progress);
     if (!result) return bench_fail(test.name() + ": " + result.error().describe(), kExitFailures);
     rows.push_back({model_name, bytes, params, backend_name(api), device_name,
                     opened->devices.front()->info().name, micro_batch,
                     engine::model::to_string(cache->kv.k), engine::model::to_string(cache->kv.v),
-                    cache->flash_attention, *result, std::nullopt});
+                    cache->flash_attention, *result, std::nullopt,
+                    drafted ? std::optional{stats.acceptance()} : std::nullopt});
   }
   if (a.hold_s > 0) {
     // Held busy (the tests' own work, over and over), then every test again: a device that
@@ -251,6 +293,15 @@ void add_bench_command(CLI::App& app, CommandContext& context) {
                   "an empty cache over and over), then run every test again: a 't/s held' column "
                   "(held_avg_ts in JSON) beside the cold one")
       ->check(CLI::Range(1.0, 86400.0));
+  cmd->add_option("--model-draft", a->draft,
+                  "-md: a draft model (a GGUF of the model's vocabulary) on the same device: each "
+                  "tgN row is speculative decoding, the draft proposing and the model checking, "
+                  "with the share of drafted tokens accepted (decoders with recurrent layers "
+                  "cannot rewind and are refused)");
+  cmd->add_option("--draft-max", a->draft_max, "-md: the most tokens drafted for one check (16)")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--draft-min", a->draft_min,
+                  "-md: fewer than this left to draft, the model steps alone (0)");
   cmd->add_option("-o,--output", a->output, "md, json or csv (default md)");
   cmd->callback([&context, a] { context.exit_code = bench(*a); });
 }

@@ -1,5 +1,6 @@
 #include "engine/bench.h"
 
+#include <chrono>
 #include <cmath>
 
 namespace gauntlet::engine {
@@ -37,16 +38,35 @@ double sample_stddev(const std::vector<double>& values) {
 
 core::Result<BenchResult> run_bench_test(Decoder& decoder, uint32_t n_vocab, const BenchTest& test,
                                          uint32_t repetitions, const BenchProgress& progress) {
+  auto time_once = [&](bool warm_up) {
+    if (test.n_prompt != 0) return time_prompt(decoder, n_vocab, test.n_prompt);
+    return time_generation(decoder, n_vocab, warm_up ? 1 : test.n_gen);
+  };
+  return run_bench_test(time_once, test, repetitions, progress);
+}
+
+TimedRun speculative_generation(Decoder& target, Decoder& draft, uint32_t n_vocab, uint32_t n_gen,
+                                const SpeculativeOptions& options, SpeculativeStats& stats) {
+  return [&target, &draft, n_vocab, n_gen, options, &stats](bool) -> core::Result<SpeedSample> {
+    target.reset();
+    draft.reset();
+    const std::vector<int32_t> prompt = bench_tokens(1, n_vocab);
+    const auto start = std::chrono::steady_clock::now();
+    auto tokens = speculative_greedy(target, draft, prompt, n_gen, n_vocab, options, stats);
+    if (!tokens) return tokens.error();
+    return SpeedSample{
+        n_gen, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+  };
+}
+
+core::Result<BenchResult> run_bench_test(const TimedRun& time_once, const BenchTest& test,
+                                         uint32_t repetitions, const BenchProgress& progress) {
   if (test.tokens() == 0) {
     return core::make_error(core::ErrorKind::invalid_argument, "a test of 0 tokens");
   }
   if (repetitions == 0) {
     return core::make_error(core::ErrorKind::invalid_argument, "0 repetitions");
   }
-  auto time_once = [&](bool warm_up) {
-    if (test.n_prompt != 0) return time_prompt(decoder, n_vocab, test.n_prompt);
-    return time_generation(decoder, n_vocab, warm_up ? 1 : test.n_gen);
-  };
   if (progress) progress(test, 0, 0);
   auto warm_up = time_once(true);
   if (!warm_up) return warm_up.error();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "engine/speculative.h"
 #include "engine/speed.h"
 
 namespace gauntlet::engine {
@@ -42,5 +43,16 @@ using BenchProgress = std::function<void(const BenchTest&, uint32_t repetition, 
 
 core::Result<BenchResult> run_bench_test(Decoder& decoder, uint32_t n_vocab, const BenchTest& test,
                                          uint32_t repetitions, const BenchProgress& progress = {});
+
+// The same protocol over any timed work: `time_once(warm_up)` runs the test once (the warm-up
+// shorter where it can be).
+using TimedRun = std::function<core::Result<SpeedSample>(bool warm_up)>;
+core::Result<BenchResult> run_bench_test(const TimedRun& time_once, const BenchTest& test,
+                                         uint32_t repetitions, const BenchProgress& progress = {});
+
+// tg<n_gen> with a draft proposing (speculative.h): from one token, both caches empty, the
+// generated tokens over the time; each run's drafted and accepted tokens added to `stats`.
+TimedRun speculative_generation(Decoder& target, Decoder& draft, uint32_t n_vocab, uint32_t n_gen,
+                                const SpeculativeOptions& options, SpeculativeStats& stats);
 
 }  // namespace gauntlet::engine

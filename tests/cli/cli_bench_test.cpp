@@ -11,6 +11,7 @@
 
 #include "core/json.h"
 #include "tests/support/run_command.h"
+#include "tests/support/temp_dir.h"
 
 namespace gauntlet::testing {
 namespace {
@@ -207,6 +208,41 @@ TEST(CliBenchFlags, HoldMeasuresEveryTestAgainAfterTheDeviceWasHeldBusy) {
   auto err = stderr_of(command);
   EXPECT_NE(err.output.find("gauntlet bench: holding the device busy for 1 s"), std::string::npos)
       << err.output;
+}
+
+// -md: each tgN row is speculative decoding with its acceptance. A draft that is the model itself
+// is accepted in full; a draft of another vocabulary is exit 2 naming both sizes.
+TEST(CliBenchFlags, ADraftModelMakesTheTgRowsSpeculativeWithTheirAcceptance) {
+  TempDir dir("bench-draft");
+  const auto model = dir / "model.gguf", other = dir / "other.gguf";
+  ASSERT_EQ(
+      run_command(gauntlet_exe() + " model make --shape test-tiny -o " + model.string()).exit_code,
+      0);
+  ASSERT_EQ(run_command(gauntlet_exe() +
+                        " model make --dims n_embd=64,n_layer=1,n_head=2,n_ff=128,n_vocab=300,"
+                        "context=128 -o " +
+                        other.string())
+                .exit_code,
+            0);
+  auto json = stdout_of(gauntlet_exe() + " bench --model " + model.string() + " -md " +
+                        model.string() + " -p 8 -n 8 -r 2 --device host -o json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  const auto rows = core::Json::parse(json.output);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_FALSE(rows[0].contains("draft_acceptance")) << rows[0].dump();  // pp8
+  EXPECT_EQ(rows[1]["test"], "tg8");
+  EXPECT_EQ(rows[1]["draft_acceptance"], 1.0) << rows[1].dump();
+  auto table = stdout_of(gauntlet_exe() + " bench --model " + model.string() + " -md " +
+                         model.string() + " -p 0 -n 8 -r 1 --device host");
+  EXPECT_NE(table.output.find("| draft accepted |"), std::string::npos) << table.output;
+  EXPECT_NE(table.output.find("100.0 % |"), std::string::npos) << table.output;
+  auto refused = run_command(gauntlet_exe() + " bench --model " + model.string() + " -md " +
+                             other.string() + " -p 0 -n 8 -r 1 --device host 2>&1");
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("the draft model's vocabulary (300 tokens) is not the target's "
+                                "(256 tokens)"),
+            std::string::npos)
+      << refused.output;
 }
 
 TEST(CliBenchFlags, BadInputIsAUsageErrorNamingIt) {
