@@ -218,15 +218,19 @@ int bench(const BenchArgs& a) {
                    a.repetitions, ts);
     }
   };
+  // A tgN test with a draft is speculative decoding; every other test the plain one.
+  auto run_test = [&](const engine::BenchTest& test, engine::SpeculativeStats& stats) {
+    return draft && test.n_gen != 0
+               ? engine::run_bench_test(
+                     engine::speculative_generation(**decoder, *draft, shape.n_vocab, test.n_gen,
+                                                    speculative, stats),
+                     test, a.repetitions, progress)
+               : engine::run_bench_test(**decoder, shape.n_vocab, test, a.repetitions, progress);
+  };
   for (const auto& test : tests) {
     engine::SpeculativeStats stats;
     const bool drafted = draft && test.n_gen != 0;
-    auto result =
-        drafted ? engine::run_bench_test(
-                      engine::speculative_generation(**decoder, *draft, shape.n_vocab, test.n_gen,
-                                                     speculative, stats),
-                      test, a.repetitions, progress)
-                : engine::run_bench_test(**decoder, shape.n_vocab, test, a.repetitions, progress);
+    auto result = run_test(test, stats);
     if (!result) return bench_fail(test.name() + ": " + result.error().describe(), kExitFailures);
     rows.push_back({model_name, bytes, params, backend_name(api), device_name,
                     opened->devices.front()->info().name, micro_batch,
@@ -249,8 +253,8 @@ int bench(const BenchArgs& a) {
       }
     }
     for (auto& row : rows) {
-      auto result = engine::run_bench_test(**decoder, shape.n_vocab, row.result.test, a.repetitions,
-                                           progress);
+      engine::SpeculativeStats stats;
+      auto result = run_test(row.result.test, stats);
       if (!result) {
         return bench_fail(row.result.test.name() + " held: " + result.error().describe(),
                           kExitFailures);

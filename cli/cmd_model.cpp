@@ -30,6 +30,12 @@ struct MakeArgs {
 // --mmproj writes one beside it): its matrices in F32, F16 (the default, as converters write
 // them), BF16 or Q8_0.
 int make_projector(const MakeArgs& a, const engine::model::ModelShape& shape) {
+  if (!a.tensor_types.empty() || !a.imatrix.empty()) {
+    return fail(
+        "--projector takes neither --tensor-type nor --imatrix (its matrices are all of "
+        "--format's type)",
+        kExitUsage);
+  }
   const std::string format = a.format.empty() ? "F16" : a.format;
   const auto type = format == "F32"    ? std::optional{core::TensorType::f32}
                     : format == "F16"  ? std::optional{core::TensorType::f16}

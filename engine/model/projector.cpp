@@ -171,6 +171,7 @@ core::Result<ProjectorFile> read_projector(const std::filesystem::path& path) {
   }
   s.spatial_merge =
       static_cast<uint32_t>(info.get_uint(kVision + "spatial_merge_size").value_or(2));
+  if (s.spatial_merge == 0) return bad_projector(path, kVision + "spatial_merge_size is 0");
   if (const MetaValue* flags = info.meta(kVision + "is_deepstack_layers")) {
     for (uint32_t l = 0; l < flags->array.size(); ++l) {
       if (flags->array[l].u != 0) s.deepstack_layers.push_back(l);

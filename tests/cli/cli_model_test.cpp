@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/json.h"
+#include "engine/model/projector.h"
 #include "engine/model/shape.h"
 #include "engine/model/synthetic.h"
 #include "tests/support/run_command.h"
@@ -94,6 +95,29 @@ TEST_F(CliModel, AnArchitectureTheEngineDoesNotRunExitsTwoNamingIt) {
     EXPECT_NE(r.output.find("architecture 'mamba' is not one the engine runs"), std::string::npos)
         << r.output;
   }
+}
+
+// --projector writes a vision projector llama.cpp's clip loads; flags it cannot honour and a bad
+// --format are usage errors naming them.
+TEST_F(CliModel, AProjectorIsWrittenAndItsBadFlagsAreRefused) {
+  const std::string dims = " --dims n_embd=96,n_layer=1,n_head=2,n_ff=128,n_vocab=64,context=64";
+  const std::string file = path("mmproj.gguf");
+  auto made = run_command(gauntlet_exe() + " model make --projector" + dims + " -o " + file);
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  auto read = engine::model::read_projector(file);
+  ASSERT_TRUE(read.is_ok()) << read.error().message;
+  EXPECT_EQ(read->shape.projection_dim, 96u);
+  const struct {
+    std::string flags, message;
+  } bad[] = {{" --format Q4_K_M", "a projector's --format is one of F32, F16, BF16, Q8_0"},
+             {" --tensor-type 'mm=f32'", "--projector takes neither --tensor-type nor --imatrix"}};
+  for (const auto& b : bad) {
+    auto r = run_command(gauntlet_exe() + " model make --projector" + dims + b.flags + " -o " +
+                         path("bad.gguf") + " 2>&1");
+    EXPECT_EQ(r.exit_code, 2) << b.flags << ": " << r.output;
+    EXPECT_NE(r.output.find(b.message), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(path("bad.gguf")));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -450,7 +451,12 @@ TEST(RunOnPocl, ASoakHoldsTheHeaviestSafeProfileAndReportsColdAndSteadySpeeds) {
   const double decline =
       1.0 - soak["steady_tok_s"].get<double>() / soak["cold_tok_s"].get<double>();
   EXPECT_NEAR(soak["decline"].get<double>(), decline, 1e-9);
-  EXPECT_FALSE(soak.contains("max_temperature_c"));
+  // The hottest temperature where the machine has a sensor (this VM has none), said either way.
+  const std::string temperature =
+      soak.contains("max_temperature_c")
+          ? "; hottest " + std::to_string(std::lround(soak["max_temperature_c"].get<double>())) +
+                " °C"
+          : std::string("; no temperature sensor");
   std::ifstream text_file(dir / "report.txt");
   const std::string text((std::istreambuf_iterator<char>(text_file)), {});
   EXPECT_NE(text.find("  soak: " + soak["profile"].get<std::string>() + " held 5 s: "),
@@ -465,7 +471,7 @@ TEST(RunOnPocl, ASoakHoldsTheHeaviestSafeProfileAndReportsColdAndSteadySpeeds) {
     EXPECT_NEAR(p["figures"]["steady_tok_s"].get<double>(),
                 p["figures"]["tok_s"].get<double>() * ratio, 1e-6);
   }
-  EXPECT_NE(text.find("; no temperature sensor"), std::string::npos);
+  EXPECT_NE(text.find(temperature), std::string::npos) << text;
 }
 
 // Gemma's head_dim 256 on llvmpipe's 32 KiB: the whole-context attention variant at 8192 positions

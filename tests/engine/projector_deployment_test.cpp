@@ -111,6 +111,12 @@ TEST(ProjectorFile, ATextModelOrAnUnknownProjectorTypeIsRefusedByName) {
   EXPECT_NE(read.error().message.find("'gemma3' is not one gauntlet sizes (known: qwen3vl_merger)"),
             std::string::npos)
       << read.error().message;
+  s.projector_type = model::kQwen3vlProjector;
+  s.spatial_merge = 0;
+  ASSERT_TRUE(model::write_projector(s, core::TensorType::f16, path, true).is_ok());
+  auto zero = model::read_projector(path);
+  ASSERT_FALSE(zero.is_ok());
+  EXPECT_NE(zero.error().message.find("spatial_merge_size is 0"), std::string::npos);
   auto missing = model::read_projector(dir.path() / "absent.gguf");
   ASSERT_FALSE(missing.is_ok());
   EXPECT_NE(missing.error().message.find("absent.gguf"), std::string::npos);
