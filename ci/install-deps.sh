@@ -23,8 +23,9 @@ packages=(
   dpkg-dev file help2man lintian
   # the fleet recipes' tests: a real single-node Slurm cluster, the CI files' lint
   munge slurmctld slurmd slurm-client yamllint python3-yaml
-  # `gauntlet health --format prometheus` parsed by the Prometheus client's own parser
-  python3-prometheus-client
+  # `gauntlet health --format prometheus` parsed by the Prometheus client's own parser; the
+  # Kubernetes objects checked against the official client's types, generated from the API's spec
+  python3-prometheus-client python3-kubernetes
 )
 # Debian's kubectl, unless a kubectl is installed already (another package of it owns the path).
 if ! command -v kubectl >/dev/null; then packages+=(kubernetes-client); fi
