@@ -5,11 +5,6 @@
 #include <thread>
 #include <vector>
 
-// Sizeless vectors (SVE, RVV) cannot sit in the chain array below.
-#ifndef HWY_DISABLED_TARGETS
-#define HWY_DISABLED_TARGETS (HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128 | HWY_RVV)
-#endif
-
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "stress/simd_peak.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep

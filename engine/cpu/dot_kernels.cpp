@@ -14,11 +14,6 @@
 #include "core/types/nonlinear_values.h"
 #include "engine/cpu/lattice_dots.h"
 
-// Sizeless vectors (SVE, RVV) cannot sit in the per-token arrays below.
-#ifndef HWY_DISABLED_TARGETS
-#define HWY_DISABLED_TARGETS (HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128 | HWY_RVV)
-#endif
-
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "engine/cpu/dot_kernels.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep

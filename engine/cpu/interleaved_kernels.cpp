@@ -6,11 +6,6 @@
 
 #include "engine/cpu/dot_kernels.h"
 
-// Sizeless vectors (SVE, RVV) cannot sit in the per-token arrays below.
-#ifndef HWY_DISABLED_TARGETS
-#define HWY_DISABLED_TARGETS (HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128 | HWY_RVV)
-#endif
-
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "engine/cpu/interleaved_kernels.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep

@@ -329,17 +329,24 @@ void expect_interleaved_equals_decoded(TensorType type) {
 }
 
 TEST_P(CpuInterleaved, EqualsDecodedDotProducts) {
-  if (!interleaved_kernels_expected()) GTEST_SKIP() << "no AVX2 on this processor";
+  if (!interleaved_kernels_expected())
+    GTEST_SKIP() << "the interleaved kernels need 8-float vectors (AVX2 and up), not "
+                 << cpu::simd_target();
   ASSERT_TRUE(cpu::interleaved_kernels()) << cpu::simd_target();
   expect_interleaved_equals_decoded(GetParam());
 }
 
 // Highway's per-target pattern: every instruction set this build compiles and this processor
-// runs (here AVX3_DL with VNNI, AVX3, AVX2, SSE4, SSSE3 and the scalar one), each in turn, gives
+// runs (here AVX3_DL with VNNI, AVX3, AVX2, SSE4, SSSE3 and the scalar one; NEON under
+// qemu-aarch64, ci/arm64-qemu.sh), each in turn, gives
 // the decoded sums, in the file's layout and interleaved where the target interleaves.
 TEST(CpuTargets, EveryTargetThisProcessorRunsGivesTheDecodedSums) {
   const auto targets = hwy::SupportedAndGeneratedTargets();
   ASSERT_FALSE(targets.empty());
+  std::string names;
+  for (const auto target : targets)
+    names += std::string(names.empty() ? "" : " ") + hwy::TargetName(target);
+  std::printf("targets this processor runs: %s\n", names.c_str());
   for (const auto target : targets) {
     hwy::SetSupportedTargetsForTest(target);
     SCOPED_TRACE(hwy::TargetName(target));
@@ -529,7 +536,9 @@ TEST(CpuDevice, IsAddressedListedAndDecodesWithTheFastProducts) {
 class CpuDeviceInterleaved : public ::testing::TestWithParam<FileType> {};
 
 TEST_P(CpuDeviceInterleaved, LoadsAndDecodesAsTheFileLayout) {
-  if (!interleaved_kernels_expected()) GTEST_SKIP() << "no AVX2 on this processor";
+  if (!interleaved_kernels_expected())
+    GTEST_SKIP() << "the interleaved kernels need 8-float vectors (AVX2 and up), not "
+                 << cpu::simd_target();
   ASSERT_TRUE(cpu::interleaved_kernels()) << cpu::simd_target();
   auto device = backends::open(*core::DeviceId::parse("cpu"), {});
   ASSERT_TRUE(device.is_ok()) << device.error().describe();
