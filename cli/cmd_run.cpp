@@ -104,7 +104,10 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                       "-md: a draft model (a GGUF of the model's vocabulary) the fit answer "
                       "plans beside the model, as llama.cpp's server holds it: its weights and "
                       "its own context (the model's context, --parallel slots and micro-batch), "
-                      "every layer on the device");
+                      "every layer on the device; and on each device, speculative decoding is "
+                      "checked by running it: the heaviest safe profile's 64 greedy tokens with "
+                      "the draft proposing must be the plain ones (else that profile is unsafe), "
+                      "with the draft's acceptance and the speed-up in the report");
   command->add_option("--mmproj", flags->projector,
                       "a vision projector (an mmproj GGUF of type qwen3vl_merger, its output the "
                       "model's width) the fit answer plans beside the model, as llama.cpp's mtmd "

@@ -16,6 +16,7 @@
 #include "harness/report_summary.h"
 #include "harness/simulate.h"
 #include "harness/soak.h"
+#include "harness/speculation.h"
 #include "harness/stale_temps.h"
 #include "probes/doctor.h"
 #include "probes/inventory.h"
@@ -315,6 +316,11 @@ core::Result<RunOutcome> run(const RunConfig& config) {
     const bool stopped = config.interrupted != nullptr && config.interrupted->load();
     if (const double hold = hold_seconds(options, clock.left_s()); hold > 0 && !stopped) {
       device.soak = run_soak(claimed, *models, candidates, options, hold, watch, progress);
+    }
+    if (!config.draft_path.empty() && !stopped) {
+      device.speculation = run_speculation(claimed, *models, candidates, config.draft_path, options,
+                                           watch, progress);
+      apply_speculation(*device.speculation, candidates);
     }
     device.telemetry = watch.telemetry();
     device.machine_rows = watch.rows();

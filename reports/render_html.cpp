@@ -6,6 +6,7 @@
 #include "reports/pass_rows.h"
 #include "reports/render.h"
 #include "reports/soak_lines.h"
+#include "reports/speculation_lines.h"
 #include "reports/svg_charts.h"
 #include "reports/text_util.h"
 
@@ -230,6 +231,9 @@ std::string device_html(const DeviceReport& d) {
     out += "<p>" + xml_escape(line) + "</p>";
   }
   for (const auto& line : detail::soak_lines(d.soak)) out += "<p>" + xml_escape(line) + "</p>";
+  for (const auto& line : detail::speculation_lines(d.speculation)) {
+    out += "<p>" + xml_escape(line) + "</p>";
+  }
   if (const auto chart = detail::signals_chart_svg(d); !chart.empty()) {
     out += "<h3>Signals over the run</h3>" + chart;
   }

@@ -3,6 +3,7 @@
 #include "reports/pass_rows.h"
 #include "reports/render.h"
 #include "reports/soak_lines.h"
+#include "reports/speculation_lines.h"
 #include "reports/telemetry_lines.h"
 #include "reports/text_util.h"
 
@@ -91,6 +92,9 @@ std::string device_markdown(const DeviceReport& d, bool all) {
     out.append("\n").append(markdown_escape(line)).append("\n");
   }
   for (const auto& line : detail::soak_lines(d.soak)) {
+    out.append("\n").append(markdown_escape(line)).append("\n");
+  }
+  for (const auto& line : detail::speculation_lines(d.speculation)) {
     out.append("\n").append(markdown_escape(line)).append("\n");
   }
   if (!d.fit.empty()) {

@@ -6,6 +6,7 @@
 #include "reports/pass_rows.h"
 #include "reports/render.h"
 #include "reports/soak_lines.h"
+#include "reports/speculation_lines.h"
 #include "reports/telemetry_lines.h"
 #include "reports/text_util.h"
 
@@ -138,6 +139,7 @@ std::string device_text(const DeviceReport& d, bool all) {
   }
   for (const auto& line : detail::telemetry_lines(d)) out += "  " + line + "\n";
   for (const auto& line : detail::soak_lines(d.soak)) out += "  " + line + "\n";
+  for (const auto& line : detail::speculation_lines(d.speculation)) out += "  " + line + "\n";
 
   // Held busy (a soak), each figure also after the hold.
   const bool steady = d.soak && !d.soak->samples.empty();

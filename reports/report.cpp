@@ -487,6 +487,31 @@ void from_json(const Json& j, SoakResult& v) {
   v.error = j.value("error", std::string());
 }
 
+void to_json(Json& j, const SpeculationResult& v) {
+  j = Json{{"draft", v.draft},
+           {"profile", v.profile},
+           {"tokens", v.tokens},
+           {"tokens_match", v.tokens_match},
+           {"first_difference", v.first_difference},
+           {"drafted", v.drafted},
+           {"accepted", v.accepted},
+           {"plain_tok_s", v.plain_tok_s},
+           {"speculative_tok_s", v.speculative_tok_s},
+           {"error", v.error}};
+}
+void from_json(const Json& j, SpeculationResult& v) {
+  v.draft = j.at("draft").get<std::string>();
+  v.profile = j.at("profile").get<std::string>();
+  v.tokens = j.at("tokens").get<uint32_t>();
+  v.tokens_match = j.at("tokens_match").get<bool>();
+  v.first_difference = j.at("first_difference").get<uint64_t>();
+  v.drafted = j.at("drafted").get<uint64_t>();
+  v.accepted = j.at("accepted").get<uint64_t>();
+  v.plain_tok_s = j.at("plain_tok_s").get<double>();
+  v.speculative_tok_s = j.at("speculative_tok_s").get<double>();
+  v.error = j.value("error", std::string());
+}
+
 void to_json(Json& j, const DeviceReport& v) {
   j = Json{{"key", v.key},
            {"name", v.name},
@@ -504,6 +529,7 @@ void to_json(Json& j, const DeviceReport& v) {
   if (v.telemetry.is_object()) j["telemetry"] = v.telemetry;
   if (!v.machine_rows.empty()) j["machine_rows"] = v.machine_rows;
   if (v.soak) j["soak"] = *v.soak;
+  if (v.speculation) j["speculation"] = *v.speculation;
 }
 void from_json(const Json& j, DeviceReport& v) {
   v.key = j.at("key").get<std::string>();
@@ -521,7 +547,8 @@ void from_json(const Json& j, DeviceReport& v) {
   v.memory_pool = optional_from<MemoryPool>(j, "memory_pool");   // absent before 1.7
   if (j.contains("telemetry")) v.telemetry = j.at("telemetry");  // absent before 1.6
   v.machine_rows = j.value("machine_rows", std::vector<core::Row>{});
-  v.soak = optional_from<SoakResult>(j, "soak");  // absent before 1.9
+  v.soak = optional_from<SoakResult>(j, "soak");                       // absent before 1.9
+  v.speculation = optional_from<SpeculationResult>(j, "speculation");  // absent before 1.10
 }
 
 void to_json(Json& j, const Summary& v) {

@@ -25,7 +25,7 @@ using core::StressPoint;
 using core::StressResult;
 using core::to_string;  // FeatureVerdict's, beside ProfileVerdict's below
 
-inline constexpr const char* kSchemaVersion = "1.9";
+inline constexpr const char* kSchemaVersion = "1.10";
 
 struct ToolInfo {
   std::string name = "gauntlet";
@@ -295,6 +295,22 @@ struct SoakResult {
   std::string error;    // why the hold did not run (no safe profile, a crash); empty when it ran
 };
 
+// Speculative decoding checked on the device (run -md DRAFT; harness/speculation.h; schema 1.10):
+// a safe profile's greedy tokens generated plainly and again with the draft proposing. The
+// tokens must be the same: when they are not, that profile is unsafe.
+struct SpeculationResult {
+  std::string draft;    // the draft model's file
+  std::string profile;  // the safe profile it ran with
+  uint32_t tokens = 0;  // greedy tokens generated each way
+  bool tokens_match = false;
+  uint64_t first_difference = 0;  // where the tokens part, when they do
+  uint64_t drafted = 0;           // tokens the draft proposed
+  uint64_t accepted = 0;          // of them, the target's own picks
+  double plain_tok_s = 0;         // the generated tokens over each decode's time
+  double speculative_tok_s = 0;
+  std::string error;  // why it did not run (no safe profile, a recurrent model, a crash)
+};
+
 struct DeviceReport {
   std::string key;  // PCI bus id, UUID, or the device id when neither is known
   std::string name;
@@ -315,6 +331,7 @@ struct DeviceReport {
   core::Json telemetry;
   std::vector<core::Row> machine_rows;
   std::optional<SoakResult> soak;
+  std::optional<SpeculationResult> speculation;
 };
 
 struct Summary {

@@ -23,11 +23,6 @@ namespace fs = std::filesystem;
 
 constexpr const char* kTinyShape = "n_embd=64,n_layer=1,n_head=2,n_ff=128,n_vocab=256,context=256";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 struct Health {
   int exit_code = -1;
   std::string first_line;

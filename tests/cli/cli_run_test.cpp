@@ -40,11 +40,6 @@ std::string source(const std::string& relative) {
   return std::string(GAUNTLET_SOURCE_DIR) + "/" + relative;
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);

@@ -413,5 +413,33 @@ TEST(RenderHtml, WritesSampleForInspection) {
   EXPECT_EQ(xmllint(dir / "report.html", false), "");
 }
 
+// run -md's check: the report carries it through the schema and back, and every renderer says it.
+TEST(RenderSpeculation, EveryRendererSaysTheCheckAndTheReportKeepsIt) {
+  auto report = sample_report();
+  SpeculationResult s;
+  s.draft = "/models/draft.gguf";
+  s.profile = "q4_0/f16/kv-f16/wg64-tile-chunk1024/ctx2048/b1";
+  s.tokens = 64;
+  s.tokens_match = true;
+  s.first_difference = 64;
+  s.drafted = 60;
+  s.accepted = 41;
+  s.plain_tok_s = 40.3;
+  s.speculative_tok_s = 52.1;
+  report.devices[0].speculation = s;
+  const auto json = report_to_json(report);
+  EXPECT_TRUE(check_report_schema(json).empty());
+  auto back = report_from_json(json, "speculation.json");
+  ASSERT_TRUE(back.is_ok()) << back.error().describe();
+  ASSERT_TRUE(back->devices[0].speculation.has_value());
+  EXPECT_EQ(back->devices[0].speculation->accepted, 41u);
+  EXPECT_EQ(back->devices[0].speculation->profile, s.profile);
+  const std::string line = "64 greedy tokens the same as without it; 41 of 60 drafted accepted";
+  for (const std::string& doc :
+       {render_text(report), render_markdown(report), render_html(report)}) {
+    EXPECT_NE(doc.find(line), std::string::npos) << doc;
+  }
+}
+
 }  // namespace
 }  // namespace gauntlet::reports

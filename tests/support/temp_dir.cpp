@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <fstream>
+#include <iterator>
 #include <system_error>
 
 namespace gauntlet::testing {
@@ -57,6 +58,11 @@ fs::path TempDir::write(const std::string& name, const std::string& text) const 
   fs::create_directories(file.parent_path());
   std::ofstream(file) << text;
   return file;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 }  // namespace gauntlet::testing

@@ -28,4 +28,7 @@ class TempDir {
 // (gauntlet-test-<pid>-<name>), for a test that removes it itself.
 std::filesystem::path temp_file_path(const std::string& name);
 
+// The whole of a file (a report, a document the binary wrote); empty when it cannot be read.
+std::string read_text(const std::filesystem::path& path);
+
 }  // namespace gauntlet::testing
