@@ -80,8 +80,11 @@ std::string group_text(const Cause& cause, const std::vector<const Profile*>& pr
            figure_range(profiles, "budget_bytes", true);
   }
   if (key == "mismatch") {
-    return "the " + cause.subject +
-           " check did not match the host reference (first: " + first_reason + ")";
+    // A speculative check compares with the same device's plain greedy decode (run -md).
+    const char* against =
+        cause.subject == "speculative" ? "the plain greedy decode" : "the host reference";
+    return "the " + cause.subject + " check did not match " + against + " (first: " + first_reason +
+           ")";
   }
   if (key == "error" || key == "crash" || key == "timeout") {
     return "the " + cause.subject + " check ended in " + key + " (first: " + first_reason + ")";
