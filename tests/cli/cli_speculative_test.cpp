@@ -54,42 +54,33 @@ TEST(CliSpeculative, DraftedTokensAreThePlainGreedyTokensOnEveryDevice) {
 }
 
 // run -md: on the cpu device and PoCL, the heaviest safe profile's 64 greedy tokens with the
-// draft proposing are the plain ones; the target as its own draft has every draft accepted, a
-// draft of other weights fewer; the report and the text say so.
+// draft (of other weights: some drafts rejected) proposing are the plain ones; the report and the
+// text say so. (The target as its own draft, every draft accepted, is the decode test's.)
 TEST(CliSpeculative, RunChecksSpeculativeDecodingOnEachDevice) {
   TempDir dir("speculative-run");
   const auto target = make(dir, "target.gguf", kTarget, 1);
   const auto draft = make(dir, "draft.gguf", kDraft, 5);
-  for (const auto& d : {target, draft}) {
-    SCOPED_TRACE("draft " + d);
-    const auto report = (dir / "report.json").string();
-    auto r = run_command("GAUNTLET_STATE_DIR=" + (dir / "state").string() + " " + gauntlet_exe() +
-                         " run --model " + target + " -md " + d +
-                         " --device cpu,opencl:0 --level quick --out " + report + " 2>&1");
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("64 greedy tokens the same as without it"), std::string::npos)
-        << r.output;
-    const auto j = core::Json::parse(read_text(report));
-    ASSERT_EQ(j.at("devices").size(), 2u);
-    for (const auto& device : j.at("devices")) {
-      const auto& s = device.at("speculation");
-      SCOPED_TRACE(device.at("key").get<std::string>());
-      EXPECT_EQ(s.at("error"), "");
-      EXPECT_TRUE(s.at("tokens_match").get<bool>());
-      EXPECT_EQ(s.at("tokens"), 64);
-      EXPECT_EQ(s.at("draft"), d);
-      EXPECT_FALSE(s.at("profile").get<std::string>().empty());
-      const auto drafted = s.at("drafted").get<uint64_t>();
-      const auto accepted = s.at("accepted").get<uint64_t>();
-      EXPECT_GT(drafted, 0u);
-      if (d == target) {
-        EXPECT_EQ(accepted, drafted);
-      } else {
-        EXPECT_LT(accepted, drafted);
-      }
-      EXPECT_GT(s.at("plain_tok_s").get<double>(), 0.0);
-      EXPECT_GT(s.at("speculative_tok_s").get<double>(), 0.0);
-    }
+  const auto report = (dir / "report.json").string();
+  auto r = run_command("GAUNTLET_STATE_DIR=" + (dir / "state").string() + " " + gauntlet_exe() +
+                       " run --model " + target + " -md " + draft +
+                       " --device cpu,opencl:0 --level quick --out " + report + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("64 greedy tokens the same as without it"), std::string::npos)
+      << r.output;
+  const auto j = core::Json::parse(read_text(report));
+  ASSERT_EQ(j.at("devices").size(), 2u);
+  for (const auto& device : j.at("devices")) {
+    const auto& s = device.at("speculation");
+    SCOPED_TRACE(device.at("key").get<std::string>());
+    EXPECT_EQ(s.at("error"), "");
+    EXPECT_TRUE(s.at("tokens_match").get<bool>());
+    EXPECT_EQ(s.at("tokens"), 64);
+    EXPECT_EQ(s.at("draft"), draft);
+    EXPECT_FALSE(s.at("profile").get<std::string>().empty());
+    EXPECT_GT(s.at("drafted").get<uint64_t>(), 0u);
+    EXPECT_LT(s.at("accepted").get<uint64_t>(), s.at("drafted").get<uint64_t>());
+    EXPECT_GT(s.at("plain_tok_s").get<double>(), 0.0);
+    EXPECT_GT(s.at("speculative_tok_s").get<double>(), 0.0);
   }
 }
 
