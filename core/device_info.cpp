@@ -18,6 +18,25 @@ const char* to_string(Api api) {
   return "unknown";
 }
 
+const char* to_string(Products products) {
+  switch (products) {
+    case Products::kernels:
+      return "kernels";
+    case Products::exact:
+      return "exact";
+    case Products::int8_simd:
+      return "int8_simd";
+  }
+  return "unknown";
+}
+
+std::optional<Products> products_from_string(const std::string& text) {
+  for (const auto p : {Products::kernels, Products::exact, Products::int8_simd}) {
+    if (text == to_string(p)) return p;
+  }
+  return std::nullopt;
+}
+
 std::optional<Api> api_from_string(const std::string& text) {
   for (Api api : {Api::host, Api::opencl, Api::vulkan, Api::drm}) {
     if (text == to_string(api)) return api;
@@ -98,6 +117,7 @@ void to_json(Json& j, const DeviceInfo& d) {
            {"subgroup_sizes", d.subgroup_sizes},
            {"max_compute_units", d.max_compute_units},
            {"features", d.features},
+           {"products", to_string(d.products)},
            {"api_limits", d.api_limits},
            {"extensions", d.extensions},
            {"usable", d.usable},
@@ -132,6 +152,8 @@ void from_json(const Json& j, DeviceInfo& d) {
   d.subgroup_sizes = j.value("subgroup_sizes", std::vector<uint32_t>{});
   d.max_compute_units = j.value("max_compute_units", 0u);
   if (j.contains("features")) d.features = j["features"].get<Features>();
+  // Absent before the field was written: a device of its API's own kernels.
+  d.products = products_from_string(j.value("products", "")).value_or(Products::kernels);
   d.api_limits = j.value("api_limits", Json::object());
   d.extensions = j.value("extensions", std::vector<std::string>{});
   d.usable = j.value("usable", true);

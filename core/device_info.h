@@ -27,6 +27,17 @@ struct DeviceId {
   bool operator==(const DeviceId&) const = default;
 };
 
+// How a device computes its matrix products, which a decode on it and its checks build on.
+// kernels: its API's own (OpenCL, Vulkan). The host API's devices run the reference's forward
+// pass in this process: exact, the reference itself (host); int8_simd, activations rounded to
+// 8-bit blocks against integer SIMD dot products as llama.cpp's CPU backend computes them (the
+// cpu device: compared with the reference at the 8-bit bound, its rows laid out for those
+// products on load, its peak the SIMD one).
+enum class Products { kernels, exact, int8_simd };
+
+const char* to_string(Products products);
+std::optional<Products> products_from_string(const std::string& text);
+
 struct MemoryHeap {
   uint64_t size = 0;
   bool device_local = false;
@@ -73,6 +84,7 @@ struct DeviceInfo {
   std::vector<uint32_t> subgroup_sizes;
   uint32_t max_compute_units = 0;
   Features features;
+  Products products = Products::kernels;
   // API-specific limits later stages use, e.g. maxStorageBufferRange, maxPushConstantsSize.
   Json api_limits = Json::object();
   std::vector<std::string> extensions;

@@ -1,6 +1,5 @@
 #include "engine/make_decoder.h"
 
-#include "backends/host/host_device.h"
 #include "engine/cpu/fast_products.h"
 #include "engine/device/device_decoder.h"
 #include "engine/device/profile_check.h"
@@ -15,8 +14,12 @@ namespace {
 
 // The host API's devices run the reference's pass in this process: `host` with the exact products,
 // `cpu` with its fast ones.
-bool on_host(const backends::Device& device) { return device.info().id.api == core::Api::host; }
-bool fast(const backends::Device& device) { return backends::host::is_cpu(device.info().id); }
+bool on_host(const backends::Device& device) {
+  return device.info().products != core::Products::kernels;
+}
+bool fast(const backends::Device& device) {
+  return device.info().products == core::Products::int8_simd;
+}
 
 device::DecodeConfig device_config(backends::Device& device, const model::ModelShape& shape,
                                    model::FileType weights, const DecoderOptions& o,

@@ -6,7 +6,6 @@
 #include <thread>
 
 #include "backends/catalog.h"
-#include "backends/host/host_device.h"
 #include "backends/saxpy.h"
 #include "conformance/conformance.h"
 #include "core/isolate.h"
@@ -111,7 +110,7 @@ core::Json decode_unit(const core::DeviceInfo& info, const core::Options& option
   spec.context = context;
   spec.prompt_tokens = kPromptTokens;
   spec.steps = kSteps;
-  spec.q8_activations = backends::host::is_cpu(info.id);
+  spec.q8_activations = info.products == core::Products::int8_simd;
   auto r = engine::device::compare_with_reference(**decoder, **reference, spec);
   if (!r) return {{"error", r.error().describe()}};
   return {{"tokens_match", r->tokens_match},

@@ -7,7 +7,6 @@
 #include <optional>
 
 #include "backends/catalog.h"
-#include "backends/host/host_device.h"
 #include "core/clock.h"
 #include "core/isolate.h"
 #include "engine/decode.h"
@@ -191,7 +190,7 @@ void run_item(const core::DeviceInfo& device, const std::filesystem::path& file,
     results.push_back(placed_check(model, setup, level, opened, options));
     return;
   }
-  if (backends::host::is_cpu(device.id)) {
+  if (device.products == core::Products::int8_simd) {
     results.push_back(cpu_check(model, setup, kind, level, opened));
     return;
   }

@@ -6,7 +6,6 @@
 #include <cstdio>
 
 #include "backends/catalog.h"
-#include "backends/host/host_device.h"
 #include "build_options.h"
 #include "kernels/peak_cl.h"
 #include "kernels/peak_f16_cl.h"
@@ -226,7 +225,7 @@ core::ComputePeak cpu_peak(const PeakOptions& options) {
 
 core::Result<core::ComputePeak> measure_compute_peak(backends::Device& device,
                                                      const PeakOptions& options) {
-  if (backends::host::is_cpu(device.info().id)) return cpu_peak(options);
+  if (device.info().products == core::Products::int8_simd) return cpu_peak(options);
   const auto begin = Clock::now();
   core::ComputePeak peak;
   const bool host = device.info().id.api == core::Api::host;

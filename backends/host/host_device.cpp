@@ -103,6 +103,7 @@ core::DeviceInfo describe() {
   info.name = cpu_model_name();
   info.vendor = "host";
   info.driver_name = "gauntlet host reference";
+  info.products = core::Products::exact;
   info.device_type = "cpu";
   info.platform_name = "host";
   struct sysinfo si {};
@@ -140,6 +141,7 @@ core::DeviceInfo describe_cpu() {
   info.id = core::DeviceId{core::Api::host, kCpuIndex};
   info.vendor = "cpu";
   info.driver_name = "gauntlet cpu (8-bit activations, integer SIMD dot products via Highway)";
+  info.products = core::Products::int8_simd;
   // As llama.cpp's system info names its CPU variant: the instruction set the products run on.
   const int64_t target = simd_target();
   info.driver_version = target != 0 ? hwy::TargetName(target) : "none";

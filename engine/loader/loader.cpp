@@ -6,7 +6,6 @@
 #include <set>
 #include <sstream>
 
-#include "backends/host/host_device.h"
 #include "engine/cpu/dot_kernels.h"
 
 namespace gauntlet::engine::loader {
@@ -76,7 +75,7 @@ core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::
   std::vector<std::byte> staging(std::min(options.chunk_bytes, largest));
   std::vector<std::byte> rearranged;
   const bool interleave_here =
-      backends::host::is_cpu(device.info().id) && cpu::interleaved_kernels();
+      device.info().products == core::Products::int8_simd && cpu::interleaved_kernels();
   LoadStats local;
   local.staging_bytes = staging.size();
 

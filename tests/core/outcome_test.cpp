@@ -53,7 +53,9 @@ TEST(DeviceInfo, RoundTripsThroughJson) {
   info.features.fp16_arithmetic = true;
   info.heaps = {{2ull << 30, true}};
   info.api_limits["maxStorageBufferRange"] = 1u << 27;
+  info.products = Products::int8_simd;
   DeviceInfo back = Json(info).get<DeviceInfo>();
+  EXPECT_EQ(back.products, Products::int8_simd);
   EXPECT_EQ(back.id, info.id);
   EXPECT_EQ(back.local_mem_size, 32768u);
   EXPECT_EQ(back.pci_bus_id, "0000:c1:00.0");
@@ -62,6 +64,10 @@ TEST(DeviceInfo, RoundTripsThroughJson) {
   ASSERT_EQ(back.heaps.size(), 1u);
   EXPECT_EQ(back.heaps[0].size, 2ull << 30);
   EXPECT_EQ(back.api_limits["maxStorageBufferRange"], 1u << 27);
+  // A device written before the field: its API's own kernels.
+  Json old = Json(info);
+  old.erase("products");
+  EXPECT_EQ(old.get<DeviceInfo>().products, Products::kernels);
 }
 
 }  // namespace

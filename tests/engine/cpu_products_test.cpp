@@ -513,6 +513,9 @@ TEST(CpuDevice, IsAddressedListedAndDecodesWithTheFastProducts) {
   ASSERT_EQ(listed->size(), 2u);
   EXPECT_EQ((*listed)[0].id.to_string(), "host");
   EXPECT_EQ((*listed)[1].id, *id);
+  // What each computes with is in its description, for the decode, the loader and the checks.
+  EXPECT_EQ((*listed)[0].products, core::Products::exact);
+  EXPECT_EQ((*listed)[1].products, core::Products::int8_simd);
   auto device = backends::open(*id, {});
   ASSERT_TRUE(device.is_ok()) << device.error().describe();
   EXPECT_EQ((*device)->name(), "cpu");
