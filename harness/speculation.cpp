@@ -1,7 +1,6 @@
 #include "harness/speculation.h"
 
 #include <chrono>
-#include <cstdio>
 
 #include "backends/catalog.h"
 #include "core/isolate.h"
@@ -27,6 +26,7 @@ core::Json speculate(const core::DeviceInfo& device, const std::filesystem::path
   request.draft_path = draft;
   auto report = engine::run_decode(request, **opened);
   if (!report) return {{"error", report.error().describe()}};
+  if (!report->speculative) return {{"error", "the decode ran without its draft"}};
   const auto& s = *report->speculative;
   const double tokens = static_cast<double>(s.tokens.size());
   return {{"tokens_match", s.tokens_match},

@@ -40,31 +40,41 @@ $validate --node-condition "$work/condition-warning.json" \
   "$work/taints.json" "$recipes"/*.yaml "$recipes"/node-problem-detector/*.yaml
 
 # What the schemas refuse.
+# Refused means the validator's own verdict naming the fault (`expect`), not any non-zero exit: a
+# validator that crashed would exit non-zero too.
 refused() {
-  local name=$1 flag=$2 text=$3
+  local name=$1 flag=$2 text=$3 expect=$4
   printf '%s\n' "$text" >"$work/bad.json"
   if out=$($validate $flag "$work/bad.json" 2>&1); then fail "$name passed: $out"; fi
+  grep -q '^FAIL$' <<<"$out" && grep -qF -- "$expect" <<<"$out" ||
+    fail "$name: not refused for '$expect': $out"
   echo "refused: $name: $(echo "$out" | sed -n 2p | sed 's/^ *//')"
 }
 taint_rule() {
   printf '{"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceTaintRule",
    "metadata": {"name": "r"}, "spec": {"deviceSelector": {"device": "d"}, "taint": %s}}' "$1"
 }
-refused "a DeviceTaintRule without a taint key" "" "$(taint_rule '{"effect": "NoSchedule"}')"
+refused "a DeviceTaintRule without a taint key" "" "$(taint_rule '{"effect": "NoSchedule"}')" \
+  "'key' is a required property"
 refused "a DeviceTaintRule with an effect Kubernetes does not have" "" \
-  "$(taint_rule '{"key": "k", "effect": "PreferNoSchedule"}')"
-refused "a NodeCondition without a status" --node-condition '{"type": "GauntletHealthProblem"}'
+  "$(taint_rule '{"key": "k", "effect": "PreferNoSchedule"}')" "'PreferNoSchedule' is not one of"
+refused "a NodeCondition without a status" --node-condition '{"type": "GauntletHealthProblem"}' \
+  "Invalid value for \`status\`"
 refused "a NodeCondition whose heartbeat is not a time" --node-condition \
-  '{"type": "GauntletHealthProblem", "status": "True", "lastHeartbeatTime": "yesterday"}'
+  '{"type": "GauntletHealthProblem", "status": "True", "lastHeartbeatTime": "yesterday"}' \
+  "'yesterday' is not an RFC 3339 time"
 refused "a plugin rule whose timeout exceeds the plugin's" --npd-config \
   '{"plugin": "custom", "pluginConfig": {"timeout": "30s"}, "source": "s", "conditions": [],
-    "rules": [{"type": "temporary", "reason": "r", "path": "/bin/true", "timeout": "60s"}]}'
+    "rules": [{"type": "temporary", "reason": "r", "path": "/bin/true", "timeout": "60s"}]}' \
+  "timeout 60s is greater than the global timeout"
 refused "a plugin rule of an unknown type" --npd-config \
   '{"plugin": "custom", "source": "s", "conditions": [],
-    "rules": [{"type": "sometimes", "reason": "r", "path": "/bin/true"}]}'
+    "rules": [{"type": "sometimes", "reason": "r", "path": "/bin/true"}]}' \
+  "'sometimes' is not one of"
 refused "a DaemonSet without a selector" "" \
   '{"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "d"},
-    "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}}'
+    "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}}' \
+  "Invalid value for \`selector\`"
 
 # The verdicts the objects carry.
 $python - "$work" <<'PY'
@@ -78,8 +88,10 @@ assert (critical["status"], critical["reason"]) == ("True", "GauntletCritical"),
 assert critical["message"].startswith("gauntlet: host decode wrong"), critical["message"]
 rules = load("taints.json")["items"]
 assert [r["spec"]["taint"]["effect"] for r in rules] == ["NoSchedule"], rules
-assert rules[0]["spec"]["deviceSelector"] == {
-    "driver": "gpu.example.com", "pool": rules[0]["spec"]["deviceSelector"]["pool"], "device": "host"}
+selector = rules[0]["spec"]["deviceSelector"]
+assert set(selector) == {"driver", "pool", "device"}, selector
+assert (selector["driver"], selector["device"]) == ("gpu.example.com", "host"), selector
+assert selector["pool"], selector  # the node's name
 print("verdicts: condition", warning["status"], "then", critical["status"], "; taint",
       rules[0]["spec"]["taint"]["effect"])
 PY

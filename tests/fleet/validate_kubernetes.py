@@ -202,11 +202,15 @@ class Checker:
 
 
 def documents(path):
-    with open(path) as f:
-        text = f.read()
-    if path.endswith(".json"):
-        return [json.loads(text)]
-    return [d for d in yaml.safe_load_all(text) if d is not None]
+    """The file's objects; a file that does not read or parse is a failure named, not a crash."""
+    try:
+        with open(path) as f:
+            text = f.read()
+        if path.endswith(".json"):
+            return [json.loads(text)]
+        return [d for d in yaml.safe_load_all(text) if d is not None]
+    except (OSError, ValueError, yaml.YAMLError) as e:
+        raise SystemExit(f"FAIL {path}: does not read: {e}\nFAIL")
 
 
 def main():
