@@ -134,6 +134,7 @@ core::Status DeviceDecoder::bind() {
     L.w_gate_shexp = find(p + "ffn_gate_shexp.weight");
     L.w_up_shexp = find(p + "ffn_up_shexp.weight");
     L.w_down_shexp = find(p + "ffn_down_shexp.weight");
+    if (model_.shape.traits().attn_head_gate) L.attn_gate = find(p + "attn_gate.weight");
     if (model_.shape.traits().short_conv) {
       L.ssm_qkv = find(p + "shortconv.in_proj.weight");  // B, C and x
       L.ssm_conv1d = find(p + "shortconv.conv.weight");
@@ -292,6 +293,7 @@ core::Status DeviceDecoder::project_qkv(const model::AttentionPlan& A, uint32_t 
       GAUNTLET_TRY(project(L.wv, s.n_embd, n_kv, a.xb, a.v));
       break;
   }
+  if (A.head_gate) GAUNTLET_TRY(project(L.attn_gate, s.n_embd, A.heads, a.xb, a.gate));
   if (arch.qkv_bias) {
     GAUNTLET_TRY(ops_.add_bias(act, *L.bq.buffer, {n_q, off(a.q), stride()}, n));
     GAUNTLET_TRY(ops_.add_bias(act, *L.bk.buffer, {n_kv, off(a.k), stride()}, n));
@@ -502,9 +504,9 @@ core::Status DeviceDecoder::attention(uint32_t l) {
   if (const uint32_t rot_v = reference::v_rotation(s, config_.kv, l); rot_v > 0) {
     GAUNTLET_TRY(rotate(a.xb2, n_q, rot_v));  // turned back
   }
-  if (A.projection == model::QkvProjection::query_gate) {
-    GAUNTLET_TRY(
-        ops_.query_gate(act, QueryGate::apply, {n_q, hd, 0, off(a.xb2), off(a.gate), stride()}, n));
+  if (A.projection == model::QkvProjection::query_gate || A.head_gate) {
+    const QueryGate mode = A.head_gate ? QueryGate::head_softplus : QueryGate::apply;
+    GAUNTLET_TRY(ops_.query_gate(act, mode, {n_q, hd, 0, off(a.xb2), off(a.gate), stride()}, n));
   }
   return add_branch(L.wo, n_q, a.xb2, L.post_attn_norm, s.traits().out_bias ? &L.bo : nullptr);
 }

@@ -83,6 +83,7 @@ class DeviceDecoder final : public Decoder, public Stage {
     Weight selection_bias;                                            // lfm2moe's exp_probs_b
     // A gated DeltaNet layer's (qwen35).
     Weight ssm_qkv, ssm_gate, ssm_conv1d, ssm_dt, ssm_a, ssm_beta, ssm_alpha, ssm_norm, ssm_out;
+    Weight attn_gate;             // laguna's per-head attention gate
     Weight ssm_conv_bias, ssm_d;  // a Mamba2 block's (its ssm_in in ssm_qkv)
   };
   // One token of the pass being run.

@@ -142,7 +142,8 @@ inline constexpr uint32_t kDeltaNetTokens = 64;
 struct QueryGateParams {
   uint32_t n, head_dim, in_off, out_off, gate_off, stride;
 };
-enum class QueryGate { split = 0, apply = 1 };
+// head_softplus: laguna's gate, out[i] *= softplus(gate[i / head_dim]), one value per head.
+enum class QueryGate { split = 0, apply = 1, head_softplus = 2 };
 
 // The OP of engine_elementwise.cl / .comp.
 enum class Elementwise {

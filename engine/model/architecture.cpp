@@ -283,6 +283,31 @@ constexpr Architecture kArchitectures[] = {
      .shared_expert_unscaled = true,
      .shared_expert_if_sized = true,
      .granite_multipliers = true},
+    // src/models/laguna.cpp (Poolside Laguna): attn_norm, attention with per-layer query heads,
+    // Q/K norm and NEOX RoPE (YaRN on the global layers, plain on the sliding ones), each head's
+    // output times softplus of attn_gate, ffn_norm, then a SwiGLU feed-forward on the
+    // leading_dense_block_count first layers and elsewhere build_moe_ffn(..., LLM_FFN_SILU,
+    // expert_weights_norm, expert_weights_scale, SIGMOID) with exp_probs_b plus a SwiGLU shared
+    // expert added as it is (llama_model_rope_type: LLM_ARCH_LAGUNA is NEOX).
+    {.arch = Arch::laguna,
+     .name = "laguna",
+     .graph = "src/models/laguna.cpp",
+     .rope = RopeStyle::neox,
+     .qk_norm = true,
+     .swa_pattern = 4,  // with no attention.sliding_window (Laguna M.1) no layer slides
+     .experts = true,
+     .requires_experts = true,
+     .expert_length_key = true,
+     .shared_expert = true,
+     .expert_gating = ExpertGating::sigmoid,
+     .dense_lead = true,
+     .expert_selection_bias = true,
+     .expert_weights_keys = true,
+     .shared_expert_unscaled = true,
+     .swa_dense_first = true,
+     .sliding_plain_rope = true,
+     .per_layer_heads = true,
+     .attn_head_gate = true},
 };
 
 }  // namespace

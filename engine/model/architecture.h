@@ -31,7 +31,8 @@ enum class Arch : uint32_t {
   lfm2moe,
   nemotron_h,
   nemotron_h_moe,
-  granitehybrid
+  granitehybrid,
+  laguna
 };
 
 // llama.cpp's LLAMA_ROPE_TYPE_NORM rotates adjacent pairs (x[2i], x[2i+1]) of a head;
@@ -186,6 +187,16 @@ struct Architecture {
   // (embedding_scale, residual_scale, attention.scale, logit_scale) and RoPE on or off by
   // rope.scaling.finetuned (the converter writes false for Granite 4.0-H: no RoPE).
   bool granite_multipliers = false;
+  // laguna (src/models/laguna.cpp): the sliding pattern starts with its global layer
+  // (load_swa_pattern(ml, 4, dense_first = true): layer il slides unless il % pattern == 0); the
+  // sliding layers turn plain RoPE (no YaRN, scale 1, their own base and rotary dimension:
+  // rope.freq_base_swa, rope.dimension_count_swa); attention.head_count may be one count per
+  // layer; and attn_gate (one row per head) gives each head's output a factor softplus(gate . x)
+  // before attn_output.
+  bool swa_dense_first = false;
+  bool sliding_plain_rope = false;
+  bool per_layer_heads = false;
+  bool attn_head_gate = false;
 };
 
 const Architecture& architecture(Arch arch);

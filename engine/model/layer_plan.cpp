@@ -31,6 +31,7 @@ AttentionPlan attention(const ModelShape& s, uint32_t l) {
   a.rope_table = s.sliding(l) || (arch.per_layer_attention && s.swa_layer(l)) ? 1 : 0;
   a.rope_factors = !(arch.rope_freqs_global_only && s.swa_layer(l));
   a.scale = s.query_scale(l);
+  a.head_gate = arch.attn_head_gate;
   return a;
 }
 

@@ -44,6 +44,9 @@ struct AttentionPlan {
   uint32_t rope_table = 0;
   bool rope_factors = true;  // rope_freqs.weight's factors apply, where the file has them
   float scale = 0.0f;        // the query scale: 1/sqrt(head_dim), or 1 where Q and K are normed
+  // laguna: attn_gate projects the layer's input to one value per head, and each head's output is
+  // multiplied by softplus of it before attn_output.
+  bool head_gate = false;
 };
 
 struct LayerPlan {

@@ -152,6 +152,17 @@ core::Status read_layer_array(const GgufInfo& info, const std::string& key, uint
   return core::Status::ok();
 }
 
+// rope.freq_base_swa, optional: the sliding layers' RoPE base.
+core::Status read_swa_rope_base(const GgufInfo& info, const std::string& p, ModelShape& s) {
+  if (!info.meta(p + "rope.freq_base_swa")) return core::Status::ok();
+  auto f = info.get_float(p + "rope.freq_base_swa");
+  if (!f || !(*f > 0)) {
+    return bad_model("metadata '" + p + "rope.freq_base_swa' is not a positive float");
+  }
+  s.rope_freq_base_swa = static_cast<float>(*f);
+  return core::Status::ok();
+}
+
 // gemma4's per-layer attention keys (llama_model_gemma4::load_arch_hparams and llama.cpp's
 // load_hparams): the sliding pattern (required, one bool per layer), per-layer head counts,
 // the sliding layers' head size, rotary dimension and RoPE base, the shared KV layers, and
@@ -190,13 +201,7 @@ core::Status read_per_layer_attention(const GgufInfo& info, const std::string& p
                      " differs from attention.key_length_swa " + std::to_string(s.key_length_swa) +
                      " (llama.cpp's gemma4 requires them equal)");
   }
-  if (info.meta(p + "rope.freq_base_swa")) {
-    auto f = info.get_float(p + "rope.freq_base_swa");
-    if (!f || !(*f > 0)) {
-      return bad_model("metadata '" + p + "rope.freq_base_swa' is not a positive float");
-    }
-    s.rope_freq_base_swa = static_cast<float>(*f);
-  }
+  GAUNTLET_TRY(read_swa_rope_base(info, p, s));
   if (auto v = info.get_uint(p + "embedding_length_per_layer_input")) {
     if (*v > (1u << 16)) {
       return bad_model("metadata '" + p + "embedding_length_per_layer_input' = " +
@@ -209,6 +214,24 @@ core::Status read_per_layer_attention(const GgufInfo& info, const std::string& p
     s.k_as_v = info.find("blk." + std::to_string(l) + ".attn_v.weight") == nullptr;
     break;
   }
+  return core::Status::ok();
+}
+
+// laguna's attention keys (llama_model_laguna::load_arch_hparams, llama.cpp's load_hparams):
+// attention.head_count as a count or one per layer, and where the file has a sliding window the
+// pattern (an array of one bool per layer where given, else every layer but each fourth from 0)
+// and the sliding layers' RoPE base and rotary dimension.
+core::Status read_per_layer_heads(const GgufInfo& info, const std::string& p, ModelShape& s) {
+  if (!s.traits().per_layer_heads) return core::Status::ok();
+  GAUNTLET_TRY(read_layer_array(info, p + "attention.head_count", s.n_layer, s.layer_heads));
+  if (!s.layer_heads.empty()) s.n_head = s.layer_heads[0];
+  if (s.sliding_window == 0) return core::Status::ok();
+  std::vector<uint32_t> pattern;
+  GAUNTLET_TRY(read_layer_array(info, p + "attention.sliding_window_pattern", s.n_layer, pattern));
+  s.swa_layers.assign(pattern.begin(), pattern.end());
+  const std::pair<const char*, uint32_t*> keys[] = {{"rope.dimension_count_swa", &s.rope_dim_swa}};
+  GAUNTLET_TRY(read_optional_counts(info, p, keys));
+  GAUNTLET_TRY(read_swa_rope_base(info, p, s));
   return core::Status::ok();
 }
 
@@ -353,8 +376,8 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
       {"attention.head_count", {&s.n_head, 65536}},
       {"context_length", {&s.context, 1u << 24}}};
   // Per-layer arrays (gemma4's head counts and widths, lfm2's head_count_kv) are read apart.
-  const bool per_layer =
-      s.traits().per_layer_attention || s.traits().short_conv || s.traits().mamba2;
+  const bool per_layer = s.traits().per_layer_attention || s.traits().short_conv ||
+                         s.traits().mamba2 || s.traits().per_layer_heads;
   auto is_array = [&](const std::string& key) {
     const MetaValue* m = info.meta(key);
     return m != nullptr && m->type == MetaType::array;
@@ -390,6 +413,7 @@ core::Result<ModelShape> read_model_shape(const GgufInfo& info) {
   GAUNTLET_TRY(read_recurrent(info, p, s));
   GAUNTLET_TRY(read_rope_sections(info, p, s));
   GAUNTLET_TRY(read_per_layer_attention(info, p, s));
+  GAUNTLET_TRY(read_per_layer_heads(info, p, s));
   GAUNTLET_TRY(read_short_conv(info, p, s));
   if (s.traits().mamba2) GAUNTLET_TRY(read_hybrid_layers(info, p, s));
   GAUNTLET_TRY(read_expert_gating(info, p, s));
@@ -547,6 +571,7 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
     lw.w_down_shexp = view(p + "ffn_down_shexp.weight");
     lw.ssm_qkv = view(p + "attn_qkv.weight");
     lw.ssm_gate = view(p + "attn_gate.weight");
+    lw.attn_gate = lw.ssm_gate;  // the same name: laguna's attention gate
     lw.ssm_conv1d = view(p + "ssm_conv1d.weight");
     lw.ssm_dt_bias = view(p + "ssm_dt.bias");
     lw.ssm_a = view(p + "ssm_a");

@@ -45,6 +45,7 @@ struct LayerWeights {
   // bias rows ({n_out, n_expert}).
   TensorView bo, sinks, router_b, gate_exps_b, up_exps_b, down_exps_b;
   TensorView selection_bias;  // lfm2moe's exp_probs_b
+  TensorView attn_gate;       // laguna's per-head attention gate {n_embd, heads}
   // A gated DeltaNet layer (qwen35): attn_qkv into the conv's channels (also in wqkv's name, but
   // bound here), the output gate z (attn_gate), the conv1d kernel, dt's bias, A, beta's and
   // alpha's projections, the gated norm and the output.

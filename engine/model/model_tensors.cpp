@@ -237,8 +237,10 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
       add(p + "attn_q_norm.weight", {hd}, l);
       add(p + "attn_k_norm.weight", {hd}, l);
     }
-    add(p + "attn_output.weight", {q, embd}, l);
+    add(p + "attn_output.weight", {s.n_embd_q(l), embd}, l);
     if (arch.out_bias) add(p + "attn_output.bias", {embd}, l);
+    // laguna's per-head output gate (llama_model_laguna: attn_gate {n_embd, n_head(il)}).
+    if (arch.attn_head_gate) add(p + "attn_gate.weight", {embd, s.heads(l)}, l);
     if (arch.attn_sinks) add(p + "attn_sinks.weight", {s.n_head}, l);
   };
   add("token_embd.weight", {embd, vocab}, 0);
@@ -270,7 +272,7 @@ std::vector<TensorDesc> model_tensors(const ModelShape& s, FileType format,
     } else if (arch.fused_qkv) {
       add(p + "attn_qkv.weight", {embd, q + 2 * kv}, l);
     } else {
-      add(p + "attn_q.weight", {embd, s.n_embd_q_proj()}, l);
+      add(p + "attn_q.weight", {embd, s.n_embd_q_proj(l)}, l);
       add(p + "attn_k.weight", {embd, s.n_embd_kv(l)}, l);
       add(p + "attn_v.weight", {embd, s.n_embd_kv(l)}, l);
     }

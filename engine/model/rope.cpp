@@ -67,8 +67,11 @@ void rope_table(const ModelShape& shape, uint32_t layer, std::span<const float> 
   const uint32_t dims = shape.rope_dims(layer);
   const float base = shape.rope_base(layer), scale = shape.rope_scale(layer);
   // Without YaRN the magnitude is rope.scaling.attn_factor alone (llama_context multiplies it in
-  // for every model).
-  const Yarn y = shape.yarn ? yarn_of(shape, base, scale) : Yarn{0, 0, shape.rope_attn_factor};
+  // for every model); laguna's sliding layers pass attn_factor 1 and ext_factor 0
+  // (llama_model_laguna::graph).
+  const bool plain = shape.plain_rope(layer), yarn = shape.yarn && !plain;
+  const Yarn y =
+      yarn ? yarn_of(shape, base, scale) : Yarn{0, 0, plain ? 1.0f : shape.rope_attn_factor};
   for (uint32_t i = 0; i < dims / 2 && 2 * i + 1 < table.size(); ++i) {
     const double factor = i < factors.size() ? factors[i] : 1.0;
     const double extrapolated =
@@ -78,7 +81,7 @@ void rope_table(const ModelShape& shape, uint32_t layer, std::span<const float> 
                   factor;
     const double interpolated = static_cast<double>(scale) * extrapolated;
     double theta = interpolated;
-    if (shape.yarn) {
+    if (yarn) {
       // ggml-cpu ops.cpp, rope_yarn_ramp and rope_yarn with ext_factor 1.
       const float ramp =
           1 - std::clamp((static_cast<float>(i) - y.low) / std::max(0.001f, y.high - y.low), 0.0f,

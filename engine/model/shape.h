@@ -137,7 +137,10 @@ struct ModelShape {
   uint32_t n_embd_kv() const { return head_dim() * n_head_kv; }
   // The attention layers' Q projection: each head [q | gate] where the architecture gates the
   // attention output (qwen35).
-  uint32_t n_embd_q_proj() const { return traits().attn_output_gate ? 2 * n_embd_q() : n_embd_q(); }
+  uint32_t n_embd_q_proj() const { return n_embd_q_proj(0); }
+  uint32_t n_embd_q_proj(uint32_t layer) const {
+    return traits().attn_output_gate ? 2 * n_embd_q(layer) : n_embd_q(layer);
+  }
   uint32_t attention_interval() const {
     return full_attention_interval == 0 ? 4 : full_attention_interval;
   }
@@ -241,7 +244,8 @@ struct ModelShape {
   bool swa_layer(uint32_t layer) const {
     if (!swa_layers.empty()) return layer < swa_layers.size() && swa_layers[layer] != 0;
     const uint32_t pattern = traits().swa_pattern;
-    return pattern != 0 && layer % pattern < pattern - 1;
+    if (pattern == 0) return false;
+    return traits().swa_dense_first ? layer % pattern != 0 : layer % pattern < pattern - 1;
   }
   bool sliding(uint32_t layer) const { return sliding_window != 0 && swa_layer(layer); }
   // The RoPE base and linear scale of a layer: a sliding layer of gemma3 and gemma4 has its own.
@@ -252,8 +256,10 @@ struct ModelShape {
     return sliding(layer) && local_rope_base() != 0 ? local_rope_base() : rope_freq_base;
   }
   float rope_scale(uint32_t layer) const {
-    return sliding(layer) && local_rope_base() != 0 ? 1.0f : rope_freq_scale;
+    return plain_rope(layer) || (sliding(layer) && local_rope_base() != 0) ? 1.0f : rope_freq_scale;
   }
+  // Whether a layer turns plain RoPE whatever the model's scaling (laguna's sliding layers).
+  bool plain_rope(uint32_t layer) const { return traits().sliding_plain_rope && sliding(layer); }
   // Layer l's attention shape (llama_hparams::n_head(il), n_head_kv(il), n_embd_head_k(il),
   // n_rot(il)); without per-layer arrays every layer's is the model's.
   uint32_t heads(uint32_t layer) const {
@@ -266,8 +272,9 @@ struct ModelShape {
     return swa_layer(layer) && key_length_swa != 0 ? key_length_swa : head_dim();
   }
   uint32_t rope_dims(uint32_t layer) const {
-    if (!swa_layer(layer) || key_length_swa == 0) return rope_dims();
-    return rope_dim_swa != 0 ? rope_dim_swa : key_length_swa;
+    if (!swa_layer(layer)) return rope_dims();
+    if (rope_dim_swa != 0) return rope_dim_swa;
+    return key_length_swa != 0 ? key_length_swa : rope_dims();
   }
   uint32_t n_embd_q(uint32_t layer) const { return head_dim(layer) * heads(layer); }
   uint32_t n_embd_kv(uint32_t layer) const { return head_dim(layer) * heads_kv(layer); }
@@ -313,7 +320,8 @@ std::vector<std::string> preset_names();
 // and attn_temp_scale; for nemotron_h layers=M*-... (apply_layer_pattern) and ssm_conv, ssm_state,
 // ssm_groups, ssm_heads, ssm_inner; for nemotron_h_moe also expert_norm=0|1 and expert_scale; for
 // granitehybrid layers=M*... and the Mamba2 dims, rope=0|1, embedding_scale, residual_scale,
-// attention_scale and logit_scale).
+// attention_scale and logit_scale; for laguna window, n_head_swa (the sliding layers' query
+// heads), rope_dim_swa, rope_freq_base_swa, dense_lead, expert_norm and expert_scale).
 core::Result<ModelShape> parse_dims(const std::string& text);
 // A Mamba2 hybrid's layers, one character per layer (nemotron_h's hybrid_override_pattern): M a
 // Mamba2 block, * an attention layer (n_head_kv KV heads), and in nemotron_h - or E a

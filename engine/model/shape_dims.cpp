@@ -80,7 +80,10 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
   // gemma4: the global layers' KV heads, and the period of the sliding pattern (P - 1 sliding
   // layers, then a global one).
   uint32_t n_head_kv_global = 0, swa_period = 0, double_wide = 0;
+  // laguna: the sliding layers' query heads (n_head: the global layers').
+  uint32_t n_head_swa = 0;
   ints["n_head_kv_global"] = &n_head_kv_global;
+  ints["n_head_swa"] = &n_head_swa;
   ints["double_wide_mlp"] = &double_wide;
   ints["swa_pattern"] = &swa_period;
   std::stringstream in(text);
@@ -191,6 +194,11 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
   if (n_head_kv_global != 0) {
     for (uint32_t l = 0; l < s.n_layer; ++l) {
       s.layer_heads_kv.push_back(s.swa_layer(l) ? s.n_head_kv : n_head_kv_global);
+    }
+  }
+  if (n_head_swa != 0) {
+    for (uint32_t l = 0; l < s.n_layer; ++l) {
+      s.layer_heads.push_back(s.sliding(l) ? n_head_swa : s.n_head);
     }
   }
   // Gemma4Model.set_gguf_parameters: n_ff before the first shared-KV layer, 2 n_ff from it.

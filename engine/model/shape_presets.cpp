@@ -144,6 +144,45 @@ std::vector<ModelShape> gemma4_presets() {
   return out;
 }
 
+// poolside/Laguna-XS.2's config.json: hidden 2048, 40 layers (layer_types full_attention where
+// i % 4 == 0, else sliding_attention with sliding_window 512), num_attention_heads_per_layer 48
+// on the full layers and 64 on the sliding ones, 8 KV heads of 128, intermediate_size 8192 on
+// the one leading dense layer (mlp_layer_types), 256 experts of 512 (8 a token, norm_topk_prob,
+// moe_routed_scaling_factor 2.5) and a shared one of 512, vocab 100352, untied; rope_parameters:
+// full_attention YaRN theta 500000, factor 32 over 4096 positions, partial_rotary_factor 0.5;
+// sliding_attention theta 10000 over the whole head.
+ModelShape laguna_xs2() {
+  ModelShape s;
+  s.name = "laguna-xs.2";
+  s.arch = Arch::laguna;
+  s.n_embd = 2048;
+  s.n_layer = 40;
+  s.n_head = 48;
+  s.n_head_kv = 8;
+  s.key_length = 128;
+  s.n_ff = 8192;
+  s.n_vocab = 100352;
+  s.context = 131072;
+  s.rms_eps = 1e-6f;
+  s.sliding_window = 512;
+  for (uint32_t l = 0; l < s.n_layer; ++l) s.layer_heads.push_back(s.sliding(l) ? 64 : 48);
+  s.rope_freq_base = 500000.0f;
+  s.rope_dim = 64;
+  s.yarn = true;
+  s.rope_freq_scale = 1.0f / 32.0f;
+  s.yarn_orig_context = 4096;
+  s.rope_freq_base_swa = 10000.0f;
+  s.rope_dim_swa = 128;
+  s.n_expert = 256;
+  s.n_expert_used = 8;
+  s.n_ff_exp = 512;
+  s.n_ff_shexp = 512;
+  s.n_layer_dense_lead = 1;
+  s.expert_weights_norm = true;
+  s.expert_weights_scale = 2.5f;
+  return s;
+}
+
 const std::vector<ModelShape>& presets() {
   using enum Arch;
   // Llama 3.1+ ship rope_freqs (their rope_scaling "llama3"), written by llama.cpp's converter as
@@ -326,6 +365,7 @@ const std::vector<ModelShape>& presets() {
       v.push_back(s);
     }
     for (const auto& s : gemma4_presets()) v.push_back(s);
+    v.push_back(laguna_xs2());
     return v;
   }();
   return all;

@@ -41,8 +41,8 @@ core::Status validate_experts(const ModelShape& s) {
   }
   if (s.n_layer_dense_lead != 0 && (!a.dense_lead || s.n_layer_dense_lead >= s.n_layer)) {
     return bad_shape("leading_dense_block_count " + std::to_string(s.n_layer_dense_lead) +
-                     " must be below n_layer " + std::to_string(s.n_layer) + ", and only " +
-                     "lfm2moe has leading dense layers");
+                     " must be below n_layer " + std::to_string(s.n_layer) +
+                     ", and only lfm2moe and laguna have leading dense layers");
   }
   if (s.expert_gating_func > 3 || (s.expert_gating_func != 0 && !a.gating_key)) {
     return bad_shape("expert_gating_func " + std::to_string(s.expert_gating_func) +

@@ -126,7 +126,8 @@ void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
     w.set_f32(p + "rope.scaling.factor", 1.0f / shape.rope_freq_scale);
   }
   w.set_f32(p + "attention.layer_norm_rms_epsilon", shape.rms_eps);
-  if (shape.traits().swa_pattern != 0) {
+  if (shape.traits().swa_pattern != 0 &&
+      (shape.sliding_window != 0 || !shape.traits().per_layer_heads)) {
     w.set_u32(p + "attention.sliding_window", shape.sliding_window);
   }
   if (shape.attn_softcap != 0) w.set_f32(p + "attn_logit_softcapping", shape.attn_softcap);
@@ -204,6 +205,18 @@ void set_hyper_parameters(GgufWriter& w, const ModelShape& shape) {
     w.set_meta(p + "rope.dimension_sections", std::move(sections));
   }
   if (shape.traits().deepstack) w.set_u32(p + "n_deepstack_layers", shape.n_deepstack_layers);
+  if (shape.traits().per_layer_heads) {
+    // laguna's converter: head_count one per layer, and the sliding layers' RoPE where they slide.
+    if (!shape.layer_heads.empty()) {
+      w.set_meta(p + "attention.head_count", array_of(MetaType::u32, shape.layer_heads));
+    }
+    if (shape.sliding_window != 0) {
+      w.set_f32(p + "rope.freq_base_swa",
+                shape.rope_freq_base_swa != 0 ? shape.rope_freq_base_swa : shape.rope_freq_base);
+      w.set_u32(p + "rope.dimension_count_swa",
+                shape.rope_dim_swa != 0 ? shape.rope_dim_swa : shape.rope_dims());
+    }
+  }
   if (shape.traits().per_layer_attention) set_per_layer_attention(w, shape);
   if (shape.moe()) {
     w.set_u32(p + "expert_count", shape.n_expert);

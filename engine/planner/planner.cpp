@@ -185,7 +185,7 @@ ActivationLayout activation_layout(const ModelShape& shape, uint32_t context) {
   take_experts(p, shape, l);
   const bool gated = shape.traits().attn_output_gate;
   l.q_gate = p.take(gated ? shape.n_embd_q_proj() : 0);
-  l.gate = p.take(gated ? shape.n_embd_q() : 0);
+  l.gate = p.take(gated ? shape.n_embd_q() : shape.traits().attn_head_gate ? shape.max_heads() : 0);
   const bool recurrent = shape.traits().gated_delta_net;
   // lfm2's short convolution: in_proj's B, C and x in ssm_qkv, C times the conv's output in ssm_o.
   const bool short_conv = shape.traits().short_conv;

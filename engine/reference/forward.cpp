@@ -148,6 +148,15 @@ void split_query_gate(const model::ModelShape& s, const float* q_gate, float* q,
   }
 }
 
+// laguna's per-head gate: each head's attention output times softplus of its gate value (ggml's
+// softplus, then ggml_mul broadcasting one value per head over head_dim).
+void apply_head_gate(float* out, const float* gate, uint32_t heads, uint32_t head_dim) {
+  for (uint32_t h = 0; h < heads; ++h) {
+    const float g = softplus(gate[h]);
+    for (uint32_t d = 0; d < head_dim; ++d) out[uint64_t{h} * head_dim + d] *= g;
+  }
+}
+
 core::Status check_token(const model::ModelShape& s, const KvCacheView& kv, const PassToken& t) {
   if (t.token < 0 || static_cast<uint32_t>(t.token) >= s.n_vocab) {
     return core::make_error(core::ErrorKind::invalid_argument,
@@ -235,6 +244,8 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
         mm({{&L.wq, a.xb, a.q}, {&L.wk, a.xb, a.k}, {&L.wv, a.xb, a.v}});
         break;
     }
+    // laguna's gate is projected from the same input as Q, K and V (llama_model_laguna::graph).
+    if (A.head_gate) mm({{&L.attn_gate, a.xb, a.gate}});
     const uint32_t hd = A.head_dim, n_kv = A.n_kv, n_q = A.n_q;
     const uint32_t rot_k = k_rotation(s, kv.precision, l), rot_v = v_rotation(s, kv.precision, l);
     std::vector<float> layer_table(A.rope_dims);
@@ -282,6 +293,7 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
         const float* gate = b + a.gate;
         for (uint32_t i = 0; i < n_q; ++i) out[i] *= sigmoid(gate[i]);
       }
+      if (A.head_gate) apply_head_gate(b + a.xb2, b + a.gate, A.heads, hd);
     });
     mm({{&L.wo, a.xb2, a.xb}});
   };
