@@ -259,6 +259,21 @@ TEST(Architectures, EachDefaultFileHasExactlyTheTensorsLlamaCppsLoaderCreates) {
       {"arch=granitehybrid,layers=M*",
        top,
        {cat({norm, mamba2, ffn_norm, ffn}), cat({norm, qkv, out, ffn_norm, ffn})}},
+      // laguna.cpp: layer 0 global and dense (leading_dense_block_count 1), layer 1 sliding with
+      // experts, their selection bias and a shared expert without a gate vector; attn_gate on both.
+      {"arch=laguna,window=4,n_head_swa=8,dense_lead=1,n_expert=4,n_expert_used=2,n_ff_exp=64,"
+       "n_ff_shexp=64",
+       top,
+       {cat({norm, qkv, qk_norm, out, {"attn_gate.weight"}, ffn_norm, ffn}),
+        cat({norm,
+             qkv,
+             qk_norm,
+             out,
+             {"attn_gate.weight"},
+             ffn_norm,
+             exps,
+             {"exp_probs_b.bias"},
+             {"ffn_gate_shexp.weight", "ffn_down_shexp.weight", "ffn_up_shexp.weight"}})}},
       // mistral3.cpp: llama's tensors (output optional, wo_b and the MLP biases not written).
       {"arch=mistral3", top, same(cat({norm, qkv, out, ffn_norm, ffn}))},
       // gemma4.cpp: layer 0 slides, layer 1 is global (rope_freqs for its proportional RoPE);
