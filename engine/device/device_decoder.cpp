@@ -90,76 +90,7 @@ core::Status DeviceDecoder::bind() {
   per_layer_model_proj_ = find("per_layer_model_proj.weight");
   per_layer_proj_norm_ = find("per_layer_proj_norm.weight");
   for (uint32_t l = 0; l < model_.shape.n_layer; ++l) {
-    const std::string p = "blk." + std::to_string(l) + ".";
-    Layer L{};
-    L.attn_norm = find(p + "attn_norm.weight");
-    L.wq = find(p + "attn_q.weight");
-    L.wk = find(p + "attn_k.weight");
-    L.wv = find(p + "attn_v.weight");
-    L.wqkv = find(p + "attn_qkv.weight");
-    L.bq = find(p + "attn_q.bias");
-    L.bk = find(p + "attn_k.bias");
-    L.bv = find(p + "attn_v.bias");
-    L.q_norm = find(p + "attn_q_norm.weight");
-    L.k_norm = find(p + "attn_k_norm.weight");
-    L.wo = find(p + "attn_output.weight");
-    L.ffn_norm = find(p + model_.shape.traits().ffn_norm + ".weight");
-    L.bo = find(p + "attn_output.bias");
-    L.sinks = find(p + "attn_sinks.weight");
-    L.router_b = find(p + "ffn_gate_inp.bias");
-    L.selection_bias = find(p + "exp_probs_b.bias");
-    L.gate_exps_b = find(p + "ffn_gate_exps.bias");
-    L.up_exps_b = find(p + "ffn_up_exps.bias");
-    L.down_exps_b = find(p + "ffn_down_exps.bias");
-    L.w_gate = find(p + "ffn_gate.weight");
-    L.w_up = find(p + "ffn_up.weight");
-    L.w_down = find(p + "ffn_down.weight");
-    L.post_attn_norm = find(p + "post_attention_norm.weight");
-    L.post_ffn_norm = find(p + "post_ffw_norm.weight");
-    L.out_scale = find(p + "layer_output_scale.weight");
-    L.router = find(p + "ffn_gate_inp.weight");
-    L.ple_gate = find(p + "inp_gate.weight");
-    L.ple_proj = find(p + "proj.weight");
-    L.ple_post_norm = find(p + "post_norm.weight");
-    L.router_scale = find(p + "ffn_gate_inp.scale");
-    L.down_exps_scale = find(p + "ffn_down_exps.scale");
-    L.pre_ffn_norm_2 = find(p + "pre_ffw_norm_2.weight");
-    L.post_ffn_norm_1 = find(p + "post_ffw_norm_1.weight");
-    L.post_ffn_norm_2 = find(p + "post_ffw_norm_2.weight");
-    L.gate_exps = find(p + "ffn_gate_exps.weight");
-    L.gate_up_exps = find(p + "ffn_gate_up_exps.weight");
-    L.up_exps = find(p + "ffn_up_exps.weight");
-    L.down_exps = find(p + "ffn_down_exps.weight");
-    L.shexp_gate = find(p + "ffn_gate_inp_shexp.weight");
-    L.w_gate_shexp = find(p + "ffn_gate_shexp.weight");
-    L.w_up_shexp = find(p + "ffn_up_shexp.weight");
-    L.w_down_shexp = find(p + "ffn_down_shexp.weight");
-    if (model_.shape.traits().attn_head_gate) L.attn_gate = find(p + "attn_gate.weight");
-    if (model_.shape.traits().short_conv) {
-      L.ssm_qkv = find(p + "shortconv.in_proj.weight");  // B, C and x
-      L.ssm_conv1d = find(p + "shortconv.conv.weight");
-      L.ssm_out = find(p + "shortconv.out_proj.weight");
-    } else if (model_.shape.mixer(l) == model::Mixer::mamba2) {
-      L.ssm_qkv = find(p + "ssm_in.weight");  // z, x, B, C and dt
-      L.ssm_conv1d = find(p + "ssm_conv1d.weight");
-      L.ssm_conv_bias = find(p + "ssm_conv1d.bias");
-      L.ssm_dt = find(p + "ssm_dt.bias");
-      L.ssm_a = find(p + "ssm_a");
-      L.ssm_d = find(p + "ssm_d");
-      L.ssm_norm = find(p + "ssm_norm.weight");
-      L.ssm_out = find(p + "ssm_out.weight");
-    } else if (model_.shape.recurrent(l)) {
-      L.ssm_qkv = find(p + "attn_qkv.weight");
-      L.ssm_gate = find(p + "attn_gate.weight");
-      L.ssm_conv1d = find(p + "ssm_conv1d.weight");
-      L.ssm_dt = find(p + "ssm_dt.bias");
-      L.ssm_a = find(p + "ssm_a");
-      L.ssm_beta = find(p + "ssm_beta.weight");
-      L.ssm_alpha = find(p + "ssm_alpha.weight");
-      L.ssm_norm = find(p + "ssm_norm.weight");
-      L.ssm_out = find(p + "ssm_out.weight");
-    }
-    layers_.push_back(L);
+    layers_.push_back(model::bind_layer<Weight>(model_.shape, l, find));
   }
   if (Weight freqs = find("rope_freqs.weight"); freqs.buffer != nullptr) {
     rope_factors_.resize(model_.shape.rope_dims() / 2);
@@ -380,8 +311,8 @@ core::Status DeviceDecoder::recurrent(uint32_t l) {
                           stride(),
                           n,
                           s.rms_eps};
-  GAUNTLET_TRY(ops_.delta_net(act, *state_, *L.ssm_dt.buffer, *L.ssm_a.buffer, *pass_buffer_, dp,
-                              config_.sequences));
+  GAUNTLET_TRY(ops_.delta_net(act, *state_, *L.ssm_dt_bias.buffer, *L.ssm_a.buffer, *pass_buffer_,
+                              dp, config_.sequences));
   // The gated norm (build_norm_gated): each head's rmsnorm(o) * ssm_norm, then z = silu(z) * o.
   GAUNTLET_TRY(ops_.rmsnorm(act, *L.ssm_norm.buffer, matvec_.workgroup,
                             {s.ssm_state, off(a.ssm_o), off(a.ssm_o), s.rms_eps, stride()}, heads,
@@ -443,7 +374,7 @@ core::Status DeviceDecoder::mamba2(uint32_t l) {
                            per_seq,
                            stride(),
                            n};
-  GAUNTLET_TRY(ops_.ssm_scan(act, *state_, *L.ssm_dt.buffer, *L.ssm_a.buffer, *L.ssm_d.buffer,
+  GAUNTLET_TRY(ops_.ssm_scan(act, *state_, *L.ssm_dt_bias.buffer, *L.ssm_a.buffer, *L.ssm_d.buffer,
                              *pass_buffer_, scan, config_.sequences));
   // The grouped norm: each group's row normed with its own weights.
   RmsnormParams norm{inner / groups, off(a.ssm_o), off(a.ssm_o), s.rms_eps, stride()};

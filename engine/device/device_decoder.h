@@ -18,6 +18,7 @@
 #include "engine/device/ops.h"
 #include "engine/loader/loader.h"
 #include "engine/model/layer_plan.h"
+#include "engine/model/layer_slots.h"
 #include "engine/reference/thread_pool.h"
 #include "engine/stage.h"
 
@@ -68,24 +69,10 @@ class DeviceDecoder final : public Decoder, public Stage {
     backends::Buffer* buffer = nullptr;
     model::TensorType type = model::TensorType::f32;
   };
-  // A tensor the architecture does not have stays empty (buffer == nullptr).
-  struct Layer {
-    Weight attn_norm, wq, wk, wv, wo, ffn_norm, w_gate, w_up, w_down;
-    Weight wqkv, bq, bk, bv, q_norm, k_norm, post_attn_norm, post_ffn_norm;
-    Weight router, gate_exps, up_exps, down_exps, gate_up_exps;
-    Weight shexp_gate, w_gate_shexp, w_up_shexp, w_down_shexp;
-    Weight out_scale;  // gemma4's layer_output_scale
-    // gemma4's per-layer embedding (inp_gate, proj, post_norm) and its 26B-A4B layer's
-    // (ffn_gate_inp.scale, ffn_down_exps.scale and the branches' norms).
-    Weight ple_gate, ple_proj, ple_post_norm;
-    Weight router_scale, down_exps_scale, pre_ffn_norm_2, post_ffn_norm_1, post_ffn_norm_2;
-    Weight bo, sinks, router_b, gate_exps_b, up_exps_b, down_exps_b;  // gpt-oss
-    Weight selection_bias;                                            // lfm2moe's exp_probs_b
-    // A gated DeltaNet layer's (qwen35).
-    Weight ssm_qkv, ssm_gate, ssm_conv1d, ssm_dt, ssm_a, ssm_beta, ssm_alpha, ssm_norm, ssm_out;
-    Weight attn_gate;             // laguna's per-head attention gate
-    Weight ssm_conv_bias, ssm_d;  // a Mamba2 block's (its ssm_in in ssm_qkv)
-  };
+  // One layer's weights (engine/model/layer_slots.h): a tensor the architecture (or this share)
+  // does not have stays empty (buffer == nullptr).
+  using Layer = model::LayerSlots<Weight>;
+
   // One token of the pass being run.
   struct PassToken {
     int32_t token;

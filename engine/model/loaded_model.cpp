@@ -534,68 +534,7 @@ core::Result<ModelWeights> bind_weights(const GgufInfo& info, const ModelShape& 
   w.per_layer_proj_norm = view("per_layer_proj_norm.weight");
   for (uint32_t l = 0; l < shape.n_layer; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
-    LayerWeights lw;
-    lw.attn_norm = view(p + "attn_norm.weight");
-    lw.wq = view(p + "attn_q.weight");
-    lw.wk = view(p + "attn_k.weight");
-    lw.wv = view(p + "attn_v.weight");
-    lw.wqkv = view(p + "attn_qkv.weight");
-    lw.bq = view(p + "attn_q.bias");
-    lw.bk = view(p + "attn_k.bias");
-    lw.bv = view(p + "attn_v.bias");
-    lw.q_norm = view(p + "attn_q_norm.weight");
-    lw.k_norm = view(p + "attn_k_norm.weight");
-    lw.wo = view(p + "attn_output.weight");
-    lw.ffn_norm = view(p + shape.traits().ffn_norm + ".weight");
-    lw.bo = view(p + "attn_output.bias");
-    lw.sinks = view(p + "attn_sinks.weight");
-    lw.router_b = view(p + "ffn_gate_inp.bias");
-    lw.selection_bias = view(p + "exp_probs_b.bias");
-    lw.gate_exps_b = view(p + "ffn_gate_exps.bias");
-    lw.up_exps_b = view(p + "ffn_up_exps.bias");
-    lw.down_exps_b = view(p + "ffn_down_exps.bias");
-    lw.w_gate = view(p + "ffn_gate.weight");
-    lw.w_up = view(p + "ffn_up.weight");
-    lw.w_down = view(p + "ffn_down.weight");
-    lw.post_attn_norm = view(p + "post_attention_norm.weight");
-    lw.post_ffn_norm = view(p + "post_ffw_norm.weight");
-    lw.out_scale = view(p + "layer_output_scale.weight");
-    lw.router = view(p + "ffn_gate_inp.weight");
-    lw.gate_exps = view(p + "ffn_gate_exps.weight");
-    lw.gate_up_exps = view(p + "ffn_gate_up_exps.weight");
-    lw.up_exps = view(p + "ffn_up_exps.weight");
-    lw.down_exps = view(p + "ffn_down_exps.weight");
-    lw.shexp_gate = view(p + "ffn_gate_inp_shexp.weight");
-    lw.w_gate_shexp = view(p + "ffn_gate_shexp.weight");
-    lw.w_up_shexp = view(p + "ffn_up_shexp.weight");
-    lw.w_down_shexp = view(p + "ffn_down_shexp.weight");
-    lw.ssm_qkv = view(p + "attn_qkv.weight");
-    lw.ssm_gate = view(p + "attn_gate.weight");
-    lw.attn_gate = lw.ssm_gate;  // the same name: laguna's attention gate
-    lw.ssm_conv1d = view(p + "ssm_conv1d.weight");
-    lw.ssm_dt_bias = view(p + "ssm_dt.bias");
-    lw.ssm_a = view(p + "ssm_a");
-    lw.ssm_beta = view(p + "ssm_beta.weight");
-    lw.ssm_alpha = view(p + "ssm_alpha.weight");
-    lw.ssm_norm = view(p + "ssm_norm.weight");
-    lw.ssm_out = view(p + "ssm_out.weight");
-    lw.ssm_conv_bias = view(p + "ssm_conv1d.bias");
-    lw.ssm_d = view(p + "ssm_d");
-    if (shape.traits().mamba2) lw.ssm_qkv = view(p + "ssm_in.weight");  // z, x, B, C, dt
-    if (shape.traits().short_conv) {
-      lw.ssm_qkv = view(p + "shortconv.in_proj.weight");  // B, C and x
-      lw.ssm_conv1d = view(p + "shortconv.conv.weight");
-      lw.ssm_out = view(p + "shortconv.out_proj.weight");
-    }
-    lw.ple_gate = view(p + "inp_gate.weight");
-    lw.ple_proj = view(p + "proj.weight");
-    lw.ple_post_norm = view(p + "post_norm.weight");
-    lw.router_scale = view(p + "ffn_gate_inp.scale");
-    lw.down_exps_scale = view(p + "ffn_down_exps.scale");
-    lw.pre_ffn_norm_2 = view(p + "pre_ffw_norm_2.weight");
-    lw.post_ffn_norm_1 = view(p + "post_ffw_norm_1.weight");
-    lw.post_ffn_norm_2 = view(p + "post_ffw_norm_2.weight");
-    w.layers.push_back(lw);
+    w.layers.push_back(bind_layer<TensorView>(shape, l, view));
   }
   return w;
 }

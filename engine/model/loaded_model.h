@@ -9,6 +9,7 @@
 
 #include "core/status.h"
 #include "engine/model/gguf.h"
+#include "engine/model/layer_slots.h"
 #include "engine/model/shape.h"
 
 namespace gauntlet::engine::model {
@@ -29,36 +30,9 @@ struct TensorView {
   TensorView matrix(uint64_t e) const { return {type, n_in, n_out, data + e * matrix_bytes(), 1}; }
 };
 
-// A tensor the architecture does not have is an empty view (data == nullptr).
-struct LayerWeights {
-  TensorView attn_norm, wq, wk, wv, wo, ffn_norm, w_gate, w_up, w_down;
-  TensorView wqkv;                           // fused Q/K/V (phi3)
-  TensorView bq, bk, bv;                     // Q/K/V biases (qwen2)
-  TensorView q_norm, k_norm;                 // per-head Q/K RMSNorm (qwen3, gemma3)
-  TensorView post_attn_norm, post_ffn_norm;  // norms of each branch's output (gemma)
-  TensorView out_scale;                      // the layer's output times this one value (gemma4)
-  // A mixture of experts: the router, the experts' stacks, the shared expert and its gate vector.
-  TensorView router, gate_exps, up_exps, down_exps;
-  TensorView gate_up_exps;  // a fused file's gate and up stack (gate rows first per expert)
-  TensorView shexp_gate, w_gate_shexp, w_up_shexp, w_down_shexp;
-  // gpt-oss: the output projection's bias, the per-head sinks, the router's bias and the experts'
-  // bias rows ({n_out, n_expert}).
-  TensorView bo, sinks, router_b, gate_exps_b, up_exps_b, down_exps_b;
-  TensorView selection_bias;  // lfm2moe's exp_probs_b
-  TensorView attn_gate;       // laguna's per-head attention gate {n_embd, heads}
-  // A gated DeltaNet layer (qwen35): attn_qkv into the conv's channels (also in wqkv's name, but
-  // bound here), the output gate z (attn_gate), the conv1d kernel, dt's bias, A, beta's and
-  // alpha's projections, the gated norm and the output.
-  TensorView ssm_qkv, ssm_gate, ssm_conv1d, ssm_dt_bias, ssm_a, ssm_beta, ssm_alpha, ssm_norm,
-      ssm_out;
-  // Mamba2 (nemotron_h): ssm_in in ssm_qkv (z, x, B, C, dt), the conv's bias and D per head.
-  TensorView ssm_conv_bias, ssm_d;
-  // gemma4's per-layer embedding: the gate into n_embd_per_layer, the projection back and its
-  // norm. Its 26B-A4B layer: the router's input scale, the per-expert output scale, the experts'
-  // pre-norm and the post-norms of the dense (1) and the experts' (2) branch.
-  TensorView ple_gate, ple_proj, ple_post_norm;
-  TensorView router_scale, down_exps_scale, pre_ffn_norm_2, post_ffn_norm_1, post_ffn_norm_2;
-};
+// One layer's weights (engine/model/layer_slots.h): a tensor the architecture does not have is an
+// empty view (data == nullptr).
+using LayerWeights = LayerSlots<TensorView>;
 
 struct ModelWeights {
   TensorView token_embd, output_norm, output;  // output is token_embd when tied
