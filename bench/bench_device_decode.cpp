@@ -269,7 +269,9 @@ void BM_Matmul(benchmark::State& state, const std::string& name, model::TensorTy
     const double flops = 2.0 * n_in * n_out * tokens;
     state.counters["GFLOPs"] = benchmark::Counter(
         static_cast<double>(state.iterations()) * flops / 1e9, benchmark::Counter::kIsRate);
-    state.SetLabel(device::effective_matmul({.matmul = v}).name());
+    device::DecodeConfig config;
+    config.matmul = v;
+    state.SetLabel(device::effective_matmul(config).name());
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }

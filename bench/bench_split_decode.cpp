@@ -81,7 +81,7 @@ void BM_SplitDecode(benchmark::State& state, const std::string& name) {
     // share loaded onto it alone.
     auto view = value_of(model::load_model(file->info(), file->bytes()));
     auto host_part =
-        value_of(reference::Decoder::create(view, {0, {}, kContext, 1, 1, shares[0].layers}));
+        value_of(reference::Decoder::create(view, {{.context = kContext}, shares[0].layers}));
     auto loaded = value_of(loader::load_to_device(*file, *device, {16ull << 20, shares[1].layers}));
     auto config = device::default_config(device->info(), device->info().local_mem_size, shape,
                                          model::FileType::q8_0);

@@ -161,7 +161,7 @@ int bench(const BenchArgs& a) {
   const uint32_t pass = a.draft.empty()
                             ? std::min(micro_batch, longest_prompt)
                             : std::max(std::min(micro_batch, longest_prompt), a.draft_max + 1);
-  engine::DecoderOptions decoder_options{a.threads, cache->kv, context, pass};
+  engine::DecoderSettings decoder_options{a.threads, cache->kv, context, pass};
   decoder_options.flash_attention = cache->flash_attention;
   auto decoder = engine::make_decoder(placed->placement, placed->devices, **file, decoder_options);
   if (!decoder) return fail_with("", decoder.error());
@@ -198,7 +198,7 @@ int bench(const BenchArgs& a) {
     auto loaded = engine::loader::load_to_device(*draft_file, *opened->devices.front(), {});
     if (!loaded) return fail_with("-md: ", loaded.error());
     draft_model = std::move(*loaded);
-    engine::DecoderOptions draft_options = decoder_options;
+    engine::DecoderSettings draft_options = decoder_options;
     draft_options.micro_batch = 1;
     auto made = engine::make_decoder(*opened->devices.front(), *draft_model, draft_options);
     if (!made) return fail_with("-md: ", made.error());

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include "engine/device/device_decoder.h"
 #include "engine/device/profile_check.h"
 #include "engine/loader/loader.h"
 #include "engine/model_source.h"
@@ -32,7 +31,7 @@ core::Result<SpeculativeReport> run_speculative(const DecodeRequest& r, Decoder&
                                                 const model::ModelShape& shape,
                                                 const DecodeReport& plain,
                                                 backends::Device& draft_device,
-                                                const DecoderOptions& options) {
+                                                const DecoderSettings& options) {
   auto file = open_model({r.draft_path, std::nullopt, r.format, r.seed});
   if (!file) return file.error();
   auto draft_shape = model::read_model_shape((*file)->info());
@@ -47,7 +46,7 @@ core::Result<SpeculativeReport> run_speculative(const DecodeRequest& r, Decoder&
   GAUNTLET_TRY(check_speculative_model(*draft_shape, "draft"));
   auto loaded = loader::load_to_device(**file, draft_device, {r.chunk_bytes});
   if (!loaded) return loaded.error();
-  DecoderOptions draft_options = options;
+  DecoderSettings draft_options = options;
   draft_options.micro_batch = 1;
   auto draft = make_decoder(draft_device, *loaded, draft_options);
   if (!draft) return draft.error();
@@ -117,8 +116,8 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r,
   if (speculate) GAUNTLET_TRY(check_speculative_model(*shape, "target"));
   // Speculation checks a draft of up to draft_max tokens, after the newest, in one pass.
   const uint32_t micro_batch = speculate ? r.speculative.draft_max + 1 : 1;
-  const DecoderOptions options{r.threads, r.kv,          rep.context,      micro_batch,
-                               1,         r.chunk_bytes, r.flash_attention};
+  const DecoderSettings options{r.threads, r.kv,          rep.context,      micro_batch,
+                                1,         r.chunk_bytes, r.flash_attention};
   auto t0 = std::chrono::steady_clock::now();
   std::optional<loader::DeviceModel> loaded;
   core::Result<std::unique_ptr<Decoder>> decoder = core::make_error(core::ErrorKind::internal, "");
@@ -137,7 +136,6 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r,
   rep.shape = host_view->shape;
   rep.format = host_view->file_type;
   rep.mix = host_view->tensors;
-  auto* device_decoder = dynamic_cast<device::DeviceDecoder*>(decoder->get());
   auto step_fn = [&](int32_t token) { return (*decoder)->step(token); };
 
   // Time the prompt and the generated tokens apart: tok/s counts generated tokens only.
@@ -147,7 +145,7 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r,
   auto on_step = [&](uint32_t step, int32_t token, std::span<const float> logits) {
     if (step + 1 == prompt_steps) {
       rep.prompt_seconds = since(start);
-      if (r.time_kernels && device_decoder) device_decoder->time_dispatches(&rep.kernel_times);
+      if (r.time_kernels) (*decoder)->time_dispatches(&rep.kernel_times);
       gen_start = std::chrono::steady_clock::now();
     }
     if (r.on_step) r.on_step(step, token, logits);

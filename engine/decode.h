@@ -12,7 +12,7 @@
 #include "backends/device.h"
 #include "core/json.h"
 #include "core/status.h"
-#include "engine/device/ops.h"
+#include "engine/kernel_times.h"
 #include "engine/make_decoder.h"
 #include "engine/model/shape.h"
 #include "engine/planner/planner.h"
@@ -89,7 +89,7 @@ struct DecodeReport {
   uint64_t rss_peak_bytes = 0;  // process high-water mark, from the start of the call
   uint64_t rss_before_bytes = 0;
   planner::MemoryPlan plan;
-  device::KernelTimes kernel_times;  // with DecodeRequest::time_kernels, over the generated steps
+  KernelTimes kernel_times;  // with DecodeRequest::time_kernels, over the generated steps
   std::optional<SpeculativeReport> speculative;  // with DecodeRequest::draft_path
   core::OrderedJson to_json() const;
 };

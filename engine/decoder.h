@@ -9,6 +9,7 @@
 
 #include "core/status.h"
 #include "engine/batch.h"
+#include "engine/kernel_times.h"
 
 namespace gauntlet::engine {
 
@@ -27,6 +28,9 @@ class Decoder {
   // attends only to positions up to its own). For speculative decoding's rejected drafts; a
   // decoder whose layers keep a recurrent state cannot take it back and refuses.
   virtual core::Status rewind(uint32_t seq, uint32_t pos);
+  // From now on every dispatch waits for its completion and adds its device time to `times`
+  // (nullptr: stop); false where the decoder dispatches no kernels it can time (the host's).
+  virtual bool time_dispatches(KernelTimes* /*times*/) { return false; }
   // Feeds `token` at sequence 0's next position; returns its logits.
   core::Result<std::span<const float>> step(int32_t token);
 };

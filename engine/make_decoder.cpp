@@ -22,15 +22,11 @@ bool fast(const backends::Device& device) {
 }
 
 device::DecodeConfig device_config(backends::Device& device, const model::ModelShape& shape,
-                                   model::FileType weights, const DecoderOptions& o,
+                                   model::FileType weights, const DecoderSettings& o,
                                    const planner::LayerRange& layers) {
   device::DecodeConfig config =
       device::default_config(device.info(), device.info().local_mem_size, shape, weights);
-  config.kv = o.kv;
-  config.flash_attention = o.flash_attention;
-  config.context = o.context;
-  config.micro_batch = o.micro_batch;
-  config.sequences = o.sequences;
+  static_cast<planner::DecoderSettings&>(config) = o;
   config.layers = layers;
   return config;
 }
@@ -54,6 +50,7 @@ class Owning final : public Decoder {
   void reset() override { decoder_->reset(); }
   uint32_t position(uint32_t seq) const override { return decoder_->position(seq); }
   core::Status rewind(uint32_t seq, uint32_t pos) override { return decoder_->rewind(seq, pos); }
+  bool time_dispatches(KernelTimes* times) override { return decoder_->time_dispatches(times); }
 
  private:
   std::vector<std::unique_ptr<loader::DeviceModel>> models_;
@@ -65,10 +62,9 @@ class Owning final : public Decoder {
 
 core::Result<std::unique_ptr<Decoder>> make_decoder(backends::Device& device,
                                                     const loader::DeviceModel& model,
-                                                    const DecoderOptions& o) {
+                                                    const DecoderSettings& o) {
   if (on_host(device)) {
-    reference::DecodeOptions ro{o.threads, o.kv, o.context, o.sequences, o.micro_batch};
-    ro.flash_attention = o.flash_attention;
+    reference::DecodeOptions ro{o};
     auto d = HostDeviceDecoder::create(device, model, ro, fast(device));
     if (!d) return d.error();
     return std::unique_ptr<Decoder>(std::move(*d));
@@ -124,7 +120,7 @@ core::Result<PlacedDevices> place(const model::ModelShape& shape, const Placemen
 core::Result<std::unique_ptr<Decoder>> make_decoder(const placement::Placement& placement,
                                                     std::span<backends::Device* const> devices,
                                                     const model::GgufFile& file,
-                                                    const DecoderOptions& o) {
+                                                    const DecoderSettings& o) {
   if (devices.size() != placement.devices.size()) {
     return core::make_error(core::ErrorKind::invalid_argument,
                             "the placement names " + std::to_string(placement.devices.size()) +
@@ -142,7 +138,7 @@ core::Result<std::unique_ptr<Decoder>> make_decoder(const placement::Placement& 
                             "the placement has " + std::to_string(placement.n_layer()) +
                                 " layers, the model " + std::to_string(shape.n_layer));
   }
-  DecoderOptions opts = o;
+  DecoderSettings opts = o;
   if (opts.context == 0) opts.context = shape.context;
   std::vector<std::unique_ptr<loader::DeviceModel>> models;
   auto load = [&](backends::Device& device,
@@ -170,9 +166,7 @@ core::Result<std::unique_ptr<Decoder>> make_decoder(const placement::Placement& 
   for (const auto& share : *shares) {
     backends::Device& device = *devices[share.device];
     if (on_host(device)) {
-      reference::DecodeOptions ro{opts.threads,   opts.kv,          opts.context,
-                                  opts.sequences, opts.micro_batch, share.layers};
-      ro.flash_attention = opts.flash_attention;
+      reference::DecodeOptions ro{opts, share.layers};
       if (fast(device)) ro.products = cpu::make_fast_products();
       auto d = reference::Decoder::create(*host_view, ro);
       if (!d) return d.error();

@@ -16,25 +16,18 @@
 #include "engine/loader/loader.h"
 #include "engine/model/gguf.h"
 #include "engine/placement/placement.h"
+#include "engine/planner/decoder_settings.h"
 #include "engine/planner/planner.h"
 
 namespace gauntlet::engine {
 
-struct DecoderOptions {
-  unsigned threads = 0;  // host: CPU threads (0: all)
-  planner::KvPrecision kv = planner::KvPrecision::f32;
-  uint32_t context = 0;                // KV cache positions (0: the model's context)
-  uint32_t micro_batch = 1;            // the most tokens of one sequence in a pass
-  uint32_t sequences = 1;              // sequences with a KV cache each
-  uint64_t chunk_bytes = 16ull << 20;  // the loader's staging chunk (placements)
-  bool flash_attention = false;        // -fa: the devices attend through flash attention
-};
+using planner::DecoderSettings;
 
 // The whole model on one device; `model` must have been loaded onto `device`, and both must
 // outlive the decoder.
 core::Result<std::unique_ptr<Decoder>> make_decoder(backends::Device& device,
                                                     const loader::DeviceModel& model,
-                                                    const DecoderOptions& options);
+                                                    const DecoderSettings& options);
 
 // What -ngl and -ts ask for (placement::from_gpu_layers).
 struct PlacementRequest {
@@ -65,6 +58,6 @@ core::Result<PlacedDevices> place(const model::ModelShape& shape, const Placemen
 core::Result<std::unique_ptr<Decoder>> make_decoder(const placement::Placement& placement,
                                                     std::span<backends::Device* const> devices,
                                                     const model::GgufFile& file,
-                                                    const DecoderOptions& options);
+                                                    const DecoderSettings& options);
 
 }  // namespace gauntlet::engine

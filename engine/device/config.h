@@ -4,11 +4,15 @@
 
 #include "core/device_info.h"
 #include "engine/model/file_type.h"
+#include "engine/planner/decoder_settings.h"
 #include "engine/planner/planner.h"
 
 namespace gauntlet::engine::device {
 
-struct DecodeConfig {
+// The decoder's settings (kv, context, micro_batch, sequences, flash_attention; the same as every
+// decoder's) and the device's own: the weights' mix, the activations' precision and the kernels'
+// variants.
+struct DecodeConfig : planner::DecoderSettings {
   // The weights' file type (the mix of tensor types, file_type.h); each matvec reads its own
   // tensor's type.
   model::FileType weights = model::FileType::f32;
@@ -16,12 +20,10 @@ struct DecodeConfig {
   // (needs claimed f16 arithmetic). The kernels' arithmetic is f32 in both cases; the variants'
   // activation_type is taken from here.
   planner::ActivationType compute = planner::ActivationType::f32;
-  planner::KvPrecision kv = planner::KvPrecision::f32;
   // The cpu device's products: activations rounded to 8-bit blocks as llama.cpp's CPU backend
   // rounds them (engine/cpu). Only the bound its checks apply reads it.
   bool q8_activations = false;
-  // -fa: attention through the flash kernel. A quantized V cache needs it, as in llama.cpp.
-  bool flash_attention = false;
+  // flash_attention (-fa): a quantized V cache needs it, as in llama.cpp.
   // Workgroup and activation tile (whole or a chunk, a multiple of 32); attention: workgroup and
   // score tile. The attention kernel always holds the whole query head.
   planner::KernelVariant matvec{planner::KernelOp::matvec, 64, planner::kWholeVector};
@@ -34,9 +36,6 @@ struct DecodeConfig {
   // holding whole blocks) and token tile; its local tile is always f32.
   planner::KernelVariant matmul{
       planner::KernelOp::matmul, 64, 256, planner::ActivationType::f32, 0, false, 16};
-  uint32_t context = 0;      // 0: the model's context
-  uint32_t micro_batch = 1;  // prompt tokens per pass
-  uint32_t sequences = 1;    // sequences decoded together, each with its own KV cache
   // The layers it runs: the whole model, or a placement's share (run through run_stage; only
   // the share's tensors need be loaded, and the KV cache holds only its layers).
   planner::LayerRange layers = planner::LayerRange::whole();

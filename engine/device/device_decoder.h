@@ -53,7 +53,10 @@ class DeviceDecoder final : public Decoder, public Stage {
     return rewind_position(pos_, seq, pos, model_.shape.recurrent_layers() > 0);
   }
   // Times every dispatch from now on into `times` (see Ops::time_dispatches); nullptr stops.
-  void time_dispatches(KernelTimes* times) { ops_.time_dispatches(times); }
+  bool time_dispatches(KernelTimes* times) override {
+    ops_.time_dispatches(times);
+    return true;
+  }
   uint32_t context() const { return context_; }
   // The weights of the layers whose experts the host runs (config.layers.experts_elsewhere): the
   // mapped file's, which must outlive the decoder. Those layers' mixtures run on the host's

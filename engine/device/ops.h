@@ -8,16 +8,12 @@
 
 #include "backends/device.h"
 #include "engine/device/kernels.h"
+#include "engine/kernel_times.h"
 
 namespace gauntlet::engine::device {
 
-// Device time per kernel entry point (matvec, attention, ...), over the dispatches timed.
-struct KernelTime {
-  std::string kernel;
-  uint64_t dispatches = 0;
-  double seconds = 0;
-};
-using KernelTimes = std::vector<KernelTime>;
+using engine::KernelTime;
+using engine::KernelTimes;
 
 class Ops {
  public:

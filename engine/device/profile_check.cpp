@@ -322,7 +322,8 @@ core::Status prompt_against_reference(Decoder& tested, const model::GgufFile& fi
   const auto key = reference_key(file, parts);
   auto want = find_reference_run(key);
   if (!want) {
-    auto ref = reference::Decoder::create(host, {0, c.kv, c.context, 1, prompt_tokens});
+    auto ref = reference::Decoder::create(
+        host, {{.kv = c.kv, .context = c.context, .micro_batch = prompt_tokens}});
     if (!ref) return ref.error();
     auto run = reference_prompt_then_steps(**ref, batch, r.device_tokens, n_vocab);
     if (!run) return run.error();
@@ -381,7 +382,8 @@ core::Result<CheckResult> compare_with_reference(Decoder& tested, const model::G
       const auto key = reference_key(file, parts);
       auto host_run = find_reference_run(key);
       if (!host_run) {
-        auto ref = reference::Decoder::create(*host, {0, spec.kv, context, 1, prompt_tokens});
+        auto ref = reference::Decoder::create(
+            *host, {{.kv = spec.kv, .context = context, .micro_batch = prompt_tokens}});
         if (!ref) return ref.error();
         std::vector<SequenceRun> one(1);
         one[0].prompt = dev[q].prompt;

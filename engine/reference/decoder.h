@@ -12,18 +12,15 @@
 #include "engine/batch.h"
 #include "engine/decoder.h"
 #include "engine/model/loaded_model.h"
+#include "engine/planner/decoder_settings.h"
 #include "engine/reference/forward.h"
 #include "engine/reference/matmuls.h"
 #include "engine/stage.h"
 
 namespace gauntlet::engine::reference {
 
-struct DecodeOptions {
-  unsigned threads = 0;  // 0: one per hardware thread
-  KvPrecision kv = KvPrecision::f32;
-  uint32_t context = 0;      // positions the KV cache holds; 0: the model's context
-  uint32_t sequences = 1;    // sequences with a KV cache each
-  uint32_t micro_batch = 1;  // the most tokens of one sequence in a pass
+// The decoder's settings (the same as every decoder's), and what only the reference takes.
+struct DecodeOptions : planner::DecoderSettings {
   // The layers it runs: the whole model, or a placement's share on the host (run through
   // run_stage; the KV cache then holds only the share's layers).
   planner::LayerRange range = planner::LayerRange::whole();
@@ -31,7 +28,6 @@ struct DecodeOptions {
   // 8-bit activations, integer SIMD dot products), given by the caller so that the reference
   // depends on no faster floor; the same graph either way.
   std::shared_ptr<const Products> products = nullptr;
-  bool flash_attention = false;  // -fa (KvCacheView::flash_attention)
 };
 
 class Decoder final : public engine::Decoder, public engine::Stage {

@@ -628,7 +628,7 @@ TEST(CpuDevice, DecodesLlamaCppsLogitsWithItsDefaultCache) {
   ASSERT_TRUE(model::write_synthetic_model(shape, FileType::q8_0, 1, path, true).is_ok());
   auto file = model::GgufFile::open(path).value();
   auto loaded = loader::load_to_device(*file, *device, {4096}).value();
-  DecoderOptions options;
+  DecoderSettings options;
   options.threads = 2;
   options.kv = {TensorType::f16, TensorType::f16};
   options.context = 64;

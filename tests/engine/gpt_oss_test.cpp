@@ -166,7 +166,8 @@ TEST(GptOss, HostPassesOf32And512TokensGiveTheTokenByTokenLogits) {
   std::vector<BatchToken> prompt;
   for (uint32_t i = 0; i < n; ++i) prompt.push_back({static_cast<int32_t>((i * 37 + 1) % 64), 0});
   auto logits = [&](uint32_t micro_batch) {
-    auto d = reference::Decoder::create(*m, {0, planner::KvPrecision::f32, n, 1, micro_batch});
+    auto d = reference::Decoder::create(
+        *m, {{.kv = planner::KvPrecision::f32, .context = n, .micro_batch = micro_batch}});
     EXPECT_TRUE(d.is_ok()) << d.error().describe();
     std::vector<float> out;
     for (uint32_t begin = 0; begin < n; begin += micro_batch) {

@@ -166,7 +166,7 @@ TEST(Qwen35Reference, SequencesKeepTheirOwnStateAndResetClearsIt) {
   const auto bytes = synthetic_bytes(hybrid_shape(kHybrid), FileType::q8_0);
   const auto m = load(bytes);
   const std::vector<int32_t> a = {1, 7, 42, 3, 9, 11}, b = {2, 7, 42, 3, 9, 11};
-  auto d = reference::Decoder::create(m, {.threads = 1, .sequences = 2});
+  auto d = reference::Decoder::create(m, {{.threads = 1, .sequences = 2}});
   ASSERT_TRUE(d.is_ok());
   std::vector<float> last_a, last_b;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -177,7 +177,7 @@ TEST(Qwen35Reference, SequencesKeepTheirOwnStateAndResetClearsIt) {
     last_b.assign(l->begin() + 64, l->end());
   }
   EXPECT_NE(last_a, last_b);  // only the first token differs
-  auto single = reference::Decoder::create(m, {.threads = 1});
+  auto single = reference::Decoder::create(m, {{.threads = 1}});
   ASSERT_TRUE(single.is_ok());
   for (int round = 0; round < 2; ++round) {
     std::vector<float> last;

@@ -106,8 +106,8 @@ TEST(Qwen3VlReference, SectionsReachingEveryPairDecodeAsQwen3OverTheSameWeights)
   const auto q3_bytes = synthetic_bytes(q3, FileType::q8_0);
   const auto vl_model = load(vl_bytes);
   const auto q3_model = load(q3_bytes);
-  auto a = reference::Decoder::create(vl_model, {.threads = 1});
-  auto b = reference::Decoder::create(q3_model, {.threads = 1});
+  auto a = reference::Decoder::create(vl_model, {{.threads = 1}});
+  auto b = reference::Decoder::create(q3_model, {{.threads = 1}});
   ASSERT_TRUE(a.is_ok() && b.is_ok());
   for (int32_t id : {1, 7, 42, 3, 9, 11}) {
     auto la = (*a)->step(id);

@@ -19,7 +19,7 @@ inline void expect_passes_give_token_by_token_logits(
     const model::LoadedModel& m, std::initializer_list<uint32_t> micro_batches) {
   const std::vector<int32_t> ids = {1, 7, 42, 3, 9, 11, 60, 2, 5, 8, 13, 21, 34, 55, 4, 6};
   std::vector<float> one;
-  auto d = reference::Decoder::create(m, {.threads = 1});
+  auto d = reference::Decoder::create(m, {{.threads = 1}});
   ASSERT_TRUE(d.is_ok());
   for (int32_t id : ids) {
     auto l = (*d)->step(id);
@@ -27,7 +27,7 @@ inline void expect_passes_give_token_by_token_logits(
     one.insert(one.end(), l->begin(), l->end());
   }
   for (uint32_t mb : micro_batches) {
-    auto batched = reference::Decoder::create(m, {.threads = 2, .micro_batch = mb});
+    auto batched = reference::Decoder::create(m, {{.threads = 2, .micro_batch = mb}});
     ASSERT_TRUE(batched.is_ok());
     auto l = (*batched)->forward(tokens_of(ids));
     ASSERT_TRUE(l.is_ok()) << l.error().describe();

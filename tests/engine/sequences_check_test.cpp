@@ -53,7 +53,8 @@ TEST(SequencesCheck, FeedsThePromptsPositionByPosition) {
   model::LoadedModel host;
   ASSERT_NO_FATAL_FAILURE(make_tiny_model(dir.path() / "m.gguf", file, host));
   const uint32_t sequences = 3, prompt = 4, steps = 3;
-  auto inner = reference::Decoder::create(host, {0, planner::KvPrecision::f32, 32, sequences, 1});
+  auto inner = reference::Decoder::create(
+      host, {{.kv = planner::KvPrecision::f32, .context = 32, .sequences = sequences}});
   ASSERT_TRUE(inner.is_ok());
   RecordingDecoder tested(std::move(*inner));
   auto r = device::compare_with_reference(
@@ -169,7 +170,8 @@ TEST(ProfileCheck, GreedyTokensMayPartOnlyAtANearTie) {
   const device::PassSpec spec{
       planner::KvPrecision::f32, planner::ActivationType::f32, 32, 1, 1, 4, 24, true};
   for (const double near : {0.1, 0.0}) {
-    auto inner = reference::Decoder::create(host, {0, planner::KvPrecision::f32, 32, 1, 4});
+    auto inner = reference::Decoder::create(
+        host, {{.kv = planner::KvPrecision::f32, .context = 32, .micro_batch = 4}});
     ASSERT_TRUE(inner.is_ok());
     PartingDecoder tested(std::move(*inner), near);
     auto r = device::compare_with_reference(tested, *file, spec);
@@ -197,7 +199,8 @@ TEST(ProfileCheck, LogitsBeyondTheBoundFailWhereTheTokensAgree) {
       planner::KvPrecision::f32, planner::ActivationType::f32, 32, 1, 1, 4, 8};
   for (const double shift : {1e-2, 1e-5}) {
     SCOPED_TRACE(shift);
-    auto inner = reference::Decoder::create(host, {0, planner::KvPrecision::f32, 32, 1, 4});
+    auto inner = reference::Decoder::create(
+        host, {{.kv = planner::KvPrecision::f32, .context = 32, .micro_batch = 4}});
     ASSERT_TRUE(inner.is_ok());
     ShiftingDecoder tested(std::move(*inner), shift);
     auto r = device::compare_with_reference(tested, *file, spec);

@@ -45,7 +45,8 @@ std::vector<float> host_logits(const model::GgufFile& file, std::span<const int3
   auto host = model::load_model(file.info(), file.bytes());
   EXPECT_TRUE(host.is_ok());
   const auto n = static_cast<uint32_t>(prompt.size());
-  auto ref = reference::Decoder::create(*host, {0, planner::KvPrecision::f32, context, 1, n});
+  auto ref = reference::Decoder::create(
+      *host, {{.kv = planner::KvPrecision::f32, .context = context, .micro_batch = n}});
   EXPECT_TRUE(ref.is_ok());
   auto logits = (*ref)->forward(as_batch(prompt));
   EXPECT_TRUE(logits.is_ok()) << logits.error().describe();

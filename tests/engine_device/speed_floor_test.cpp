@@ -139,8 +139,8 @@ class SpeedFloor : public ::testing::TestWithParam<model::FileType> {
   }
 
   // The host on one thread, as its peak and its copy run.
-  DecoderOptions options(uint32_t context, uint32_t micro_batch) const {
-    DecoderOptions o;
+  DecoderSettings options(uint32_t context, uint32_t micro_batch) const {
+    DecoderSettings o;
     o.context = context;
     o.micro_batch = micro_batch;
     if (device_->info().id.api == core::Api::host) o.threads = 1;
