@@ -144,45 +144,6 @@ std::vector<ModelShape> gemma4_presets() {
   return out;
 }
 
-// poolside/Laguna-XS.2's config.json: hidden 2048, 40 layers (layer_types full_attention where
-// i % 4 == 0, else sliding_attention with sliding_window 512), num_attention_heads_per_layer 48
-// on the full layers and 64 on the sliding ones, 8 KV heads of 128, intermediate_size 8192 on
-// the one leading dense layer (mlp_layer_types), 256 experts of 512 (8 a token, norm_topk_prob,
-// moe_routed_scaling_factor 2.5) and a shared one of 512, vocab 100352, untied; rope_parameters:
-// full_attention YaRN theta 500000, factor 32 over 4096 positions, partial_rotary_factor 0.5;
-// sliding_attention theta 10000 over the whole head.
-ModelShape laguna_xs2() {
-  ModelShape s;
-  s.name = "laguna-xs.2";
-  s.arch = Arch::laguna;
-  s.n_embd = 2048;
-  s.n_layer = 40;
-  s.n_head = 48;
-  s.n_head_kv = 8;
-  s.key_length = 128;
-  s.n_ff = 8192;
-  s.n_vocab = 100352;
-  s.context = 131072;
-  s.rms_eps = 1e-6f;
-  s.sliding_window = 512;
-  for (uint32_t l = 0; l < s.n_layer; ++l) s.layer_heads.push_back(s.sliding(l) ? 64 : 48);
-  s.rope_freq_base = 500000.0f;
-  s.rope_dim = 64;
-  s.yarn = true;
-  s.rope_freq_scale = 1.0f / 32.0f;
-  s.yarn_orig_context = 4096;
-  s.rope_freq_base_swa = 10000.0f;
-  s.rope_dim_swa = 128;
-  s.n_expert = 256;
-  s.n_expert_used = 8;
-  s.n_ff_exp = 512;
-  s.n_ff_shexp = 512;
-  s.n_layer_dense_lead = 1;
-  s.expert_weights_norm = true;
-  s.expert_weights_scale = 2.5f;
-  return s;
-}
-
 const std::vector<ModelShape>& presets() {
   using enum Arch;
   // Llama 3.1+ ship rope_freqs (their rope_scaling "llama3"), written by llama.cpp's converter as
@@ -264,6 +225,12 @@ const std::vector<ModelShape>& presets() {
       // 4096, 40 layers (attention at 5, 15, 25 and 35), 32 heads of 128 and 8 KV heads, 72
       // experts of 768 (10 a token) and a shared one of 1536, vocab 100352, tied, no RoPE.
       {"granite-4.0-h-small", granitehybrid, 4096, 40, 32, 8, 128, 768, 100352, 131072, 10000.0f, 1e-5f, true, false, 0, 1.0f, 72, 10, 768},
+      // poolside/Laguna-XS.2's config.json: hidden 2048, 40 layers (full_attention where i % 4 ==
+      // 0, else sliding_attention over sliding_window 512), num_attention_heads_per_layer 48 on the
+      // full layers and 64 on the sliding ones (laguna below), 8 KV heads of 128, intermediate_size
+      // 8192, 256 experts of 512 (8 a token), vocab 100352, untied; rope_parameters.full_attention:
+      // YaRN theta 500000, factor 32 over 4096 positions.
+      {"laguna-xs.2",     laguna,    2048, 40, 48, 8, 128, 8192,  100352, 131072, 500000.0f,   1e-6f, false, false, 512, 1.0f, 256, 8, 512, 32.0f, 4096},
       // Small shapes for tests and benchmarks.
       {"test-tiny",       llama, 64,   2,  4,  2,  16,  128,   256,    128,    10000.0f,   1e-5f, false, false},
       {"test-small",      llama, 128,  3,  4,  4,  32,  352,   512,    256,    10000.0f,   1e-5f, false, false},
@@ -354,6 +321,16 @@ const std::vector<ModelShape>& presets() {
         s.n_layer_dense_lead = 2;  // num_dense_layers
         s.expert_gating_func = 2;  // sigmoid
       }
+      if (s.arch == Arch::laguna) {
+        for (uint32_t l = 0; l < s.n_layer; ++l) s.layer_heads.push_back(s.sliding(l) ? 64 : 48);
+        s.rope_dim = 64;       // full_attention's partial_rotary_factor 0.5
+        s.rope_dim_swa = 128;  // sliding_attention: the whole head
+        s.rope_freq_base_swa = 10000.0f;
+        s.n_ff_shexp = 512;             // shared_expert_intermediate_size
+        s.n_layer_dense_lead = 1;       // mlp_layer_types: one dense layer first
+        s.expert_weights_norm = true;   // norm_topk_prob
+        s.expert_weights_scale = 2.5f;  // moe_routed_scaling_factor
+      }
       if (s.arch == Arch::mistral3) {
         s.yarn_log_mul = 1.0f;     // mscale_all_dim
         s.attn_temp_scale = 0.1f;  // llama_4_scaling_beta
@@ -365,7 +342,6 @@ const std::vector<ModelShape>& presets() {
       v.push_back(s);
     }
     for (const auto& s : gemma4_presets()) v.push_back(s);
-    v.push_back(laguna_xs2());
     return v;
   }();
   return all;

@@ -182,10 +182,7 @@ TEST_F(EngineGemma4, HostThenDeviceSplitKeepsSharedLayersWithTheirSource) {
   shape->name = "device-gemma4-split";
   auto file = synthetic_file(*shape, FileType::q8_0);
   ASSERT_NE(file, nullptr);
-  auto p = placement::from_gpu_layers(shape->n_layer, {5, {device().name()}, {}, placement::kHost});
-  ASSERT_TRUE(p.is_ok()) << p.error().describe();
-  ASSERT_FALSE(p->whole());
-  expect_split_matches_reference(*p, {&device(), host_.get()}, *file, 32);
+  expect_host_then_device_split_matches(device(), *host_, *file, shape->n_layer, 5);
 
   auto parted =
       placement::from_gpu_layers(shape->n_layer, {4, {device().name()}, {}, placement::kHost});

@@ -82,10 +82,7 @@ TEST_F(EngineGemma4Variants, PerLayerEmbeddingsSplitWithTheHost) {
   const auto shape = shape_of("n_layer=3,n_embd_per_layer=64,tied=0", "device-gemma4-ple-split");
   auto file = synthetic_file(shape, FileType::q8_0);
   ASSERT_NE(file, nullptr);
-  auto p = placement::from_gpu_layers(shape.n_layer, {3, {device().name()}, {}, placement::kHost});
-  ASSERT_TRUE(p.is_ok()) << p.error().describe();
-  ASSERT_FALSE(p->whole());
-  expect_split_matches_reference(*p, {&device(), host_.get()}, *file, 32);
+  expect_host_then_device_split_matches(device(), *host_, *file, shape.n_layer, 3);
 }
 
 // --n-cpu-moe 1 in Q8_0: the first layer's experts in host memory (the router's own input handed

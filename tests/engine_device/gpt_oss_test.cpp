@@ -39,11 +39,7 @@ TEST_F(EngineGptOss, PassesOf1And32And512TokensGiveTheReferenceLogitsPastTheWind
   const auto shape = gpt_oss_shape();
   auto file = synthetic_file(shape, FileType::mxfp4_moe);
   ASSERT_NE(file, nullptr);
-  for (uint32_t micro_batch : {1u, 32u, 512u}) {
-    SCOPED_TRACE("ub " + std::to_string(micro_batch));
-    expect_split_matches_reference(placement::whole(shape.n_layer, device().name()), {&device()},
-                                   *file, micro_batch);
-  }
+  expect_passes_of_1_32_512_match_reference(device(), *file, shape.n_layer);
 }
 
 }  // namespace

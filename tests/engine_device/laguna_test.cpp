@@ -37,11 +37,7 @@ TEST_F(EngineLaguna, GreedyTokensAndLogitsAreTheReferencesInEveryFormat) {
 TEST_F(EngineLaguna, PassesOf1And32And512TokensGiveTheReferenceLogits) {
   auto file = synthetic_file(laguna(), FileType::f32);
   ASSERT_NE(file, nullptr);
-  for (uint32_t micro_batch : {1u, 32u, 512u}) {
-    SCOPED_TRACE("ub " + std::to_string(micro_batch));
-    expect_split_matches_reference(placement::whole(4, device().name()), {&device()}, *file,
-                                   micro_batch);
-  }
+  expect_passes_of_1_32_512_match_reference(device(), *file, 4);
 }
 
 TEST_F(EngineLaguna, FourSequencesDecodeTogether) {
@@ -58,10 +54,7 @@ TEST_F(EngineLaguna, HostThenDeviceSplitGivesTheReference) {
   const auto shape = laguna();
   auto file = synthetic_file(shape, FileType::q8_0);
   ASSERT_NE(file, nullptr);
-  auto p = placement::from_gpu_layers(shape.n_layer, {3, {device().name()}, {}, placement::kHost});
-  ASSERT_TRUE(p.is_ok()) << p.error().describe();
-  ASSERT_FALSE(p->whole());
-  expect_split_matches_reference(*p, {&device(), host_.get()}, *file, 32);
+  expect_host_then_device_split_matches(device(), *host_, *file, shape.n_layer, 3);
 }
 
 }  // namespace

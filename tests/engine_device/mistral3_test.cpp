@@ -33,11 +33,7 @@ TEST_F(EngineMistral3, GreedyTokensAndLogitsAreTheReferencesInEveryFormat) {
 TEST_F(EngineMistral3, PassesOf1And32And512TokensGiveTheReferenceLogits) {
   auto file = synthetic_file(mistral3(), FileType::f32);
   ASSERT_NE(file, nullptr);
-  for (uint32_t micro_batch : {1u, 32u, 512u}) {
-    SCOPED_TRACE("ub " + std::to_string(micro_batch));
-    expect_split_matches_reference(placement::whole(2, device().name()), {&device()}, *file,
-                                   micro_batch);
-  }
+  expect_passes_of_1_32_512_match_reference(device(), *file, 2);
 }
 
 }  // namespace

@@ -105,10 +105,7 @@ TEST_F(EngineNemotronH, HostThenDeviceSplitGivesTheReference) {
   const auto shape = nemotron_h();
   auto file = synthetic_file(shape, FileType::q8_0);
   ASSERT_NE(file, nullptr);
-  auto p = placement::from_gpu_layers(shape.n_layer, {4, {device().name()}, {}, placement::kHost});
-  ASSERT_TRUE(p.is_ok()) << p.error().describe();
-  ASSERT_FALSE(p->whole());
-  expect_split_matches_reference(*p, {&device(), host_.get()}, *file, 32);
+  expect_host_then_device_split_matches(device(), *host_, *file, shape.n_layer, 4);
 }
 
 }  // namespace

@@ -93,10 +93,7 @@ TEST_F(EngineQwen35, HostThenDeviceSplitGivesTheReference) {
   const auto shape = qwen35();
   auto file = synthetic_file(shape, FileType::q8_0);
   ASSERT_NE(file, nullptr);
-  auto p = placement::from_gpu_layers(shape.n_layer, {3, {device().name()}, {}, placement::kHost});
-  ASSERT_TRUE(p.is_ok()) << p.error().describe();
-  ASSERT_FALSE(p->whole());
-  expect_split_matches_reference(*p, {&device(), host_.get()}, *file, 65);
+  expect_host_then_device_split_matches(device(), *host_, *file, shape.n_layer, 3, 65);
 }
 
 TEST_F(EngineQwen35, MoeGivesTheReferenceTokensLogitsAndSequences) {

@@ -129,7 +129,8 @@ inline void expect_split_matches_reference(const placement::Placement& placement
   auto split = make_decoder(placement, devices, file,
                             {0, planner::KvPrecision::f32, context, micro_batch, 1});
   ASSERT_TRUE(split.is_ok()) << split.error().describe();
-  auto ref = reference::Decoder::create(*host, {0, planner::KvPrecision::f32, context, 1, n});
+  auto ref = reference::Decoder::create(
+      *host, {{.kv = planner::KvPrecision::f32, .context = context, .micro_batch = n}});
   ASSERT_TRUE(ref.is_ok()) << ref.error().describe();
 
   const auto got = all_logits(**split, prompt);
@@ -145,6 +146,28 @@ inline void expect_split_matches_reference(const placement::Placement& placement
   }
   const auto short_prompt = std::span(prompt).first(4);
   EXPECT_EQ(greedy(**split, short_prompt, 8), greedy(**ref, short_prompt, 8));
+}
+
+// Every token's logits in passes of 1, 32 and 512 tokens, the whole model on `device`.
+inline void expect_passes_of_1_32_512_match_reference(backends::Device& device,
+                                                      const model::GgufFile& file,
+                                                      uint32_t n_layer) {
+  for (uint32_t micro_batch : {1u, 32u, 512u}) {
+    SCOPED_TRACE("ub " + std::to_string(micro_batch));
+    expect_split_matches_reference(placement::whole(n_layer, device.name()), {&device}, file,
+                                   micro_batch);
+  }
+}
+
+// -ngl `gpu_layers`: the first layer slots on `host`, the others and the output on `device`, in
+// passes of `micro_batch`.
+inline void expect_host_then_device_split_matches(backends::Device& device, backends::Device& host,
+                                                  const model::GgufFile& file, uint32_t n_layer,
+                                                  int gpu_layers, uint32_t micro_batch = 32) {
+  auto p = placement::from_gpu_layers(n_layer, {gpu_layers, {device.name()}, {}, placement::kHost});
+  ASSERT_TRUE(p.is_ok()) << p.error().describe();
+  ASSERT_FALSE(p->whole());
+  expect_split_matches_reference(*p, {&device, &host}, file, micro_batch);
 }
 
 // `sequences` prompts of 5 tokens in one forward, then 6 steps of one token of every sequence,
