@@ -50,6 +50,22 @@ constexpr size_t kLanes = hn::MaxLanes(D8());
 #define GAUNTLET_X86_VNNI 1
 #endif
 
+#ifdef GAUNTLET_X86_VNNI
+// acc + the sums of four byte products u * s per 32-bit lane (u unsigned, s signed): vpdpbusd in
+// its EVEX encoding, written out. Highway 1.0.3's AVX3_DL target string enables AVX-VNNI (the
+// VEX form of client cores) and not AVX512-VNNI, and GCC then wrote the intrinsic's 256-bit form
+// as {vex} vpdpbusd, which Ice Lake and Zen 4 (AVX3_DL by Highway's detection, which asks for
+// AVX512-VNNI, but without AVX-VNNI) cannot decode. Every AVX3_DL processor decodes the EVEX form.
+HWY_INLINE __m256i DpbusdEvex(__m256i acc, __m256i u, __m256i s) {
+  asm("%{evex%} vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u), "v"(s));
+  return acc;
+}
+HWY_INLINE __m512i DpbusdEvex(__m512i acc, __m512i u, __m512i s) {
+  asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u), "v"(s));
+  return acc;
+}
+#endif
+
 // Lane k: u[2k] * s[2k] + u[2k + 1] * s[2k + 1], u unsigned codes below 64 (no lane saturates).
 HWY_INLINE VI16 PairsU8(VU8 u, VI8 s) {
 #ifdef GAUNTLET_X86_PAIRS
@@ -123,7 +139,7 @@ HWY_INLINE VI16 PairsAbs(VI8 w, VI8 a, VI8 abs_a) {
 // this file's kernels pass (at most 2 * 128 * 127).
 HWY_INLINE VI32 AddQuads(VI32 acc, VU8 u, VI8 s) {
 #ifdef GAUNTLET_X86_VNNI
-  return VI32{_mm256_dpbusd_epi32(acc.raw, u.raw, s.raw)};
+  return VI32{DpbusdEvex(acc.raw, u.raw, s.raw)};
 #else
   return hn::Add(acc, Pairs16(PairsU8(u, s), hn::Set(D16(), 1)));
 #endif
@@ -133,7 +149,7 @@ HWY_INLINE VI32 AddQuads(VI32 acc, VU8 u, VI8 s) {
 // with w's sign (abs_w = |w|, taken once and reused).
 HWY_INLINE VI32 AddQuadsSigned(VI32 acc, VI8 w, VI8 abs_w, VI8 a) {
 #ifdef GAUNTLET_X86_VNNI
-  return VI32{_mm256_dpbusd_epi32(acc.raw, abs_w.raw, _mm256_sign_epi8(a.raw, w.raw))};
+  return VI32{DpbusdEvex(acc.raw, abs_w.raw, _mm256_sign_epi8(a.raw, w.raw))};
 #else
   return hn::Add(acc, Pairs16(PairsAbs(a, w, abs_w), hn::Set(D16(), 1)));
 #endif
