@@ -86,8 +86,10 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r,
 
   auto file = open_model({r.model_path, r.shape, r.format, r.seed});
   if (!file) return file.error();
-  auto shape = model::read_model_shape((*file)->info());
-  if (!shape) return shape.error();
+  // The file's metadata is read and its tensors bound once: the loader takes this binding.
+  auto host_view = model::load_model((*file)->info(), (*file)->bytes());
+  if (!host_view) return host_view.error();
+  const model::ModelShape* shape = &host_view->shape;
   auto placed = place(*shape, r.placement, devices, host);
   if (!placed) return placed.error();
   rep.placement = placed->placement.label;
@@ -122,7 +124,8 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r,
   std::optional<loader::DeviceModel> loaded;
   core::Result<std::unique_ptr<Decoder>> decoder = core::make_error(core::ErrorKind::internal, "");
   if (whole) {
-    auto m = loader::load_to_device(**file, first, {r.chunk_bytes});
+    auto m = loader::load_to_device(**file, first,
+                                    {r.chunk_bytes, planner::LayerRange::whole(), &*host_view});
     if (!m) return m.error();
     loaded = std::move(*m);
     decoder = make_decoder(first, *loaded, options);
@@ -131,8 +134,6 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r,
   }
   if (!decoder) return decoder.error();
   rep.load_seconds = since(t0);
-  auto host_view = model::load_model((*file)->info(), (*file)->bytes());
-  if (!host_view) return host_view.error();
   rep.shape = host_view->shape;
   rep.format = host_view->file_type;
   rep.mix = host_view->tensors;

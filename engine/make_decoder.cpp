@@ -143,7 +143,7 @@ core::Result<std::unique_ptr<Decoder>> make_decoder(const placement::Placement& 
   std::vector<std::unique_ptr<loader::DeviceModel>> models;
   auto load = [&](backends::Device& device,
                   const planner::LayerRange& layers) -> core::Result<loader::DeviceModel*> {
-    auto m = loader::load_to_device(file, device, {opts.chunk_bytes, layers});
+    auto m = loader::load_to_device(file, device, {opts.chunk_bytes, layers, host_view.get()});
     if (!m) return m.error();
     models.push_back(std::make_unique<loader::DeviceModel>(std::move(*m)));
     return models.back().get();

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -53,8 +54,14 @@ core::Result<DeviceModel> load_to_device(const model::GgufFile& file, backends::
     return core::make_error(core::ErrorKind::invalid_argument, "the load chunk must be > 0 bytes");
   }
   // Binding checks every shape without touching the weight bytes.
-  auto checked = model::load_model(file.info(), file.bytes());
-  if (!checked) return checked.error();
+  std::optional<model::LoadedModel> own;
+  const model::LoadedModel* checked = options.bound;
+  if (checked == nullptr) {
+    auto bound = model::load_model(file.info(), file.bytes());
+    if (!bound) return bound.error();
+    own = std::move(*bound);
+    checked = &*own;
+  }
 
   DeviceModel m;
   m.shape = checked->shape;

@@ -20,6 +20,9 @@ struct LoadOptions {
   uint64_t chunk_bytes = 16ull << 20;
   // The share of the layers the device holds (a placement's): only its tensors are uploaded.
   planner::LayerRange layers = planner::LayerRange::whole();
+  // The file already bound by the caller (model::load_model: its shape, checks and views), so
+  // that a decode reads the file's metadata once; nullptr: bound here.
+  const model::LoadedModel* bound = nullptr;
 };
 
 struct DeviceTensor {
