@@ -51,8 +51,7 @@ void BM_HostDecode(benchmark::State& state, const std::string& shape_name) {
   const auto format = kFileTypes[state.range(0)];
   auto& l = model_for(shape_name, format);
   const uint32_t context = 128;
-  auto decoder =
-      reference::Decoder::create(l.model, {0, planner::KvPrecision::f32, context}).value();
+  auto decoder = reference::Decoder::create(l.model, {{.context = context}}).value();
   int32_t token = 1;
   for (auto _ : state) {
     if (decoder->position() + 1 >= context) decoder->reset();

@@ -39,7 +39,7 @@ Fed feed_gguf(std::span<const std::byte> bytes) {
   if (!info) return refused(info);
   auto loaded = model::load_model(*info, bytes);
   if (!loaded) return refused(loaded);
-  const reference::DecodeOptions options{1, planner::KvPrecision::f32, 2};
+  const reference::DecodeOptions options{{.threads = 1, .context = 2}};
   auto decoder = reference::Decoder::create(*loaded, options);
   if (!decoder) return refused(decoder);
   auto logits = (*decoder)->step(0);

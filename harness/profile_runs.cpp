@@ -91,7 +91,8 @@ core::Json host_pass(const core::DeviceInfo& device, const std::filesystem::path
   if (!loaded) return {{"error", loaded.error().describe()}};
   const auto& c = setup.config;
   auto decoder = engine::HostDeviceDecoder::create(
-      opened, *loaded, {0, c.kv, c.context, c.sequences, c.micro_batch});
+      opened, *loaded,
+      {{.kv = c.kv, .context = c.context, .micro_batch = c.micro_batch, .sequences = c.sequences}});
   if (!decoder) return {{"error", decoder.error().describe()}};
   const uint32_t n_vocab = loaded->shape.n_vocab;
   auto pp = engine::time_prompt(**decoder, n_vocab, pass_prompt(setup));
@@ -581,8 +582,12 @@ core::Status run_profiles(const core::DeviceInfo& device, const ModelSet& models
                                             (options.level == core::Level::quick ? 180 : 600));
       const auto& file = models.files.at(format);
       watch.begin(unit);
+      // A structured binding named in the lambda by a reference of its own (clang before 16 does
+      // not capture bindings).
+      const auto& format_items = items;
       auto run = core::run_isolated(unit, dev, limits, [&] {
-        return run_items_in_child(device, file, candidates, items, options, options.level, share_s);
+        return run_items_in_child(device, file, candidates, format_items, options, options.level,
+                                  share_s);
       });
       evidence = watch.end(&journal).to_json();
       if (run.completed) {

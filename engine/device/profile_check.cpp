@@ -162,7 +162,7 @@ core::Result<CheckResult> check_decode(backends::Device& device, const model::Gg
   const DecodeConfig& c = both->config;
   auto decoder = DeviceDecoder::create(device, both->device, c, kernels);
   if (!decoder) return decoder.error();
-  auto ref = reference::Decoder::create(both->host, {0, config.kv, context});
+  auto ref = reference::Decoder::create(both->host, {{.kv = config.kv, .context = context}});
   if (!ref) return ref.error();
   auto r = compare_greedy(**decoder, **ref, prompt, steps, c);
   if (!r) return r.error();

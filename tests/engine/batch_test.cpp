@@ -69,12 +69,15 @@ TEST(ReferenceBatch, PassesGiveTokenByTokenLogitsBitForBit) {
   for (FileType format : {FileType::f32, FileType::q8_0, FileType::q4_K_M}) {
     SCOPED_TRACE(model::to_string(format));
     const auto m = load(shape, format);
-    const auto one = run(m.loaded, {0, planner::KvPrecision::f32, 160, 1, 1}, as_batch(prompt));
+    const auto one =
+        run(m.loaded, {{.kv = planner::KvPrecision::f32, .context = 160}}, as_batch(prompt));
     ASSERT_EQ(one.size(), prompt.size() * shape.n_vocab);
     for (uint32_t micro_batch : {31u, 32u, 33u, 64u, 65u, 140u}) {
       SCOPED_TRACE("micro-batch " + std::to_string(micro_batch));
       EXPECT_TRUE(same_bits(
-          run(m.loaded, {0, planner::KvPrecision::f32, 160, 1, micro_batch}, as_batch(prompt)),
+          run(m.loaded,
+              {{.kv = planner::KvPrecision::f32, .context = 160, .micro_batch = micro_batch}},
+              as_batch(prompt)),
           one));
     }
   }
@@ -92,9 +95,12 @@ TEST(ReferenceBatch, SlidingWindowRingHoldsTheWindowOfAPass) {
   EXPECT_EQ(planner::kv_layout(shape, 64, 1).slots[0], 8u);
   const auto m = load(shape, FileType::f32);
   const auto prompt = tokens_of(50, 2, shape.n_vocab);
-  const auto one = run(m.loaded, {0, planner::KvPrecision::f32, 64, 1, 1}, as_batch(prompt));
+  const auto one =
+      run(m.loaded, {{.kv = planner::KvPrecision::f32, .context = 64}}, as_batch(prompt));
   EXPECT_TRUE(
-      same_bits(run(m.loaded, {0, planner::KvPrecision::f32, 64, 1, 12}, as_batch(prompt)), one));
+      same_bits(run(m.loaded, {{.kv = planner::KvPrecision::f32, .context = 64, .micro_batch = 12}},
+                    as_batch(prompt)),
+                one));
 }
 
 TEST(ReferenceBatch, SequencesDecodedTogetherGiveEachItsOwnResult) {
@@ -110,7 +116,9 @@ TEST(ReferenceBatch, SequencesDecodedTogetherGiveEachItsOwnResult) {
       if (i < streams[s].size()) mixed.push_back({streams[s][i], s, true});
     }
   }
-  const auto together = run(m.loaded, {0, planner::KvPrecision::f32, 32, 3, 4}, mixed);
+  const auto together = run(
+      m.loaded,
+      {{.kv = planner::KvPrecision::f32, .context = 32, .micro_batch = 4, .sequences = 3}}, mixed);
   ASSERT_EQ(together.size(), mixed.size() * shape.n_vocab);
   std::vector<std::vector<float>> got(3);
   for (size_t i = 0; i < mixed.size(); ++i) {
@@ -119,8 +127,8 @@ TEST(ReferenceBatch, SequencesDecodedTogetherGiveEachItsOwnResult) {
   }
   for (uint32_t s = 0; s < 3; ++s) {
     SCOPED_TRACE("sequence " + std::to_string(s));
-    EXPECT_TRUE(same_bits(
-        got[s], run(m.loaded, {0, planner::KvPrecision::f32, 32, 1, 1}, as_batch(streams[s]))));
+    EXPECT_TRUE(same_bits(got[s], run(m.loaded, {{.kv = planner::KvPrecision::f32, .context = 32}},
+                                      as_batch(streams[s]))));
   }
 }
 
