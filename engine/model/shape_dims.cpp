@@ -196,6 +196,10 @@ core::Result<ModelShape> parse_dims(const std::string& text) {
       s.layer_heads_kv.push_back(s.swa_layer(l) ? s.n_head_kv : n_head_kv_global);
     }
   }
+  if (n_head_swa != 0 && !s.traits().per_layer_heads) {
+    return bad_shape(std::string(s.traits().name) +
+                     " has one query head count for every layer (n_head_swa is laguna's)");
+  }
   if (n_head_swa != 0) {
     for (uint32_t l = 0; l < s.n_layer; ++l) {
       s.layer_heads.push_back(s.sliding(l) ? n_head_swa : s.n_head);

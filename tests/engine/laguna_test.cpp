@@ -119,6 +119,16 @@ TEST(LagunaReference, CpuDeviceGivesTheReferenceTokensWithinItsBound) {
   }
 }
 
+TEST(LagunaShape, SlidingHeadsOfAnotherArchitectureAreRefused) {
+  auto s = model::parse_dims(
+      "arch=gemma2,n_embd=64,n_layer=2,n_head=2,n_ff=64,n_vocab=64,context=8,window=4,"
+      "n_head_swa=4");
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(s.error().message.find("gemma2 has one query head count for every layer"),
+            std::string::npos)
+      << s.error().message;
+}
+
 TEST(LagunaLoad, BadKeysAreRefusedByName) {
   const auto s = shape_of(kLaguna, true);
   auto refused = [&](const std::string& key, uint32_t value, const std::string& what) {
