@@ -84,6 +84,13 @@ struct KernelSource {
   // buffers of R32_UINT words, the i-th at binding buffer_count + i; a CPU driver gathers a texel
   // fetch where it loads a storage buffer lane by lane.
   std::vector<uint32_t> texel_views;
+  // Vulkan: each texel view also as 16-byte vectors (R32G32B32A32_UINT), the i-th at binding
+  // buffer_count + texel_views.size() + i: llvmpipe fetches such a texel with one function call
+  // and eight 16-byte loads where four word fetches cost four calls and four gathers.
+  bool texel_vectors = false;
+  uint32_t texel_bindings() const {
+    return static_cast<uint32_t>(texel_views.size()) * (texel_vectors ? 2u : 1u);
+  }
   std::string build_options;  // extra OpenCL build options, e.g. "-cl-std=CL3.0"
 };
 

@@ -73,10 +73,10 @@ Result<std::unique_ptr<Kernel>> VulkanDevice::do_build(const KernelSource& sourc
                      " buffers; maxPerStageDescriptorStorageBuffers is " +
                      std::to_string(limits.maxPerStageDescriptorStorageBuffers));
   }
-  if (source.texel_views.size() > limits.maxPerStageDescriptorSampledImages ||
-      source.texel_views.size() > kPoolDescriptors) {
+  if (source.texel_bindings() > limits.maxPerStageDescriptorSampledImages ||
+      source.texel_bindings() > kPoolDescriptors) {
     return error(core::ErrorKind::invalid_argument,
-                 kernel + " reads " + std::to_string(source.texel_views.size()) +
+                 kernel + " reads " + std::to_string(source.texel_bindings()) +
                      " texel buffers; maxPerStageDescriptorSampledImages is " +
                      std::to_string(limits.maxPerStageDescriptorSampledImages));
   }
@@ -124,7 +124,7 @@ Result<std::unique_ptr<Kernel>> VulkanDevice::do_build(const KernelSource& sourc
       bindings.emplace_back(b, vk::DescriptorType::eStorageBuffer, 1,
                             vk::ShaderStageFlagBits::eCompute);
     }
-    for (uint32_t i = 0; i < source.texel_views.size(); ++i) {
+    for (uint32_t i = 0; i < source.texel_bindings(); ++i) {
       bindings.emplace_back(source.buffer_count + i, vk::DescriptorType::eUniformTexelBuffer, 1,
                             vk::ShaderStageFlagBits::eCompute);
     }
@@ -173,7 +173,7 @@ void VulkanDevice::record_dispatch(const VulkanKernel& kernel, const DispatchArg
   const auto& src = kernel.source();
   const auto& res = *kernel.res();
   if (batch_dispatches_ >= kBatchDispatches ||
-      batch_descriptors_ + src.buffer_count + src.texel_views.size() > kPoolDescriptors) {
+      batch_descriptors_ + src.buffer_count + src.texel_bindings() > kPoolDescriptors) {
     flush();
   }
   begin_batch_if_idle();
@@ -198,22 +198,27 @@ void VulkanDevice::record_dispatch(const VulkanKernel& kernel, const DispatchArg
       writes.emplace_back(set, i, 0, 1, vk::DescriptorType::eStorageBuffer, nullptr, &infos[i]);
     }
     std::vector<vk::BufferView> views;
-    views.reserve(src.texel_views.size());
-    for (uint32_t buffer : src.texel_views) {
-      // R32_UINT words over the whole buffer (its kernel reads 32-bit words).
-      const uint64_t words = args.buffers[buffer]->size() / 4;
-      if (words > core_->limits.maxTexelBufferElements) {
+    views.reserve(src.texel_bindings());
+    auto add_view = [&](uint32_t buffer, vk::Format format, uint64_t texel_bytes) {
+      const uint64_t texels = args.buffers[buffer]->size() / texel_bytes;
+      if (texels > core_->limits.maxTexelBufferElements) {
         fail(core::ErrorKind::invalid_argument,
-             src.name + " reads buffer " + std::to_string(buffer) + " as " + std::to_string(words) +
-                 " texels; maxTexelBufferElements is " +
+             src.name + " reads buffer " + std::to_string(buffer) + " as " +
+                 std::to_string(texels) + " texels; maxTexelBufferElements is " +
                  std::to_string(core_->limits.maxTexelBufferElements),
              name());
       }
       auto view = std::make_shared<vk::raii::BufferView>(
-          core_->device, vk::BufferViewCreateInfo({}, infos[buffer].buffer, vk::Format::eR32Uint, 0,
-                                                  VK_WHOLE_SIZE));
+          core_->device,
+          vk::BufferViewCreateInfo({}, infos[buffer].buffer, format, 0, VK_WHOLE_SIZE));
       views.push_back(**view);
       keep_alive_.push_back(view);
+    };
+    // R32_UINT words over the whole buffer (its kernel reads 32-bit words), then the same buffers
+    // as 16-byte vectors where the kernel asks for them.
+    for (uint32_t buffer : src.texel_views) add_view(buffer, vk::Format::eR32Uint, 4);
+    if (src.texel_vectors) {
+      for (uint32_t buffer : src.texel_views) add_view(buffer, vk::Format::eR32G32B32A32Uint, 16);
     }
     for (uint32_t i = 0; i < views.size(); ++i) {
       writes.emplace_back(set, src.buffer_count + i, 0, 1, vk::DescriptorType::eUniformTexelBuffer,
@@ -233,7 +238,7 @@ void VulkanDevice::record_dispatch(const VulkanKernel& kernel, const DispatchArg
     keep_alive_.push_back(static_cast<const VulkanBuffer*>(b)->res());
   }
   ++batch_dispatches_;
-  batch_descriptors_ += src.buffer_count + static_cast<uint32_t>(src.texel_views.size());
+  batch_descriptors_ += src.buffer_count + src.texel_bindings();
 }
 
 double VulkanDevice::timed_dispatch(const VulkanKernel& kernel, const DispatchArgs& args) {

@@ -124,7 +124,10 @@ core::Result<KernelSource> matvec_kernel(core::Api api, model::TensorType weight
                 dynamic_local);
   if (s && api == core::Api::opencl) s->opencl_headers = core::opencl_type_headers(weights);
   // The texel matvec reads f32 activations as texels too (binding 3).
-  if (s && texels) s->texel_views = {0, 1};
+  if (s && texels) {
+    s->texel_views = {0, 1};
+    s->texel_vectors = true;
+  }
   return s;
 }
 

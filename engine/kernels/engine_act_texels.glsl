@@ -6,11 +6,19 @@
 layout(binding = 3) uniform usamplerBuffer act_texels;
 const bool TILE_AS_TEXELS = ACT_F16 == 0;
 uint act_texel(uint i) { return texelFetch(act_texels, int(i)).x; }
+// The activations again as 16-byte vectors (binding 5: backends::KernelSource::texel_vectors).
+layout(binding = 5) uniform usamplerBuffer act_vectors;
 #else
 const bool TILE_AS_TEXELS = false;
 uint act_texel(uint i) { return 0u; }
 #endif
 uint tile_origin = 0u;  // the tile's first element in act[]
 uvec4 act_texels4(uint i) {
+#ifdef WEIGHTS_AS_TEXELS
+  // One fetch where the four words are a whole vector of the view (its last partial one is not).
+  if ((i & 3u) == 0u && int(i >> 2) < textureSize(act_vectors)) {
+    return texelFetch(act_vectors, int(i >> 2));
+  }
+#endif
   return uvec4(act_texel(i), act_texel(i + 1u), act_texel(i + 2u), act_texel(i + 3u));
 }

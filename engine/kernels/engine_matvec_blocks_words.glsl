@@ -9,8 +9,15 @@ const uint STAGE_ROWS = 8u;
 uint staged[STAGE_ROWS][STAGE_WORDS];
 uint staged_row = 0u;
 #define WEIGHT_WORD(i) staged[staged_row][i]
-// The weights again as 16-byte vectors, for staging blocks that start on one (a texel buffer
-// has one view of 32-bit words).
-#ifndef WEIGHTS_AS_TEXELS
+// The weights again as 16-byte vectors, for staging blocks: a texel buffer's second view
+// (binding 4: backends::KernelSource::texel_vectors; one fetch where four word fetches are four
+// gathers on llvmpipe), or the storage buffer read as uvec4. Blocks of 16-byte multiples in rows of
+// them only (stage_block's `vectors`, the code-word products), which the view holds whole.
+#define WEIGHT_VECTORS 1
+#ifdef WEIGHTS_AS_TEXELS
+layout(binding = 4) uniform usamplerBuffer weight_vectors;
+uvec4 weight_vector(uint i) { return texelFetch(weight_vectors, int(i)); }
+#else
 layout(std430, binding = 0) readonly buffer W4 { uvec4 w4[]; };
+uvec4 weight_vector(uint i) { return w4[i]; }
 #endif

@@ -113,6 +113,9 @@ TEST(DeviceConfig, WeightsAsTexelsOnlyOnCpuVulkanWithinTheTexelLimit) {
     auto texels = matvec_source(core::Api::vulkan, type, v, 256, 1, false, true);
     ASSERT_TRUE(texels.is_ok()) << texels.error().describe();
     EXPECT_EQ(texels->texel_views, (std::vector<uint32_t>{0, 1}));
+    // Both also as 16-byte vectors (bindings 4 and 5).
+    EXPECT_TRUE(texels->texel_vectors);
+    EXPECT_EQ(texels->texel_bindings(), 4u);
     auto storage = matvec_source(core::Api::vulkan, type, v, 256, 1);
     ASSERT_TRUE(storage.is_ok());
     EXPECT_TRUE(storage->texel_views.empty());
@@ -124,6 +127,7 @@ TEST(DeviceConfig, WeightsAsTexelsOnlyOnCpuVulkanWithinTheTexelLimit) {
       attention_source(core::Api::vulkan, att, 64, 512, planner::KvPrecision::f32, true, true);
   ASSERT_TRUE(att_texels.is_ok()) << att_texels.error().describe();
   EXPECT_EQ(att_texels->texel_views, (std::vector<uint32_t>{1, 2}));
+  EXPECT_FALSE(att_texels->texel_vectors);
   EXPECT_TRUE(attention_source(core::Api::vulkan, att, 64, 512, planner::KvPrecision::f32, true)
                   ->texel_views.empty());
   // OpenCL has no texel path: the flag is ignored there.

@@ -75,6 +75,17 @@ vec2 k_sub_scale(uint off, uint j) {
   return vec2(f16_at(off) * float(sm.x), f16_at(off + 2u) * float(sm.y));
 }
 
+// Sub-block j's (0..7, any value, not only a constant) step d * sc and offset dmin * m of a q4_K
+// or q5_K block whose first 16 bytes are `head` ({f16 d, f16 dmin, scales[12]}), as k_sub_scale:
+// shifts and selects on the words, no staged bytes (the matvec's code-word form).
+vec2 k_group_step_offset(uvec4 head, uint j) {
+  const uint at = 8u * (j & 3u);
+  const uint a = (head.y >> at) & 0xffu, b = (head.z >> at) & 0xffu, c = (head.w >> at) & 0xffu;
+  const uvec2 low = uvec2(a, b) & 63u;
+  const uvec2 high = uvec2((c & 0x0fu) | ((a >> 6) << 4), (c >> 4) | ((b >> 6) << 4));
+  return f16x2_to_f32(head.x) * vec2(j < 4u ? low : high);
+}
+
 // The little-endian u32 at any byte offset off (blocks of odd size, mxfp4's 17 bytes, start at
 // any byte): two words when off is not a multiple of 4.
 uint u32_at_any(uint off) {

@@ -20,6 +20,21 @@ mat4 decode16(uint off, uint c) {
   return r;
 }
 
+// The matvec's code-word form (engine_matvec_blocks.glsl's BLOCK_CODE_WORDS), for blocks read as
+// 16-byte vectors from `off`: sub-block g's 32 codes in eight words (byte k of word j the code of
+// element 32g + 4j + k), its values step * code - offset (k_group_step_offset of the block's first
+// vector; where the body reads weight_vector). Sub-blocks 2p and 2p + 1 are the low and high nibbles of the 32 bytes at 16 + 32p.
+#ifdef WEIGHT_VECTORS
+#define BLOCK_CODE_WORDS 1
+void group_codes(uint off, uint g, out uvec4 first, out uvec4 second) {
+  const uint v = (off >> 4) + 1u + 2u * (g >> 1);
+  const uint shift = 4u * (g & 1u);
+  first = (weight_vector(v) >> shift) & 0x0f0f0f0fu;
+  second = (weight_vector(v + 1u) >> shift) & 0x0f0f0f0fu;
+}
+vec2 group_step_offset(uvec4 head, uint g) { return k_group_step_offset(head, g); }
+#endif
+
 float value_at(uint off, uint j) {
   const uint sub = j >> 5;
   const vec2 dm = k_sub_scale(off, sub);

@@ -21,6 +21,21 @@ mat4 decode16(uint off, uint c) {
   return r;
 }
 
+// The matvec's code-word form (engine_matvec_blocks.glsl's BLOCK_CODE_WORDS; as q4_K's, the low
+// nibbles from the 32 bytes at 48 + 32 * (g / 2)), bit g of the 32 bytes qh at 16 the fifth bit.
+#ifdef WEIGHT_VECTORS
+#define BLOCK_CODE_WORDS 1
+void group_codes(uint off, uint g, out uvec4 first, out uvec4 second) {
+  const uint v = (off >> 4) + 3u + 2u * (g >> 1);
+  const uint shift = 4u * (g & 1u);
+  first = ((weight_vector(v) >> shift) & 0x0f0f0f0fu) |
+          (((weight_vector((off >> 4) + 1u) >> g) & 0x01010101u) << 4);
+  second = ((weight_vector(v + 1u) >> shift) & 0x0f0f0f0fu) |
+           (((weight_vector((off >> 4) + 2u) >> g) & 0x01010101u) << 4);
+}
+vec2 group_step_offset(uvec4 head, uint g) { return k_group_step_offset(head, g); }
+#endif
+
 float value_at(uint off, uint j) {
   const uint sub = j >> 5;
   const vec2 dm = k_sub_scale(off, sub);
