@@ -159,12 +159,14 @@ void BM_Matvec(benchmark::State& state, const std::string& name, model::TensorTy
                                model::file_type_for(type).value_or(model::FileType::f32));
     const auto v = device::effective_matvec(cfg);
     device::Ops ops(d);
-    check(ops.matvec(*wb, type, v, n_in, n_out, *act, 0, n_in, device::matvec_rows(d.info())));
+    check(ops.matvec(*wb, type, v, n_in, n_out, *act, 0, n_in,
+                     device::matvec_rows(d.info(), n_out, v.workgroup)));
     check(d.finish());
     const int per = 8;
     for (auto _ : state) {
       for (int i = 0; i < per; ++i)
-        check(ops.matvec(*wb, type, v, n_in, n_out, *act, 0, n_in, device::matvec_rows(d.info())));
+        check(ops.matvec(*wb, type, v, n_in, n_out, *act, 0, n_in,
+                         device::matvec_rows(d.info(), n_out, v.workgroup)));
       check(d.finish());
     }
     const double per_s = static_cast<double>(state.iterations()) * per;

@@ -74,9 +74,15 @@ inline planner::KernelVariant effective_attention(const DecodeConfig& c) {
 // Rows of a matrix one matvec work-item computes (they share each activation element it loads).
 // Measured on a 41 MB Q8_0 decode: an OpenCL CPU driver (PoCL) runs one row per work-item twice
 // as fast as four (matvec 5.8 -> 2.8 ms a token; two rows are as slow as four), while llvmpipe,
-// which runs invocations side by side in SIMD lanes, is faster with four (27 ms against 41).
-inline uint32_t matvec_rows(const core::DeviceInfo& device) {
-  return device.id.api == core::Api::opencl && device.device_type == "cpu" ? 1 : 4;
+// which runs invocations side by side in SIMD lanes, is faster with four (27 ms against 41), and
+// with eight once its activations and weights are fetched as 16-byte texels (BM_Matvec GB/s: q8_0
+// 3.2-4.3 -> 5.5-5.7, q4_0 2.0-2.4 -> 3.0-3.2, q4_K 2.0-2.3 -> 2.8-2.9), on matrices of at least
+// two workgroups of them: a smaller one (a narrow K or V projection) would leave half of one
+// workgroup's invocations repeating its last row.
+inline uint32_t matvec_rows(const core::DeviceInfo& device, uint32_t n_out, uint32_t workgroup) {
+  if (device.device_type != "cpu") return 4;
+  if (device.id.api == core::Api::opencl) return 1;
+  return uint64_t{n_out} >= 2ull * 8 * workgroup ? 8 : 4;
 }
 
 // Whether a kernel reads a buffer of `bytes` as a uniform texel buffer of 32-bit words: on a CPU

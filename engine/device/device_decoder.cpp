@@ -181,7 +181,7 @@ core::Status DeviceDecoder::project(const Weight& w, uint32_t n_in, uint32_t n_o
   auto off = [](uint64_t v) { return static_cast<uint32_t>(v); };
   if (tokens() == 1) {
     return ops_.matvec(*w.buffer, w.type, matvec_, n_in, n_out, *act_, off(x_off), off(out_off),
-                       matvec_rows(device_.info()), accumulate);
+                       matvec_rows(device_.info(), n_out, matvec_.workgroup), accumulate);
   }
   return ops_.matmul(*w.buffer, w.type, matmul_, n_in, n_out, *act_, off(x_off), off(out_off),
                      stride(), tokens(), matmul_rows(device_.info(), n_in, n_out), accumulate);
@@ -547,7 +547,8 @@ core::Status DeviceDecoder::logits(std::vector<float>& out) {
       GAUNTLET_TRY(ops_.rmsnorm(*act_, *output_norm_.buffer, matvec_.workgroup,
                                 {s.n_embd, off(at + a.x), off(at + a.xb), s.rms_eps}));
       GAUNTLET_TRY(ops_.matvec(*output_.buffer, output_.type, matvec_, s.n_embd, s.n_vocab, *act_,
-                               off(at + a.xb), off(at + a.logits), matvec_rows(device_.info())));
+                               off(at + a.xb), off(at + a.logits),
+                               matvec_rows(device_.info(), s.n_vocab, matvec_.workgroup)));
     }
   }
   if (s.logit_scale != 0.0f) {

@@ -218,7 +218,7 @@ core::Status DeviceDecoder::project_experts(const Weight& stack, uint32_t n_in, 
   p.x_slot = x_slot;
   p.out_slot = out_slot;
   return ops_.matvec_experts(*stack.buffer, stack.type, matvec_, n_in, n_out, s.n_expert, *act_, p,
-                             tokens(), matvec_rows(device_.info()));
+                             tokens(), matvec_rows(device_.info(), n_out, matvec_.workgroup));
 }
 
 core::Status DeviceDecoder::experts(const Layer& L) {

@@ -37,6 +37,20 @@ TEST(DeviceConfig, MatmulRowsFollowTheMatrixSizeOnCpuVulkanOnly) {
   EXPECT_EQ(matmul_rows(device(core::Api::opencl, "cpu"), 11008, 256), 2u);
 }
 
+// A matvec takes eight rows per invocation on a CPU Vulkan driver where the matrix fills two
+// workgroups of them (1024 rows at 64), four below that and on GPUs, one on an OpenCL CPU driver.
+TEST(DeviceConfig, MatvecRowsFollowTheDriverAndTheMatrixHeight) {
+  const auto llvmpipe = device(core::Api::vulkan, "cpu");
+  EXPECT_EQ(matvec_rows(llvmpipe, 32000, 64), 8u);
+  EXPECT_EQ(matvec_rows(llvmpipe, 1024, 64), 8u);
+  EXPECT_EQ(matvec_rows(llvmpipe, 1023, 64), 4u);
+  EXPECT_EQ(matvec_rows(llvmpipe, 1024, 128), 4u);
+  EXPECT_EQ(matvec_rows(llvmpipe, 256, 64), 4u);
+  EXPECT_EQ(matvec_rows(device(core::Api::vulkan, "discrete_gpu"), 32000, 64), 4u);
+  EXPECT_EQ(matvec_rows(device(core::Api::opencl, "discrete_gpu"), 32000, 64), 4u);
+  EXPECT_EQ(matvec_rows(device(core::Api::opencl, "cpu"), 32000, 64), 1u);
+}
+
 // Attention sums V four dimensions per invocation on a CPU Vulkan driver, where a quarter of the
 // head fits the workgroup; a GPU, and heads too wide for it (gemma4's 512), keep one per
 // invocation.

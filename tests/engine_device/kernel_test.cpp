@@ -156,6 +156,17 @@ TEST_F(EngineKernels, MatvecEveryTensorType) {
   }
 }
 
+// Eight rows per work-item (config.h's matvec_rows on a CPU Vulkan driver): the tuned formats'
+// vector paths, a staged block type and a code-word one, 37 rows so that the last work-item's
+// rows pass the matrix's end.
+TEST_F(EngineKernels, MatvecEightRowsPerWorkItem) {
+  for (TensorType t :
+       {TensorType::f16, TensorType::q8_0, TensorType::q4_0, TensorType::q4_K, TensorType::q6_K}) {
+    SCOPED_TRACE(model::to_string(t));
+    run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 512, 37, 8);
+  }
+}
+
 TEST_F(EngineKernels, MatvecAccumulatesOntoTheResidual) {
   for (TensorType t : {TensorType::f32, TensorType::bf16, TensorType::q8_0, TensorType::q4_0}) {
     run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 512, 37, 4, true);
