@@ -38,19 +38,8 @@ void load_tile(uint x_off, uint base, uint len) {
 // read it at offset 0, so every index into `staged` is a constant. (A block left at its
 // byte in the word gave the decoders a variable index, which llvmpipe turns into a chain of
 // branches over every staged word: mxfp4 decoded at half of q4_0's speed.)
-// `vectors`: every block starts on 16 bytes (whole 16-byte blocks in rows of them), so a block is
-// staged with 16-byte loads.
-void stage_block(uint off, uint row, bool vectors) {
-  if (BLOCK_BYTES % 16u == 0u && vectors) {
-    [[unroll]] for (uint v = 0u; v < BLOCK_BYTES / 16u; ++v) {
-      const uvec4 x = weight_vector((off >> 4) + v);
-      staged[row][4u * v] = x.x;
-      staged[row][4u * v + 1u] = x.y;
-      staged[row][4u * v + 2u] = x.z;
-      staged[row][4u * v + 3u] = x.w;
-    }
-    return;
-  }
+// (q4_K and q5_K, the types of whole 16-byte blocks, take the code-word products instead.)
+void stage_block(uint off, uint row) {
   const uint shift = BLOCK_BYTES % 4u == 0u ? 0u : (off & 3u) << 3;
   const uint words = ((off & 3u) + BLOCK_BYTES + 3u) >> 2;
   uint next = SOURCE_WORD(off >> 2);
@@ -66,7 +55,7 @@ void embed() {
   if (i >= p.n_in) return;
   uint row_off = p.row * (p.n_in / BLOCK_ELEMS * BLOCK_BYTES);
   const uint off = row_off + (i / BLOCK_ELEMS) * BLOCK_BYTES;
-  stage_block(off, 0u, false);
+  stage_block(off, 0u);
   act[p.out_off + i] = value_at(0u, i % BLOCK_ELEMS);
 }
 
@@ -147,7 +136,7 @@ void main() {
       [[unroll]] for (uint r = 0; r < ROWS; ++r) {
         const uint off =
             w_off + min(row0 + r, p.n_out - 1) * rb + (base + b) / BLOCK_ELEMS * BLOCK_BYTES;
-        stage_block(off, r, (rb & 15u) == 0u);
+        stage_block(off, r);
       }
       // Not unrolled: unrolled over a k-quant's 16 chunks and the rows, the shader took llvmpipe
       // 7-16 s to compile per specialization (2-5 s now), for about a tenth more decode speed.

@@ -9,10 +9,10 @@ const uint STAGE_ROWS = 8u;
 uint staged[STAGE_ROWS][STAGE_WORDS];
 uint staged_row = 0u;
 #define WEIGHT_WORD(i) staged[staged_row][i]
-// The weights again as 16-byte vectors, for staging blocks: a texel buffer's second view
-// (binding 4: backends::KernelSource::texel_vectors; one fetch where four word fetches are four
-// gathers on llvmpipe), or the storage buffer read as uvec4. Blocks of 16-byte multiples in rows of
-// them only (stage_block's `vectors`, the code-word products), which the view holds whole.
+// The weights again as 16-byte vectors, for the code-word products (blocks of whole 16-byte
+// vectors in rows of them, which the view holds whole): a texel buffer's second view (binding 4:
+// backends::KernelSource::texel_vectors; one fetch where four word fetches are four on llvmpipe),
+// or the storage buffer read as uvec4.
 #define WEIGHT_VECTORS 1
 #ifdef WEIGHTS_AS_TEXELS
 layout(binding = 4) uniform usamplerBuffer weight_vectors;

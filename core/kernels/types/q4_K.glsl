@@ -23,7 +23,8 @@ mat4 decode16(uint off, uint c) {
 // The matvec's code-word form (engine_matvec_blocks.glsl's BLOCK_CODE_WORDS), for blocks read as
 // 16-byte vectors from `off`: sub-block g's 32 codes in eight words (byte k of word j the code of
 // element 32g + 4j + k), its values step * code - offset (k_group_step_offset of the block's first
-// vector; where the body reads weight_vector). Sub-blocks 2p and 2p + 1 are the low and high nibbles of the 32 bytes at 16 + 32p.
+// vector; where the body reads weight_vector). Sub-blocks 2p and 2p + 1 are the low and high
+// nibbles of the 32 bytes at 16 + 32p.
 #ifdef WEIGHT_VECTORS
 #define BLOCK_CODE_WORDS 1
 void group_codes(uint off, uint g, out uvec4 first, out uvec4 second) {
