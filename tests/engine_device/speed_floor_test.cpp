@@ -6,7 +6,7 @@
 // another is compared with whichever binds there, so one floor serves every processor. The host
 // runs on one thread, as its peak and its copy do. The floors sit far below a quiet run's share
 // and above half of it, so that noise does not trip them and a path made 2x slower does. ctest
-// runs these tests alone (RUN_SERIAL).
+// runs them beside other tests (the floors were set with a spinner on every core), one at a time.
 #include <gtest/gtest.h>
 
 #include <algorithm>
