@@ -69,8 +69,8 @@ void BM_CpuDot(benchmark::State& state) {
   report(state, type, tokens, "integer SIMD");
 }
 
-// q8_0, q4_0 and mxfp4 interleaved eight rows at a time, as the loader lays them out on the cpu
-// device.
+// q8_0, q4_0, mxfp4 and q4_K interleaved eight rows at a time, as the loader lays them out on the
+// cpu device.
 void BM_CpuDotInterleaved(benchmark::State& state) {
   const TensorType type = kTypes[state.range(0)];
   const auto tokens = static_cast<size_t>(state.range(1));
@@ -81,13 +81,12 @@ void BM_CpuDotInterleaved(benchmark::State& state) {
   }
   std::vector<std::byte> laid(m.w.size());
   cpu::interleave(type, m.w.data(), kOut, kIn, laid.data());
-  const cpu::InterleavedMatrix w{type, kOut, kIn / 32,
-                                 reinterpret_cast<const uint8_t*>(laid.data())};
+  const cpu::InterleavedMatrix w(type, kOut, kIn, laid.data());
   reference::ThreadPool one(1);
   cpu::QuantizedActs acts;
   std::vector<float> out(tokens * kOut);
   for (auto _ : state) {
-    cpu::quantize_acts(cpu::ActKind::q8_0, m.x.data(), kIn, tokens, kIn, one, acts);
+    cpu::quantize_acts(*cpu::fast_kernel_acts(type), m.x.data(), kIn, tokens, kIn, one, acts);
     cpu::interleaved_rows(w, 0, kOut / cpu::kGroupRows, acts, out.data(), kOut);
     benchmark::DoNotOptimize(out.data());
   }
@@ -112,11 +111,10 @@ void BM_CpuDecodeFromMemory(benchmark::State& state) {
     std::copy_n(seed.w.data() + (r % 64) * row_bytes, row_bytes, w.data() + r * row_bytes);
   }
   cpu::interleave(type, w.data(), rows, kIn, laid.data());
-  const cpu::InterleavedMatrix m{type, rows, kIn / 32,
-                                 reinterpret_cast<const uint8_t*>(laid.data())};
+  const cpu::InterleavedMatrix m(type, rows, kIn, laid.data());
   reference::ThreadPool pool;
   cpu::QuantizedActs acts;
-  cpu::quantize_acts(cpu::ActKind::q8_0, seed.x.data(), kIn, 1, kIn, pool, acts);
+  cpu::quantize_acts(*cpu::fast_kernel_acts(type), seed.x.data(), kIn, 1, kIn, pool, acts);
   std::vector<float> out(rows);
   for (auto _ : state) {
     pool.parallel_for(rows / cpu::kGroupRows, [&](uint64_t g0, uint64_t g1) {
@@ -191,12 +189,13 @@ BENCHMARK(BM_CpuDot)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 BENCHMARK(BM_CpuDotInterleaved)
-    ->ArgsProduct({{0, 1, 4}, {1, 32}})  // q8_0, q4_0, mxfp4
+    ->ArgsProduct({{0, 1, 4, 2}, {1, 32}})  // q8_0, q4_0, mxfp4, q4_K
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 BENCHMARK(BM_CpuDecodeFromMemory)
     ->Arg(1)  // q4_0
     ->Arg(4)  // mxfp4
+    ->Arg(2)  // q4_K
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_CpuDeviceMatvec)

@@ -52,8 +52,7 @@ class FastProducts final : public reference::Products {
     for (size_t i = 0; i < ops.size(); ++i) {
       const auto& w = *ops[i].w;
       if (input_of[i] >= 0 && has_interleaved_layout(w.type) && interleaved_.count(w.data)) {
-        grouped[i] = InterleavedMatrix{w.type, w.n_out, w.n_in / 32,
-                                       reinterpret_cast<const uint8_t*>(w.data)};
+        grouped[i] = InterleavedMatrix(w.type, w.n_out, w.n_in, w.data);
       }
     }
     auto units = [&](size_t i) {

@@ -8,7 +8,7 @@ namespace gauntlet::engine::cpu {
 
 bool has_interleaved_layout(core::TensorType type) {
   return type == core::TensorType::q4_0 || type == core::TensorType::q8_0 ||
-         type == core::TensorType::mxfp4;
+         type == core::TensorType::mxfp4 || type == core::TensorType::q4_K;
 }
 
 bool interleaves(core::TensorType type, std::string_view name, uint64_t n_out,
@@ -36,7 +36,7 @@ void interleave(core::TensorType type, const std::byte* rows, uint64_t n_rows, u
                 std::byte* out) {
   const uint64_t scale = block_scale_bytes(type), codes = block_code_bytes(type);
   const uint64_t block_bytes = scale + codes, codes_at = kGroupRows * scale;
-  const uint64_t blocks = n_in / 32;
+  const uint64_t blocks = n_in / core::block_elements(type);
   const auto* src = reinterpret_cast<const uint8_t*>(rows);
   auto* dst = reinterpret_cast<uint8_t*>(out);
   for (uint64_t g = 0; g < n_rows / kGroupRows; ++g) {

@@ -1,4 +1,4 @@
-// The cpu device's kernels for q4_0, q8_0 and mxfp4 rows interleaved eight at a time
+// The cpu device's kernels for q4_0, q8_0, mxfp4 and q4_K rows interleaved eight at a time
 // (interleaved.h). Highway compiles this file once per instruction set (foreach_target.h) and picks
 // the best one at run time; the integer pair sums are dot_pairs-inl.h's.
 #include <algorithm>
@@ -176,6 +176,118 @@ struct GroupMxfp4 {
   }
 };
 
+// q4_K's sub-block sums: n chunks of unsigned codes against a token's codes four at a time
+// (its 4c..4c+3 at a + 4c), times the sub-block's scale in each row's lane. With VNNI the quads
+// go straight into 32-bit lanes and the scale multiplies them once; elsewhere the pairs stay in
+// 16 bits (at most 4 * 2 * 15 * 127) and madd applies the scale, as llama.cpp's AVX2
+// ggml_gemm_q4_K_8x8_q8_K does.
+HWY_INLINE VI32 ScaledQuads(const VU8* codes, const int8_t* a, size_t n, VI32 scale) {
+  const D8 d8;
+  const D32 d32;
+#ifdef GAUNTLET_X86_VNNI
+  VI32 sum[2] = {hn::Zero(d32), hn::Zero(d32)};  // two chains hide vpdpbusd's latency
+  for (size_t c = 0; c < n; ++c) {
+    int32_t a4;
+    std::memcpy(&a4, a + 4 * c, 4);
+    sum[c % 2] = AddQuads(sum[c % 2], codes[c], hn::BitCast(d8, hn::Set(d32, a4)));
+  }
+  return hn::Mul(hn::Add(sum[0], sum[1]), scale);
+#else
+  const D16 d16;
+  VI16 pairs = hn::Zero(d16);
+  for (size_t c = 0; c < n; ++c) {
+    int32_t a4;
+    std::memcpy(&a4, a + 4 * c, 4);
+    pairs = hn::Add(pairs, PairsU8(codes[c], hn::BitCast(d8, hn::Set(d32, a4))));
+  }
+  return Pairs16(pairs, hn::BitCast(d16, hn::Or(scale, hn::ShiftLeft<16>(scale))));
+#endif
+}
+
+// Eight interleaved q4_K rows against NT tokens (Q8_K activations), one row per 32-bit lane: per
+// block, ggml-quants.c's get_scale_min_k4 for the eight rows at once from their three packed
+// words, then each pair of sub-blocks (64 elements: the low nibbles of 32 code bytes, then their
+// high nibbles) against every token, the sub-block scales applied in integers; the minimums come
+// off through the activations' sums per 16, and the block's two f16 scales once per token.
+template <size_t NT>
+HWY_INLINE void GroupRowsQ4_K(const uint8_t* group, uint64_t nb, const Tokens& tk, float* out,
+                              uint64_t stride) {
+  constexpr uint64_t kStep = group_block_bytes(core::TensorType::q4_K);
+  // Chunks of one sub-block held at once: a whole one where 32 vector registers hold its 16.
+#ifdef GAUNTLET_X86_VNNI
+  constexpr size_t kChunks = 8;
+#else
+  constexpr size_t kChunks = 4;
+#endif
+  const DF df;
+  const D32 d32;
+  const DU8 du8;
+  const hn::RebindToUnsigned<D32> du32;
+  const hn::Rebind<uint16_t, DF> du16;
+  const hn::Rebind<hwy::float16_t, DF> dh;
+  const VU8 low = hn::Set(du8, 0x0F);
+  const auto m6 = hn::Set(du32, 0x3f3f3f3fu), m4 = hn::Set(du32, 0x0f0f0f0fu),
+             m2 = hn::Set(du32, 0x03030303u), byte = hn::Set(du32, 0xFFu);
+  VF acc[NT];
+  for (size_t t = 0; t < NT; ++t) acc[t] = hn::Zero(df);
+  for (uint64_t b = 0; b < nb; ++b, group += kStep) {
+    // Each lane's f16 pair split in two, each half widened from 16 bits (Highway 1.0.3's
+    // TruncateTo gave wrong lanes on AVX3_DL; a saturating demote of values below 2^16 is exact).
+    const VI32 scales = hn::LoadU(d32, reinterpret_cast<const int32_t*>(group));
+    const VF d = hn::PromoteTo(
+        df, hn::BitCast(dh, hn::DemoteTo(du16, hn::And(scales, hn::Set(d32, 0xFFFF)))));
+    const VF dmin = hn::PromoteTo(
+        df, hn::BitCast(dh, hn::DemoteTo(du16, hn::BitCast(d32, hn::ShiftRight<16>(
+                                                                    hn::BitCast(du32, scales))))));
+    const auto u0 = hn::LoadU(du32, reinterpret_cast<const uint32_t*>(group + 32));
+    const auto u1 = hn::LoadU(du32, reinterpret_cast<const uint32_t*>(group + 64));
+    const auto u2 = hn::LoadU(du32, reinterpret_cast<const uint32_t*>(group + 96));
+    // Sub-block k's scale is byte k % 4 of sc[k / 4], its minimum byte k % 4 of mn[k / 4].
+    const decltype(u0) sc[2] = {
+        hn::And(u0, m6),
+        hn::Or(hn::And(u2, m4), hn::ShiftLeft<4>(hn::And(hn::ShiftRight<6>(u0), m2)))};
+    const decltype(u0) mn[2] = {hn::And(u1, m6),
+                                hn::Or(hn::And(hn::ShiftRight<4>(u2), m4),
+                                       hn::ShiftLeft<4>(hn::And(hn::ShiftRight<6>(u1), m2)))};
+    auto sub = [&](const decltype(u0)* words, size_t k) {
+      return hn::BitCast(
+          d32, hn::And(hn::ShiftRightSame(words[k / 4], static_cast<int>(8 * (k % 4))), byte));
+    };
+    VI32 isum[NT], mins[NT];
+    for (size_t t = 0; t < NT; ++t) isum[t] = mins[t] = hn::Zero(d32);
+    for (size_t k = 0; k < 8; ++k) {
+      const VI32 mk = sub(mn, k);
+      for (size_t t = 0; t < NT; ++t) {
+        const int16_t* s = tk.s[t] + b * 16 + 2 * k;
+        mins[t] = hn::Add(mins[t], hn::Mul(mk, hn::Set(d32, s[0] + s[1])));
+      }
+    }
+    const uint8_t* codes = group + 128;
+    for (size_t j = 0; j < 4; ++j) {
+      const VI32 sc_lo = sub(sc, 2 * j), sc_hi = sub(sc, 2 * j + 1);
+      for (size_t c0 = 0; c0 < 8; c0 += kChunks) {
+        VU8 lo[kChunks], hi[kChunks];
+        for (size_t c = 0; c < kChunks; ++c) {
+          const VU8 x = hn::LoadU(du8, codes + 32 * (8 * j + c0 + c));
+          lo[c] = hn::And(x, low);
+          hi[c] = hn::And(hn::BitCast(du8, hn::ShiftRight<4>(hn::BitCast(du32, x))), low);
+        }
+        for (size_t t = 0; t < NT; ++t) {
+          const int8_t* a = tk.q[t] + b * 256 + 64 * j + 4 * c0;
+          isum[t] = hn::Add(isum[t], hn::Add(ScaledQuads(lo, a, kChunks, sc_lo),
+                                             ScaledQuads(hi, a + 32, kChunks, sc_hi)));
+        }
+      }
+    }
+    for (size_t t = 0; t < NT; ++t) {
+      const VF da = hn::Set(df, tk.d[t][b]);
+      acc[t] = hn::MulAdd(hn::ConvertTo(df, isum[t]), hn::Mul(d, da), acc[t]);
+      acc[t] = hn::NegMulAdd(hn::ConvertTo(df, mins[t]), hn::Mul(dmin, da), acc[t]);
+    }
+  }
+  for (size_t t = 0; t < NT; ++t) hn::StoreU(acc[t], df, out + t * stride);
+}
+
 // One group of an interleaved matrix against up to four tokens.
 template <size_t NT>
 HWY_INLINE void Group(const InterleavedMatrix& m, uint64_t g, const Tokens& tk, float* out,
@@ -185,6 +297,8 @@ HWY_INLINE void Group(const InterleavedMatrix& m, uint64_t g, const Tokens& tk, 
       return GroupRows<GroupQ8_0, NT>(m.group(g), m.blocks, tk, out, stride);
     case core::TensorType::mxfp4:
       return GroupRows<GroupMxfp4, NT>(m.group(g), m.blocks, tk, out, stride);
+    case core::TensorType::q4_K:
+      return GroupRowsQ4_K<NT>(m.group(g), m.blocks, tk, out, stride);
     default:
       return GroupRows<GroupQ4_0, NT>(m.group(g), m.blocks, tk, out, stride);
   }

@@ -267,9 +267,9 @@ INSTANTIATE_TEST_SUITE_P(
                       TensorType::q2_0, TensorType::tq1_0, TensorType::tq2_0),
     [](const auto& info) { return std::string(model::to_string(info.param)); });
 
-// q4_0, q8_0 and mxfp4 rows interleaved eight at a time (interleaved.h): the same sums as the rows
-// decoded, groups split as two threads take them, and a token alone gives its place in a tile bit
-// for bit.
+// q4_0, q8_0, mxfp4 and q4_K rows interleaved eight at a time (interleaved.h): the same sums as the
+// rows decoded, groups split as two threads take them, and a token alone gives its place in a tile
+// bit for bit.
 class CpuInterleaved : public ::testing::TestWithParam<TensorType> {};
 
 void expect_interleaved_equals_decoded(TensorType type) {
@@ -302,15 +302,16 @@ void expect_interleaved_equals_decoded(TensorType type) {
   EXPECT_FALSE(cpu::interleaves(type, "blk.3.ffn_up.weight", rows + 4, 1));  // not whole groups
   EXPECT_FALSE(cpu::interleaves(type, "blk.3.ffn_up_exps.weight", rows, 4));
   EXPECT_FALSE(cpu::interleaves(type, "token_embd.weight", rows, 1));
-  EXPECT_FALSE(cpu::interleaves(TensorType::q4_K, "blk.3.ffn_up.weight", rows, 1));
+  EXPECT_FALSE(cpu::interleaves(TensorType::q6_K, "blk.3.ffn_up.weight", rows, 1));
   std::vector<std::byte> laid(w.size());
   cpu::interleave(type, w.data(), rows, n, laid.data());
-  const cpu::InterleavedMatrix m{type, rows, n / 32, reinterpret_cast<const uint8_t*>(laid.data())};
+  const cpu::InterleavedMatrix m(type, rows, n, laid.data());
+  const cpu::ActKind kind = *cpu::fast_kernel_acts(type);
   const auto x = random_floats(tokens * n, 5);
   reference::ThreadPool pool(2);
   cpu::QuantizedActs q, one;
-  cpu::quantize_acts(cpu::ActKind::q8_0, x.data(), n, tokens, n, pool, q);
-  cpu::quantize_acts(cpu::ActKind::q8_0, x.data() + n, n, 1, n, pool, one);  // token 1
+  cpu::quantize_acts(kind, x.data(), n, tokens, n, pool, q);
+  cpu::quantize_acts(kind, x.data() + n, n, 1, n, pool, one);  // token 1
   std::vector<float> out(tokens * rows, -1.0f), single(rows, -1.0f);
   cpu::interleaved_rows(m, 0, 1, q, out.data(), rows);
   cpu::interleaved_rows(m, 1, 2, q, out.data(), rows);
@@ -360,7 +361,7 @@ TEST(CpuTargets, EveryTargetThisProcessorRunsGivesTheDecodedSums) {
                                   TensorType::q4_K, TensorType::q6_K}) {
       SCOPED_TRACE(model::to_string(type));
       expect_kernel_equals_decoded(type);
-      if (cpu::interleaved_kernels() && type != TensorType::q4_K && type != TensorType::q6_K) {
+      if (cpu::interleaved_kernels() && cpu::has_interleaved_layout(type)) {
         expect_interleaved_equals_decoded(type);
       }
     }
@@ -374,7 +375,8 @@ TEST(CpuTargets, EveryTargetThisProcessorRunsGivesTheDecodedSums) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, CpuInterleaved,
-                         ::testing::Values(TensorType::q4_0, TensorType::q8_0, TensorType::mxfp4),
+                         ::testing::Values(TensorType::q4_0, TensorType::q8_0, TensorType::mxfp4,
+                                           TensorType::q4_K),
                          [](const auto& info) {
                            return std::string(model::to_string(info.param));
                          });
@@ -527,8 +529,8 @@ TEST(CpuDevice, IsAddressedListedAndDecodesWithTheFastProducts) {
 
   auto shape = model::preset_shape("test-gqa").value();
   auto path = test::temp_path("cpudev.gguf");
-  // Q4_K_M: no matrix interleaved (interleaved.h), so the same sums in the same order.
-  ASSERT_TRUE(model::write_synthetic_model(shape, FileType::q4_K_M, 3, path, true).is_ok());
+  // Q6_K: no matrix interleaved (interleaved.h), so the same sums in the same order.
+  ASSERT_TRUE(model::write_synthetic_model(shape, FileType::q6_K, 3, path, true).is_ok());
   auto file = model::GgufFile::open(path).value();
   auto loaded = loader::load_to_device(*file, **device, {4096});
   ASSERT_TRUE(loaded.is_ok()) << loaded.error().describe();
@@ -538,9 +540,9 @@ TEST(CpuDevice, IsAddressedListedAndDecodesWithTheFastProducts) {
   std::filesystem::remove(path);
 }
 
-// On the cpu device the loader lays the q4_0 and q8_0 projections out interleaved (as llama.cpp
-// repacks q4_0): the embedding table keeps the file's layout, the exact products refuse the
-// model, and the fast ones give the in-memory decoder's logits to float rounding.
+// On the cpu device the loader lays the q4_0, q8_0 and q4_K projections out interleaved (as
+// llama.cpp repacks q4_0 and q4_K): the embedding table keeps the file's layout, the exact products
+// refuse the model, and the fast ones give the in-memory decoder's logits to float rounding.
 class CpuDeviceInterleaved : public ::testing::TestWithParam<FileType> {};
 
 TEST_P(CpuDeviceInterleaved, LoadsAndDecodesAsTheFileLayout) {
@@ -563,7 +565,8 @@ TEST_P(CpuDeviceInterleaved, LoadsAndDecodesAsTheFileLayout) {
     if (t.interleaved) interleaved.insert(t.info.name);
   }
   EXPECT_TRUE(interleaved.count("blk.0.attn_q.weight"));
-  EXPECT_TRUE(interleaved.count("blk.1.ffn_down.weight"));
+  // Q4_K_M's ffn_down of the first layers is q6_K, which keeps the file's layout.
+  EXPECT_EQ(interleaved.count("blk.1.ffn_down.weight"), GetParam() == FileType::q4_K_M ? 0u : 1u);
   EXPECT_FALSE(interleaved.count("token_embd.weight"));
   reference::DecodeOptions exact{2, planner::KvPrecision::f32, 16};
   EXPECT_FALSE(HostDeviceDecoder::create(**device, *loaded, exact).is_ok());
@@ -583,7 +586,8 @@ TEST_P(CpuDeviceInterleaved, LoadsAndDecodesAsTheFileLayout) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, CpuDeviceInterleaved,
-                         ::testing::Values(FileType::q4_0, FileType::q8_0), [](const auto& info) {
+                         ::testing::Values(FileType::q4_0, FileType::q8_0, FileType::q4_K_M),
+                         [](const auto& info) {
                            return std::string(model::to_string(info.param));
                          });
 
