@@ -353,12 +353,95 @@ HWY_INLINE void GroupPairQ4_0(const InterleavedMatrix& m, uint64_t g, const Toke
 }
 #endif
 
+#ifdef GAUNTLET_X86_VNNI
+// q4_K on AVX-512 VNNI: two groups (16 rows) at once in 512-bit vectors, as GroupPairQ4_0 takes
+// q4_0 (llama.cpp's AVX-512 ggml_gemm_q4_K_8x8_q8_K also takes 16 rows a step). Each lane's
+// arithmetic is GroupRowsQ4_K's: the same integer sums, the same float steps.
+template <size_t NT>
+HWY_INLINE void GroupPairQ4_K(const InterleavedMatrix& m, uint64_t g, const Tokens& tk, float* out,
+                              uint64_t stride) {
+  constexpr uint64_t kStep = group_block_bytes(core::TensorType::q4_K);
+  const uint8_t* a = m.group(g);
+  const uint8_t* b = m.group(g + 1);
+  // Group g's 32 bytes at `offset` in the low half, g + 1's in the high one.
+  auto both = [&](uint64_t offset) {
+    return _mm512_inserti64x4(
+        _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + offset))),
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + offset)), 1);
+  };
+  const __m512i low = _mm512_set1_epi8(0x0F), m6 = _mm512_set1_epi32(0x3f3f3f3f),
+                m4 = _mm512_set1_epi32(0x0f0f0f0f), m2 = _mm512_set1_epi32(0x03030303),
+                byte = _mm512_set1_epi32(0xFF), half = _mm512_set1_epi32(0xFFFF);
+  __m512 acc[NT];
+  for (size_t t = 0; t < NT; ++t) acc[t] = _mm512_setzero_ps();
+  for (uint64_t blk = 0; blk < m.blocks; ++blk, a += kStep, b += kStep) {
+    const __m512i scales = both(0);
+    const __m512 d = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_and_si512(scales, half)));
+    const __m512 dmin = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32(scales, 16)));
+    const __m512i u0 = both(32), u1 = both(64), u2 = both(96);
+    const __m512i sc[2] = {
+        _mm512_and_si512(u0, m6),
+        _mm512_or_si512(_mm512_and_si512(u2, m4),
+                        _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(u0, 6), m2), 4))};
+    const __m512i mn[2] = {
+        _mm512_and_si512(u1, m6),
+        _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(u2, 4), m4),
+                        _mm512_slli_epi32(_mm512_and_si512(_mm512_srli_epi32(u1, 6), m2), 4))};
+    auto sub = [&](const __m512i* words, size_t k) {
+      return _mm512_and_si512(
+          _mm512_srl_epi32(words[k / 4], _mm_cvtsi32_si128(static_cast<int>(8 * (k % 4)))), byte);
+    };
+    __m512i isum[NT], mins[NT];
+    for (size_t t = 0; t < NT; ++t) isum[t] = mins[t] = _mm512_setzero_si512();
+    for (size_t k = 0; k < 8; ++k) {
+      const __m512i mk = sub(mn, k);
+      for (size_t t = 0; t < NT; ++t) {
+        const int16_t* s = tk.s[t] + blk * 16 + 2 * k;
+        mins[t] = _mm512_add_epi32(mins[t], _mm512_mullo_epi32(mk, _mm512_set1_epi32(s[0] + s[1])));
+      }
+    }
+    for (size_t j = 0; j < 4; ++j) {
+      const __m512i sc_lo = sub(sc, 2 * j), sc_hi = sub(sc, 2 * j + 1);
+      __m512i lo[8], hi[8];
+      for (size_t c = 0; c < 8; ++c) {
+        const __m512i x = both(128 + 32 * (8 * j + c));
+        lo[c] = _mm512_and_si512(x, low);
+        hi[c] = _mm512_and_si512(_mm512_srli_epi32(x, 4), low);
+      }
+      for (size_t t = 0; t < NT; ++t) {
+        const int8_t* q = tk.q[t] + blk * 256 + 64 * j;
+        __m512i sum_lo[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+        __m512i sum_hi[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+        for (size_t c = 0; c < 8; ++c) {
+          int32_t q_lo, q_hi;
+          std::memcpy(&q_lo, q + 4 * c, 4);
+          std::memcpy(&q_hi, q + 32 + 4 * c, 4);
+          sum_lo[c % 2] = DpbusdEvex(sum_lo[c % 2], lo[c], _mm512_set1_epi32(q_lo));
+          sum_hi[c % 2] = DpbusdEvex(sum_hi[c % 2], hi[c], _mm512_set1_epi32(q_hi));
+        }
+        isum[t] = _mm512_add_epi32(
+            isum[t],
+            _mm512_add_epi32(_mm512_mullo_epi32(_mm512_add_epi32(sum_lo[0], sum_lo[1]), sc_lo),
+                             _mm512_mullo_epi32(_mm512_add_epi32(sum_hi[0], sum_hi[1]), sc_hi)));
+      }
+    }
+    for (size_t t = 0; t < NT; ++t) {
+      const __m512 da = _mm512_set1_ps(tk.d[t][blk]);
+      acc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[t]), _mm512_mul_ps(d, da), acc[t]);
+      acc[t] = _mm512_fnmadd_ps(_mm512_cvtepi32_ps(mins[t]), _mm512_mul_ps(dmin, da), acc[t]);
+    }
+  }
+  for (size_t t = 0; t < NT; ++t) _mm512_storeu_ps(out + t * stride, acc[t]);
+}
+#endif
+
 // One group of an interleaved matrix (two where the kernel takes pairs: `pair`) against up to four
 // tokens.
 template <size_t NT>
 HWY_INLINE void Groups(const InterleavedMatrix& m, uint64_t g, bool pair, const Tokens& tk,
                        float* out, uint64_t stride) {
 #ifdef GAUNTLET_X86_VNNI
+  if (pair && m.type == core::TensorType::q4_K) return GroupPairQ4_K<NT>(m, g, tk, out, stride);
   if (pair) return GroupPairQ4_0<NT>(m, g, tk, out, stride);
 #else
   (void)pair;
@@ -366,11 +449,12 @@ HWY_INLINE void Groups(const InterleavedMatrix& m, uint64_t g, bool pair, const 
   Group<NT>(m, g, tk, out, stride);
 }
 
-// Whether groups are taken two at a time: q4_0 on AVX-512 VNNI, for a pass of several tokens (a
-// decode's one token went 20% slower through pairs here: two weight streams for one token).
+// Whether groups are taken two at a time: q4_0 and q4_K on AVX-512 VNNI, for a pass of several
+// tokens (a decode's one token went 20% slower through q4_0's pairs here: two weight streams for
+// one token).
 HWY_INLINE bool TakesGroupPairs(const InterleavedMatrix& m, size_t tokens) {
 #ifdef GAUNTLET_X86_VNNI
-  return m.type == core::TensorType::q4_0 && tokens > 1;
+  return (m.type == core::TensorType::q4_0 || m.type == core::TensorType::q4_K) && tokens > 1;
 #else
   (void)m, (void)tokens;
   return false;
