@@ -65,9 +65,7 @@ struct RunFlags {
   bool resume = false;
   bool quiet = false;
   bool verbose = false;
-  int n_gpu_layers = -1;
-  std::vector<double> tensor_split;
-  ExpertFlags experts;
+  LayerFlags layers;
   KvCacheFlags kv_cache;
   std::string draft;
   std::string projector;
@@ -145,16 +143,12 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                    "speed cold and steady, the decline, the hottest temperature and what the "
                    "machine's signals saw (--level soak: 300)")
       ->check(CLI::Range(5.0, 86400.0));
-  command->add_option("--n-gpu-layers", flags->n_gpu_layers,
-                      "-ngl: the placed profiles' layer slots on each device, the rest on the "
-                      "host (default: the fit answer's for a format that does not fit whole, "
-                      "else half)");
-  command
-      ->add_option("--tensor-split", flags->tensor_split,
-                   "-ts: the placed profiles share the offloaded slots between the selected "
-                   "OpenCL/Vulkan devices by these shares, e.g. 1,1")
-      ->delimiter(',');
-  add_expert_flags(*command, flags->experts);
+  add_layer_flags(*command, flags->layers,
+                  "-ngl: the placed profiles' layer slots on each device, the rest on the "
+                  "host (default: the fit answer's for a format that does not fit whole, "
+                  "else half)",
+                  "-ts: the placed profiles share the offloaded slots between the selected "
+                  "OpenCL/Vulkan devices by these shares, e.g. 1,1");
   add_kv_cache_flags(*command, flags->kv_cache);
   command->add_flag("--resume", flags->resume,
                     "continue an interrupted run from the journal beside --out");
@@ -173,10 +167,7 @@ void add_run_command(CLI::App& app, CommandContext& context) {
     config.model_path = flags->model;
     config.shape = flags->shape;
     config.simulate = resolve_simulate(flags->simulate);
-    config.n_gpu_layers = flags->n_gpu_layers;
-    config.tensor_split = flags->tensor_split;
-    config.n_cpu_moe = flags->experts.expert_layers();
-    config.override_tensors = flags->experts.override_tensors;
+    config.placement = flags->layers.request();
     config.resume = flags->resume;
     auto cache = fit_cache(flags->kv_cache);
     if (!cache) {

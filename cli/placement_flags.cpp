@@ -11,17 +11,17 @@ void add_placement_flags(CLI::App& command, PlacementFlags& flags) {
   command.add_option("--device", flags.devices,
                      "host, cpu, opencl:N or vulkan:N, or a comma list of devices that share the "
                      "layers (default host)");
-  command.add_option("--n-gpu-layers", flags.n_gpu_layers,
-                     "-ngl: the last N layer slots (the output layer counts as one) on the "
-                     "devices, the rest on the host, as llama.cpp places them (default: all)");
-  command
-      .add_option("--tensor-split", flags.tensor_split,
-                  "-ts: each device's share of the offloaded layers, e.g. 3,1 (default even)")
-      ->delimiter(',');
-  add_expert_flags(command, flags.experts);
+  add_layer_flags(command, flags.layers,
+                  "-ngl: the last N layer slots (the output layer counts as one) on the "
+                  "devices, the rest on the host, as llama.cpp places them (default: all)",
+                  "-ts: each device's share of the offloaded layers, e.g. 3,1 (default even)");
 }
 
-void add_expert_flags(CLI::App& command, ExpertFlags& flags) {
+void add_layer_flags(CLI::App& command, LayerFlags& layers, const std::string& ngl_help,
+                     const std::string& split_help) {
+  command.add_option("--n-gpu-layers", layers.n_gpu_layers, ngl_help);
+  command.add_option("--tensor-split", layers.tensor_split, split_help)->delimiter(',');
+  ExpertFlags& flags = layers.experts;
   command.add_flag("--cpu-moe", flags.cpu_moe,
                    "every layer's routed experts in host memory, run there (a mixture of experts)");
   command.add_option("--n-cpu-moe", flags.n_cpu_moe,

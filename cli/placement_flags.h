@@ -25,8 +25,8 @@ struct ExpertFlags {
   uint32_t expert_layers() const { return cpu_moe ? UINT32_MAX : n_cpu_moe; }
 };
 
-struct PlacementFlags {
-  std::string devices = "host";
+// -ngl, -ts and the expert flags: what the user asks of a placement (engine::PlacementRequest).
+struct LayerFlags {
   int n_gpu_layers = -1;
   std::vector<double> tensor_split;
   ExpertFlags experts;
@@ -35,11 +35,19 @@ struct PlacementFlags {
   }
 };
 
-// --device, -ngl/--n-gpu-layers, -ts/--tensor-split, --cpu-moe, --n-cpu-moe and
-// -ot/--override-tensor.
+struct PlacementFlags {
+  std::string devices = "host";
+  LayerFlags layers;
+  engine::PlacementRequest request() const { return layers.request(); }
+};
+
+// --device, then add_layer_flags with decode's and bench's meanings of -ngl and -ts.
 void add_placement_flags(CLI::App& command, PlacementFlags& flags);
-// --cpu-moe, --n-cpu-moe and -ot/--override-tensor alone (run takes its -ngl/-ts on its own).
-void add_expert_flags(CLI::App& command, ExpertFlags& flags);
+// -ngl/--n-gpu-layers and -ts/--tensor-split with the command's own help (run places its checked
+// profiles by them; decode and bench the one decoder), then --cpu-moe, --n-cpu-moe and
+// -ot/--override-tensor.
+void add_layer_flags(CLI::App& command, LayerFlags& flags, const std::string& ngl_help,
+                     const std::string& split_help);
 
 // Rewrites llama.cpp's -ngl, -ts, -ub and -ot into --n-gpu-layers, --tensor-split,
 // --ubatch-size and --override-tensor (CLI11 takes one letter after a single dash).

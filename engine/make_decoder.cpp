@@ -83,7 +83,7 @@ core::Result<PlacedDevices> place(const model::ModelShape& shape, const Placemen
     return core::make_error(core::ErrorKind::invalid_argument, "no device to place the model on");
   }
   PlacedDevices out;
-  if (devices.size() == 1 && request.n_gpu_layers < 0 && request.tensor_split.empty()) {
+  if (devices.size() == 1 && !request.splits_layers()) {
     out.placement = placement::whole(shape.n_layer, devices[0]->name());
   } else {
     placement::GpuLayers ask{request.n_gpu_layers, {}, request.tensor_split, placement::kHost};

@@ -29,16 +29,7 @@ core::Result<std::unique_ptr<Decoder>> make_decoder(backends::Device& device,
                                                     const loader::DeviceModel& model,
                                                     const DecoderSettings& options);
 
-// What -ngl and -ts ask for (placement::from_gpu_layers).
-struct PlacementRequest {
-  int n_gpu_layers = -1;  // -1: every layer slot on the devices
-  std::vector<double> tensor_split;
-  // Experts in host memory (placement/expert_placement.h): --n-cpu-moe N's first N layers
-  // (--cpu-moe: every layer), then each -ot REGEX=DEVICE rule in order.
-  uint32_t n_cpu_moe = 0;
-  std::vector<std::string> override_tensors;
-  bool places_experts() const { return n_cpu_moe > 0 || !override_tensors.empty(); }
-};
+using placement::PlacementRequest;
 
 // The placement of a model on `devices` (the --device list) with the host holding what is not
 // offloaded; one device without -ngl and without expert placement is that device whole. With it,

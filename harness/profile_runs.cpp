@@ -11,7 +11,6 @@
 #include "core/isolate.h"
 #include "engine/decode.h"
 #include "engine/device/profile_check.h"
-#include "engine/host_decoder.h"
 #include "engine/loader/loader.h"
 #include "engine/make_decoder.h"
 #include "engine/model/gguf.h"
@@ -90,9 +89,9 @@ core::Json host_pass(const core::DeviceInfo& device, const std::filesystem::path
   auto loaded = engine::loader::load_to_device(**model, opened, {});
   if (!loaded) return {{"error", loaded.error().describe()}};
   const auto& c = setup.config;
-  auto decoder = engine::HostDeviceDecoder::create(
+  auto decoder = engine::make_decoder(
       opened, *loaded,
-      {{.kv = c.kv, .context = c.context, .micro_batch = c.micro_batch, .sequences = c.sequences}});
+      {.kv = c.kv, .context = c.context, .micro_batch = c.micro_batch, .sequences = c.sequences});
   if (!decoder) return {{"error", decoder.error().describe()}};
   const uint32_t n_vocab = loaded->shape.n_vocab;
   auto pp = engine::time_prompt(**decoder, n_vocab, pass_prompt(setup));
@@ -125,7 +124,10 @@ core::Json cpu_check(const engine::model::GgufFile& model, const DecodeSetup& se
   const uint32_t context =
       c.context != 0 ? c.context : std::min(loaded->shape.context, prompt + steps);
   auto decoder = engine::make_decoder(opened, *loaded,
-                                      {0, c.kv, context, pass ? c.micro_batch : 1, c.sequences});
+                                      {.kv = c.kv,
+                                       .context = context,
+                                       .micro_batch = pass ? c.micro_batch : 1,
+                                       .sequences = c.sequences});
   if (!decoder) return {{"error", decoder.error().describe()}};
   engine::device::PassSpec spec{c.kv,        c.compute, context, pass ? c.micro_batch : 1,
                                 c.sequences, prompt,    steps,   true};

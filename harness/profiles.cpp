@@ -223,16 +223,16 @@ std::optional<engine::placement::Placement> placed_profile_placement(
     const engine::model::ModelShape& shape, const std::string& device,
     engine::model::FileType format, const PlacedRequest& request) {
   int ngl = static_cast<int>(shape.n_layer + 1 - shape.n_layer / 2);
-  if (request.n_gpu_layers >= 0) {
-    ngl = request.n_gpu_layers;
+  if (request.user.n_gpu_layers >= 0) {
+    ngl = request.user.n_gpu_layers;
   } else if (auto it = request.fit_slots.find(format); it != request.fit_slots.end()) {
     ngl = static_cast<int>(it->second);
   }
   std::vector<std::string> gpus{device};
-  if (!request.tensor_split.empty()) gpus = request.gpus;
+  if (!request.user.tensor_split.empty()) gpus = request.gpus;
   if (std::find(gpus.begin(), gpus.end(), device) == gpus.end()) return std::nullopt;
   auto p = engine::placement::from_gpu_layers(
-      shape.n_layer, {ngl, gpus, request.tensor_split, engine::placement::kHost});
+      shape.n_layer, {ngl, gpus, request.user.tensor_split, engine::placement::kHost});
   // gauntlet's split keeps a shared-KV layer (gemma4) on the device of the layer whose cache it
   // reads: a split of its own choosing moves more slots to the devices until it does (a -ngl the
   // user gave is run as given, and refused by name where it parts them).
@@ -242,10 +242,10 @@ std::optional<engine::placement::Placement> placed_profile_placement(
     }
     return false;
   };
-  while (p && request.n_gpu_layers < 0 && parts_shared_kv(*p) &&
+  while (p && request.user.n_gpu_layers < 0 && parts_shared_kv(*p) &&
          ngl < static_cast<int>(shape.n_layer) + 1) {
     p = engine::placement::from_gpu_layers(
-        shape.n_layer, {++ngl, gpus, request.tensor_split, engine::placement::kHost});
+        shape.n_layer, {++ngl, gpus, request.user.tensor_split, engine::placement::kHost});
   }
   if (!p || (p->whole() && gpus.size() == 1)) return std::nullopt;
   const auto per_device = p->slots_per_device();
@@ -273,16 +273,16 @@ core::Result<std::vector<engine::placement::Placement>> expert_profile_placement
     out.push_back(std::move(p));
     return {};
   };
-  if (request.n_cpu_moe > 0 || !request.override_tensors.empty()) {
+  if (request.user.places_experts()) {
     auto p = whole_on_device();
-    if (request.n_cpu_moe > 0) {
-      if (auto s = engine::placement::experts_on_host(p, shape,
-                                                      std::min(request.n_cpu_moe, shape.n_layer));
+    if (request.user.n_cpu_moe > 0) {
+      if (auto s = engine::placement::experts_on_host(
+              p, shape, std::min(request.user.n_cpu_moe, shape.n_layer));
           !s) {
         return s.error();
       }
     }
-    for (const auto& rule : request.override_tensors) {
+    for (const auto& rule : request.user.override_tensors) {
       if (auto s = engine::placement::override_tensors(p, shape, rule); !s) return s.error();
     }
     out.push_back(std::move(p));

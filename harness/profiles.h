@@ -64,14 +64,10 @@ std::vector<PassShape> planned_passes(core::Level level, const engine::model::Mo
 // How the placed profiles are placed: the user's -ngl and -ts, and the layer slots the fit
 // answer gives a format that does not fit whole.
 struct PlacedRequest {
-  int n_gpu_layers = -1;
-  std::vector<double> tensor_split;
+  engine::placement::PlacementRequest user;  // -ngl, -ts, --cpu-moe, --n-cpu-moe, -ot
   std::vector<std::string> gpus;  // with -ts: the selected OpenCL and Vulkan devices, in order
   std::map<engine::model::FileType, uint32_t> fit_slots;
-  // A mixture's experts: --cpu-moe (UINT32_MAX) or --n-cpu-moe N, -ot rules, and the layers
-  // whose experts each format's fit answer puts on the host.
-  uint32_t n_cpu_moe = 0;
-  std::vector<std::string> override_tensors;
+  // For a mixture: the layers whose experts each format's fit answer puts on the host.
   std::map<engine::model::FileType, uint32_t> fit_expert_layers;
 };
 

@@ -115,10 +115,7 @@ namespace {
 PlacedRequest placed_request(const RunConfig& config, const probes::Selection& selection,
                              const std::vector<reports::FitAnswer>& fit) {
   PlacedRequest r;
-  r.n_gpu_layers = config.n_gpu_layers;
-  r.tensor_split = config.tensor_split;
-  r.n_cpu_moe = config.n_cpu_moe;
-  r.override_tensors = config.override_tensors;
+  r.user = config.placement;
   for (const auto& id : selection.devices) {
     if (id.api == core::Api::opencl || id.api == core::Api::vulkan)
       r.gpus.push_back(id.to_string());
@@ -256,15 +253,16 @@ core::Result<RunOutcome> run(const RunConfig& config) {
   if (!selection) return selection.error();
   // -ngl and -ts are checked against the selected devices before any device is touched: a split
   // whose shares do not match the devices is a usage error, not a run without placed profiles.
-  if (config.n_gpu_layers != -1 || !config.tensor_split.empty()) {
+  if (config.placement.splits_layers()) {
     const PlacedRequest request = placed_request(config, *selection, {});
     auto checked = engine::placement::from_gpu_layers(
-        1, {config.n_gpu_layers, request.gpus, config.tensor_split, engine::placement::kHost});
+        1, {config.placement.n_gpu_layers, request.gpus, config.placement.tensor_split,
+            engine::placement::kHost});
     if (!checked) return checked.error();
   }
   // So are --cpu-moe, --n-cpu-moe and -ot: on a dense model, or with a rule that moves nothing
   // or something other than expert stacks, they are usage errors.
-  if (config.n_cpu_moe > 0 || !config.override_tensors.empty()) {
+  if (config.placement.places_experts()) {
     const PlacedRequest request = placed_request(config, *selection, {});
     if (!models->shape.moe()) {
       return core::make_error(core::ErrorKind::invalid_argument,

@@ -25,16 +25,13 @@ struct RunConfig {
   std::string shape;                 // a preset name; empty: the built-in quick model
   std::string simulate;              // a clamp file or preset; empty: none
   bool resume = false;
-  // llama.cpp's -ngl and -ts for the placed profiles: -1 lets a format that does not fit whole
-  // take its fit answer's layer slots, and one that does take half of the layers on the host.
-  // -ts shares the offloaded slots between the selected OpenCL/Vulkan devices, in their order.
-  int n_gpu_layers = -1;
-  std::vector<double> tensor_split;
-  // For a mixture of experts, llama.cpp's --cpu-moe (UINT32_MAX), --n-cpu-moe N and -ot: the
-  // expert placement the expert-placed profiles check. Unset (0, none): all experts on the host,
-  // and the first N on the host (N from the fit answer, else half of the layers).
-  uint32_t n_cpu_moe = 0;
-  std::vector<std::string> override_tensors;
+  // llama.cpp's -ngl, -ts, --cpu-moe (n_cpu_moe UINT32_MAX), --n-cpu-moe and -ot for the placed
+  // and expert-placed profiles. Unasked, -ngl lets a format that does not fit whole take its fit
+  // answer's layer slots, and one that does take half of the layers on the host; -ts shares the
+  // offloaded slots between the selected OpenCL/Vulkan devices, in their order; unasked expert
+  // flags check all experts on the host, and the first N on the host (N from the fit answer, else
+  // half of the layers).
+  engine::placement::PlacementRequest placement;
   // The KV cache the fit answer counts (-ctk, -ctv, -fa). The profiles check f32, f16 and this
   // cache when it is quantized (else q8_0), through flash attention.
   FitCache fit_cache;

@@ -65,4 +65,17 @@ struct GpuLayers {
 // negative share or all zero, a device named twice, a negative ngl other than -1, no GPU.
 core::Result<Placement> from_gpu_layers(uint32_t n_layer, const GpuLayers& request);
 
+// What the user's llama.cpp flags ask of a placement, as every command takes them from the
+// command line: -ngl and -ts (from_gpu_layers), and where a mixture's routed experts go
+// (expert_placement.h): --n-cpu-moe N's first N layers (--cpu-moe: every layer), then each
+// -ot REGEX=DEVICE rule in order.
+struct PlacementRequest {
+  int n_gpu_layers = -1;  // -1: not asked (decode and bench: every layer slot on the devices)
+  std::vector<double> tensor_split;
+  uint32_t n_cpu_moe = 0;
+  std::vector<std::string> override_tensors;
+  bool splits_layers() const { return n_gpu_layers != -1 || !tensor_split.empty(); }
+  bool places_experts() const { return n_cpu_moe > 0 || !override_tensors.empty(); }
+};
+
 }  // namespace gauntlet::engine::placement

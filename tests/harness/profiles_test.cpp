@@ -174,7 +174,7 @@ TEST(PlacedProfiles, AGemma4SplitKeepsSharedKvLayersWithTheirSource) {
   for (uint32_t slot = 1; slot <= 6; ++slot)
     EXPECT_EQ(p->devices[p->slot_device[slot]], "opencl:0");
   PlacedRequest asked;
-  asked.n_gpu_layers = 4;
+  asked.user.n_gpu_layers = 4;
   p = placed_profile_placement(*shape, "opencl:0", engine::model::FileType::q8_0, asked);
   ASSERT_TRUE(p.has_value());
   EXPECT_EQ(p->label, "ngl=4");
