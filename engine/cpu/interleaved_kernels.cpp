@@ -179,7 +179,7 @@ struct GroupMxfp4 {
 // q4_K's sub-block sums: n chunks of unsigned codes against a token's codes four at a time
 // (its 4c..4c+3 at a + 4c), times the sub-block's scale in each row's lane. With VNNI the quads
 // go straight into 32-bit lanes and the scale multiplies them once; elsewhere the pairs stay in
-// 16 bits (at most 4 * 2 * 15 * 127) and madd applies the scale, as llama.cpp's AVX2
+// 16 bits (at most 4 * 2 * 15 * 128) and madd applies the scale, as llama.cpp's AVX2
 // ggml_gemm_q4_K_8x8_q8_K does.
 HWY_INLINE VI32 ScaledQuads(const VU8* codes, const int8_t* a, size_t n, VI32 scale) {
   const D8 d8;

@@ -534,6 +534,7 @@ TEST(CpuDevice, IsAddressedListedAndDecodesWithTheFastProducts) {
   auto file = model::GgufFile::open(path).value();
   auto loaded = loader::load_to_device(*file, **device, {4096});
   ASSERT_TRUE(loaded.is_ok()) << loaded.error().describe();
+  for (const auto& t : loaded->tensors) EXPECT_FALSE(t.interleaved) << t.info.name;
   const auto steps = cpu_beside_in_memory(**device, *loaded, *file);
   EXPECT_EQ(steps.size(), 3u);
   for (const auto& [a, b] : steps) EXPECT_EQ(a, b);
