@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/host/host_device.h"
 #include "cli/commands.h"
 #include "cli/data_files.h"
 #include "cli/huge_pages.h"
@@ -28,6 +29,12 @@ int main(int argc, char** argv) {
   if (!options) {
     std::cerr << "gauntlet: " << options.error().describe() << "\n";
     return cli::kExitUsage;
+  }
+  if (!options->cpu_target.empty()) {
+    if (auto capped = backends::host::cap_simd_target(options->cpu_target); !capped) {
+      std::cerr << "gauntlet: " << capped.error().describe() << "\n";
+      return cli::kExitUsage;
+    }
   }
   cli::CommandContext context{*options};
   cli::add_list_command(app, context);

@@ -125,6 +125,10 @@ Result<Options> Options::from_environment() {
     options.vulkan_force_staging = true;
     options.sources["vulkan_force_staging"] = "environment GAUNTLET_VK_FORCE_STAGING";
   }
+  if (auto target = env("GAUNTLET_CPU_TARGET"); target && !target->empty()) {
+    options.cpu_target = *target;
+    options.sources["cpu_target"] = "environment GAUNTLET_CPU_TARGET";
+  }
   return options;
 }
 

@@ -45,6 +45,10 @@ struct Options {
   // Move all Vulkan data through host-visible staging buffers even where device memory is
   // host-visible, as on discrete GPUs (GAUNTLET_VK_FORCE_STAGING=1).
   bool vulkan_force_staging = false;
+  // The best instruction set the cpu device may use, as Highway names it ("AVX2", "AVX3", ...;
+  // GAUNTLET_CPU_TARGET); empty: the best this processor has. It shows on a newer processor what
+  // an older one of a fleet would measure.
+  std::string cpu_target;
   // Print each OpenCL kernel's build log on stderr even when the build succeeds (run --verbose);
   // otherwise a log is shown only in a failed build's error.
   bool show_build_logs = false;

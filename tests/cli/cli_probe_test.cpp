@@ -72,6 +72,27 @@ TEST(CliProbe, SaxpyPassesOnEveryDevice) {
   EXPECT_EQ(std::find(ids.begin(), ids.end(), "host"), ids.end());
 }
 
+// GAUNTLET_CPU_TARGET caps the cpu device's instruction set (as an older processor of a fleet
+// would run it); SSE4 is one every x86-64 processor here runs.
+TEST(CliProbe, CpuTargetCapsTheCpuDevicesInstructionSet) {
+#if defined(__x86_64__)
+  auto r = run_command("GAUNTLET_CPU_TARGET=sse4 " + gauntlet_exe() + " probe --device cpu --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto json = core::Json::parse(r.output);
+  ASSERT_EQ(json["devices"].size(), 1u);
+  EXPECT_EQ(json["devices"][0]["info"]["driver_version"], "SSE4");
+  EXPECT_EQ(json["devices"][0]["smoke"]["status"], "pass");
+#endif
+  auto bad = run_command("GAUNTLET_CPU_TARGET=avx9 " + gauntlet_exe() + " probe --device cpu");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("GAUNTLET_CPU_TARGET=avx9 is not an instruction set"),
+            std::string::npos)
+      << bad.output;
+#if defined(__x86_64__)
+  EXPECT_NE(bad.output.find("AVX2, SSE4, SSSE3"), std::string::npos) << bad.output;  // it runs
+#endif
+}
+
 TEST(CliUsage, ABadFlagExitsTwo) {
   auto r = run_command(gauntlet_exe() + " probe --no-such-flag");
   EXPECT_EQ(r.exit_code, 2) << r.output;
