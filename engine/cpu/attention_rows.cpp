@@ -22,71 +22,134 @@ HWY_INLINE float Sum(D d, hn::Vec<D> v) {
   return hn::GetLane(hn::SumOfLanes(d, v));
 }
 
-void DotRows(const float* q, const float* rows, uint32_t n, uint32_t hd, float* dots) {
+// NQ queries against every row: each row, loaded once, serves all of them. Each (query, row) sum
+// runs over the row in the same order whatever the queries beside it.
+template <size_t NQ>
+void DotRowsTile(const float* const* q, const float* rows, uint32_t n, uint32_t hd, float* dots) {
   const hn::ScalableTag<float> df;
   const size_t N = hn::Lanes(df);
   const uint32_t full = static_cast<uint32_t>(hd / N * N);
+  auto tail = [&](size_t k, const float* r, float d) {
+    for (uint32_t i = full; i < hd; ++i) d += q[k][i] * r[i];
+    return d;
+  };
   uint32_t j = 0;
-  // Four rows at a time: each load of q serves four independent sums.
-  for (; j + 4 <= n; j += 4) {
-    const float* r = rows + uint64_t{j} * hd;
-    auto a0 = hn::Zero(df), a1 = hn::Zero(df), a2 = hn::Zero(df), a3 = hn::Zero(df);
+  for (; j + 2 <= n; j += 2) {
+    const float* r0 = rows + uint64_t{j} * hd;
+    const float* r1 = r0 + hd;
+    hn::Vec<decltype(df)> a0[NQ], a1[NQ];
+    for (size_t k = 0; k < NQ; ++k) a0[k] = a1[k] = hn::Zero(df);
     for (uint32_t i = 0; i < full; i += N) {
-      const auto qv = hn::LoadU(df, q + i);
-      a0 = hn::MulAdd(qv, hn::LoadU(df, r + i), a0);
-      a1 = hn::MulAdd(qv, hn::LoadU(df, r + hd + i), a1);
-      a2 = hn::MulAdd(qv, hn::LoadU(df, r + 2 * hd + i), a2);
-      a3 = hn::MulAdd(qv, hn::LoadU(df, r + 3 * hd + i), a3);
+      const auto v0 = hn::LoadU(df, r0 + i), v1 = hn::LoadU(df, r1 + i);
+      for (size_t k = 0; k < NQ; ++k) {
+        const auto qv = hn::LoadU(df, q[k] + i);
+        a0[k] = hn::MulAdd(qv, v0, a0[k]);
+        a1[k] = hn::MulAdd(qv, v1, a1[k]);
+      }
     }
-    float d[4] = {Sum(df, a0), Sum(df, a1), Sum(df, a2), Sum(df, a3)};
-    for (uint32_t i = full; i < hd; ++i) {
-      for (uint32_t k = 0; k < 4; ++k) d[k] += q[i] * r[k * hd + i];
+    for (size_t k = 0; k < NQ; ++k) {
+      dots[k * n + j] = tail(k, r0, Sum(df, a0[k]));
+      dots[k * n + j + 1] = tail(k, r1, Sum(df, a1[k]));
     }
-    for (uint32_t k = 0; k < 4; ++k) dots[j + k] = d[k];
   }
   for (; j < n; ++j) {
     const float* r = rows + uint64_t{j} * hd;
-    auto acc = hn::Zero(df);
-    for (uint32_t i = 0; i < full; i += N) {
-      acc = hn::MulAdd(hn::LoadU(df, q + i), hn::LoadU(df, r + i), acc);
+    for (size_t k = 0; k < NQ; ++k) {
+      auto acc = hn::Zero(df);
+      for (uint32_t i = 0; i < full; i += N) {
+        acc = hn::MulAdd(hn::LoadU(df, q[k] + i), hn::LoadU(df, r + i), acc);
+      }
+      dots[k * n + j] = tail(k, r, Sum(df, acc));
     }
-    float d = Sum(df, acc);
-    for (uint32_t i = full; i < hd; ++i) d += q[i] * r[i];
-    dots[j] = d;
   }
 }
 
-void AddRows(const float* weights, const float* rows, uint32_t n, uint32_t hd, float* out) {
+// out[k] += the rows by query k's weights: each row, loaded once, serves all NQ outputs; each
+// output element takes its rows in order, whatever the queries beside it.
+template <size_t NQ>
+void AddRowsTile(const float* weights, float* const* out, const float* rows, uint32_t n,
+                 uint32_t hd) {
   const hn::ScalableTag<float> df;
   const size_t N = hn::Lanes(df);
   const uint32_t full = static_cast<uint32_t>(hd / N * N);
   uint32_t i = 0;
-  // Four vectors of the output stay in registers while every row adds into them.
-  for (; i + 4 * N <= full; i += static_cast<uint32_t>(4 * N)) {
-    auto o0 = hn::LoadU(df, out + i), o1 = hn::LoadU(df, out + i + N);
-    auto o2 = hn::LoadU(df, out + i + 2 * N), o3 = hn::LoadU(df, out + i + 3 * N);
+  for (; i + 2 * N <= full; i += static_cast<uint32_t>(2 * N)) {
+    hn::Vec<decltype(df)> o0[NQ], o1[NQ];
+    for (size_t k = 0; k < NQ; ++k) {
+      o0[k] = hn::LoadU(df, out[k] + i);
+      o1[k] = hn::LoadU(df, out[k] + i + N);
+    }
     for (uint32_t j = 0; j < n; ++j) {
       const float* r = rows + uint64_t{j} * hd + i;
-      const auto w = hn::Set(df, weights[j]);
-      o0 = hn::MulAdd(w, hn::LoadU(df, r), o0);
-      o1 = hn::MulAdd(w, hn::LoadU(df, r + N), o1);
-      o2 = hn::MulAdd(w, hn::LoadU(df, r + 2 * N), o2);
-      o3 = hn::MulAdd(w, hn::LoadU(df, r + 3 * N), o3);
+      const auto v0 = hn::LoadU(df, r), v1 = hn::LoadU(df, r + N);
+      for (size_t k = 0; k < NQ; ++k) {
+        const auto w = hn::Set(df, weights[k * n + j]);
+        o0[k] = hn::MulAdd(w, v0, o0[k]);
+        o1[k] = hn::MulAdd(w, v1, o1[k]);
+      }
     }
-    hn::StoreU(o0, df, out + i);
-    hn::StoreU(o1, df, out + i + N);
-    hn::StoreU(o2, df, out + i + 2 * N);
-    hn::StoreU(o3, df, out + i + 3 * N);
+    for (size_t k = 0; k < NQ; ++k) {
+      hn::StoreU(o0[k], df, out[k] + i);
+      hn::StoreU(o1[k], df, out[k] + i + N);
+    }
   }
   for (; i < full; i += static_cast<uint32_t>(N)) {
-    auto o = hn::LoadU(df, out + i);
-    for (uint32_t j = 0; j < n; ++j) {
-      o = hn::MulAdd(hn::Set(df, weights[j]), hn::LoadU(df, rows + uint64_t{j} * hd + i), o);
+    for (size_t k = 0; k < NQ; ++k) {
+      auto o = hn::LoadU(df, out[k] + i);
+      for (uint32_t j = 0; j < n; ++j) {
+        o = hn::MulAdd(hn::Set(df, weights[k * n + j]), hn::LoadU(df, rows + uint64_t{j} * hd + i),
+                       o);
+      }
+      hn::StoreU(o, df, out[k] + i);
     }
-    hn::StoreU(o, df, out + i);
   }
   for (; i < hd; ++i) {
-    for (uint32_t j = 0; j < n; ++j) out[i] += weights[j] * rows[uint64_t{j} * hd + i];
+    for (size_t k = 0; k < NQ; ++k) {
+      for (uint32_t j = 0; j < n; ++j) out[k][i] += weights[k * n + j] * rows[uint64_t{j} * hd + i];
+    }
+  }
+}
+
+// Four queries at a time: more would not keep their sums in registers.
+void DotRows(const float* const* q, uint32_t nq, const float* rows, uint32_t n, uint32_t hd,
+             float* dots) {
+  for (uint32_t k = 0; k < nq; k += 4) {
+    float* d = dots + uint64_t{k} * n;
+    switch (std::min(nq - k, 4u)) {
+      case 1:
+        DotRowsTile<1>(q + k, rows, n, hd, d);
+        break;
+      case 2:
+        DotRowsTile<2>(q + k, rows, n, hd, d);
+        break;
+      case 3:
+        DotRowsTile<3>(q + k, rows, n, hd, d);
+        break;
+      default:
+        DotRowsTile<4>(q + k, rows, n, hd, d);
+        break;
+    }
+  }
+}
+
+void AddRows(const float* weights, float* const* out, uint32_t nq, const float* rows, uint32_t n,
+             uint32_t hd) {
+  for (uint32_t k = 0; k < nq; k += 4) {
+    const float* w = weights + uint64_t{k} * n;
+    switch (std::min(nq - k, 4u)) {
+      case 1:
+        AddRowsTile<1>(w, out + k, rows, n, hd);
+        break;
+      case 2:
+        AddRowsTile<2>(w, out + k, rows, n, hd);
+        break;
+      case 3:
+        AddRowsTile<3>(w, out + k, rows, n, hd);
+        break;
+      default:
+        AddRowsTile<4>(w, out + k, rows, n, hd);
+        break;
+    }
   }
 }
 
@@ -143,12 +206,16 @@ void softmax(float* scores, uint32_t n, float scale, const float* sink) {
   HWY_DYNAMIC_DISPATCH(Softmax)(scores, n, scale, sink);
 }
 
-void dot_rows(const float* q, const float* rows, uint32_t n, uint32_t hd, float* dots) {
-  HWY_DYNAMIC_DISPATCH(DotRows)(q, rows, n, hd, dots);
+void dot_rows(std::span<const float* const> queries, const float* rows, uint32_t n, uint32_t hd,
+              float* dots) {
+  HWY_DYNAMIC_DISPATCH(DotRows)
+  (queries.data(), static_cast<uint32_t>(queries.size()), rows, n, hd, dots);
 }
 
-void add_rows(const float* weights, const float* rows, uint32_t n, uint32_t hd, float* out) {
-  HWY_DYNAMIC_DISPATCH(AddRows)(weights, rows, n, hd, out);
+void add_rows(const float* weights, std::span<float* const> outs, const float* rows, uint32_t n,
+              uint32_t hd) {
+  HWY_DYNAMIC_DISPATCH(AddRows)
+  (weights, outs.data(), static_cast<uint32_t>(outs.size()), rows, n, hd);
 }
 
 }  // namespace gauntlet::engine::cpu

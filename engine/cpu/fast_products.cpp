@@ -80,13 +80,13 @@ class FastProducts final : public reference::Products {
   }
 
   bool has_attention_rows() const override { return true; }
-  void dot_rows(const float* q, const float* rows, uint32_t n, uint32_t hd,
+  void dot_rows(std::span<const float* const> queries, const float* rows, uint32_t n, uint32_t hd,
                 float* dots) const override {
-    cpu::dot_rows(q, rows, n, hd, dots);
+    cpu::dot_rows(queries, rows, n, hd, dots);
   }
-  void add_rows(const float* weights, const float* rows, uint32_t n, uint32_t hd,
-                float* out) const override {
-    cpu::add_rows(weights, rows, n, hd, out);
+  void add_rows(const float* weights, std::span<float* const> outs, const float* rows, uint32_t n,
+                uint32_t hd) const override {
+    cpu::add_rows(weights, outs, rows, n, hd);
   }
   void softmax(float* scores, uint32_t n, float scale, const float* sink) const override {
     cpu::softmax(scores, n, scale, sink);

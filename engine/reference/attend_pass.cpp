@@ -123,6 +123,10 @@ GAUNTLET_FMA_CLONES void flash_one_chunk_head(const float* q, model::TensorType 
   for (uint32_t i = 0; i < hd; ++i) out[i] = acc[i] * inv;
 }
 
+// A sequence's tokens attend this many at a time: each cache row, loaded once, serves them all
+// (over the union of their positions, each query's weights zero outside its own).
+constexpr uint32_t kQueriesAtOnce = 4;
+
 void attend_pass(const model::ModelShape& s, const KvCacheView& kv, const planner::KvLayout& cache,
                  uint32_t l, std::span<const PassToken> tokens, float* act,
                  const planner::ActivationLayout& a, const float* sinks, ThreadPool& pool,
@@ -152,10 +156,10 @@ void attend_pass(const model::ModelShape& s, const KvCacheView& kv, const planne
   pool.parallel_for(s.heads(l), [&](uint64_t h0, uint64_t h1) {
     // Kept per thread between layers and passes: a fresh allocation of this size is fresh pages
     // from the kernel each time (mmap), zeroed.
-    thread_local std::vector<float> k_rows, v_rows, q8;
+    thread_local std::vector<float> k_rows, v_rows, q8, tile;
     k_rows.resize(std::max<size_t>(k_rows.size(), uint64_t{most} * hd));
     v_rows.resize(k_rows.size());
-    q8.resize(std::max<size_t>(q8.size(), hd));
+    q8.resize(std::max<size_t>(q8.size(), uint64_t{kQueriesAtOnce} * hd));
     auto gather = [&](const std::byte* c, model::TensorType type, uint64_t base, uint32_t lo,
                       uint32_t hi, uint64_t kv_off, float* dst) {
       for (uint32_t t = lo; t <= hi; ++t) {
@@ -180,35 +184,65 @@ void attend_pass(const model::ModelShape& s, const KvCacheView& kv, const planne
         const uint64_t base = uint64_t{seq} * cache.per_sequence + cache.offset[src];
         gather(kv.k, kv.precision.k, base, sp.lo, sp.hi, kv_off, k_rows.data());
         gather(kv.v, kv.precision.v, base, sp.lo, sp.hi, kv_off, v_rows.data());
+        size_t batch[kQueriesAtOnce];
+        uint32_t queued = 0;
+        auto attend_batch = [&] {
+          uint32_t lo = UINT32_MAX, hi = 0;
+          const float* queries[kQueriesAtOnce];
+          float* outs[kQueriesAtOnce];
+          for (uint32_t k = 0; k < queued; ++k) {
+            float* b = act + batch[k] * a.total;
+            lo = std::min(lo, first_of(tokens[batch[k]].pos));
+            hi = std::max(hi, tokens[batch[k]].pos);
+            queries[k] = b + a.q + h * hd;
+            if (quantized_k) {
+              round_query_q8_0(queries[k], q8.data() + k * hd, hd);
+              queries[k] = q8.data() + k * hd;
+            }
+            outs[k] = b + a.xb2 + h * hd;
+            std::fill(outs[k], outs[k] + hd, 0.0f);
+          }
+          const uint32_t n = hi + 1 - lo;
+          tile.resize(std::max<size_t>(tile.size(), uint64_t{queued} * n));
+          fast.dot_rows({queries, queued}, k_rows.data() + uint64_t{lo - sp.lo} * hd, n, hd,
+                        tile.data());
+          // Each query's own positions of the scores, then its softmax back as its row of
+          // weights, zero outside them.
+          for (uint32_t k = 0; k < queued; ++k) {
+            const uint32_t pos = tokens[batch[k]].pos, first = first_of(pos), m = pos + 1 - first;
+            float* row = tile.data() + uint64_t{k} * n;
+            float* scores = act + batch[k] * a.total + a.att + h * kv.context + first;
+            std::copy_n(row + (first - lo), m, scores);
+            float scale_left = scale;
+            if (s.attn_softcap > 0) {
+              for (uint32_t j = 0; j < m; ++j)
+                scores[j] = softcap(scores[j] * scale, s.attn_softcap);
+              scale_left = 1.0f;
+            }
+            fast.softmax(scores, m, scale_left, sinks != nullptr ? sinks + h : nullptr);
+            std::fill(row, row + n, 0.0f);
+            std::copy_n(scores, m, row + (first - lo));
+          }
+          fast.add_rows(tile.data(), {outs, queued}, v_rows.data() + uint64_t{lo - sp.lo} * hd, n,
+                        hd);
+          queued = 0;
+        };
         for (size_t i = 0; i < tokens.size(); ++i) {
           if (tokens[i].seq != seq) continue;
-          float* b = act + i * a.total;
-          const uint32_t pos = tokens[i].pos, first = first_of(pos), n = pos + 1 - first;
-          const float* qh = b + a.q + h * hd;
           if (one_chunk) {
+            float* b = act + i * a.total;
+            const uint32_t pos = tokens[i].pos, first = first_of(pos), n = pos + 1 - first;
             flash_one_chunk_head(
-                qh, flash_read_type(kv.precision.k), flash_read_type(kv.precision.v),
+                b + a.q + h * hd, flash_read_type(kv.precision.k), flash_read_type(kv.precision.v),
                 k_rows.data() + uint64_t{first - sp.lo} * hd,
                 v_rows.data() + uint64_t{first - sp.lo} * hd, n, hd, scale, s.attn_softcap,
                 sinks != nullptr ? sinks + h : nullptr, b + a.xb2 + h * hd);
             continue;
           }
-          if (quantized_k) {
-            round_query_q8_0(qh, q8.data(), hd);
-            qh = q8.data();
-          }
-          float* scores = b + a.att + h * kv.context + first;
-          fast.dot_rows(qh, k_rows.data() + uint64_t{first - sp.lo} * hd, n, hd, scores);
-          float scale_left = scale;
-          if (s.attn_softcap > 0) {
-            for (uint32_t j = 0; j < n; ++j) scores[j] = softcap(scores[j] * scale, s.attn_softcap);
-            scale_left = 1.0f;
-          }
-          fast.softmax(scores, n, scale_left, sinks != nullptr ? sinks + h : nullptr);
-          float* o = b + a.xb2 + h * hd;
-          std::fill(o, o + hd, 0.0f);
-          fast.add_rows(scores, v_rows.data() + uint64_t{first - sp.lo} * hd, n, hd, o);
+          batch[queued++] = i;
+          if (queued == kQueriesAtOnce) attend_batch();
         }
+        if (queued > 0) attend_batch();
       }
     }
   });

@@ -37,13 +37,13 @@ class Products {
   virtual void matmuls(ThreadPool& pool, float* act, uint64_t stride, size_t n_tokens,
                        std::span<const MatMul> ops) const = 0;
   // The attention's row loops where these products bring faster ones (attend_pass.h; false: the
-  // reference's attend in forward.cpp). Over n rows of hd floats back to back: dots[j] = q . row j,
-  // and out += the sum of weights[j] * row j.
+  // reference's attend in forward.cpp). Over n rows of hd floats back to back, for each query k:
+  // dots[k * n + j] = query k . row j, and outs[k] += the sum of weights[k * n + j] * row j.
   virtual bool has_attention_rows() const { return false; }
-  virtual void dot_rows(const float* /*q*/, const float* /*rows*/, uint32_t /*n*/, uint32_t /*hd*/,
-                        float* /*dots*/) const {}
-  virtual void add_rows(const float* /*weights*/, const float* /*rows*/, uint32_t /*n*/,
-                        uint32_t /*hd*/, float* /*out*/) const {}
+  virtual void dot_rows(std::span<const float* const> /*queries*/, const float* /*rows*/,
+                        uint32_t /*n*/, uint32_t /*hd*/, float* /*dots*/) const {}
+  virtual void add_rows(const float* /*weights*/, std::span<float* const> /*outs*/,
+                        const float* /*rows*/, uint32_t /*n*/, uint32_t /*hd*/) const {}
   // scores = softmax(scores * scale), `sink` (or none) one more logit in its max and sum.
   virtual void softmax(float* /*scores*/, uint32_t /*n*/, float /*scale*/,
                        const float* /*sink*/) const {}
