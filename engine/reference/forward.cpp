@@ -219,6 +219,15 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
   auto each = [&](auto&& fn) {
     for (size_t t = 0; t < n; ++t) fn(block(t), tokens[t]);
   };
+  // Work that reads nothing of the other tokens (norms, activations, residual adds), shared
+  // between the threads in a long pass; a short one is not worth waking them.
+  auto each_alone = [&](auto&& fn) {
+    constexpr size_t kSharedFrom = 16;
+    if (n < kSharedFrom) return each(fn);
+    pool.parallel_for(n, [&](uint64_t t0, uint64_t t1) {
+      for (uint64_t t = t0; t < t1; ++t) fn(block(t), tokens[t]);
+    });
+  };
   auto mm = [&](std::initializer_list<MatMul> ops) { matmuls(pool, act, a.total, n, ops); };
 
   // An attention layer: its Q/K/V projections, biases, Q/K norm, rotary, the cache, attention
@@ -340,7 +349,7 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
   // nemotron_h's ungated feed-forward: act(ffn_up x), then ffn_down.
   auto ungated_ffn = [&](const model::LayerPlan& P, const model::LayerWeights& L) {
     mm({{&L.w_up, a.xb, a.hb}});
-    each([&](float* b, const PassToken&) { activation(arch.activation, b + a.hb, P.ff); });
+    each_alone([&](float* b, const PassToken&) { activation(arch.activation, b + a.hb, P.ff); });
     mm({{&L.w_down, a.hb, a.xb}});
   };
 
@@ -350,7 +359,7 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
     } else {
       mm({{&L.w_gate, a.xb, a.hb}, {&L.w_up, a.xb, a.hb2}});
     }
-    each([&](float* b, const PassToken&) {
+    each_alone([&](float* b, const PassToken&) {
       gated_activation(arch.activation, b + a.hb, b + a.hb2, P.ff);
     });
     mm({{&L.w_down, a.hb, a.xb}});
@@ -358,7 +367,7 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
 
   // The layer's mixer between its norm and its residual add.
   auto mix = [&](const model::LayerPlan& P, const model::LayerWeights& L) {
-    each([&](float* b, const PassToken&) {
+    each_alone([&](float* b, const PassToken&) {
       rmsnorm(b + a.xb, b + a.x, floats(L.attn_norm), n_embd, s.rms_eps);
     });
     switch (P.mixer) {
@@ -377,7 +386,7 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
       case model::Mixer::none:
         return;
     }
-    each([&](float* b, const PassToken&) {
+    each_alone([&](float* b, const PassToken&) {
       if (arch.out_bias) add_bias(b + a.xb, floats(L.bo), n_embd);
       add_residual(s, b + a.x, b + a.xb, L.post_attn_norm);
     });
@@ -385,7 +394,7 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
 
   // The layer's feed-forward between its norm and its residual add.
   auto feed_forward = [&](const model::LayerPlan& P, const model::LayerWeights& L) {
-    each([&](float* b, const PassToken&) {
+    each_alone([&](float* b, const PassToken&) {
       rmsnorm(b + a.xb, b + a.x, floats(L.ffn_norm), n_embd, s.rms_eps);
     });
     switch (P.ffn) {
@@ -405,11 +414,13 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
       case model::FeedForward::none:
         return;
     }
-    each([&](float* b, const PassToken&) { add_residual(s, b + a.x, b + a.xb, L.post_ffn_norm); });
+    each_alone(
+        [&](float* b, const PassToken&) { add_residual(s, b + a.x, b + a.xb, L.post_ffn_norm); });
   };
 
   if (range.embed) {
-    each([&](float* b, const PassToken& t) { embed_token(s, w.token_embd, t.token, b + a.x); });
+    each_alone(
+        [&](float* b, const PassToken& t) { embed_token(s, w.token_embd, t.token, b + a.x); });
   }
   const auto plan = model::plan_layers(s);
   for (uint32_t l = range.first; l < std::min(range.last, s.n_layer); ++l) {
