@@ -8,6 +8,7 @@
 #include "engine/cpu/attention_rows.h"
 #include "engine/cpu/dot_kernels.h"
 #include "engine/cpu/quantized_acts.h"
+#include "engine/cpu/swiglu.h"
 
 namespace gauntlet::engine::cpu {
 
@@ -88,6 +89,7 @@ class FastProducts final : public reference::Products {
                 uint32_t hd) const override {
     cpu::add_rows(weights, outs, rows, n, hd);
   }
+  void swiglu(float* gate, const float* up, uint32_t n) const override { cpu::swiglu(gate, up, n); }
   void softmax(float* scores, uint32_t n, float scale, const float* sink) const override {
     cpu::softmax(scores, n, scale, sink);
   }

@@ -359,8 +359,13 @@ core::Status forward_pass(const model::ModelShape& s, const model::ModelWeights&
     } else {
       mm({{&L.w_gate, a.xb, a.hb}, {&L.w_up, a.xb, a.hb2}});
     }
+    const Products* fast = pool.products();
     each_alone([&](float* b, const PassToken&) {
-      gated_activation(arch.activation, b + a.hb, b + a.hb2, P.ff);
+      if (fast != nullptr && arch.activation == model::Activation::silu) {
+        fast->swiglu(b + a.hb, b + a.hb2, P.ff);
+      } else {
+        gated_activation(arch.activation, b + a.hb, b + a.hb2, P.ff);
+      }
     });
     mm({{&L.w_down, a.hb, a.xb}});
   };

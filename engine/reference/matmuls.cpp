@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/reference/layer_ops.h"
+
 namespace gauntlet::engine::reference {
 
 void exact_rows(std::span<const MatMul> ops, float* act, uint64_t stride, size_t n_tokens,
@@ -29,6 +31,10 @@ void matmuls(ThreadPool& pool, float* act, uint64_t stride, size_t n_tokens,
   pool.parallel_for(total, [&](uint64_t begin, uint64_t end) {
     exact_rows(ops, act, stride, n_tokens, begin, end);
   });
+}
+
+void Products::swiglu(float* gate, const float* up, uint32_t n) const {
+  gated_activation(model::Activation::silu, gate, up, n);
 }
 
 }  // namespace gauntlet::engine::reference

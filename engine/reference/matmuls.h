@@ -44,6 +44,9 @@ class Products {
                         uint32_t /*n*/, uint32_t /*hd*/, float* /*dots*/) const {}
   virtual void add_rows(const float* /*weights*/, std::span<float* const> /*outs*/,
                         const float* /*rows*/, uint32_t /*n*/, uint32_t /*hd*/) const {}
+  // gate[i] = silu(gate[i]) * up[i] (SwiGLU), i < n: the exact loop (layer_ops.h) unless these
+  // products bring a faster one.
+  virtual void swiglu(float* gate, const float* up, uint32_t n) const;
   // scores = softmax(scores * scale), `sink` (or none) one more logit in its max and sum.
   virtual void softmax(float* /*scores*/, uint32_t /*n*/, float /*scale*/,
                        const float* /*sink*/) const {}
