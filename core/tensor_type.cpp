@@ -8,6 +8,7 @@
 
 #include "core/half.h"
 #include "core/llamafile_dot.h"
+#include "core/text.h"
 #include "core/types/codecs.h"
 
 namespace gauntlet::core {
@@ -115,13 +116,8 @@ const char* to_string(TensorType type) {
 }
 
 std::optional<TensorType> parse_tensor_type(std::string_view name) {
-  auto lower = [](std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-  };
   for (const auto& t : kTypes) {
-    if (lower(name) == lower(t.name)) return t.type;
+    if (same_ignoring_case(name, t.name)) return t.type;
   }
   return std::nullopt;
 }

@@ -14,6 +14,8 @@
 #include <map>
 #include <optional>
 
+#include "core/text.h"
+
 namespace gauntlet::backends::drm {
 
 namespace fs = std::filesystem;
@@ -87,11 +89,6 @@ bool is_pci_slot(const std::string& text) {
     if (!std::isxdigit(static_cast<unsigned char>(text[i]))) return false;
   }
   return true;
-}
-
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
 }
 
 std::optional<std::string> link_name(const fs::path& link) {
@@ -183,9 +180,9 @@ void describe_pci(const fs::path& dir, const std::map<std::string, std::string>&
   std::error_code ec;
   std::string folder = fs::canonical(dir, ec).filename().string();
   if (slot != uevent.end() && is_pci_slot(slot->second)) {
-    info.pci_bus_id = lower(slot->second);
+    info.pci_bus_id = core::to_lower(slot->second);
   } else if (!ec && is_pci_slot(folder)) {
-    info.pci_bus_id = lower(folder);
+    info.pci_bus_id = core::to_lower(folder);
   } else if (slot != uevent.end()) {
     problems.push_back((dir / "uevent").string() + ": PCI_SLOT_NAME '" + slot->second +
                        "' is not a PCI address like 0000:c1:00.0");

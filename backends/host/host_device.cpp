@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +11,7 @@
 #include <new>
 #include <thread>
 
+#include "core/text.h"
 #include "hwy/targets.h"
 
 namespace gauntlet::backends::host {
@@ -138,20 +138,11 @@ int64_t simd_target() {
 }  // namespace
 
 core::Status cap_simd_target(const std::string& name) {
-  auto same = [](std::string a, std::string b) {
-    auto lower = [](std::string& s) {
-      std::transform(s.begin(), s.end(), s.begin(),
-                     [](unsigned char c) { return std::tolower(c); });
-    };
-    lower(a);
-    lower(b);
-    return a == b;
-  };
   const int64_t usable = hwy::SupportedTargets() & HWY_TARGETS;
   std::string names;
   for (int64_t rest = usable; rest != 0; rest &= rest - 1) {
     const int64_t target = rest & -rest;
-    if (same(name, hwy::TargetName(target))) {
+    if (core::same_ignoring_case(name, hwy::TargetName(target))) {
       // Highway's own switch for running below the best target: every later dispatch picks the
       // best of the targets left.
       hwy::SetSupportedTargetsForTest(usable & ~(target - 1));

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/text.h"
+
 namespace gauntlet::engine::model {
 
 namespace {
@@ -401,9 +403,7 @@ std::optional<FileType> file_type_for(TensorType type) {
 std::optional<TensorTypeOverride> parse_tensor_type_override(std::string_view text) {
   const auto eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) return std::nullopt;
-  std::string pattern(text.substr(0, eq));
-  std::transform(pattern.begin(), pattern.end(), pattern.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string pattern = core::to_lower(text.substr(0, eq));
   const auto type = parse_tensor_type(text.substr(eq + 1));
   if (!type) return std::nullopt;
   try {

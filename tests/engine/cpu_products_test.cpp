@@ -14,10 +14,12 @@
 #include "backends/catalog.h"
 #include "backends/host/host_device.h"
 #include "core/half.h"
+#include "engine/cpu/attention_rows.h"
 #include "engine/cpu/dot_kernels.h"
 #include "engine/cpu/lattice_dots.h"
 #include "engine/cpu/quantized_acts.h"
 #include "engine/cpu/round_acts.h"
+#include "engine/cpu/swiglu.h"
 #include "engine/device/profile_check.h"
 #include "engine/host_decoder.h"
 #include "engine/make_decoder.h"
@@ -340,6 +342,65 @@ TEST_P(CpuInterleaved, EqualsDecodedDotProducts) {
                  << cpu::simd_target();
   ASSERT_TRUE(cpu::interleaved_kernels()) << cpu::simd_target();
   expect_interleaved_equals_decoded(GetParam());
+}
+
+// The attention's row loops: a tile of 1..4 queries gives each query the sums it gets alone, bit
+// for bit (so a pass's tokens do not depend on their neighbours), and those are the dot products
+// and weighted sums (in double) to float rounding. hd 72 leaves a tail past the vector lanes.
+TEST(CpuAttentionRows, TilesOfQueriesGiveEachQuerysOwnSums) {
+  const uint32_t n = 13, hd = 72;
+  const auto rows = random_floats(uint64_t{n} * hd, 21);
+  const auto q = random_floats(4 * hd, 22);
+  const auto weights = random_floats(4 * n, 23);
+  for (uint32_t nq = 1; nq <= 4; ++nq) {
+    SCOPED_TRACE(nq);
+    std::vector<const float*> queries;
+    std::vector<std::vector<float>> outs(nq, std::vector<float>(hd, 0.5f));
+    std::vector<float*> out_ptrs;
+    for (uint32_t k = 0; k < nq; ++k) {
+      queries.push_back(q.data() + k * hd);
+      out_ptrs.push_back(outs[k].data());
+    }
+    std::vector<float> dots(nq * n);
+    cpu::dot_rows(queries, rows.data(), n, hd, dots.data());
+    cpu::add_rows(weights.data(), out_ptrs, rows.data(), n, hd);
+    for (uint32_t k = 0; k < nq; ++k) {
+      std::vector<float> alone(n), out_alone(hd, 0.5f);
+      const float* qk = queries[k];
+      float* ok = out_alone.data();
+      cpu::dot_rows({&qk, 1}, rows.data(), n, hd, alone.data());
+      cpu::add_rows(weights.data() + k * n, {&ok, 1}, rows.data(), n, hd);
+      EXPECT_EQ(std::vector<float>(dots.begin() + k * n, dots.begin() + (k + 1) * n), alone);
+      EXPECT_EQ(outs[k], out_alone);
+      for (uint32_t j = 0; j < n; ++j) {
+        double dot = 0;
+        for (uint32_t i = 0; i < hd; ++i) dot += double{qk[i]} * rows[j * hd + i];
+        EXPECT_NEAR(alone[j], dot, 1e-5 * hd) << "row " << j;
+      }
+      for (uint32_t i = 0; i < hd; ++i) {
+        double sum = 0.5;
+        for (uint32_t j = 0; j < n; ++j) sum += double{weights[k * n + j]} * rows[j * hd + i];
+        EXPECT_NEAR(out_alone[i], sum, 1e-5 * n) << "element " << i;
+      }
+    }
+  }
+}
+
+// SwiGLU in SIMD against the exact silu(g) * up, to float rounding, with gates past Highway's
+// exp range (-100: silu is -0; 100: g itself); 37 leaves a tail past the vector lanes.
+TEST(CpuSwiglu, IsSiluTimesUpToFloatRounding) {
+  auto gate = random_floats(37, 31);
+  for (auto& g : gate) g *= 4.0f;
+  gate[3] = -100.0f;
+  gate[4] = 100.0f;
+  gate[36] = -100.0f;
+  const auto up = random_floats(37, 32);
+  auto fast = gate;
+  cpu::swiglu(fast.data(), up.data(), 37);
+  for (size_t i = 0; i < gate.size(); ++i) {
+    const double g = gate[i], want = g / (1.0 + std::exp(-g)) * up[i];
+    EXPECT_NEAR(fast[i], want, 2e-6 * std::max(1.0, std::abs(want))) << "gate " << g;
+  }
 }
 
 // Highway's per-target pattern: every instruction set this build compiles and this processor
