@@ -32,6 +32,7 @@ struct DecodeArgs {
   bool json = false;
   bool profile = false;
   std::string draft, draft_device;  // -md, -devd
+  bool mtp = false;
   uint32_t draft_max = 16, draft_min = 0;
 };
 
@@ -172,8 +173,12 @@ int decode(const DecodeArgs& a) {
   r.placement = a.placement.request();
   if (r.chunk_bytes == 0) return fail("--chunk-mib must be at least 1", kExitUsage);
   r.draft_path = a.draft;
+  r.mtp = a.mtp;
   r.speculative = {a.draft_max, a.draft_min};
-  if (!a.draft.empty() && (a.draft_max == 0 || a.draft_min > a.draft_max)) {
+  if (a.mtp && !a.draft.empty()) {
+    return fail("--mtp and --model-draft are two drafters; give one", kExitUsage);
+  }
+  if ((!a.draft.empty() || a.mtp) && (a.draft_max == 0 || a.draft_min > a.draft_max)) {
     return fail("--draft-max must be at least 1 and --draft-min at most --draft-max", kExitUsage);
   }
   if (a.draft.empty() && !a.draft_device.empty()) {
@@ -272,7 +277,11 @@ void add_decode_command(CLI::App& app, CommandContext& context) {
   cmd->add_option("--model-draft", a->draft,
                   "-md: a draft model (same vocabulary) for speculative decoding: after the plain "
                   "decode the same tokens again with it proposing; different greedy tokens are a "
-                  "failure (exit 1); models with recurrent layers are refused");
+                  "failure (exit 1); a draft with recurrent layers is refused (a hybrid target "
+                  "saves and restores its state around each check)");
+  cmd->add_flag("--mtp", a->mtp,
+                "speculative decoding with the model file's own MTP head (qwen35's nextn block) "
+                "drafting on the host, checked as -md is");
   cmd->add_option("--draft-max", a->draft_max,
                   "the most tokens drafted for one check by the target (default 16)");
   cmd->add_option("--draft-min", a->draft_min,

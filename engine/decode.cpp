@@ -15,14 +15,31 @@ double since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-// A model that speculative decoding can use: no recurrent layers (taking a state back is not
-// supported), and for a draft the target's vocabulary.
-core::Status check_speculative_model(const model::ModelShape& s, const std::string& role) {
+// A draft model that speculative decoding can use: it must take back rejected drafts, which a
+// recurrent state cannot (the target saves and restores its state instead).
+core::Status check_draft_model(const model::ModelShape& s) {
   if (s.recurrent_layers() == 0) return core::Status::ok();
   return core::make_error(core::ErrorKind::invalid_argument,
-                          "speculative decoding takes back rejected drafts, which the " + role +
-                              " model's recurrent layers (" + s.traits().name +
-                              ") cannot; use a model without them");
+                          "speculative decoding takes back rejected drafts, which the draft "
+                          "model's recurrent layers (" +
+                              std::string(s.traits().name) + ") cannot; use a model without them");
+}
+
+// The speculative run's tokens against the plain decode's.
+void compare_tokens(SpeculativeReport& rep, std::vector<int32_t> tokens,
+                    const DecodeReport& plain) {
+  rep.tokens = std::move(tokens);
+  rep.tokens_match = rep.tokens == plain.generated;
+  const auto parted = std::mismatch(rep.tokens.begin(), rep.tokens.end(), plain.generated.begin(),
+                                    plain.generated.end());
+  rep.first_difference = static_cast<size_t>(parted.first - rep.tokens.begin());
+}
+
+SpeculativeReport report_for(const DecodeRequest& r, const DecodeReport& plain) {
+  SpeculativeReport rep;
+  rep.options = r.speculative;
+  rep.plain_seconds = plain.prompt_seconds + plain.generate_seconds;
+  return rep;
 }
 
 // The draft model on its device proposing, the target checking: the tokens against the plain
@@ -43,29 +60,44 @@ core::Result<SpeculativeReport> run_speculative(const DecodeRequest& r, Decoder&
                                 " tokens) is not the target's (" + std::to_string(shape.n_vocab) +
                                 " tokens): a draft proposes the target's token ids");
   }
-  GAUNTLET_TRY(check_speculative_model(*draft_shape, "draft"));
+  GAUNTLET_TRY(check_draft_model(*draft_shape));
   auto loaded = loader::load_to_device(**file, draft_device, {r.chunk_bytes});
   if (!loaded) return loaded.error();
   DecoderSettings draft_options = options;
   draft_options.micro_batch = 1;
   auto draft = make_decoder(draft_device, *loaded, draft_options);
   if (!draft) return draft.error();
-  SpeculativeReport rep;
+  SpeculativeReport rep = report_for(r, plain);
   rep.draft = r.draft_path.string();
   rep.device = draft_device.name();
-  rep.options = r.speculative;
-  rep.plain_seconds = plain.prompt_seconds + plain.generate_seconds;
   target.reset();
   const auto start = std::chrono::steady_clock::now();
   auto tokens = speculative_greedy(target, **draft, r.prompt, r.n_tokens, shape.n_vocab,
                                    r.speculative, rep.stats);
   if (!tokens) return tokens.error();
   rep.seconds = since(start);
-  rep.tokens = std::move(*tokens);
-  rep.tokens_match = rep.tokens == plain.generated;
-  const auto parted = std::mismatch(rep.tokens.begin(), rep.tokens.end(), plain.generated.begin(),
-                                    plain.generated.end());
-  rep.first_difference = static_cast<size_t>(parted.first - rep.tokens.begin());
+  compare_tokens(rep, std::move(*tokens), plain);
+  return rep;
+}
+
+// The model file's own MTP head drafting on the host, the target checking.
+core::Result<SpeculativeReport> run_mtp(const DecodeRequest& r, Decoder& target,
+                                        const model::GgufFile& file,
+                                        const model::LoadedModel& host_view,
+                                        const DecodeReport& plain) {
+  auto head = MtpHead::create(file.info(), file.bytes(), host_view, plain.context, r.threads);
+  if (!head) return head.error();
+  SpeculativeReport rep = report_for(r, plain);
+  rep.draft =
+      "MTP head (" + std::string(r.model_path.empty() ? "synthetic model" : "model file") + ")";
+  rep.device = "host";
+  target.reset();
+  const auto start = std::chrono::steady_clock::now();
+  auto tokens = speculative_mtp(target, **head, r.prompt, r.n_tokens, host_view.shape.n_vocab,
+                                r.speculative, rep.stats);
+  if (!tokens) return tokens.error();
+  rep.seconds = since(start);
+  compare_tokens(rep, std::move(*tokens), plain);
   return rep;
 }
 
@@ -114,8 +146,11 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r,
                                 std::to_string(needed) + " positions, over the context of " +
                                 std::to_string(rep.context));
   }
-  const bool speculate = !r.draft_path.empty();
-  if (speculate) GAUNTLET_TRY(check_speculative_model(*shape, "target"));
+  if (r.mtp && !r.draft_path.empty()) {
+    return core::make_error(core::ErrorKind::invalid_argument,
+                            "one drafter at a time: a draft model (-md) or the file's MTP head");
+  }
+  const bool speculate = !r.draft_path.empty() || r.mtp;
   // Speculation checks a draft of up to draft_max tokens, after the newest, in one pass.
   const uint32_t micro_batch = speculate ? r.speculative.draft_max + 1 : 1;
   const DecoderSettings options{r.threads, r.kv,          rep.context,      micro_batch,
@@ -174,7 +209,8 @@ core::Result<DecodeReport> run_decode(const DecodeRequest& r,
   rep.plan = planner::plan_memory(rep.shape, plan);
   if (speculate) {
     backends::Device& draft_device = r.draft_device != nullptr ? *r.draft_device : first;
-    auto spec = run_speculative(r, **decoder, rep.shape, rep, draft_device, options);
+    auto spec = r.mtp ? run_mtp(r, **decoder, **file, *host_view, rep)
+                      : run_speculative(r, **decoder, rep.shape, rep, draft_device, options);
     if (!spec) return spec.error();
     rep.speculative = std::move(*spec);
   }

@@ -44,6 +44,8 @@ struct DecodeRequest {
   // with this draft model on `draft_device` (nullptr: the target's first device) proposing.
   std::filesystem::path draft_path;
   backends::Device* draft_device = nullptr;
+  // --mtp: the same with the model file's own MTP head drafting, on the host.
+  bool mtp = false;
   SpeculativeOptions speculative;
 };
 

@@ -128,6 +128,7 @@ core::Result<std::span<const float>> HostDeviceDecoder::forward(std::span<const 
   GAUNTLET_TRY(check_batch(batch, s.n_vocab, pos_, context_));
   const auto layout = planner::activation_layout(s, context_);
   logits_.clear();
+  final_.clear();
   for (const PassRange& r :
        split_into_passes(batch, micro_batch_, planner::pass_tokens(micro_batch_, sequences_))) {
     pass_.clear();
@@ -141,6 +142,12 @@ core::Result<std::span<const float>> HostDeviceDecoder::forward(std::span<const 
     args.params = std::as_bytes(std::span<const PassParams>(&params, 1));
     GAUNTLET_TRY(device_.dispatch(*kernel_, args));
     for (size_t t = 0; t < pass_.size(); ++t) {
+      if (keep_final_) {
+        final_.resize(final_.size() + s.n_embd);
+        GAUNTLET_TRY(device_.download(
+            *activations_, std::as_writable_bytes(std::span<float>(final_).last(s.n_embd)),
+            (t * layout.total + layout.x) * sizeof(float)));
+      }
       if (!pass_[t].logits) continue;
       logits_.resize(logits_.size() + s.n_vocab);
       GAUNTLET_TRY(device_.download(
@@ -149,6 +156,14 @@ core::Result<std::span<const float>> HostDeviceDecoder::forward(std::span<const 
     }
   }
   return std::span<const float>(logits_);
+}
+
+core::Result<DecoderCheckpoint> HostDeviceDecoder::checkpoint() {
+  return save_checkpoint(device_, *state_, pos_);
+}
+
+core::Status HostDeviceDecoder::restore(const DecoderCheckpoint& saved) {
+  return restore_checkpoint(device_, *state_, pos_, saved);
 }
 
 }  // namespace gauntlet::engine

@@ -51,6 +51,10 @@ class Owning final : public Decoder {
   uint32_t position(uint32_t seq) const override { return decoder_->position(seq); }
   core::Status rewind(uint32_t seq, uint32_t pos) override { return decoder_->rewind(seq, pos); }
   bool time_dispatches(KernelTimes* times) override { return decoder_->time_dispatches(times); }
+  core::Result<DecoderCheckpoint> checkpoint() override { return decoder_->checkpoint(); }
+  core::Status restore(const DecoderCheckpoint& saved) override { return decoder_->restore(saved); }
+  bool keep_final_residuals(bool keep) override { return decoder_->keep_final_residuals(keep); }
+  std::span<const float> final_residuals() const override { return decoder_->final_residuals(); }
 
  private:
   std::vector<std::unique_ptr<loader::DeviceModel>> models_;

@@ -10,6 +10,7 @@
 
 #include "core/status.h"
 #include "engine/decoder.h"
+#include "engine/mtp_head.h"
 
 namespace gauntlet::engine {
 
@@ -28,12 +29,23 @@ struct SpeculativeStats {
 };
 
 // Feeds `prompt` to both decoders (sequence 0, from position 0), then generates `n` tokens.
-// The target needs a micro-batch of at least draft_max + 1; both must be able to rewind
-// (Decoder::rewind). `n_vocab` is the target's (the draft's must be the same).
+// The target needs a micro-batch of at least draft_max + 1 and must rewind or, with recurrent
+// layers, save and restore its state (Decoder::checkpoint); the draft must rewind. `n_vocab` is
+// the target's (the draft's must be the same).
 core::Result<std::vector<int32_t>> speculative_greedy(Decoder& target, Decoder& draft,
                                                       std::span<const int32_t> prompt, uint32_t n,
                                                       uint32_t n_vocab,
                                                       const SpeculativeOptions& options,
                                                       SpeculativeStats& stats);
+
+// The same with the target file's own MTP head drafting (llama.cpp's draft-mtp,
+// common/speculative.cpp): each draft beside the hidden the head gave for the one before, the
+// first beside the target's; after each check the head is fed the kept tokens beside the
+// target's hiddens. The target must keep its final residuals (Decoder::keep_final_residuals).
+core::Result<std::vector<int32_t>> speculative_mtp(Decoder& target, MtpHead& head,
+                                                   std::span<const int32_t> prompt, uint32_t n,
+                                                   uint32_t n_vocab,
+                                                   const SpeculativeOptions& options,
+                                                   SpeculativeStats& stats);
 
 }  // namespace gauntlet::engine

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/planner/planner.h"
 #include "engine/reference/layer_ops.h"
 
 namespace gauntlet::engine {

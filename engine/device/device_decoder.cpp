@@ -636,6 +636,7 @@ core::Result<std::span<const float>> DeviceDecoder::forward(std::span<const Batc
   }
   GAUNTLET_TRY(check_batch(batch, model_.shape.n_vocab, pos_, context_));
   logits_.clear();
+  final_.clear();
   for (const PassRange& r : split_into_passes(batch, config_.micro_batch, capacity_)) {
     pass_.clear();
     for (size_t i = r.begin; i < r.end; ++i) {
@@ -644,8 +645,21 @@ core::Result<std::span<const float>> DeviceDecoder::forward(std::span<const Batc
       ++pos_[b.seq];
     }
     GAUNTLET_TRY(run_pass());
+    if (keep_final_) {
+      final_.resize(final_.size() + pass_.size() * model_.shape.n_embd);
+      GAUNTLET_TRY(
+          download_residuals(std::span<float>(final_).last(pass_.size() * model_.shape.n_embd)));
+    }
   }
   return std::span<const float>(logits_);
+}
+
+core::Result<DecoderCheckpoint> DeviceDecoder::checkpoint() {
+  return save_checkpoint(device_, *state_, pos_);
+}
+
+core::Status DeviceDecoder::restore(const DecoderCheckpoint& saved) {
+  return restore_checkpoint(device_, *state_, pos_, saved);
 }
 
 }  // namespace gauntlet::engine::device

@@ -1,5 +1,7 @@
 #include "engine/reference/decoder.h"
 
+#include <cstring>
+
 #include "engine/reference/kv_rows.h"
 
 namespace gauntlet::engine::reference {
@@ -54,6 +56,7 @@ core::Result<std::span<const float>> Decoder::forward(std::span<const BatchToken
   }
   GAUNTLET_TRY(check_batch(batch, s.n_vocab, pos_, context_));
   logits_.clear();
+  final_.clear();
   std::vector<PassToken> pass;
   for (const PassRange& r : split_into_passes(batch, micro_batch_, pass_capacity())) {
     pass.clear();
@@ -75,10 +78,24 @@ core::Status Decoder::run_pass(std::span<const PassToken> pass, std::vector<floa
   if (!range_.output) return core::Status::ok();
   const auto layout = planner::activation_layout(s, context_);
   for (size_t t = 0; t < pass.size(); ++t) {
-    if (!pass[t].logits) continue;
-    const float* at = activations_.data() + t * layout.total + layout.logits;
-    logits.insert(logits.end(), at, at + s.n_vocab);
+    const float* block = activations_.data() + t * layout.total;
+    if (keep_final_) final_.insert(final_.end(), block + layout.x, block + layout.x + s.n_embd);
+    if (pass[t].logits) {
+      logits.insert(logits.end(), block + layout.logits, block + layout.logits + s.n_vocab);
+    }
   }
+  return core::Status::ok();
+}
+
+core::Result<DecoderCheckpoint> Decoder::checkpoint() {
+  const auto bytes = std::as_bytes(std::span<const float>(state_));
+  return DecoderCheckpoint{pos_, {bytes.begin(), bytes.end()}};
+}
+
+core::Status Decoder::restore(const DecoderCheckpoint& saved) {
+  GAUNTLET_TRY(check_checkpoint(saved, pos_.size(), state_.size() * sizeof(float)));
+  pos_ = saved.positions;
+  std::memcpy(state_.data(), saved.state.data(), saved.state.size());
   return core::Status::ok();
 }
 

@@ -2,6 +2,9 @@
 // on the cpu device, 64 tokens with a draft of another seed and with the target as its own draft
 // are the plain greedy tokens, with the acceptance rate and tok/s in --json; a draft of another
 // vocabulary is exit 2 naming both sizes; `gauntlet run -md` checks it on each device it judges.
+// `decode --mtp`: a qwen35 hybrid's own MTP head drafting for the target on the host, the cpu
+// device, OpenCL and Vulkan (each saving and restoring the target's recurrent state around a
+// check) gives the plain greedy tokens; a file without a head, or two drafters, is exit 2.
 #include <gtest/gtest.h>
 
 #include "core/json.h"
@@ -93,6 +96,47 @@ TEST(CliSpeculative, ADraftOfAnotherVocabularyIsExit2NamingBothSizes) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("the draft model's vocabulary (128 tokens) is not the target's (256"),
             std::string::npos)
+      << r.output;
+}
+
+const std::string kHybridWithMtp =
+    "arch=qwen35,n_embd=64,n_layer=4,n_head=2,n_head_kv=1,head_dim=32,rope_dim=8,n_ff=96,"
+    "n_vocab=64,context=128,ssm_state=16,ssm_groups=2,ssm_heads=4,ssm_inner=64,nextn=1";
+
+TEST(CliSpeculative, TheFilesMtpHeadDraftsThePlainGreedyTokensOnEveryDevice) {
+  TempDir dir("speculative-mtp");
+  const auto target = make(dir, "hybrid.gguf", kHybridWithMtp, 7);
+  for (const char* device : {"host", "cpu", "opencl:0", "vulkan:0"}) {
+    SCOPED_TRACE(device);
+    auto r = run_command(gauntlet_exe() + " decode --model " + target + " --mtp --device " +
+                         device + " --draft-max 3 --tokens 1,7,42,3 -n 64 --json 2>/dev/null");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto j = core::Json::parse(r.output);
+    const auto& s = j.at("speculative");
+    EXPECT_TRUE(s.at("tokens_match").get<bool>());
+    EXPECT_EQ(s.at("tokens"), j.at("tokens"));
+    EXPECT_EQ(j.at("tokens").size(), 64u);
+    EXPECT_EQ(s.at("draft").get<std::string>(), "MTP head (model file)");
+    EXPECT_EQ(s.at("device").get<std::string>(), "host");
+    EXPECT_GT(s.at("drafted").get<uint64_t>(), s.at("accepted").get<uint64_t>());
+    EXPECT_GT(s.at("tokens_per_second").get<double>(), 0.0);
+  }
+}
+
+TEST(CliSpeculative, MtpWithoutAHeadOrBesideADraftIsExit2) {
+  TempDir dir("speculative-mtp-bad");
+  const auto plain = make(dir, "target.gguf", kTarget, 1);
+  auto r =
+      run_command(gauntlet_exe() + " decode --model " + plain + " --mtp --tokens 1,2 -n 4 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("the model file has no MTP head to draft with: llama file with "
+                          "nextn_predict_layers 0"),
+            std::string::npos)
+      << r.output;
+  r = run_command(gauntlet_exe() + " decode --model " + plain + " --mtp -md " + plain +
+                  " --tokens 1,2 -n 4 2>&1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--mtp and --model-draft are two drafters"), std::string::npos)
       << r.output;
 }
 
