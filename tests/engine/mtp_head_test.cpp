@@ -23,14 +23,14 @@ const std::string kMtpHybrid =
     "arch=qwen35,n_embd=64,n_layer=4,n_head=2,n_head_kv=1,head_dim=32,rope_dim=8,n_ff=96,"
     "n_vocab=64,context=64,ssm_state=16,ssm_groups=2,ssm_heads=4,ssm_inner=64";
 
-std::unique_ptr<reference::Decoder> hybrid_decoder(const model::LoadedModel& m, uint32_t micro_batch) {
+std::unique_ptr<reference::Decoder> hybrid_decoder(const model::LoadedModel& m,
+                                                   uint32_t micro_batch) {
   reference::DecodeOptions o{1, planner::KvPrecision::f32, m.shape.context};
   o.micro_batch = micro_batch;
   return reference::Decoder::create(m, o).value();
 }
 
-std::unique_ptr<MtpHead> head_of(const std::vector<std::byte>& bytes,
-                                 const model::LoadedModel& m) {
+std::unique_ptr<MtpHead> head_of(const std::vector<std::byte>& bytes, const model::LoadedModel& m) {
   auto info = model::parse_gguf(bytes).value();
   auto head = MtpHead::create(info, bytes, m, m.shape.context, 1);
   EXPECT_TRUE(head.is_ok()) << head.error().describe();
@@ -38,7 +38,7 @@ std::unique_ptr<MtpHead> head_of(const std::vector<std::byte>& bytes,
 }
 
 std::vector<int32_t> plain_tokens(const model::LoadedModel& m, const std::vector<int32_t>& prompt,
-                           uint32_t n) {
+                                  uint32_t n) {
   auto d = hybrid_decoder(m, 1);
   return reference::greedy_decode([&](int32_t t) { return d->step(t); }, prompt, n).value();
 }
