@@ -42,6 +42,7 @@ struct BenchArgs {
   KvCacheFlags kv_cache;
   double hold_s = 0;  // --hold
   std::string draft;  // -md: tg tests with a draft proposing
+  bool mtp = false;   // --mtp: with the model file's MTP head proposing
   uint32_t draft_max = 16, draft_min = 0;
 };
 
@@ -119,6 +120,9 @@ int bench(const BenchArgs& a) {
         kExitUsage);
   }
   if (a.repetitions == 0) return bench_fail("-r must be at least 1", kExitUsage);
+  if (a.mtp && !a.draft.empty()) {
+    return bench_fail("--mtp and --model-draft are two drafters; give one", kExitUsage);
+  }
   if (micro_batch == 0) return bench_fail("the micro-batch (-ub) must be at least 1", kExitUsage);
   const auto tests = engine::bench_tests(*n_prompt, *n_gen);
   if (tests.empty()) return bench_fail("nothing to run: every -p and -n is 0", kExitUsage);
@@ -158,9 +162,9 @@ int bench(const BenchArgs& a) {
   const auto cache = engine_kv_cache(a.kv_cache, engine::planner::KvPrecision::f32);
   if (!cache) return bench_fail(cache.error().message, kExitUsage);
   // Speculation checks up to draft_max drafted tokens and the newest in one pass.
-  const uint32_t pass = a.draft.empty()
-                            ? std::min(micro_batch, longest_prompt)
-                            : std::max(std::min(micro_batch, longest_prompt), a.draft_max + 1);
+  const bool speculate = !a.draft.empty() || a.mtp;
+  const uint32_t pass = speculate ? std::max(std::min(micro_batch, longest_prompt), a.draft_max + 1)
+                                  : std::min(micro_batch, longest_prompt);
   engine::DecoderSettings decoder_options{a.threads, cache->kv, context, pass};
   decoder_options.flash_attention = cache->flash_attention;
   auto decoder = engine::make_decoder(placed->placement, placed->devices, **file, decoder_options);
@@ -204,6 +208,13 @@ int bench(const BenchArgs& a) {
     if (!made) return fail_with("-md: ", made.error());
     draft = std::move(*made);
   }
+  std::unique_ptr<engine::MtpHead> head;
+  if (a.mtp) {
+    auto made =
+        engine::MtpHead::create((*file)->info(), (*file)->bytes(), *host_view, context, a.threads);
+    if (!made) return fail_with("--mtp: ", made.error());
+    head = std::move(*made);
+  }
   const engine::SpeculativeOptions speculative{a.draft_max, a.draft_min};
 
   // The machine's signals while the tests run (harness/unit_signals.h), said on stderr at the end.
@@ -218,18 +229,21 @@ int bench(const BenchArgs& a) {
                    a.repetitions, ts);
     }
   };
-  // A tgN test with a draft is speculative decoding; every other test the plain one.
+  // A tgN test with a drafter is speculative decoding; every other test the plain one.
   auto run_test = [&](const engine::BenchTest& test, engine::SpeculativeStats& stats) {
-    return draft && test.n_gen != 0
-               ? engine::run_bench_test(
-                     engine::speculative_generation(**decoder, *draft, shape.n_vocab, test.n_gen,
-                                                    speculative, stats),
-                     test, a.repetitions, progress)
-               : engine::run_bench_test(**decoder, shape.n_vocab, test, a.repetitions, progress);
+    if (!speculate || test.n_gen == 0) {
+      return engine::run_bench_test(**decoder, shape.n_vocab, test, a.repetitions, progress);
+    }
+    return engine::run_bench_test(
+        draft ? engine::speculative_generation(**decoder, *draft, shape.n_vocab, test.n_gen,
+                                               speculative, stats)
+              : engine::mtp_generation(**decoder, *head, shape.n_vocab, test.n_gen, speculative,
+                                       stats),
+        test, a.repetitions, progress);
   };
   for (const auto& test : tests) {
     engine::SpeculativeStats stats;
-    const bool drafted = draft && test.n_gen != 0;
+    const bool drafted = speculate && test.n_gen != 0;
     auto result = run_test(test, stats);
     if (!result) return bench_fail(test.name() + ": " + result.error().describe(), kExitFailures);
     rows.push_back({model_name, bytes, params, backend_name(api), device_name,
@@ -300,8 +314,11 @@ void add_bench_command(CLI::App& app, CommandContext& context) {
   cmd->add_option("--model-draft", a->draft,
                   "-md: a draft model (a GGUF of the model's vocabulary) on the same device: each "
                   "tgN row is speculative decoding, the draft proposing and the model checking, "
-                  "with the share of drafted tokens accepted (decoders with recurrent layers "
-                  "cannot rewind and are refused)");
+                  "with the share of drafted tokens accepted (a draft with recurrent layers "
+                  "cannot rewind and is refused; such a model saves and restores its state)");
+  cmd->add_flag("--mtp", a->mtp,
+                "each tgN row is speculative decoding with the model file's own MTP head "
+                "(qwen35's nextn block) drafting on the host");
   cmd->add_option("--draft-max", a->draft_max, "-md: the most tokens drafted for one check (16)")
       ->check(CLI::Range(1, 256));
   cmd->add_option("--draft-min", a->draft_min,

@@ -116,7 +116,8 @@ void add_run_command(CLI::App& app, CommandContext& context) {
                    "draft-mtp: the fit answer plans the model's own MTP head in use, as "
                    "llama.cpp's --spec-type draft-mtp loads it: its MTP blocks' weights and an "
                    "MTP context of the model's context, slots and micro-batch (a qwen35 file "
-                   "with nextn_predict_layers)")
+                   "with nextn_predict_layers); and without -md, speculative decoding with that "
+                   "head drafting (on the host) is checked on each device as -md's is")
       ->check(CLI::IsMember({"draft-mtp"}));
   command
       ->add_option("--parallel", flags->parallel,

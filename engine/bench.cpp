@@ -59,6 +59,19 @@ TimedRun speculative_generation(Decoder& target, Decoder& draft, uint32_t n_voca
   };
 }
 
+TimedRun mtp_generation(Decoder& target, MtpHead& head, uint32_t n_vocab, uint32_t n_gen,
+                        const SpeculativeOptions& options, SpeculativeStats& stats) {
+  return [&target, &head, n_vocab, n_gen, options, &stats](bool) -> core::Result<SpeedSample> {
+    target.reset();
+    const std::vector<int32_t> prompt = bench_tokens(1, n_vocab);
+    const auto start = std::chrono::steady_clock::now();
+    auto tokens = speculative_mtp(target, head, prompt, n_gen, n_vocab, options, stats);
+    if (!tokens) return tokens.error();
+    return SpeedSample{
+        n_gen, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+  };
+}
+
 core::Result<BenchResult> run_bench_test(const TimedRun& time_once, const BenchTest& test,
                                          uint32_t repetitions, const BenchProgress& progress) {
   if (test.tokens() == 0) {

@@ -54,5 +54,8 @@ core::Result<BenchResult> run_bench_test(const TimedRun& time_once, const BenchT
 // generated tokens over the time; each run's drafted and accepted tokens added to `stats`.
 TimedRun speculative_generation(Decoder& target, Decoder& draft, uint32_t n_vocab, uint32_t n_gen,
                                 const SpeculativeOptions& options, SpeculativeStats& stats);
+// The same with the model file's own MTP head drafting (speculative_mtp).
+TimedRun mtp_generation(Decoder& target, MtpHead& head, uint32_t n_vocab, uint32_t n_gen,
+                        const SpeculativeOptions& options, SpeculativeStats& stats);
 
 }  // namespace gauntlet::engine

@@ -315,7 +315,8 @@ core::Result<RunOutcome> run(const RunConfig& config) {
     if (const double hold = hold_seconds(options, clock.left_s()); hold > 0 && !stopped) {
       device.soak = run_soak(claimed, *models, candidates, options, hold, watch, progress);
     }
-    if (!config.draft_path.empty() && !stopped) {
+    // A draft model is checked where one is given, else the model's MTP head in use.
+    if ((!config.draft_path.empty() || config.plan_mtp) && !stopped) {
       device.speculation = run_speculation(claimed, *models, candidates, config.draft_path, options,
                                            watch, progress);
       apply_speculation(*device.speculation, candidates);

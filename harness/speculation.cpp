@@ -11,7 +11,8 @@ namespace gauntlet::harness {
 
 namespace {
 
-// The child: the plain greedy decode and the speculative one, as `gauntlet decode -md` runs them.
+// The child: the plain greedy decode and the speculative one, as `gauntlet decode -md` (or
+// `--mtp`) runs them.
 core::Json speculate(const core::DeviceInfo& device, const std::filesystem::path& file,
                      const Candidate& c, const std::filesystem::path& draft,
                      const core::Options& options) {
@@ -24,6 +25,7 @@ core::Json speculate(const core::DeviceInfo& device, const std::filesystem::path
   request.kv = c.setup.config.kv;
   request.flash_attention = c.setup.config.flash_attention;
   request.draft_path = draft;
+  request.mtp = draft.empty();
   auto report = engine::run_decode(request, **opened);
   if (!report) return {{"error", report.error().describe()}};
   if (!report->speculative) return {{"error", "the decode ran without its draft"}};
@@ -45,7 +47,7 @@ reports::SpeculationResult run_speculation(const core::DeviceInfo& device, const
                                            const core::Options& options, DeviceWatch& watch,
                                            const Progress& progress) {
   reports::SpeculationResult result;
-  result.draft = draft.string();
+  result.draft = draft.empty() ? std::string(kMtpDrafter) : draft.string();
   result.tokens = kSpeculationTokens;
   const auto chosen = heaviest_safe(candidates, models);
   if (!chosen) {
@@ -55,7 +57,8 @@ reports::SpeculationResult run_speculation(const core::DeviceInfo& device, const
   const Candidate& c = candidates[*chosen];
   result.profile = c.profile.name;
   const std::string dev = device.id.to_string();
-  progress(ProgressKind::detail, dev + ": speculative decoding with " + draft.filename().string() +
+  progress(ProgressKind::detail, dev + ": speculative decoding with " +
+                                     std::filesystem::path(result.draft).filename().string() +
                                      " on " + result.profile + " ...");
   core::IsolationLimits limits;
   limits.timeout = std::chrono::seconds(300);

@@ -4,7 +4,8 @@
 // vocabulary is exit 2 naming both sizes; `gauntlet run -md` checks it on each device it judges.
 // `decode --mtp`: a qwen35 hybrid's own MTP head drafting for the target on the host, the cpu
 // device, OpenCL and Vulkan (each saving and restoring the target's recurrent state around a
-// check) gives the plain greedy tokens; a file without a head, or two drafters, is exit 2.
+// check) gives the plain greedy tokens; a file without a head, or two drafters, is exit 2;
+// `bench --mtp` drafts its tgN rows with the head, and `run --spec-type draft-mtp` checks it.
 #include <gtest/gtest.h>
 
 #include "core/json.h"
@@ -121,6 +122,39 @@ TEST(CliSpeculative, TheFilesMtpHeadDraftsThePlainGreedyTokensOnEveryDevice) {
     EXPECT_GT(s.at("drafted").get<uint64_t>(), s.at("accepted").get<uint64_t>());
     EXPECT_GT(s.at("tokens_per_second").get<double>(), 0.0);
   }
+}
+
+TEST(CliSpeculative, BenchAndRunDraftWithTheFilesMtpHead) {
+  TempDir dir("speculative-mtp-run");
+  // F32: on this 64-wide random hybrid the cpu device's 8-bit activations move a Q8_0 file's
+  // 32-token passes past the pass check's NMSE bound, and run would mark them unsafe.
+  const auto target = (dir / "hybrid.gguf").string();
+  auto made = run_command(gauntlet_exe() + " model make --dims " + kHybridWithMtp +
+                          " --format F32 --seed 7 -o " + target + " 2>&1");
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  auto b = run_command(gauntlet_exe() + " bench --model " + target +
+                       " --mtp --device cpu -p 0 -n 32 -r 1 --draft-max 3 -o json 2>/dev/null");
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  const auto rows = core::Json::parse(b.output);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("test"), "tg32");
+  EXPECT_GT(rows[0].at("avg_ts").get<double>(), 0.0);
+  EXPECT_LT(rows[0].at("draft_acceptance").get<double>(), 1.0);  // a head of random weights
+
+  const auto report = (dir / "report.json").string();
+  auto r = run_command(
+      "GAUNTLET_STATE_DIR=" + (dir / "state").string() + " " + gauntlet_exe() + " run --model " +
+      target + " --spec-type draft-mtp --device cpu --level quick --out " + report + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("draft MTP head on"), std::string::npos) << r.output;
+  const auto j = core::Json::parse(read_text(report));
+  ASSERT_EQ(j.at("devices").size(), 1u);
+  const auto& s = j.at("devices")[0].at("speculation");
+  EXPECT_EQ(s.at("error"), "");
+  EXPECT_EQ(s.at("draft"), "MTP head");
+  EXPECT_TRUE(s.at("tokens_match").get<bool>());
+  EXPECT_EQ(s.at("tokens"), 64);
+  EXPECT_GT(s.at("drafted").get<uint64_t>(), s.at("accepted").get<uint64_t>());
 }
 
 TEST(CliSpeculative, MtpWithoutAHeadOrBesideADraftIsExit2) {
