@@ -13,6 +13,11 @@ core::Status Decoder::rewind(uint32_t, uint32_t) {
   return core::make_error(core::ErrorKind::unsupported, "this decoder cannot be taken back");
 }
 
+bool Decoder::keep_final_residuals(bool keep) {
+  keep_final_ = keep && can_keep_final_;
+  return can_keep_final_;
+}
+
 core::Result<DecoderCheckpoint> Decoder::checkpoint() {
   return core::make_error(core::ErrorKind::unsupported,
                           "this decoder cannot save its state (a placement across devices)");

@@ -49,13 +49,20 @@ class Decoder {
   // From now on (or no longer), forward also keeps every token's residual stream after the last
   // layer, before the output norm (n_embd floats each, in the batch's order; final_residuals):
   // what a multi-token-prediction head reads. False where the decoder cannot.
-  virtual bool keep_final_residuals(bool /*keep*/) { return false; }
-  virtual std::span<const float> final_residuals() const { return {}; }
+  virtual bool keep_final_residuals(bool keep);
+  virtual std::span<const float> final_residuals() const { return final_; }
   // From now on every dispatch waits for its completion and adds its device time to `times`
   // (nullptr: stop); false where the decoder dispatches no kernels it can time (the host's).
   virtual bool time_dispatches(KernelTimes* /*times*/) { return false; }
   // Feeds `token` at sequence 0's next position; returns its logits.
   core::Result<std::span<const float>> step(int32_t token);
+
+ protected:
+  // A decoder that can keep its final residuals sets can_keep_final_ and, while keep_final_,
+  // fills final_ in forward.
+  bool can_keep_final_ = false;
+  bool keep_final_ = false;
+  std::vector<float> final_;
 };
 
 // Decoder::rewind over a decoder's next positions per sequence: refused for a sequence it does

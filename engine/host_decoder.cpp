@@ -31,7 +31,9 @@ HostDeviceDecoder::HostDeviceDecoder(backends::Device& device, const loader::Dev
       flash_attention_(options.flash_attention),
       pool_(options.threads),
       fast_(fast),
-      pos_(sequences_, 0) {}
+      pos_(sequences_, 0) {
+  can_keep_final_ = true;
+}
 
 core::Result<std::unique_ptr<HostDeviceDecoder>> HostDeviceDecoder::create(
     backends::Device& device, const loader::DeviceModel& model,

@@ -34,11 +34,6 @@ class HostDeviceDecoder final : public Decoder {
   }
   core::Result<DecoderCheckpoint> checkpoint() override;
   core::Status restore(const DecoderCheckpoint& saved) override;
-  bool keep_final_residuals(bool keep) override {
-    keep_final_ = keep;
-    return true;
-  }
-  std::span<const float> final_residuals() const override { return final_; }
   uint32_t context() const { return context_; }
 
   HostDeviceDecoder(backends::Device& device, const loader::DeviceModel& model,
@@ -52,14 +47,13 @@ class HostDeviceDecoder final : public Decoder {
   reference::KvPrecision kv_;
   uint32_t context_, sequences_, micro_batch_;
   bool flash_attention_ = false;  // -fa
-  bool keep_final_ = false;
   reference::ThreadPool pool_;
   bool fast_ = false;
   std::unique_ptr<reference::Products> products_;  // the cpu device's, made on the first pass
   std::unique_ptr<backends::Buffer> activations_, k_cache_, v_cache_, state_;
   std::unique_ptr<backends::Kernel> kernel_;
   std::vector<engine::PassToken> pass_;  // what the next dispatch runs
-  std::vector<float> logits_, final_;
+  std::vector<float> logits_;
   std::vector<uint32_t> pos_;
 };
 

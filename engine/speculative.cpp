@@ -167,7 +167,17 @@ core::Result<std::vector<int32_t>> speculative_mtp(Decoder& target, MtpHead& hea
   int32_t last = reference::argmax(*logits);
   // The head's pairs over the prompt: token p beside the target's hidden at p - 1 (zeros for the
   // first, as llama.cpp's pending_h starts).
-  auto hidden = head.target_hidden(target.final_residuals());
+  // The target's residuals of the tokens it was last fed: `rows` of them, or an error.
+  auto residuals = [&](size_t rows) -> core::Result<std::span<const float>> {
+    const auto all = target.final_residuals();
+    if (all.size() >= rows * e) return all.first(rows * e);
+    return core::make_error(core::ErrorKind::internal,
+                            "the target kept " + std::to_string(all.size() / e) +
+                                " final residuals of " + std::to_string(rows) + " tokens");
+  };
+  auto prompt_rows = residuals(prompt.size());
+  if (!prompt_rows) return prompt_rows.error();
+  auto hidden = head.target_hidden(*prompt_rows);
   std::vector<float> pairs(e, 0.0f);
   pairs.insert(pairs.end(), hidden.begin(), hidden.end() - e);
   if (auto r = head.run(prompt, pairs, 0); !r) return r.error();
@@ -193,7 +203,9 @@ core::Result<std::vector<int32_t>> speculative_mtp(Decoder& target, MtpHead& hea
     auto v = checker.check(last, drafts);
     if (!v) return v.error();
     // The target's hiddens of `last` and the accepted drafts, read before settle() runs again.
-    hidden = head.target_hidden(target.final_residuals().first((v->accepted + 1) * e));
+    auto kept_rows = residuals(v->accepted + 1);
+    if (!kept_rows) return kept_rows.error();
+    hidden = head.target_hidden(*kept_rows);
     GAUNTLET_TRY(checker.settle());
     // The head's pairs for the kept tokens (its drafting wrote its own hiddens there).
     pairs.assign(pending.begin(), pending.end());

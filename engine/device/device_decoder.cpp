@@ -66,7 +66,9 @@ DeviceDecoder::DeviceDecoder(backends::Device& device, const loader::DeviceModel
       capacity_(planner::pass_tokens(config.micro_batch, config.sequences)),
       plan_(model::plan_layers(model.shape)),
       state_layout_(planner::state_layout(model.shape, config.layers)),
-      pos_(config.sequences, 0) {}
+      pos_(config.sequences, 0) {
+  can_keep_final_ = true;
+}
 
 core::Status DeviceDecoder::bind() {
   std::map<std::string, Weight> by_name;

@@ -54,11 +54,6 @@ class DeviceDecoder final : public Decoder, public Stage {
   }
   core::Result<DecoderCheckpoint> checkpoint() override;
   core::Status restore(const DecoderCheckpoint& saved) override;
-  bool keep_final_residuals(bool keep) override {
-    keep_final_ = keep;
-    return true;
-  }
-  std::span<const float> final_residuals() const override { return final_; }
   // Times every dispatch from now on into `times` (see Ops::time_dispatches); nullptr stops.
   bool time_dispatches(KernelTimes* times) override {
     ops_.time_dispatches(times);
@@ -173,8 +168,6 @@ class DeviceDecoder final : public Decoder, public Stage {
   // A row of angles per token of the pass: global layers, sliding layers.
   std::unique_ptr<backends::Buffer> rope_tables_[2];
   std::vector<float> tables_, logits_;
-  bool keep_final_ = false;
-  std::vector<float> final_;         // every token's residual stream, with keep_final_
   std::vector<float> rope_factors_;  // rope_freqs.weight, read back once (empty without one)
   std::vector<float> out_scales_;    // each layer's layer_output_scale (gemma4), read back once
   std::unique_ptr<backends::Buffer> ones_;  // the weight of gemma4's unweighted V norm

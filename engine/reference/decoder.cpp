@@ -43,6 +43,7 @@ Decoder::Decoder(const model::LoadedModel& model, const DecodeOptions& options, 
                2),
       state_(planner::state_layout(model.shape, options.range).per_sequence * options.sequences),
       pos_(options.sequences, 0) {
+  can_keep_final_ = true;
   if (options.products) {
     products_ = options.products;
     pool_.set_products(products_.get());

@@ -45,11 +45,6 @@ class Decoder final : public engine::Decoder, public engine::Stage {
   }
   core::Result<DecoderCheckpoint> checkpoint() override;
   core::Status restore(const DecoderCheckpoint& saved) override;
-  bool keep_final_residuals(bool keep) override {
-    keep_final_ = keep;
-    return true;
-  }
-  std::span<const float> final_residuals() const override { return final_; }
   uint32_t context() const { return context_; }
 
   core::Status run_stage(std::span<const PassToken> pass, std::span<float> x,
@@ -64,11 +59,10 @@ class Decoder final : public engine::Decoder, public engine::Stage {
   planner::LayerRange range_;
   KvPrecision kv_;
   bool flash_attention_ = false;
-  bool keep_final_ = false;
   uint32_t context_, sequences_, micro_batch_;
   ThreadPool pool_;
   std::shared_ptr<const Products> products_;  // the options' products, when given
-  std::vector<float> activations_, logits_, final_;
+  std::vector<float> activations_, logits_;
   std::vector<std::byte> k_cache_, v_cache_;
   std::vector<float> state_;  // a hybrid's recurrent state (planner::state_layout)
   std::vector<uint32_t> pos_;
