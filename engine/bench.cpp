@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <functional>
 
 namespace gauntlet::engine {
 
@@ -45,31 +46,40 @@ core::Result<BenchResult> run_bench_test(Decoder& decoder, uint32_t n_vocab, con
   return run_bench_test(time_once, test, repetitions, progress);
 }
 
-TimedRun speculative_generation(Decoder& target, Decoder& draft, uint32_t n_vocab, uint32_t n_gen,
-                                const SpeculativeOptions& options, SpeculativeStats& stats) {
-  return [&target, &draft, n_vocab, n_gen, options, &stats](bool) -> core::Result<SpeedSample> {
-    target.reset();
-    draft.reset();
+namespace {
+
+// tg<n_gen> from one token: `generate` (which empties the caches it uses) over the time.
+using Generate = std::function<core::Result<std::vector<int32_t>>(std::span<const int32_t>)>;
+TimedRun timed_generation(uint32_t n_vocab, uint32_t n_gen, Generate generate) {
+  return [n_vocab, n_gen, generate = std::move(generate)](bool) -> core::Result<SpeedSample> {
     const std::vector<int32_t> prompt = bench_tokens(1, n_vocab);
     const auto start = std::chrono::steady_clock::now();
-    auto tokens = speculative_greedy(target, draft, prompt, n_gen, n_vocab, options, stats);
+    auto tokens = generate(prompt);
     if (!tokens) return tokens.error();
     return SpeedSample{
         n_gen, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
   };
 }
 
+}  // namespace
+
+TimedRun speculative_generation(Decoder& target, Decoder& draft, uint32_t n_vocab, uint32_t n_gen,
+                                const SpeculativeOptions& options, SpeculativeStats& stats) {
+  return timed_generation(
+      n_vocab, n_gen, [&target, &draft, &stats, n_vocab, n_gen, options](auto prompt) {
+        target.reset();
+        draft.reset();
+        return speculative_greedy(target, draft, prompt, n_gen, n_vocab, options, stats);
+      });
+}
+
 TimedRun mtp_generation(Decoder& target, MtpHead& head, uint32_t n_vocab, uint32_t n_gen,
                         const SpeculativeOptions& options, SpeculativeStats& stats) {
-  return [&target, &head, n_vocab, n_gen, options, &stats](bool) -> core::Result<SpeedSample> {
-    target.reset();
-    const std::vector<int32_t> prompt = bench_tokens(1, n_vocab);
-    const auto start = std::chrono::steady_clock::now();
-    auto tokens = speculative_mtp(target, head, prompt, n_gen, n_vocab, options, stats);
-    if (!tokens) return tokens.error();
-    return SpeedSample{
-        n_gen, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
-  };
+  return timed_generation(
+      n_vocab, n_gen, [&target, &head, &stats, n_vocab, n_gen, options](auto prompt) {
+        target.reset();
+        return speculative_mtp(target, head, prompt, n_gen, n_vocab, options, stats);
+      });
 }
 
 core::Result<BenchResult> run_bench_test(const TimedRun& time_once, const BenchTest& test,
