@@ -16,6 +16,7 @@
 #include "cli/placement_flags.h"
 #include "core/options.h"
 #include "engine/bench.h"
+#include "engine/cpu/fast_products.h"
 #include "engine/loader/loader.h"
 #include "engine/make_decoder.h"
 #include "engine/model/loaded_model.h"
@@ -210,8 +211,8 @@ int bench(const BenchArgs& a) {
   }
   std::unique_ptr<engine::MtpHead> head;
   if (a.mtp) {
-    auto made =
-        engine::MtpHead::create((*file)->info(), (*file)->bytes(), *host_view, context, a.threads);
+    auto made = engine::MtpHead::create((*file)->info(), (*file)->bytes(), *host_view, context,
+                                        a.threads, engine::cpu::make_fast_products());
     if (!made) return fail_with("--mtp: ", made.error());
     head = std::move(*made);
   }

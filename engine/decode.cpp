@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "engine/cpu/fast_products.h"
 #include "engine/device/profile_check.h"
 #include "engine/loader/loader.h"
 #include "engine/model_source.h"
@@ -85,7 +86,9 @@ core::Result<SpeculativeReport> run_mtp(const DecodeRequest& r, Decoder& target,
                                         const model::GgufFile& file,
                                         const model::LoadedModel& host_view,
                                         const DecodeReport& plain) {
-  auto head = MtpHead::create(file.info(), file.bytes(), host_view, plain.context, r.threads);
+  // The head runs with the cpu device's products, as llama.cpp's CPU backend would run it.
+  auto head = MtpHead::create(file.info(), file.bytes(), host_view, plain.context, r.threads,
+                              cpu::make_fast_products());
   if (!head) return head.error();
   SpeculativeReport rep = report_for(r, plain);
   rep.draft =

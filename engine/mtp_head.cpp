@@ -35,10 +35,10 @@ model::GgufInfo block_as_layer_zero(const model::GgufInfo& info, uint32_t n_laye
 
 }  // namespace
 
-core::Result<std::unique_ptr<MtpHead>> MtpHead::create(const model::GgufInfo& info,
-                                                       std::span<const std::byte> file_bytes,
-                                                       const model::LoadedModel& target,
-                                                       uint32_t context, unsigned threads) {
+core::Result<std::unique_ptr<MtpHead>> MtpHead::create(
+    const model::GgufInfo& info, std::span<const std::byte> file_bytes,
+    const model::LoadedModel& target, uint32_t context, unsigned threads,
+    std::shared_ptr<const reference::Products> products) {
   const auto& s = target.shape;
   if (s.n_layer_nextn != 1) {
     return no_head(std::string(s.traits().name) + " file with nextn_predict_layers " +
@@ -93,10 +93,13 @@ core::Result<std::unique_ptr<MtpHead>> MtpHead::create(const model::GgufInfo& in
   options.context = context;
   options.micro_batch = 64;
   options.range = {0, 1, true, false};
+  options.products = products;
   auto decoder = reference::Decoder::create(head->block_, options);
   if (!decoder) return decoder.error();
   head->decoder_ = std::move(*decoder);
+  head->products_ = std::move(products);
   head->pool_ = std::make_unique<reference::ThreadPool>(threads);
+  head->pool_->set_products(head->products_.get());
   return head;
 }
 

@@ -22,11 +22,12 @@ namespace gauntlet::engine {
 class MtpHead {
  public:
   // The head of the model in `info` / `file_bytes` (which must outlive it), whose trunk `target`
-  // is bound from the same file. Refused for a file without one MTP block.
-  static core::Result<std::unique_ptr<MtpHead>> create(const model::GgufInfo& info,
-                                                       std::span<const std::byte> file_bytes,
-                                                       const model::LoadedModel& target,
-                                                       uint32_t context, unsigned threads);
+  // is bound from the same file. Refused for a file without one MTP block. `products`: the
+  // reference's exact ones (nullptr) or faster ones, such as the cpu device's.
+  static core::Result<std::unique_ptr<MtpHead>> create(
+      const model::GgufInfo& info, std::span<const std::byte> file_bytes,
+      const model::LoadedModel& target, uint32_t context, unsigned threads,
+      std::shared_ptr<const reference::Products> products = nullptr);
 
   // The target's residual streams (Decoder::final_residuals) as the head reads them: through the
   // target's output norm.
@@ -44,6 +45,7 @@ class MtpHead {
 
   model::LoadedModel block_;  // the MTP block as a one-layer model (the decoder reads it)
   model::TensorView eh_proj_, enorm_, hnorm_, embed_, target_norm_;
+  std::shared_ptr<const reference::Products> products_;
   std::unique_ptr<reference::Decoder> decoder_;
   std::unique_ptr<reference::ThreadPool> pool_;
   std::vector<float> act_, logits_, own_hidden_;
