@@ -161,12 +161,11 @@ core::Result<std::vector<int32_t>> speculative_mtp(Decoder& target, MtpHead& hea
                             "an MTP head reads the target's last hidden state, which this "
                             "decoder (a placement across devices) does not keep");
   }
+  if (n == 0) return std::vector<int32_t>{};
   const uint32_t e = head.n_embd();
   auto logits = feed(target, prompt, true);
   if (!logits) return logits.error();
   int32_t last = reference::argmax(*logits);
-  // The head's pairs over the prompt: token p beside the target's hidden at p - 1 (zeros for the
-  // first, as llama.cpp's pending_h starts).
   // The target's residuals of the tokens it was last fed: `rows` of them, or an error.
   auto residuals = [&](size_t rows) -> core::Result<std::span<const float>> {
     const auto all = target.final_residuals();
@@ -178,6 +177,8 @@ core::Result<std::vector<int32_t>> speculative_mtp(Decoder& target, MtpHead& hea
   auto prompt_rows = residuals(prompt.size());
   if (!prompt_rows) return prompt_rows.error();
   auto hidden = head.target_hidden(*prompt_rows);
+  // The head's pairs over the prompt: token p beside the target's hidden at p - 1 (zeros for the
+  // first, as llama.cpp's pending_h starts).
   std::vector<float> pairs(e, 0.0f);
   pairs.insert(pairs.end(), hidden.begin(), hidden.end() - e);
   if (auto r = head.run(prompt, pairs, 0); !r) return r.error();
