@@ -320,7 +320,8 @@ void add_bench_command(CLI::App& app, CommandContext& context) {
   cmd->add_flag("--mtp", a->mtp,
                 "each tgN row is speculative decoding with the model file's own MTP head "
                 "(qwen35's nextn block) drafting on the host");
-  cmd->add_option("--draft-max", a->draft_max, "-md or --mtp: the most tokens drafted for one check (16)")
+  cmd->add_option("--draft-max", a->draft_max,
+                  "-md or --mtp: the most tokens drafted for one check (16)")
       ->check(CLI::Range(1, 256));
   cmd->add_option("--draft-min", a->draft_min,
                   "-md or --mtp: fewer than this left to draft, the model steps alone (0)");
