@@ -230,8 +230,9 @@ void add_model_command(CLI::App& app, CommandContext& context) {
                      "nemotron_h: layers=M-M*... (one per layer: M Mamba2, * attention, - or E "
                      "feed-forward) and the Mamba2 block's ssm_state, ssm_groups, ssm_heads, "
                      "ssm_inner, ssm_conv; nemotron_h_moe: also expert_norm=0|1, expert_scale; "
-                     "granitehybrid: layers=M*... (M Mamba2, * attention), the Mamba2 dims, "
-                     "rope=0|1, embedding_scale, residual_scale, attention_scale, logit_scale; "
+                     "granitehybrid: layers=M*... (M Mamba2, * attention), the Mamba2 dims; "
+                     "granite and granitehybrid: rope=0|1, embedding_scale, residual_scale, "
+                     "attention_scale, logit_scale; "
                      "laguna: window (every layer but each fourth from 0 slides), n_head_swa (the "
                      "sliding layers' query heads), rope_dim_swa, rope_freq_base_swa, dense_lead, "
                      "expert_norm=0|1, expert_scale)");

@@ -48,6 +48,8 @@ make_model lfm2moe-Q8_0 "arch=lfm2moe,$micro,n_layer=2,attn_layers=1,dense_lead=
 make_model mistral3-F16 "arch=mistral3,$micro,yarn_factor=4,yarn_orig_ctx=8,yarn_log_mul=1,attn_temp_scale=0.1" F16
 # laguna: head_count one per layer, the sliding layers' RoPE keys, attn_gate, exp_probs_b.
 make_model laguna-Q8_0 "arch=laguna,$micro,n_layer=2,n_head_swa=4,window=4,rope_dim_swa=16,dense_lead=1,$experts,n_ff_shexp=32,expert_norm=1,expert_scale=2.5,yarn_factor=4,yarn_orig_ctx=8" Q8_0
+# granite (Granite 3.x): its multipliers and rope.scaling.finetuned on attention layers alone.
+make_model granite-Q8_0 "arch=granite,$micro,embedding_scale=12,residual_scale=0.22,attention_scale=0.0078125,logit_scale=16" Q8_0
 # The Mamba2 hybrids: ssm.* keys, per-layer head_count_kv and feed_forward_length arrays, ssm_a and
 # ssm_d without a "weight" suffix, the grouped norm's 2-D weight; nemotron_h_moe's bool
 # expert_weights_norm; granitehybrid's multipliers and rope.scaling.finetuned.

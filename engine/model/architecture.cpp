@@ -308,6 +308,18 @@ constexpr Architecture kArchitectures[] = {
      .sliding_plain_rope = true,
      .per_layer_heads = true,
      .attn_head_gate = true},
+    // src/models/granite.cpp (IBM Granite 3.x): granitehybrid's attention layers everywhere, the
+    // same multipliers and the same feed-forward (a SwiGLU, or softmax-gated experts with norm_w
+    // and a shared expert where the file gives its width).
+    {.arch = Arch::granite,
+     .name = "granite",
+     .graph = "src/models/granite.cpp",
+     .experts = true,
+     .norm_expert_weights = true,
+     .shared_expert = true,
+     .shared_expert_unscaled = true,
+     .shared_expert_if_sized = true,
+     .granite_multipliers = true},
 };
 
 }  // namespace

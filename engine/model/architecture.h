@@ -32,7 +32,8 @@ enum class Arch : uint32_t {
   nemotron_h,
   nemotron_h_moe,
   granitehybrid,
-  laguna
+  laguna,
+  granite
 };
 
 // llama.cpp's LLAMA_ROPE_TYPE_NORM rotates adjacent pairs (x[2i], x[2i+1]) of a head;

@@ -276,6 +276,8 @@ TEST(Architectures, EachDefaultFileHasExactlyTheTensorsLlamaCppsLoaderCreates) {
              {"ffn_gate_shexp.weight", "ffn_down_shexp.weight", "ffn_up_shexp.weight"}})}},
       // mistral3.cpp: llama's tensors (output optional, wo_b and the MLP biases not written).
       {"arch=mistral3", top, same(cat({norm, qkv, out, ffn_norm, ffn}))},
+      // granite.cpp (dense): the same (wo_b, the MLP biases and rope_freqs optional, not written).
+      {"arch=granite", top, same(cat({norm, qkv, out, ffn_norm, ffn}))},
       // gemma4.cpp: layer 0 slides, layer 1 is global (rope_freqs for its proportional RoPE);
       // layer_output_scale (optional there) on each.
       {"arch=gemma4,swa_pattern=2", cat({top, {"rope_freqs.weight"}}),
