@@ -58,29 +58,39 @@ core::Result<std::unique_ptr<MtpHead>> MtpHead::create(
   auto weights = model::bind_weights(renamed, shape, data_of);
   if (!weights) return weights.error();
   std::unique_ptr<MtpHead> head(new MtpHead());
-  auto view = [&](const std::string& name) -> model::TensorView {
-    for (size_t i = 0; i < renamed.tensors.size(); ++i) {
-      const auto& t = renamed.tensors[i];
-      if (t.name != "blk.0." + name) continue;
-      return {t.type, t.ne[0], t.ne.size() > 1 ? t.ne[1] : 1, data_of(i), 1};
+  // The block's tensor `name` if the file has it with dimensions {n_in, n_out} (an f32 vector
+  // when n_out is 1); an empty view if it has none; an error naming it otherwise.
+  bool bad = false;
+  std::string bad_name;
+  auto view = [&](const std::string& name, uint64_t n_in, uint64_t n_out) -> model::TensorView {
+    const auto* t = renamed.find("blk.0." + name);
+    if (t == nullptr) return {};
+    const std::vector<uint64_t> want =
+        n_out == 1 ? std::vector<uint64_t>{n_in} : std::vector<uint64_t>{n_in, n_out};
+    const std::byte* data = data_of(static_cast<size_t>(t - renamed.tensors.data()));
+    if (t->ne != want || data == nullptr || (n_out == 1 && t->type != model::TensorType::f32)) {
+      bad = true;
+      bad_name = name;
+      return {};
     }
-    return {};
+    return {t->type, n_in, n_out, data, 1};
   };
-  head->eh_proj_ = view("nextn.eh_proj.weight");
-  head->enorm_ = view("nextn.enorm.weight");
-  head->hnorm_ = view("nextn.hnorm.weight");
+  const uint64_t e = s.n_embd, vocab = s.n_vocab;
+  head->eh_proj_ = view("nextn.eh_proj.weight", 2 * e, e);
+  head->enorm_ = view("nextn.enorm.weight", e, 1);
+  head->hnorm_ = view("nextn.hnorm.weight", e, 1);
+  // The optional tensors of load_block_mtp, else the model's own.
+  const auto embed = view("nextn.embed_tokens.weight", e, vocab);
+  const auto head_norm = view("nextn.shared_head_norm.weight", e, 1);
+  const auto head_out = view("nextn.shared_head_head.weight", e, vocab);
+  if (bad) {
+    return no_head("nextn tensor '" + bad_name + "' is not {" + std::to_string(e) +
+                   ", ...} as load_block_mtp creates it (or a norm not f32)");
+  }
   if (head->eh_proj_.data == nullptr || head->enorm_.data == nullptr ||
       head->hnorm_.data == nullptr) {
     return no_head("its nextn.eh_proj, enorm or hnorm tensor is missing");
   }
-  if (head->eh_proj_.n_in != 2ull * s.n_embd || head->eh_proj_.n_out != s.n_embd ||
-      head->enorm_.type != model::TensorType::f32 || head->hnorm_.type != model::TensorType::f32) {
-    return no_head("nextn.eh_proj is not {2 n_embd, n_embd} or its norms are not f32");
-  }
-  // The optional tensors of load_block_mtp, else the model's own.
-  const auto embed = view("nextn.embed_tokens.weight");
-  const auto head_norm = view("nextn.shared_head_norm.weight");
-  const auto head_out = view("nextn.shared_head_head.weight");
   head->embed_ = embed.data != nullptr ? embed : target.weights.token_embd;
   head->target_norm_ = target.weights.output_norm;
   if (head_norm.data != nullptr) weights->output_norm = head_norm;

@@ -53,7 +53,12 @@ class TargetCheck {
     saved_.reset();
     if (!rewinds_) {
       // A decoder that cannot save its state (a placement across devices) must rewind.
-      if (auto c = target_.checkpoint()) saved_ = std::move(*c);
+      auto c = target_.checkpoint();
+      if (c) {
+        saved_ = std::move(*c);
+      } else {
+        unsaved_ = c.error().message;
+      }
     }
     std::vector<BatchToken> batch{{last, 0, true}};
     for (int32_t d : drafts) batch.push_back({d, 0, true});
@@ -80,7 +85,9 @@ class TargetCheck {
       rewinds_ = true;
       return back;
     }
-    if (!saved_) return back;
+    if (!saved_) {
+      return core::make_error(back.error().kind, back.error().message + ", and " + unsaved_);
+    }
     GAUNTLET_TRY(target_.restore(*saved_));
     return feed(target_, kept_, false).status();
   }
@@ -92,6 +99,7 @@ class TargetCheck {
   uint32_t n_vocab_;
   bool rewinds_ = false;  // learned at the first rejected draft
   std::optional<DecoderCheckpoint> saved_;
+  std::string unsaved_;  // why the target could not save its state
   std::vector<int32_t> kept_;
   size_t fed_ = 0;
   uint32_t base_ = 0;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -142,6 +143,20 @@ TEST(MtpHead, AFileWithoutAHeadIsRefusedByName) {
   EXPECT_NE(refused.error().message.find("no MTP head"), std::string::npos)
       << refused.error().message;
   EXPECT_NE(refused.error().message.find("nextn_predict_layers 0"), std::string::npos);
+
+  // A head whose optional shared output is not {n_embd, n_vocab}: refused by the tensor's name,
+  // where reading it as the head's output would run past its rows.
+  auto w = *model::synthetic_writer(shape_of(kMtpHybrid + ",nextn=1", true), FileType::f32, 7);
+  w.add_tensor("blk.4.nextn.shared_head_head.weight", {64, 8}, model::TensorType::f32,
+               [](uint64_t, float* out) { std::fill_n(out, 64, 0.5f); });
+  const auto bad = w.to_bytes().value();
+  const auto bad_model = load(bad);
+  auto bad_info = model::parse_gguf(bad).value();
+  auto wrong = MtpHead::create(bad_info, bad, bad_model, 64, 1);
+  ASSERT_FALSE(wrong.is_ok());
+  EXPECT_NE(wrong.error().message.find("nextn tensor 'nextn.shared_head_head.weight'"),
+            std::string::npos)
+      << wrong.error().message;
 }
 
 }  // namespace
