@@ -1,5 +1,7 @@
 #include "engine/device/kernels.h"
 
+#include <algorithm>
+
 #include "build_options.h"
 #include "core/type_kernels.h"
 #include "engine/device/config.h"
@@ -149,9 +151,17 @@ uint32_t tile_elements(const planner::KernelVariant& v, uint32_t n_in) {
 
 }  // namespace
 
+VectorReads vector_reads(const backends::Buffer& weights, const backends::Buffer& act,
+                         std::initializer_list<uint32_t> act_offsets) {
+  const bool aligned = std::all_of(act_offsets.begin(), act_offsets.end(),
+                                   [](uint32_t offset) { return offset % 4 == 0; });
+  return {aligned && act.size() % 16 == 0, weights.size() % 16 == 0};
+}
+
 core::Result<KernelSource> matvec_source(core::Api api, model::TensorType weights,
                                          const planner::KernelVariant& v, uint32_t n_in,
-                                         uint32_t rows, bool accumulate, bool weights_as_texels) {
+                                         uint32_t rows, bool accumulate, bool weights_as_texels,
+                                         VectorReads vector_reads) {
   GAUNTLET_TRY(check_workgroup(v));
   const uint32_t tile = tile_elements(v, n_in);
   if (tile % 2 != 0 ||
@@ -179,7 +189,8 @@ core::Result<KernelSource> matvec_source(core::Api api, model::TensorType weight
                   {"TILE_WORDS", ((f16 ? tile / 2 : tile) + 3) / 4 * 4},
                   {"RED", v.workgroup},
                   {"MODE", 0},
-                  {"ACCUMULATE", accumulate ? 1 : 0}};
+                  {"ACCUMULATE", accumulate ? 1 : 0},
+                  {"VECTOR_READS", weights_as_texels ? vector_reads.bits() : 0}};
   return s;
 }
 

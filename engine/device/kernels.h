@@ -4,6 +4,7 @@
 // the built kernels. The parameter blocks below match the typedefs in engine/kernels/*.cl and the
 // push-constant blocks in *.comp field for field.
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
@@ -159,14 +160,27 @@ enum class Elementwise {
 // Workgroup of the kernels without a tunable variant (embed, rope, elementwise, copy).
 inline constexpr uint32_t kSimpleWorkgroup = 64;
 
+// Which texel reads of a matvec take whole 16-byte vectors (engine_matvec_common.glsl's
+// VECTOR_READS), where the host knows them to be whole vectors of the view: the activations when
+// every offset the kernel reads from is a multiple of 4 floats in a buffer of whole vectors; the
+// staged weight blocks when the weights are whole vectors.
+struct VectorReads {
+  bool activations = false;
+  bool weight_blocks = false;
+  uint32_t bits() const { return (activations ? 1u : 0u) | (weight_blocks ? 2u : 0u); }
+};
+VectorReads vector_reads(const backends::Buffer& weights, const backends::Buffer& act,
+                         std::initializer_list<uint32_t> act_offsets);
+
 // `api` picks the embedded text (OpenCL) or SPIR-V (Vulkan); host has no device kernels.
 // `weights_as_texels`: Vulkan reads the weights, and f32 activations, through uniform texel
-// buffers (config.h's reads_as_texels says where).
+// buffers (config.h's reads_as_texels says where), `vector_reads` of them as whole vectors.
 core::Result<backends::KernelSource> matvec_source(core::Api api, model::TensorType weights,
                                                    const planner::KernelVariant& variant,
                                                    uint32_t n_in, uint32_t rows,
                                                    bool accumulate = false,
-                                                   bool weights_as_texels = false);
+                                                   bool weights_as_texels = false,
+                                                   VectorReads vector_reads = {});
 // The matrix-matrix kernel of a pass (engine_matmul.cl / .glsl): `variant.tokens` tokens per
 // workgroup, `variant.activation_tile` elements of each in local memory (kWholeVector: n_in);
 // `experts`: the expert-indexed product over grouped picks (mul_mat_id); `weights_as_texels`:

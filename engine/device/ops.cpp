@@ -70,7 +70,8 @@ core::Status Ops::matvec(backends::Buffer& w, model::TensorType type,
   const MatvecParams p{n_in, n_out, x_off, out_off, 0};
   const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
   const bool texels = reads_as_texels(device().info(), std::max(w.size(), act.size()));
-  return run(matvec_source(device().info().id.api, type, v, n_in, rows, accumulate, texels),
+  return run(matvec_source(device().info().id.api, type, v, n_in, rows, accumulate, texels,
+                           vector_reads(w, act, {x_off})),
              {&w, &act}, bytes_of(p), groups_for(n_out, uint64_t{rows} * v.workgroup), local);
 }
 
@@ -84,7 +85,8 @@ core::Status Ops::matvec_experts(backends::Buffer& stack, model::TensorType type
   q.n_out = n_out;
   const uint64_t local = planner::local_mem_bytes(v, {n_in, 0, 0});
   const bool texels = reads_as_texels(device().info(), std::max(stack.size(), act.size()));
-  return run(matvec_source(device().info().id.api, type, v, n_in, rows, false, texels),
+  return run(matvec_source(device().info().id.api, type, v, n_in, rows, false, texels,
+                           vector_reads(stack, act, {q.x_off, q.x_slot, q.stride})),
              {&stack, &act}, bytes_of(q), groups_for(n_out, uint64_t{rows} * v.workgroup), local,
              tokens * p.slots);
 }

@@ -1,7 +1,7 @@
 // The matvec's f32 activations read as texels, straight from the buffer (binding 3, the second
 // texel view: backends::KernelSource::texel_views), not through the shared tile, which llvmpipe
 // loads lane by lane although every lane reads the same address; f16 activations keep the tile,
-// where they are rounded. The includer declares ACT_F16 first.
+// where they are rounded. The includer declares ACT_F16 and VECTOR_READS first.
 #ifdef WEIGHTS_AS_TEXELS
 layout(binding = 3) uniform usamplerBuffer act_texels;
 const bool TILE_AS_TEXELS = ACT_F16 == 0;
@@ -15,10 +15,8 @@ uint act_texel(uint i) { return 0u; }
 uint tile_origin = 0u;  // the tile's first element in act[]
 uvec4 act_texels4(uint i) {
 #ifdef WEIGHTS_AS_TEXELS
-  // One fetch where the four words are a whole vector of the view (its last partial one is not).
-  if ((i & 3u) == 0u && int(i >> 2) < textureSize(act_vectors)) {
-    return texelFetch(act_vectors, int(i >> 2));
-  }
+  // One fetch where every read is a whole vector of the view (VECTOR_READS bit 0).
+  if ((VECTOR_READS & 1u) != 0u) return texelFetch(act_vectors, int(i >> 2));
 #endif
   return uvec4(act_texel(i), act_texel(i + 1u), act_texel(i + 2u), act_texel(i + 3u));
 }

@@ -33,6 +33,36 @@ void load_tile(uint x_off, uint base, uint len) {
   }
 }
 
+#ifdef WEIGHTS_AS_TEXELS
+// stage_block (below) through 16-byte fetches where the weights are whole vectors (VECTOR_READS &
+// 2): llvmpipe pays a texel fetch per word, so a q6_K block (53 words) costs 53 fetches by words and
+// 15 by vectors. The block begins at word q (0..3) of its first vector and byte `shift` / 8 of
+// that word; word k of the fetched vectors is picked by selects on q, so every array index stays
+// a constant. The vectors past the block's end are clamped to the view's last one (their words
+// are never used).
+const uint STAGE_VECTORS = (4u + (BLOCK_BYTES + 3u) / 4u + 3u) / 4u;
+uint fetched_word(uvec4 v[STAGE_VECTORS], uint q, uint k) {
+  const uint a = v[k >> 2][k & 3u];
+  const uint b = v[(k + 1u) >> 2][(k + 1u) & 3u];
+  const uint c = v[(k + 2u) >> 2][(k + 2u) & 3u];
+  const uint d = v[(k + 3u) >> 2][(k + 3u) & 3u];
+  return q == 0u ? a : q == 1u ? b : q == 2u ? c : d;
+}
+void stage_block_vectors(uint off, uint row) {
+  const uint first = off >> 4, last = uint(textureSize(weight_vectors)) - 1u;
+  uvec4 v[STAGE_VECTORS];
+  [[unroll]] for (uint k = 0u; k < STAGE_VECTORS; ++k) v[k] = weight_vector(min(first + k, last));
+  const uint q = (off >> 2) & 3u;
+  const uint shift = BLOCK_BYTES % 4u == 0u ? 0u : (off & 3u) << 3;
+  uint next = fetched_word(v, q, 0u);
+  [[unroll]] for (uint k = 0u; k < (BLOCK_BYTES + 3u) / 4u; ++k) {
+    const uint word = next;
+    next = fetched_word(v, q, k + 1u);
+    staged[row][k] = shift == 0u ? word : (word >> shift) | (next << (32u - shift));
+  }
+}
+#endif
+
 // Copies the block at byte offset off into `staged` (engine_matvec_blocks_words.glsl) so that it
 // starts at the staged words' byte 0, never reading past the block's last word; the decoders then
 // read it at offset 0, so every index into `staged` is a constant. (A block left at its
@@ -40,6 +70,12 @@ void load_tile(uint x_off, uint base, uint len) {
 // branches over every staged word: mxfp4 decoded at half of q4_0's speed.)
 // (q4_K and q5_K, the types of whole 16-byte blocks, take the code-word products instead.)
 void stage_block(uint off, uint row) {
+#ifdef WEIGHTS_AS_TEXELS
+  if ((VECTOR_READS & 2u) != 0u) {
+    stage_block_vectors(off, row);
+    return;
+  }
+#endif
   const uint shift = BLOCK_BYTES % 4u == 0u ? 0u : (off & 3u) << 3;
   const uint words = ((off & 3u) + BLOCK_BYTES + 3u) >> 2;
   uint next = SOURCE_WORD(off >> 2);
@@ -117,7 +153,8 @@ void main() {
   vec4 acc[ROWS];
   [[unroll]] for (uint r = 0; r < ROWS; ++r) acc[r] = vec4(0.0);
 #ifdef BLOCK_CODE_WORDS
-  const bool code_words = BLOCK_BYTES % 16u == 0u && (rb & 15u) == 0u;
+  // Rows of such blocks are whole vectors too. A constant: llvmpipe would run both paths of a test.
+  const bool code_words = BLOCK_BYTES % 16u == 0u;
 #endif
   for (uint base = 0; base < p.n_in; base += TILE) {
     uint len = min(TILE, p.n_in - base);

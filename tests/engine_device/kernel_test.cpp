@@ -76,13 +76,18 @@ struct MatvecCase {
 
 class EngineKernels : public DeviceTest {
  protected:
-  // With `accumulate`, the output starts as a residual that the product is added to.
+  // With `accumulate`, the output starts as a residual that the product is added to. With
+  // `whole_vectors` both buffers are whole 16-byte vectors, so that a CPU Vulkan driver reads the
+  // activations and staged blocks as vectors (device::vector_reads); without, neither is, and it
+  // reads them word by word.
   void run_matvec(const MatvecCase& c, uint32_t n_in, uint32_t n_out, uint32_t rows,
-                  bool accumulate = false) {
+                  bool accumulate = false, bool whole_vectors = false) {
     const auto weights = random_floats(uint64_t{n_in} * n_out, 11, 1.0f);
     const auto x = random_floats(n_in, 12, 1.0f);
     const uint64_t rb = model::row_bytes(c.type, n_in);
-    std::vector<std::byte> wq((rb * n_out + 3) / 4 * 4);  // whole words, as Ops::matvec asks
+    uint64_t words = (rb * n_out + 3) / 4;  // whole words, as Ops::matvec asks
+    if (whole_vectors != (words % 4 == 0)) words = whole_vectors ? (words + 3) / 4 * 4 : words + 1;
+    std::vector<std::byte> wq(words * 4);
     // An even importance row: iq2_xxs, iq2_xs and iq1_s need one.
     const std::vector<float> importance(n_in, 1.0f);
     for (uint32_t r = 0; r < n_out; ++r) {
@@ -94,6 +99,10 @@ class EngineKernels : public DeviceTest {
       expected[r] = model::dot_row(c.type, wq.data() + r * rb, x.data(), n_in);
 
     auto a = act_layout(x, n_out);
+    if (whole_vectors != (a.total % 4 == 0)) {
+      a.total = whole_vectors ? (a.total + 3) / 4 * 4 : a.total + 1;
+      a.host.resize(a.total, kSentinel);
+    }
     if (accumulate) {
       const auto residual = random_floats(n_out, 13, 8.0f);
       std::copy(residual.begin(), residual.end(), a.host.begin() + a.out_off);
@@ -101,6 +110,9 @@ class EngineKernels : public DeviceTest {
     }
     auto wbuf = upload(device(), wq);
     auto abuf = upload_floats(device(), a.host);
+    const auto reads = device::vector_reads(*wbuf, *abuf, {a.in_off});
+    ASSERT_EQ(reads.activations, whole_vectors);
+    ASSERT_EQ(reads.weight_blocks, whole_vectors);
     Ops ops(device());
     KernelVariant v{planner::KernelOp::matvec, 64, c.tile, c.act};
     auto st =
@@ -121,8 +133,10 @@ TEST_F(EngineKernels, MatvecEveryFormatWholeAndChunked) {
     run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 320, 37, 4);
     run_matvec({t, 64, planner::ActivationType::f32, 1e-10}, 320, 37, 4);
     run_matvec({t, 128, planner::ActivationType::f32, 1e-10}, 320, 5, 1);
-    // Whole groups of 8 quantized blocks per row and per chunk (the vector-load path).
-    run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 512, 37, 4);
+    // Whole groups of 8 quantized blocks per row and per chunk (the vector-load path), the
+    // activations read as vectors.
+    run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 512, 37, 4, false,
+               true);
     run_matvec({t, 256, planner::ActivationType::f32, 1e-10}, 768, 37, 4);
     // Float rows of 330 elements: every other row starts off a 16-byte boundary (the word path),
     // and chunks end in a tail shorter than a vector.
@@ -143,15 +157,17 @@ TEST_F(EngineKernels, MatvecReadsItsWeightsAsTexelsOnCpuVulkanOnly) {
 }
 
 // Every type, rows of whole 256-element blocks (the k-quants' super-blocks): the whole vector with
-// four rows per work-item, and three chunks of an f16 tile, one row per work-item, added onto a
-// residual. Each type's block decoder is the part under test; the tile paths themselves are
-// covered across the five tuned formats above (every combination for every type made PoCL
-// compile 130 kernels, 110 s of a CI run with a cold kernel cache).
+// four rows per work-item from buffers of whole vectors, and three chunks of an f16 tile, one row
+// per work-item, added onto a residual, from buffers that are not (blocks staged by words). Each
+// type's block decoder is the part under test; the tile paths themselves are covered across the
+// five tuned formats above (every combination for every type made PoCL compile 130 kernels, 110 s
+// of a CI run with a cold kernel cache).
 TEST_F(EngineKernels, MatvecEveryTensorType) {
   for (const auto& type : model::all_tensor_types()) {
     const TensorType t = type.type;
     SCOPED_TRACE(type.name);
-    run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 512, 37, 4);
+    run_matvec({t, planner::kWholeVector, planner::ActivationType::f32, 1e-10}, 512, 37, 4, false,
+               true);
     run_matvec({t, 256, planner::ActivationType::f16, 1e-5}, 768, 37, 1, true);
   }
 }
