@@ -149,6 +149,17 @@ uint32_t tile_elements(const planner::KernelVariant& v, uint32_t n_in) {
                                                     : std::min<uint32_t>(v.activation_tile, n_in);
 }
 
+// engine_matvec_body.glsl's ROW_PATH for its five types (the other bodies ignore it).
+uint32_t matvec_row_path(model::TensorType weights, uint32_t n_in, uint32_t tile) {
+  using model::TensorType;
+  const bool quant = weights == TensorType::q8_0 || weights == TensorType::q4_0;
+  const bool floats =
+      weights == TensorType::f32 || weights == TensorType::f16 || weights == TensorType::bf16;
+  if (quant && n_in % 256 == 0 && tile % 256 == 0) return 1;
+  if (floats && n_in % 8 == 0 && tile % 8 == 0) return 2;
+  return 0;
+}
+
 }  // namespace
 
 VectorReads vector_reads(const backends::Buffer& weights, const backends::Buffer& act,
@@ -190,7 +201,8 @@ core::Result<KernelSource> matvec_source(core::Api api, model::TensorType weight
                   {"RED", v.workgroup},
                   {"MODE", 0},
                   {"ACCUMULATE", accumulate ? 1 : 0},
-                  {"VECTOR_READS", weights_as_texels ? vector_reads.bits() : 0}};
+                  {"VECTOR_READS", weights_as_texels ? vector_reads.bits() : 0},
+                  {"ROW_PATH", matvec_row_path(weights, n_in, tile)}};
   return s;
 }
 

@@ -34,6 +34,12 @@ uvec4 weight_vec4(uint i) { return texelFetch(weight_vectors, int(i)); }
 uvec4 weight_vec4(uint i) { return w4[i]; }
 #endif
 #include "engine_matvec_common.glsl"
+// 12 ROW_PATH: how the rows are walked, chosen by the host from the type, n_in and TILE
+// (kernels.cpp's matvec_row_path): 0 block by block (row_dot), 1 groups of 8 q8_0 / q4_0 blocks
+// (n_in and TILE multiples of 256), 2 float rows of 8 elements (multiples of 8). A constant, not
+// a test on n_in here: llvmpipe runs every side of a branch, and the paths not taken cost it a
+// pass of their loops each (BM_Matvec q8_0 4.6-7.6 -> 8.0-10.1 GB/s, q4_0 2.8-4.5 -> 4.8-6.0).
+layout(constant_id = 12) const uint ROW_PATH = 0;
 
 const uint QK = 32;
 
@@ -264,14 +270,12 @@ void main() {
     acc[r] = vec4(0.0);
   }
   // Quantized rows of whole groups of 8 blocks, in chunks of whole groups, are read as 16-byte
-  // vectors, and each activation vector loaded serves all ROWS rows.
-  const bool quant = WEIGHT_FORMAT == 8 || WEIGHT_FORMAT == 2;
-  bool grouped = quant && p.n_in % 256 == 0 && TILE % 256 == 0;
+  // vectors, and each activation vector loaded serves all ROWS rows; float rows (f32, f16, bf16)
+  // of whole 16-byte vectors, in tiles of whole groups of 8, likewise (ROW_PATH).
+  const bool grouped = ROW_PATH == 1;
   const uint group_bytes = WEIGHT_FORMAT == 8 ? 272 : 144;
   const uint group_vectors = group_bytes / 16;
-  // Float rows (f32, f16, bf16) of whole 16-byte vectors, in tiles of whole groups of 8.
-  const bool float_rows = (WEIGHT_FORMAT == 0 || WEIGHT_FORMAT == 1 || WEIGHT_FORMAT == 30) &&
-                          p.n_in % 8 == 0 && TILE % 8 == 0;
+  const bool float_rows = ROW_PATH == 2;
 
   for (uint base = 0; base < p.n_in; base += TILE) {
     uint len = min(TILE, p.n_in - base);

@@ -107,6 +107,43 @@ TEST(DeviceConfig, AttentionByQueriesOnlyOnCpuVulkanForPlainCachesAndHeadsUpTo12
   }
 }
 
+// A texel matvec kernel's constant `name` (four rows per invocation).
+int64_t matvec_constant(model::TensorType type, uint32_t n_in, uint32_t tile, const char* name,
+                        VectorReads reads = {}, bool texels = true) {
+  const planner::KernelVariant v{planner::KernelOp::matvec, 64, tile};
+  auto source = matvec_source(core::Api::vulkan, type, v, n_in, 4, false, texels, reads);
+  EXPECT_TRUE(source.is_ok());
+  return source ? constant(*source, name) : -1;
+}
+
+// engine_matvec_body.glsl walks rows by the widest path the shape allows, chosen on the host:
+// llvmpipe would run every path a test in the shader left open.
+TEST(DeviceConfig, TheMatvecWalksRowsByTheWidestPathTheShapeAllows) {
+  using model::TensorType;
+  for (auto type : {TensorType::q8_0, TensorType::q4_0}) {
+    EXPECT_EQ(matvec_constant(type, 512, planner::kWholeVector, "ROW_PATH"), 1);
+    EXPECT_EQ(matvec_constant(type, 768, 256, "ROW_PATH"), 1);
+    EXPECT_EQ(matvec_constant(type, 320, planner::kWholeVector, "ROW_PATH"), 0);
+    EXPECT_EQ(matvec_constant(type, 768, 128, "ROW_PATH"), 0);
+  }
+  for (auto type : {TensorType::f32, TensorType::f16, TensorType::bf16}) {
+    EXPECT_EQ(matvec_constant(type, 320, 64, "ROW_PATH"), 2);
+    EXPECT_EQ(matvec_constant(type, 330, planner::kWholeVector, "ROW_PATH"), 0);
+  }
+  EXPECT_EQ(matvec_constant(TensorType::q4_K, 512, planner::kWholeVector, "ROW_PATH"), 0);
+}
+
+// Texel reads take whole vectors only where the host said so, and only on the texel path.
+TEST(DeviceConfig, TheMatvecReadsVectorsWhereTheHostKnowsThemWhole) {
+  const auto q6_K = model::TensorType::q6_K;
+  const uint32_t whole = planner::kWholeVector;
+  EXPECT_EQ(matvec_constant(q6_K, 512, whole, "VECTOR_READS"), 0);
+  EXPECT_EQ(matvec_constant(q6_K, 512, whole, "VECTOR_READS", {true, false}), 1);
+  EXPECT_EQ(matvec_constant(q6_K, 512, whole, "VECTOR_READS", {false, true}), 2);
+  EXPECT_EQ(matvec_constant(q6_K, 512, whole, "VECTOR_READS", {true, true}), 3);
+  EXPECT_EQ(matvec_constant(q6_K, 512, whole, "VECTOR_READS", {true, true}, false), 0);
+}
+
 TEST(DeviceConfig, WeightsAsTexelsOnlyOnCpuVulkanWithinTheTexelLimit) {
   auto llvmpipe = device(core::Api::vulkan, "cpu");
   // Without the limit in the device's record, a storage buffer.
