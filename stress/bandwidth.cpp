@@ -44,22 +44,9 @@ core::Result<Bandwidth> measure_device_bandwidth(backends::Device& device, backe
   Bandwidth bw;
   bw.bytes = std::min<uint64_t>({a.size(), b.size(), kBandwidthBytes}) / 16 * 16;
   const uint64_t vectors = bw.bytes / 16;
-  // Launch shapes; the best one counts. Grid-stride with one vector per invocation is what GPUs
-  // and PoCL stream best; a contiguous run per invocation is what llvmpipe reads best (each lane
-  // of its per-lane loads then walks its own cache lines), measured at 2-3x its grid-stride rate.
-  struct Shape {
-    uint32_t groups;
-    BwParams params;
-  };
-  const uint32_t all = groups_for(vectors);
+  const auto shapes = bandwidth_launches(vectors);
+  const uint32_t all = shapes[0].groups;
   const auto count = static_cast<uint32_t>(vectors);
-  auto strided = [&](uint32_t groups) { return Shape{std::min(all, groups), {count, 0}}; };
-  auto runs = [&](uint32_t groups) {
-    const uint64_t invocations = uint64_t{std::min(all, groups)} * kWorkgroup;
-    const auto run = static_cast<uint32_t>((vectors + invocations - 1) / invocations);
-    return Shape{std::min(all, groups), {count, run}};
-  };
-  const Shape shapes[] = {strided(all), strided(1024), runs(64), runs(256)};
   auto copy = device.build(copy_kernel());
   if (!copy) return copy.error();
   auto read = device.build(read_kernel());
@@ -75,10 +62,10 @@ core::Result<Bandwidth> measure_device_bandwidth(backends::Device& device, backe
   // a third of its best, the quick step's measurement took 4.8 s). The warm-up, which only builds
   // the pipeline and its first dispatch, moves the first 64 KiB: over the whole 128 MiB it took
   // llvmpipe as long as a timed run of its slowest shape.
-  const Shape warm_up{1, {std::min(count, 4096u), 0}};
+  const BwLaunch warm_up{1, {std::min(count, 4096u), 0}};
   auto fastest = [&](const backends::Kernel& kernel,
                      std::vector<backends::Buffer*> buffers) -> core::Result<double> {
-    auto once = [&](const Shape& shape) -> core::Result<double> {
+    auto once = [&](const BwLaunch& shape) -> core::Result<double> {
       backends::DispatchArgs args;
       args.buffers = buffers;
       args.params = std::as_bytes(std::span(&shape.params, 1));
@@ -90,8 +77,8 @@ core::Result<Bandwidth> measure_device_bandwidth(backends::Device& device, backe
     };
     GAUNTLET_TRY(once(warm_up).status());
     double best = 0;
-    const Shape* best_shape = &shapes[0];
-    for (const Shape& shape : shapes) {
+    const BwLaunch* best_shape = &shapes[0];
+    for (const BwLaunch& shape : shapes) {
       auto t = once(shape);
       if (!t) return t.error();
       if (best == 0 || *t < best) {

@@ -123,6 +123,18 @@ uint32_t groups_for(uint64_t count) {
       std::clamp<uint64_t>((count + kWorkgroup - 1) / kWorkgroup, 1, kMaxGroups));
 }
 
+std::array<BwLaunch, 4> bandwidth_launches(uint64_t count) {
+  const uint32_t all = groups_for(count);
+  const auto vectors = static_cast<uint32_t>(count);
+  auto strided = [&](uint32_t groups) { return BwLaunch{std::min(all, groups), {vectors, 0}}; };
+  auto runs = [&](uint32_t groups) {
+    const uint64_t invocations = uint64_t{std::min(all, groups)} * kWorkgroup;
+    const auto run = static_cast<uint32_t>((count + invocations - 1) / invocations);
+    return BwLaunch{std::min(all, groups), {vectors, run}};
+  };
+  return {strided(all), strided(1024), runs(64), runs(256)};
+}
+
 KernelSource fill_kernel() {
   return make("stress_fill", kernels::stress_fill_cl, STRESS_SPIRV(stress_fill_comp), 1,
               sizeof(FillParams), fill_host);

@@ -1,6 +1,7 @@
 #pragma once
 // The stress kernels on every backend (OpenCL C, SPIR-V, host reference) and the pattern words
 // the host recomputes to check what the device holds.
+#include <array>
 #include <cstdint>
 #include <type_traits>
 
@@ -85,5 +86,17 @@ backends::KernelSource write_kernel();
 
 // Workgroups for a grid-stride dispatch over `count` words.
 uint32_t groups_for(uint64_t count);
+
+// A bandwidth kernel's launch over `count` 16-byte vectors.
+struct BwLaunch {
+  uint32_t groups;
+  BwParams params;
+};
+
+// The launches a bandwidth measurement tries, the fastest counting. Grid-stride with one vector
+// per invocation is what GPUs and PoCL stream best; a contiguous run per invocation is what
+// llvmpipe reads best (each lane of its per-lane loads then walks its own cache lines), measured at
+// 2-3x its grid-stride rate.
+std::array<BwLaunch, 4> bandwidth_launches(uint64_t count);
 
 }  // namespace gauntlet::stress

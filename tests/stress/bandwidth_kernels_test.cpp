@@ -8,6 +8,7 @@
 #include "backends/catalog.h"
 #include "core/options.h"
 #include "stress/bandwidth.h"
+#include "stress/copy_chain.h"
 #include "stress/kernels.h"
 
 namespace gauntlet::stress {
@@ -132,6 +133,31 @@ TEST_P(BandwidthKernels, MeasurementCoversTheSmallerBufferInEveryFigure) {
   EXPECT_GT(bw->copy_gbps, 0.0);
   EXPECT_GT(bw->read_gbps, 0.0);
   EXPECT_GT(bw->write_gbps, 0.0);
+}
+
+// The speed floor's reference: every piece of the chain copied whole, each from its own source
+// (each launch shape's copy is checked above).
+TEST_P(BandwidthKernels, CopyChainCopiesEveryPieceWhole) {
+  auto chain = CopyChain::allocate(*device_, 3 * 2 * 16 * kVectors + 10, 3);
+  ASSERT_TRUE(chain.is_ok()) << chain.error().describe();
+  EXPECT_EQ(chain->dispatches(), 3u);
+  EXPECT_EQ(chain->bytes(), 3u * 2 * 16 * kVectors);  // whole vectors, read and written
+  auto seconds = chain->seconds();
+  ASSERT_TRUE(seconds.is_ok()) << seconds.error().describe();
+  EXPECT_GT(*seconds, 0.0);
+  for (uint32_t d = 0; d < 3; ++d) {
+    const auto source = words_of(chain->source(d));
+    EXPECT_EQ(words_of(chain->destination(d)), source) << "piece " << d;
+    EXPECT_NE(source, words_of(chain->source((d + 1) % 3))) << "the pieces hold the same words";
+  }
+}
+
+TEST_P(BandwidthKernels, CopyChainOfNoDispatchesIsRefused) {
+  auto chain = CopyChain::allocate(*device_, 1u << 20, 0);
+  ASSERT_FALSE(chain.is_ok());
+  EXPECT_EQ(chain.error().kind, core::ErrorKind::invalid_argument);
+  EXPECT_NE(chain.error().describe().find("0 dispatches"), std::string::npos)
+      << chain.error().describe();
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, BandwidthKernels,
