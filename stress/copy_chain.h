@@ -31,7 +31,7 @@ class CopyChain {
   const backends::Buffer& destination(uint32_t d) const { return *destinations_.at(d); }
 
  private:
-  CopyChain(backends::Device& device) : device_(&device) {}
+  explicit CopyChain(backends::Device& device) : device_(&device) {}
   core::Result<double> run(const BwLaunch& launch);
 
   backends::Device* device_;
